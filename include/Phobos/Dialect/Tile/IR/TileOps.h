@@ -1,0 +1,27 @@
+//===- TileOps.h - Operations of the phobos dialect -------------*- C++ -*-===//
+//
+// The ops of the `phobos` dialect. Including this header gives the dialect,
+// its types and attributes as well.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_DIALECT_TILE_IR_TILEOPS_H
+#define PHOBOS_DIALECT_TILE_IR_TILEOPS_H
+
+#include "Phobos/Dialect/Tile/IR/TileDialect.h"
+#include "Phobos/Dialect/Tile/IR/TileTypes.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "Phobos/Dialect/Tile/IR/TileOps.h.inc"
+
+#endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_H

@@ -1,0 +1,588 @@
+//===- TileOps.td - Operations of the phobos dialect -------*- tablegen -*-===//
+//
+// The kernel, grid and tensor queries, slice loads and stores with their
+// masking semantics, element-wise tile arithmetic with broadcasting, and
+// the structured tile operations (dot, reductions, cumsum, tril, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_DIALECT_TILE_IR_TILEOPS_TD
+#define PHOBOS_DIALECT_TILE_IR_TILEOPS_TD
+
+include "Phobos/Dialect/Tile/IR/TileDialect.td"
+include "Phobos/Dialect/Tile/IR/TileTypes.td"
+include "Phobos/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Kernel structure
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    FunctionOpInterface, IsolatedFromAbove, SingleBlock
+  ]> {
+  let summary = "a Phobos kernel: one variant, run as a grid of CTAs";
+  let description = [{
+    A kernel bound to one `@autotune` variant. Its arguments are global
+    tensors (`!phobos.tensor`) and scalars passed by value; it returns
+    nothing. The body runs once per CTA of the grid and ends in
+    `phobos.return`.
+
+    The source's attributes are kept on the op:
+    - `autotune` / `cluster`: the search spaces, dimension by dimension;
+    - `variant`: the value bound to each `@autotune` name in this body;
+    - `max_threads`, `min_blocks`, `max_regs`: `@launch` (CTA size default
+      256);
+    - `pipeline`, `tensorcore` (the precision `dot` rounds f32 operands to),
+      `aligned` (dim name -> the multiple the launch promises);
+    - `unknown_attributes`: attributes the front end did not recognise.
+
+    Each tensor argument carries `phobos.dims`, the source names of its
+    extents; tensors that share a name must agree at launch.
+
+    Example:
+
+    ```mlir
+    phobos.kernel @add(%a: !phobos.tensor<?xf32> {phobos.dims = ["N"]},
+                       %c: !phobos.tensor<?xf32> {phobos.dims = ["N"]})
+        attributes {autotune = [#phobos.tune_dim<"BLOCK", [1024]>],
+                    variant = {BLOCK = 1024 : i64}} {
+      phobos.return
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    OptionalAttr<DictArrayAttr>:$arg_attrs,
+    OptionalAttr<DictArrayAttr>:$res_attrs,
+    OptionalAttr<Tile_TuneSpaceAttr>:$autotune,
+    OptionalAttr<Tile_TuneSpaceAttr>:$cluster,
+    OptionalAttr<DictionaryAttr>:$variant,
+    OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$max_threads,
+    OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$min_blocks,
+    OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<16>, IntMaxValue<255>]>>:$max_regs,
+    UnitAttr:$pipeline,
+    OptionalAttr<Tile_DotPrecisionAttr>:$tensorcore,
+    OptionalAttr<DictionaryAttr>:$aligned,
+    OptionalAttr<StrArrayAttr>:$unknown_attributes
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$name, "::mlir::FunctionType":$type)>
+  ];
+  let extraClassDeclaration = [{
+    /// The attribute name that lists a tensor argument's dim names.
+    static constexpr ::llvm::StringLiteral kDimsAttrName = "phobos.dims";
+
+    /// The CTA size: `@launch`'s first argument, 256 when absent.
+    int64_t getCtaSize() {
+      return getMaxThreads() ? static_cast<int64_t>(*getMaxThreads()) : 256;
+    }
+
+    /// The source names of tensor argument `index`'s extents, or an empty
+    /// list when the argument is not a tensor or has no names.
+    ::llvm::SmallVector<::llvm::StringRef> getArgDimNames(unsigned index);
+
+    //===------------------------------------------------------------------===//
+    // FunctionOpInterface
+    //===------------------------------------------------------------------===//
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+  }];
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [
+    Pure, HasParent<"KernelOp">, ReturnLike, Terminator
+  ]> {
+  let summary = "ends a kernel's body";
+  let description = [{
+    Terminates the body of a `phobos.kernel`. Kernels return nothing; their
+    results are the tensors they store to.
+
+    ```mlir
+    phobos.return
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Grid and tensor queries
+//===----------------------------------------------------------------------===//
+
+def Tile_BlockIdOp : Tile_Op<"block_id", [Pure]> {
+  let summary = "this CTA's index on a grid axis";
+  let description = [{
+    `ctx.block.x` (and `program_id(0)`) in the source: the index of the
+    running CTA along `axis`, from 0 to the grid's extent minus one.
+
+    ```mlir
+    %pm = phobos.block_id x
+    ```
+  }];
+  let arguments = (ins Tile_AxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_GridDimOp : Tile_Op<"grid_dim", [Pure]> {
+  let summary = "the number of CTAs on a grid axis";
+  let description = [{
+    `ctx.grid.x` in the source: the grid's extent along `axis` (Triton's
+    `num_programs`).
+
+    ```mlir
+    %n = phobos.grid_dim y
+    ```
+  }];
+  let arguments = (ins Tile_AxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_DimOp : Tile_Op<"dim", [Pure]> {
+  let summary = "an extent of a tensor argument";
+  let description = [{
+    The extent of `tensor` along axis `index`, as an `i32` (the index width
+    of a Phobos kernel). A static extent folds to a constant.
+
+    ```mlir
+    %k = phobos.dim %A[1] : !phobos.tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$tensor,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$index);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$tensor `[` $index `]` attr-dict `:` qualified(type($tensor))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "reads a slice of a tensor into a tile, masking ragged edges";
+  let description = [{
+    Reads the slice of `tensor` that starts at `offsets` (one `i32` per
+    tensor axis) and has the result tile's extents. Axes listed in
+    `point_axes` are single points: they take no extent and do not appear
+    in the tile's shape (`Q[bh, row :+ BR, :]` is a rank-2 tile of a rank-3
+    tensor).
+
+    Masking is part of the meaning: an element whose index on any axis lies
+    outside `[0, extent)` of the tensor reads as zero. A point axis out of
+    range makes every element read zero. `in_bounds`, when present, holds
+    one flag per tensor axis; a `true` flag is a proof (by `@aligned`, by
+    static shapes or by a pass) that the slice never leaves the tensor on
+    that axis, so the mask there can be dropped.
+
+    ```mlir
+    %a = phobos.load %A[%m0, %k0] : !phobos.tensor<?x?xf32> -> !phobos.tile<64x16xf32>
+    %q = phobos.load %Q[%bh, %r, %c0] {point_axes = array<i64: 0>}
+        : !phobos.tensor<?x?x64xf32> -> !phobos.tile<32x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$tensor, Variadic<I32>:$offsets,
+                       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$point_axes,
+                       OptionalAttr<DenseBoolArrayAttr>:$in_bounds);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = [{
+    $tensor `[` $offsets `]` attr-dict `:` qualified(type($tensor)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes a tile into a slice of a tensor, skipping ragged edges";
+  let description = [{
+    Writes `value` to the slice of `tensor` that starts at `offsets`, with
+    the tile's extents on the axes not listed in `point_axes` (as for
+    `phobos.load`). Elements whose index lies outside the tensor are not
+    written; nothing else is touched. The tile's element type is the
+    tensor's (the front end inserts the rounding cast).
+
+    ```mlir
+    phobos.store %c, %C[%m0, %n0] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$value, Tile_AnyTensor:$tensor,
+                       Variadic<I32>:$offsets,
+                       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$point_axes,
+                       OptionalAttr<DenseBoolArrayAttr>:$in_bounds);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $offsets `]` attr-dict `:` qualified(type($value)) `,` qualified(type($tensor))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadScalarOp : Tile_Op<"load_scalar", [
+    MemoryEffects<[MemRead]>,
+    TypesMatchWith<"result is the tensor's element type", "tensor", "result",
+                   "::llvm::cast<::phobos::tile::GlobalTensorType>($_self).getElementType()">
+  ]> {
+  let summary = "reads one element of a tensor";
+  let description = [{
+    `A[i, j]` with a point on every axis. An index outside the tensor reads
+    zero on the GPU; the interpreter reports it as an error at the source
+    line, since it is almost always a bug.
+
+    ```mlir
+    %x = phobos.load_scalar %A[%i, %j] : !phobos.tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$tensor, Variadic<I32>:$indices);
+  let results = (outs Tile_Scalar:$result);
+  let assemblyFormat = "$tensor `[` $indices `]` attr-dict `:` qualified(type($tensor))";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreScalarOp : Tile_Op<"store_scalar", [
+    MemoryEffects<[MemWrite]>,
+    TypesMatchWith<"value is the tensor's element type", "tensor", "value",
+                   "::llvm::cast<::phobos::tile::GlobalTensorType>($_self).getElementType()">
+  ]> {
+  let summary = "writes one element of a tensor";
+  let description = [{
+    `A[i, j] = x` with a point on every axis. An index outside the tensor
+    writes nothing on the GPU; the interpreter reports it as an error.
+
+    ```mlir
+    phobos.store_scalar %x, %A[%i, %j] : !phobos.tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$value, Tile_AnyTensor:$tensor,
+                       Variadic<I32>:$indices);
+  let assemblyFormat = "$value `,` $tensor `[` $indices `]` attr-dict `:` qualified(type($tensor))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction
+//===----------------------------------------------------------------------===//
+
+def Tile_FillOp : Tile_Op<"fill", [
+    Pure,
+    TypesMatchWith<"value is the tile's element type", "result", "value",
+                   "::llvm::cast<::phobos::tile::TileType>($_self).getElementType()">
+  ]> {
+  let summary = "a tile with every element equal to a scalar";
+  let description = [{
+    `var acc: tile<f32>[64, 64] = 0.0` in the source.
+
+    ```mlir
+    %acc = phobos.fill %zero : !phobos.tile<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$value);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+}
+
+def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+  let summary = "the tile 0, 1, ..., n-1";
+  let description = [{
+    `arange(n)` in the source: a rank-1 `i32` tile holding its own indices,
+    used to build masks (`cols < N`) and positions.
+
+    ```mlir
+    %cols = phobos.arange : !phobos.tile<128xi32>
+    ```
+  }];
+  let results = (outs Tile_TileOf<I32>:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "reinterprets a tile's elements, row-major, in another shape";
+  let description = [{
+    `reshape(t, d0, d1)` in the source. The element count and type stay;
+    the row-major order of the elements stays.
+
+    ```mlir
+    %col = phobos.reshape %r : !phobos.tile<64xi32> -> !phobos.tile<64x1xi32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$source);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "stretches a tile to a larger shape, NumPy's way";
+  let description = [{
+    Broadcasts `source` to the result's shape: axes are right-aligned, an
+    extent of 1 stretches, missing leading axes are added. What assigning a
+    `[R, 1]` tile to a `[R, C]` slice or variable does.
+
+    ```mlir
+    %b = phobos.broadcast %m : !phobos.tile<64x1xf32> -> !phobos.tile<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$source);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise arithmetic
+//===----------------------------------------------------------------------===//
+
+// Binary ops take tiles or scalars of one element type, with NumPy
+// broadcasting (right-aligned; extents of 1 stretch; scalars stretch to any
+// shape). At least one operand is a tile.
+class Tile_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Tile_Op<mnemonic, !listconcat(traits, [
+        Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+  let hasVerifier = 1;
+}
+
+class Tile_BinaryOp<string mnemonic, string what, string srcOp,
+                    list<Trait> traits = []>
+    : Tile_ElementwiseOp<mnemonic, traits> {
+  let summary = "element-wise " # what # " with broadcasting";
+  let description = [{
+    `a }] # srcOp # [{ b` on tiles: the operands are tiles or scalars of the
+    same element type, broadcast NumPy's way (right-aligned; an extent of 1
+    stretches; a scalar stretches to any shape). The result is a tile of
+    the broadcast shape.
+
+    ```mlir
+    %r = phobos.}] # mnemonic # [{ %t, %s : !phobos.tile<64x1xf32>, !phobos.tile<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_TileOrScalar:$lhs, Tile_TileOrScalar:$rhs);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs))";
+}
+
+def Tile_AddOp : Tile_BinaryOp<"add", "addition", "+", [Commutative]> {
+  let hasCanonicalizer = 1;
+}
+def Tile_SubOp : Tile_BinaryOp<"sub", "subtraction", "-">;
+def Tile_MulOp : Tile_BinaryOp<"mul", "multiplication", "*", [Commutative]>;
+def Tile_DivOp : Tile_BinaryOp<"div",
+    "division (integers truncate toward zero)", "/">;
+def Tile_RemOp : Tile_BinaryOp<"rem",
+    "remainder (the sign of the dividend, as in C)", "%">;
+def Tile_MaxOp : Tile_BinaryOp<"max", "maximum (NaN-propagating)", "tmax",
+                               [Commutative]>;
+def Tile_MinOp : Tile_BinaryOp<"min", "minimum (NaN-propagating)", "tmin",
+                               [Commutative]>;
+def Tile_AndOp : Tile_BinaryOp<"and", "logical and of booleans", "&&",
+                               [Commutative]>;
+def Tile_OrOp : Tile_BinaryOp<"or", "logical or of booleans", "||",
+                              [Commutative]>;
+
+def Tile_CmpOp : Tile_ElementwiseOp<"cmp"> {
+  let summary = "element-wise comparison with broadcasting";
+  let description = [{
+    Compares two tiles or scalars of the same element type, broadcast as for
+    `phobos.add`, and gives a tile of `i1`. Float comparisons are ordered
+    (false when either side is NaN), except `ne`, which is true then.
+
+    ```mlir
+    %m = phobos.cmp lt, %cols, %n : !phobos.tile<128xi32>, i32
+    ```
+  }];
+  let arguments = (ins Tile_CmpPredicateAttr:$predicate,
+                       Tile_TileOrScalar:$lhs, Tile_TileOrScalar:$rhs);
+  let results = (outs Tile_BoolTile:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs))
+  }];
+}
+
+def Tile_SelectOp : Tile_ElementwiseOp<"select"> {
+  let summary = "element-wise choice with broadcasting";
+  let description = [{
+    `where(cond, a, b)` in the source: `a` where `cond` holds, else `b`.
+    All three broadcast together; `a` and `b` share an element type.
+
+    ```mlir
+    %s = phobos.select %m, %x, %neg_inf
+        : !phobos.tile<128xi1>, !phobos.tile<64x128xf32>, f32
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Tile_BoolTile, I1]>:$condition,
+                       Tile_TileOrScalar:$true_value,
+                       Tile_TileOrScalar:$false_value);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    qualified(type($condition)) `,` qualified(type($true_value)) `,` qualified(type($false_value))
+  }];
+}
+
+class Tile_UnaryOp<string mnemonic, Type operandType, string what>
+    : Tile_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "element-wise " # what;
+  let description = [{
+    Applies }] # what # [{ to every element of a tile.
+
+    ```mlir
+    %r = phobos.}] # mnemonic # [{ %t : !phobos.tile<64x64xf32>
+    ```
+  }];
+  let arguments = (ins operandType:$operand);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$operand attr-dict `:` qualified(type($result))";
+}
+
+def Tile_NegOp : Tile_UnaryOp<"neg", Tile_NumericTile, "negation">;
+def Tile_NotOp : Tile_UnaryOp<"not", Tile_BoolTile, "logical negation">;
+def Tile_AbsOp : Tile_UnaryOp<"abs", Tile_NumericTile, "absolute value">;
+def Tile_ExpOp : Tile_UnaryOp<"exp", Tile_FloatTile,
+    "e^x (the GPU may use the ex2.approx path, about 2 ulp)">;
+def Tile_LogOp : Tile_UnaryOp<"log", Tile_FloatTile, "the natural logarithm">;
+def Tile_SqrtOp : Tile_UnaryOp<"sqrt", Tile_FloatTile, "the square root">;
+def Tile_RsqrtOp : Tile_UnaryOp<"rsqrt", Tile_FloatTile,
+    "the reciprocal square root">;
+
+def Tile_CastOp : Tile_Op<"cast", [Pure]> {
+  let summary = "converts a tile's elements to another type";
+  let description = [{
+    `f16(t)` in the source, and the implicit conversions of mixed
+    precision. Floats round to nearest even; float to integer truncates
+    toward zero and saturates; integers narrow by truncation and widen by
+    sign extension; to `i1` is `!= 0`; from `i1` gives 0 or 1.
+
+    ```mlir
+    %h = phobos.cast %p : !phobos.tile<64x64xf32> to !phobos.tile<64x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$source);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Structured tile operations
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure]> {
+  let summary = "matrix product of two tiles, with an optional accumulator";
+  let description = [{
+    `dot(a, b)` is `a @ b`, `[M, K] x [K, N] -> [M, N]`; with `transpose_b`
+    it is `dot_t(a, b)`, `a @ b^T`, `[M, K] x [N, K] -> [M, N]`. With `acc`
+    the result is `acc + a @ b` (what `acc += dot(a, b)` becomes). The
+    order of the K-summation is unspecified.
+
+    Operands share a float element type; the result is f32 for f16, bf16
+    and f32 operands and f64 for f64 operands. `precision` says what f32
+    operands are rounded to before multiplying: `ieee` (exact, FMA),
+    `tf32`, `f16` or `bf16` (tensor cores, from `@tensorcore`); products
+    always accumulate in f32.
+
+    ```mlir
+    %c = phobos.dot %a, %b, %acc : !phobos.tile<64x16xf32>, !phobos.tile<16x64xf32>,
+        !phobos.tile<64x64xf32> -> !phobos.tile<64x64xf32>
+    %s = phobos.dot %q, %k {precision = f16, transpose_b} : !phobos.tile<64x64xf16>,
+        !phobos.tile<32x64xf16> -> !phobos.tile<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatTile:$a, Tile_FloatTile:$b,
+                       Optional<Tile_FloatTile>:$acc,
+                       DefaultValuedAttr<Tile_DotPrecisionAttr,
+                                         "::phobos::tile::DotPrecision::ieee">:$precision,
+                       UnitAttr:$transpose_b);
+  let results = (outs Tile_FloatTile:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $acc^)? attr-dict `:` qualified(type($a)) `,` qualified(type($b))
+    (`,` qualified(type($acc))^)? `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduces a tile along one axis, keeping it with extent 1";
+  let description = [{
+    `rowsum(t)` is a `sum` along axis 1 and gives `[R, 1]`; `colmax(t)` is a
+    `max` along axis 0 and gives `[1, C]`. The reduced axis stays, with
+    extent 1, so the result broadcasts back against the operand. `max` and
+    `min` propagate NaN.
+
+    ```mlir
+    %m = phobos.reduce max %s along 1 : !phobos.tile<64x128xf32> -> !phobos.tile<64x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind, Tile_NumericTile:$operand,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs Tile_NumericTile:$result);
+  let assemblyFormat = [{
+    $kind $operand `along` $axis attr-dict `:` qualified(type($operand)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_CumsumOp : Tile_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "inclusive prefix sum along an axis";
+  let description = [{
+    `cumsum(t)` in the source (axis 0): `out[i, j] = sum_{r <= i} t[r, j]`.
+
+    ```mlir
+    %g = phobos.cumsum %t along 0 : !phobos.tile<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_NumericTile:$operand,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs Tile_NumericTile:$result);
+  let assemblyFormat = "$operand `along` $axis attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_TrilOp : Tile_Op<"tril", [Pure, SameOperandsAndResultType]> {
+  let summary = "keeps the lower triangle of a rank-2 tile";
+  let description = [{
+    `tril(t)`: keeps `t[i, j]` where `j <= i` and sets the rest to zero
+    (false for `i1`).
+
+    ```mlir
+    %a = phobos.tril %s : !phobos.tile<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$operand);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$operand attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "swaps the two axes of a rank-2 tile";
+  let description = [{
+    `transpose(t)`: `out[j, i] = t[i, j]`.
+
+    ```mlir
+    %t = phobos.transpose %k : !phobos.tile<32x64xf32> -> !phobos.tile<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$operand);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$operand attr-dict `:` qualified(type($operand)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

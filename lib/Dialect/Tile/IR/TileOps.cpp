@@ -1,0 +1,560 @@
+//===- TileOps.cpp - Operations of the phobos dialect ---------------------===//
+//
+// Verifiers, type inference, folds and canonicalisation patterns of the
+// phobos ops, and the kernel op's function-like syntax.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+/// The shape of a tile operand; scalars have rank 0.
+static ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto tile = dyn_cast<TileType>(type))
+    return tile.getShape();
+  return {};
+}
+
+static Type elementTypeOf(Type type) {
+  if (auto tile = dyn_cast<TileType>(type))
+    return tile.getElementType();
+  return type;
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                     FunctionType type) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
+  state.addRegion();
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &printer) {
+  function_interface_impl::printFunctionOp(
+      printer, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+SmallVector<StringRef> KernelOp::getArgDimNames(unsigned index) {
+  SmallVector<StringRef> names;
+  auto dims = getArgAttrOfType<ArrayAttr>(index, kDimsAttrName);
+  if (!dims)
+    return names;
+  for (Attribute dim : dims)
+    if (auto name = dyn_cast<StringAttr>(dim))
+      names.push_back(name.getValue());
+  return names;
+}
+
+/// Checks that `space` names each dimension once.
+static LogicalResult verifySpace(KernelOp op, ArrayAttr space,
+                                 StringRef which) {
+  llvm::StringSet<> seen;
+  for (auto dim : space.getAsRange<TuneDimAttr>())
+    if (!seen.insert(dim.getName().getValue()).second)
+      return op.emitOpError() << which << " names '" << dim.getName().getValue()
+                              << "' twice";
+  return success();
+}
+
+static TuneDimAttr findDim(ArrayAttr space, StringRef name) {
+  if (!space)
+    return {};
+  for (auto dim : space.getAsRange<TuneDimAttr>())
+    if (dim.getName().getValue() == name)
+      return dim;
+  return {};
+}
+
+LogicalResult KernelOp::verify() {
+  FunctionType type = getFunctionType();
+  if (type.getNumResults() != 0)
+    return emitOpError("kernels return nothing, got ")
+           << type.getNumResults() << " results";
+  for (auto [index, argType] : llvm::enumerate(type.getInputs())) {
+    if (auto tensor = dyn_cast<GlobalTensorType>(argType)) {
+      auto dims = getArgAttrOfType<ArrayAttr>(index, kDimsAttrName);
+      if (getArgAttr(index, kDimsAttrName) && !dims)
+        return emitOpError("'") << kDimsAttrName << "' of argument " << index
+                                << " must be an array of strings";
+      if (dims && (static_cast<int64_t>(dims.size()) != tensor.getRank() ||
+                   !llvm::all_of(dims, llvm::IsaPred<StringAttr>)))
+        return emitOpError("'")
+               << kDimsAttrName << "' of argument " << index << " must name "
+               << tensor.getRank() << " dims";
+      continue;
+    }
+    if (!isValidElementType(argType))
+      return emitOpError("argument ")
+             << index << " must be a !phobos.tensor or a scalar, got "
+             << argType;
+  }
+  Block &entry = getBody().front();
+  if (entry.getArgumentTypes() != type.getInputs())
+    return emitOpError("entry block arguments must match the kernel's type");
+
+  if (std::optional<uint32_t> threads = getMaxThreads())
+    if (*threads % 32 != 0 || *threads > 1024)
+      return emitOpError("max_threads must be a multiple of 32 up to 1024, got ")
+             << *threads;
+
+  ArrayAttr autotune = getAutotuneAttr();
+  if (autotune && failed(verifySpace(*this, autotune, "autotune")))
+    return failure();
+  if (ArrayAttr cluster = getClusterAttr()) {
+    if (failed(verifySpace(*this, cluster, "cluster")))
+      return failure();
+    for (auto dim : cluster.getAsRange<TuneDimAttr>())
+      if (!findDim(autotune, dim.getName().getValue()))
+        return emitOpError("cluster dimension '")
+               << dim.getName().getValue() << "' is not an autotune dimension";
+  }
+  if (DictionaryAttr variant = getVariantAttr()) {
+    for (NamedAttribute binding : variant) {
+      auto value = dyn_cast<IntegerAttr>(binding.getValue());
+      if (!value)
+        return emitOpError("variant value of '")
+               << binding.getName().getValue() << "' must be an integer";
+      TuneDimAttr dim = findDim(autotune, binding.getName().getValue());
+      if (!dim)
+        return emitOpError("variant binds '")
+               << binding.getName().getValue()
+               << "', which is not an autotune dimension";
+      if (!llvm::is_contained(dim.getValues(), value.getInt()))
+        return emitOpError("variant value ")
+               << value.getInt() << " of '" << binding.getName().getValue()
+               << "' is not in its search space";
+    }
+    if (autotune)
+      for (auto dim : autotune.getAsRange<TuneDimAttr>())
+        if (!variant.get(dim.getName()))
+          return emitOpError("variant does not bind autotune dimension '")
+                 << dim.getName().getValue() << "'";
+  }
+  if (DictionaryAttr aligned = getAlignedAttr())
+    for (NamedAttribute promise : aligned) {
+      auto value = dyn_cast<IntegerAttr>(promise.getValue());
+      if (!value || value.getInt() <= 0)
+        return emitOpError("aligned multiple of '")
+               << promise.getName().getValue()
+               << "' must be a positive integer";
+    }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DimOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimOp::verify() {
+  if (static_cast<int64_t>(getIndex()) >= getTensor().getType().getRank())
+    return emitOpError("index ")
+           << getIndex() << " is out of range for a tensor of rank "
+           << getTensor().getType().getRank();
+  return success();
+}
+
+// dim(static extent) -> constant
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  GlobalTensorType type = getTensor().getType();
+  if (static_cast<int64_t>(getIndex()) >= type.getRank() ||
+      type.isDynamicDim(getIndex()))
+    return {};
+  return IntegerAttr::get(IntegerType::get(getContext(), 32),
+                          type.getDimSize(getIndex()));
+}
+
+//===----------------------------------------------------------------------===//
+// Memory ops
+//===----------------------------------------------------------------------===//
+
+/// The rules shared by load and store: one offset per tensor axis, point
+/// axes in order and in range, the tile's rank the rest, one element type.
+static LogicalResult verifySliceAccess(Operation *op, GlobalTensorType tensor,
+                                       TileType tile, size_t numOffsets,
+                                       ArrayRef<int64_t> pointAxes,
+                                       std::optional<ArrayRef<bool>> inBounds) {
+  int64_t rank = tensor.getRank();
+  if (static_cast<int64_t>(numOffsets) != rank)
+    return op->emitOpError("expects ")
+           << rank << " offsets, one per tensor axis, got " << numOffsets;
+  for (auto [index, axis] : llvm::enumerate(pointAxes)) {
+    if (axis < 0 || axis >= rank)
+      return op->emitOpError("point axis ") << axis << " is out of range";
+    if (index > 0 && pointAxes[index - 1] >= axis)
+      return op->emitOpError("point axes must be strictly increasing");
+  }
+  if (tile.getRank() + static_cast<int64_t>(pointAxes.size()) != rank)
+    return op->emitOpError("tile rank ")
+           << tile.getRank() << " plus " << pointAxes.size()
+           << " point axes must equal the tensor rank " << rank;
+  if (tile.getElementType() != tensor.getElementType())
+    return op->emitOpError("tile element type ")
+           << tile.getElementType() << " differs from the tensor's "
+           << tensor.getElementType();
+  if (inBounds && static_cast<int64_t>(inBounds->size()) != rank)
+    return op->emitOpError("in_bounds needs one flag per tensor axis");
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifySliceAccess(*this, getTensor().getType(), getType(),
+                           getOffsets().size(), getPointAxes(), getInBounds());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifySliceAccess(*this, getTensor().getType(), getValue().getType(),
+                           getOffsets().size(), getPointAxes(), getInBounds());
+}
+
+LogicalResult LoadScalarOp::verify() {
+  if (static_cast<int64_t>(getIndices().size()) !=
+      getTensor().getType().getRank())
+    return emitOpError("expects one index per tensor axis");
+  return success();
+}
+
+LogicalResult StoreScalarOp::verify() {
+  if (static_cast<int64_t>(getIndices().size()) !=
+      getTensor().getType().getRank())
+    return emitOpError("expects one index per tensor axis");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ArangeOp, ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArangeOp::verify() {
+  if (getType().getRank() != 1)
+    return emitOpError("result must be a rank-1 tile");
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  TileType source = getSource().getType(), result = getType();
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("cannot change the element type");
+  if (source.getNumElements() != result.getNumElements())
+    return emitOpError("cannot reshape ")
+           << source.getNumElements() << " elements into "
+           << result.getNumElements();
+  return success();
+}
+
+// reshape(x : T -> T) -> x ; reshape(reshape(x)) -> reshape(x)
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getSource().getType() == getType())
+    return getSource();
+  if (auto inner = getSource().getDefiningOp<ReshapeOp>()) {
+    getSourceMutable().assign(inner.getSource());
+    return getResult();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  TileType source = getSource().getType(), result = getType();
+  SmallVector<int64_t> shape;
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("cannot change the element type");
+  if (!broadcastShapes(source.getShape(), result.getShape(), shape) ||
+      ArrayRef<int64_t>(shape) != result.getShape())
+    return emitOpError("cannot broadcast ")
+           << shapeString(source.getShape()) << " to "
+           << shapeString(result.getShape());
+  return success();
+}
+
+// broadcast(x : T -> T) -> x
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getSource().getType() == getType())
+    return getSource();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting element-wise ops
+//===----------------------------------------------------------------------===//
+
+/// The broadcast tile type of `operands`, with elements of `elementType`.
+static LogicalResult inferBroadcastType(std::optional<Location> location,
+                                        TypeRange operands, Type elementType,
+                                        SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape;
+  bool anyTile = false;
+  for (Type type : operands) {
+    anyTile |= isa<TileType>(type);
+    SmallVector<int64_t> next;
+    if (!broadcastShapes(shape, shapeOf(type), next)) {
+      if (location)
+        return emitError(*location, "shapes ")
+               << shapeString(shape) << " and " << shapeString(shapeOf(type))
+               << " do not broadcast";
+      return failure();
+    }
+    shape = std::move(next);
+  }
+  if (!anyTile) {
+    if (location)
+      return emitError(*location, "needs at least one tile operand");
+    return failure();
+  }
+  inferred.push_back(TileType::get(shape, elementType));
+  return success();
+}
+
+/// Element-type checks of the broadcasting ops. `kind` says what elements
+/// the value operands accept.
+enum class ElementKind { Numeric, Bool, Any };
+
+static LogicalResult verifyBroadcastOperands(Operation *op, ValueRange values,
+                                             ElementKind kind) {
+  Type element = elementTypeOf(values.front().getType());
+  for (Value value : values.drop_front())
+    if (elementTypeOf(value.getType()) != element)
+      return op->emitOpError("operands must share an element type, got ")
+             << element << " and " << elementTypeOf(value.getType());
+  if (kind == ElementKind::Numeric && element.isInteger(1))
+    return op->emitOpError("expects numeric operands, got i1");
+  if (kind == ElementKind::Bool && !element.isInteger(1))
+    return op->emitOpError("expects i1 operands, got ") << element;
+  return success();
+}
+
+#define PHOBOS_BINARY_OP(OpName, Kind)                                         \
+  LogicalResult OpName::inferReturnTypes(                                      \
+      MLIRContext *, std::optional<Location> location, ValueRange operands,    \
+      DictionaryAttr, OpaqueProperties, RegionRange,                           \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    if (operands.size() != 2)                                                  \
+      return failure();                                                        \
+    return inferBroadcastType(location, operands.getTypes(),                   \
+                              elementTypeOf(operands[0].getType()), inferred); \
+  }                                                                            \
+  LogicalResult OpName::verify() {                                             \
+    return verifyBroadcastOperands(*this, {getLhs(), getRhs()},                \
+                                   ElementKind::Kind);                         \
+  }
+
+PHOBOS_BINARY_OP(AddOp, Numeric)
+PHOBOS_BINARY_OP(SubOp, Numeric)
+PHOBOS_BINARY_OP(MulOp, Numeric)
+PHOBOS_BINARY_OP(DivOp, Numeric)
+PHOBOS_BINARY_OP(RemOp, Numeric)
+PHOBOS_BINARY_OP(MaxOp, Numeric)
+PHOBOS_BINARY_OP(MinOp, Numeric)
+PHOBOS_BINARY_OP(AndOp, Bool)
+PHOBOS_BINARY_OP(OrOp, Bool)
+#undef PHOBOS_BINARY_OP
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> location,
+                                      ValueRange operands, DictionaryAttr,
+                                      OpaqueProperties, RegionRange,
+                                      SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 2)
+    return failure();
+  return inferBroadcastType(location, operands.getTypes(),
+                            IntegerType::get(context, 1), inferred);
+}
+
+LogicalResult CmpOp::verify() {
+  return verifyBroadcastOperands(*this, {getLhs(), getRhs()},
+                                 ElementKind::Any);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         ValueRange operands, DictionaryAttr,
+                                         OpaqueProperties, RegionRange,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 3)
+    return failure();
+  return inferBroadcastType(location, operands.getTypes(),
+                            elementTypeOf(operands[1].getType()), inferred);
+}
+
+LogicalResult SelectOp::verify() {
+  return verifyBroadcastOperands(*this, {getTrueValue(), getFalseValue()},
+                                 ElementKind::Any);
+}
+
+namespace {
+/// add(acc, dot(a, b)) -> dot(a, b, acc), when the dot has no other use and
+/// `acc` already has the dot's type (no broadcast hides in the add).
+struct FuseAddIntoDot : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned side = 0; side < 2; ++side) {
+      Value product = add->getOperand(side);
+      Value acc = add->getOperand(1 - side);
+      auto dot = product.getDefiningOp<DotOp>();
+      if (!dot || dot.getAcc() || !dot->hasOneUse() ||
+          acc.getType() != dot.getType() || add.getType() != dot.getType())
+        continue;
+      rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
+                                         dot.getB(), acc, dot.getPrecision(),
+                                         dot.getTransposeB());
+      rewriter.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<FuseAddIntoDot>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  if (getSource().getType().getShape() != getType().getShape())
+    return emitOpError("cannot change the shape from ")
+           << shapeString(getSource().getType().getShape()) << " to "
+           << shapeString(getType().getShape());
+  return success();
+}
+
+// cast(x : T to T) -> x
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getSource().getType() == getType())
+    return getSource();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// DotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  TileType a = getA().getType(), b = getB().getType(), result = getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || result.getRank() != 2)
+    return emitOpError("operands and result must be rank-2 tiles");
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("operands must share an element type, got ")
+           << a.getElementType() << " and " << b.getElementType();
+  int64_t m = a.getDimSize(0), k = a.getDimSize(1);
+  int64_t bk = getTransposeB() ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t n = getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (k != bk)
+    return emitOpError("inner dimensions differ: ")
+           << shapeString(a.getShape()) << " x " << shapeString(b.getShape())
+           << (getTransposeB() ? " (b transposed)" : "");
+  if (result.getDimSize(0) != m || result.getDimSize(1) != n)
+    return emitOpError("result must be ")
+           << shapeString({m, n}) << ", got " << shapeString(result.getShape());
+  Type expected = a.getElementType().isF64()
+                      ? Type(Float64Type::get(getContext()))
+                      : Type(Float32Type::get(getContext()));
+  if (result.getElementType() != expected)
+    return emitOpError("result element type must be ")
+           << expected << " for " << a.getElementType() << " operands";
+  if (getAcc() && getAcc().getType() != result)
+    return emitOpError("accumulator must have the result's type");
+  if (getPrecision() != DotPrecision::ieee && !a.getElementType().isF32())
+    return emitOpError("precision '")
+           << stringifyDotPrecision(getPrecision())
+           << "' applies to f32 operands only";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp, CumsumOp, TrilOp, TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  TileType operand = getOperand().getType();
+  if (static_cast<int64_t>(getAxis()) >= operand.getRank())
+    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+                                << operand.getRank();
+  SmallVector<int64_t> expected(operand.getShape());
+  expected[getAxis()] = 1;
+  if (getType().getShape() != ArrayRef<int64_t>(expected) ||
+      getType().getElementType() != operand.getElementType())
+    return emitOpError("result must be ")
+           << TileType::get(expected, operand.getElementType());
+  return success();
+}
+
+LogicalResult CumsumOp::verify() {
+  if (static_cast<int64_t>(getAxis()) >= getType().getRank())
+    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+                                << getType().getRank();
+  return success();
+}
+
+LogicalResult TrilOp::verify() {
+  if (getType().getRank() != 2)
+    return emitOpError("expects a rank-2 tile");
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  TileType operand = getOperand().getType(), result = getType();
+  if (operand.getRank() != 2)
+    return emitOpError("expects a rank-2 tile");
+  if (result.getRank() != 2 || result.getDimSize(0) != operand.getDimSize(1) ||
+      result.getDimSize(1) != operand.getDimSize(0) ||
+      result.getElementType() != operand.getElementType())
+    return emitOpError("result must be ")
+           << TileType::get({operand.getDimSize(1), operand.getDimSize(0)},
+                            operand.getElementType());
+  return success();
+}
+
+// transpose(transpose(x)) -> x
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (auto inner = getOperand().getDefiningOp<TransposeOp>())
+    if (inner.getOperand().getType() == getType())
+      return inner.getOperand();
+  return {};
+}
+
+#define GET_OP_CLASSES
+#include "Phobos/Dialect/Tile/IR/TileOps.cpp.inc"

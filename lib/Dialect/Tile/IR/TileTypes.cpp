@@ -1,0 +1,193 @@
+//===- TileTypes.cpp - Types and attributes of the phobos dialect ---------===//
+//
+// Parsing, printing and verification of !phobos.tile, !phobos.tensor and
+// #phobos.tune_dim, and the broadcasting rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+#include "Phobos/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Phobos/Dialect/Tile/IR/TileOpsTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "Phobos/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Phobos/Dialect/Tile/IR/TileOpsTypes.cpp.inc"
+      >();
+}
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "Phobos/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+}
+
+bool phobos::tile::isValidElementType(Type type) {
+  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
+    return true;
+  return type.isSignlessInteger(1) || type.isSignlessInteger(32) ||
+         type.isSignlessInteger(64);
+}
+
+bool phobos::tile::broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                                   SmallVectorImpl<int64_t> &result) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  result.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t l = i < lhs.size() ? lhs[lhs.size() - 1 - i] : 1;
+    int64_t r = i < rhs.size() ? rhs[rhs.size() - 1 - i] : 1;
+    if (l != r && l != 1 && r != 1)
+      return false;
+    result[rank - 1 - i] = l == 1 ? r : l;
+  }
+  return true;
+}
+
+/// Parses `<d0xd1x...xT` (the caller parses what follows).
+static ParseResult parseShapeAndElement(AsmParser &parser, bool allowDynamic,
+                                        SmallVectorImpl<int64_t> &shape,
+                                        Type &elementType) {
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, allowDynamic, /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return failure();
+  return success();
+}
+
+static void printShapeAndElement(AsmPrinter &printer, ArrayRef<int64_t> shape,
+                                 Type elementType) {
+  printer << "<";
+  for (int64_t extent : shape) {
+    if (ShapedType::isDynamic(extent))
+      printer << "?";
+    else
+      printer << extent;
+    printer << "x";
+  }
+  printer << elementType;
+}
+
+static LogicalResult verifyShapeAndElement(
+    function_ref<InFlightDiagnostic()> emitError, StringRef what,
+    ArrayRef<int64_t> shape, Type elementType, bool allowDynamic) {
+  if (shape.empty())
+    return emitError() << what << " must have rank 1 or more";
+  for (int64_t extent : shape) {
+    if (allowDynamic && ShapedType::isDynamic(extent))
+      continue;
+    if (ShapedType::isDynamic(extent))
+      return emitError() << what << " extents must be static";
+    if (extent <= 0)
+      return emitError() << what << " extents must be positive, got "
+                         << extent;
+  }
+  if (!isValidElementType(elementType))
+    return emitError() << what
+                       << " element type must be f16, bf16, f32, f64, i1, "
+                          "i32 or i64, got "
+                       << elementType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TileType
+//===----------------------------------------------------------------------===//
+
+Type TileType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute encoding;
+  if (parseShapeAndElement(parser, /*allowDynamic=*/false, shape, elementType))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) &&
+      parser.parseAttribute(encoding))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<TileType>(parser.getContext(), shape, elementType,
+                                     encoding);
+}
+
+void TileType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+  if (getEncoding())
+    printer << ", " << getEncoding();
+  printer << ">";
+}
+
+LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType,
+                               Attribute encoding) {
+  return verifyShapeAndElement(emitError, "tile", shape, elementType,
+                               /*allowDynamic=*/false);
+}
+
+TileType TileType::cloneWith(std::optional<ArrayRef<int64_t>> shape,
+                             Type elementType) const {
+  if (shape)
+    return TileType::get(getContext(), *shape, elementType, Attribute());
+  return TileType::get(getContext(), getShape(), elementType, getEncoding());
+}
+
+//===----------------------------------------------------------------------===//
+// GlobalTensorType
+//===----------------------------------------------------------------------===//
+
+Type GlobalTensorType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parseShapeAndElement(parser, /*allowDynamic=*/true, shape, elementType) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<GlobalTensorType>(parser.getContext(), shape,
+                                       elementType);
+}
+
+void GlobalTensorType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+  printer << ">";
+}
+
+LogicalResult GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> shape, Type elementType) {
+  return verifyShapeAndElement(emitError, "tensor", shape, elementType,
+                               /*allowDynamic=*/true);
+}
+
+GlobalTensorType GlobalTensorType::cloneWith(std::optional<ArrayRef<int64_t>> shape,
+                                 Type elementType) const {
+  return GlobalTensorType::get(getContext(), shape ? *shape : getShape(),
+                         elementType);
+}
+
+//===----------------------------------------------------------------------===//
+// TuneDimAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult TuneDimAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  StringAttr name, ArrayRef<int64_t> values) {
+  if (!name || name.getValue().empty())
+    return emitError() << "search dimension needs a name";
+  if (values.empty())
+    return emitError() << "search dimension '" << name.getValue()
+                       << "' needs at least one value";
+  for (int64_t value : values)
+    if (value <= 0)
+      return emitError() << "search dimension '" << name.getValue()
+                         << "' has a non-positive value " << value;
+  return success();
+}

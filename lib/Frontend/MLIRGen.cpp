@@ -1,0 +1,817 @@
+//===- MLIRGen.cpp - From the Phobos AST to the phobos dialect ------------===//
+//
+// Scalars become arith/math, tiles become phobos ops, control flow becomes
+// scf with the `var`s a statement assigns carried as iter_args and results.
+// The conversions Sema allowed (promotion, implicit widening or rounding,
+// broadcasting on assignment) are made explicit here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Frontend/Diagnostics.h"
+#include "Phobos/Frontend/Parser.h"
+#include "Phobos/Frontend/Sema.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace phobos::frontend;
+using namespace phobos::frontend::ast;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::SMLoc;
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::Value;
+namespace arith = mlir::arith;
+namespace math = mlir::math;
+namespace scf = mlir::scf;
+namespace tile = phobos::tile;
+
+namespace {
+
+class Generator {
+public:
+  Generator(CheckedKernel &checked, mlir::ModuleOp module, Diagnostics &diags)
+      : checked(checked), diags(diags), builder(module.getContext()),
+        module(module) {}
+
+  void run();
+
+private:
+  Location loc(SMLoc at) const { return diags.location(at); }
+  mlir::MLIRContext *ctx() { return builder.getContext(); }
+
+  //===--- Types and constants --------------------------------------------===//
+  mlir::Type elementType(ScalarKind kind);
+  mlir::Type mlirType(const Type &type);
+  Value intConstant(int64_t value, ScalarKind kind, Location at);
+  Value floatConstant(double value, ScalarKind kind, Location at);
+
+  //===--- Conversions ----------------------------------------------------===//
+  /// Converts the elements of `value` (of type `from`) to `to`.
+  Value castElements(Value value, const Type &from, ScalarKind to, Location at);
+  /// Converts `value` to exactly `to`: elements, then fill or broadcast.
+  Value convert(Value value, const Type &from, const Type &to, Location at);
+
+  //===--- Statements -----------------------------------------------------===//
+  void genBlock(Block &block);
+  void genStmt(Stmt &stmt);
+  void genLet(LetStmt &stmt);
+  void genAssign(AssignStmt &stmt);
+  void genFor(ForStmt &stmt);
+  void genWhile(WhileStmt &stmt);
+  void genIf(IfStmt &stmt);
+  llvm::SmallVector<Value> carriedValues(const ControlStmt &stmt);
+  void bindCarried(const ControlStmt &stmt, mlir::ValueRange values);
+
+  //===--- Expressions ----------------------------------------------------===//
+  Value gen(Expr &expr);
+  Value genBinary(BinaryOp op, Value lhs, const Type &lhsType, Value rhs,
+                  const Type &rhsType, const Type &resultType, Location at);
+  Value genCall(CallExpr &expr);
+  Value genUnaryMath(llvm::StringRef callee, Value operand, const Type &type,
+                     Location at);
+  /// The tensor, offsets and point axes of a slice or element access.
+  struct Access {
+    Value tensor;
+    llvm::SmallVector<Value> offsets;
+    llvm::SmallVector<int64_t> pointAxes;
+  };
+  Access genAccess(SubscriptExpr &expr);
+  mlir::DenseI64ArrayAttr pointAxesAttr(const Access &access) {
+    if (access.pointAxes.empty())
+      return nullptr;
+    return builder.getDenseI64ArrayAttr(access.pointAxes);
+  }
+  Value genLoad(SubscriptExpr &expr);
+
+  CheckedKernel &checked;
+  Diagnostics &diags;
+  OpBuilder builder;
+  mlir::ModuleOp module;
+  llvm::DenseMap<const Symbol *, Value> values;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Types and constants
+//===----------------------------------------------------------------------===//
+
+mlir::Type Generator::elementType(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::Bool: return builder.getI1Type();
+  case ScalarKind::I32: return builder.getI32Type();
+  case ScalarKind::I64: return builder.getI64Type();
+  case ScalarKind::F16: return builder.getF16Type();
+  case ScalarKind::BF16: return builder.getBF16Type();
+  case ScalarKind::F32: return builder.getF32Type();
+  case ScalarKind::F64: return builder.getF64Type();
+  }
+  llvm_unreachable("unknown scalar kind");
+}
+
+mlir::Type Generator::mlirType(const Type &type) {
+  mlir::Type element = elementType(type.element);
+  switch (type.kind) {
+  case Type::Kind::Scalar:
+    return element;
+  case Type::Kind::Tile:
+    return tile::TileType::get(type.shape, element);
+  case Type::Kind::Tensor: {
+    llvm::SmallVector<int64_t> shape;
+    for (int64_t extent : type.shape)
+      shape.push_back(extent == Type::kDynamic ? mlir::ShapedType::kDynamic
+                                               : extent);
+    return tile::GlobalTensorType::get(shape, element);
+  }
+  case Type::Kind::Invalid:
+    break;
+  }
+  llvm_unreachable("MLIRGen reached an invalid type");
+}
+
+Value Generator::intConstant(int64_t value, ScalarKind kind, Location at) {
+  return arith::ConstantOp::create(
+      builder, at, builder.getIntegerAttr(elementType(kind), value));
+}
+
+Value Generator::floatConstant(double value, ScalarKind kind, Location at) {
+  return arith::ConstantOp::create(
+      builder, at,
+      builder.getFloatAttr(mlir::cast<mlir::FloatType>(elementType(kind)),
+                           value));
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+Value Generator::castElements(Value value, const Type &from, ScalarKind to,
+                              Location at) {
+  if (from.element == to)
+    return value;
+  if (from.isTile())
+    return tile::CastOp::create(builder, at,
+                                mlirType(from.withElement(to)), value);
+  mlir::Type target = elementType(to);
+  ScalarKind source = from.element;
+  if (to == ScalarKind::Bool) {
+    if (isFloat(source))
+      return arith::CmpFOp::create(builder, at, arith::CmpFPredicate::UNE,
+                                   value, floatConstant(0, source, at));
+    return arith::CmpIOp::create(builder, at, arith::CmpIPredicate::ne, value,
+                                 intConstant(0, source, at));
+  }
+  if (source == ScalarKind::Bool) {
+    if (isFloat(to))
+      return arith::UIToFPOp::create(builder, at, target, value);
+    return arith::ExtUIOp::create(builder, at, target, value);
+  }
+  if (isFloat(source) && isFloat(to)) {
+    if (bitWidth(to) > bitWidth(source))
+      return arith::ExtFOp::create(builder, at, target, value);
+    if (bitWidth(to) < bitWidth(source))
+      return arith::TruncFOp::create(builder, at, target, value);
+    // f16 <-> bf16 goes through f32.
+    Value wide = arith::ExtFOp::create(builder, at, builder.getF32Type(), value);
+    return arith::TruncFOp::create(builder, at, target, wide);
+  }
+  if (isFloat(to))
+    return arith::SIToFPOp::create(builder, at, target, value);
+  if (isFloat(source))
+    return arith::FPToSIOp::create(builder, at, target, value);
+  if (bitWidth(to) > bitWidth(source))
+    return arith::ExtSIOp::create(builder, at, target, value);
+  return arith::TruncIOp::create(builder, at, target, value);
+}
+
+Value Generator::convert(Value value, const Type &from, const Type &to,
+                         Location at) {
+  value = castElements(value, from, to.element, at);
+  if (to.isScalar() || (from.isTile() && from.shape == to.shape))
+    return value;
+  mlir::Type target = mlirType(to);
+  if (from.isScalar())
+    return tile::FillOp::create(builder, at, target, value);
+  return tile::BroadcastOp::create(builder, at, target, value);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+static mlir::ArrayAttr searchSpaceAttr(mlir::MLIRContext *ctx,
+                                       const std::vector<SearchDim> &space) {
+  llvm::SmallVector<mlir::Attribute> dims;
+  for (const SearchDim &dim : space)
+    dims.push_back(tile::TuneDimAttr::get(
+        ctx, mlir::StringAttr::get(ctx, dim.name), dim.values));
+  return mlir::ArrayAttr::get(ctx, dims);
+}
+
+void Generator::run() {
+  Kernel &kernel = *checked.kernel;
+  const KernelAttributes &attrs = checked.attrs;
+  llvm::SmallVector<mlir::Type> argTypes;
+  for (Symbol *param : checked.params)
+    argTypes.push_back(mlirType(param->type));
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto op = tile::KernelOp::create(builder, loc(kernel.loc), kernel.name,
+                                   builder.getFunctionType(argTypes, {}));
+  // Attributes of the source.
+  if (!attrs.autotune.empty())
+    op.setAutotuneAttr(searchSpaceAttr(ctx(), attrs.autotune));
+  if (!attrs.cluster.empty())
+    op.setClusterAttr(searchSpaceAttr(ctx(), attrs.cluster));
+  if (!checked.variant.empty()) {
+    llvm::SmallVector<mlir::NamedAttribute> bindings;
+    for (auto &[name, value] : checked.variant)
+      bindings.push_back(builder.getNamedAttr(
+          name, builder.getI64IntegerAttr(value)));
+    op.setVariantAttr(builder.getDictionaryAttr(bindings));
+  }
+  if (attrs.maxThreads)
+    op.setMaxThreads(static_cast<uint32_t>(*attrs.maxThreads));
+  if (attrs.minBlocks)
+    op.setMinBlocks(static_cast<uint32_t>(*attrs.minBlocks));
+  if (attrs.maxRegs)
+    op.setMaxRegs(static_cast<uint32_t>(*attrs.maxRegs));
+  op.setPipeline(attrs.pipeline);
+  if (attrs.tensorcore) {
+    tile::DotPrecision precision =
+        *attrs.tensorcore == TensorCorePrecision::TF32 ? tile::DotPrecision::tf32
+        : *attrs.tensorcore == TensorCorePrecision::BF16
+            ? tile::DotPrecision::bf16
+            : tile::DotPrecision::f16;
+    op.setTensorcore(precision);
+  }
+  if (!checked.aligned.empty()) {
+    llvm::SmallVector<mlir::NamedAttribute> promises;
+    for (auto &[name, multiple] : checked.aligned)
+      promises.push_back(
+          builder.getNamedAttr(name, builder.getI64IntegerAttr(multiple)));
+    op.setAlignedAttr(builder.getDictionaryAttr(promises));
+  }
+  if (!attrs.unknown.empty())
+    op.setUnknownAttributesAttr(builder.getStrArrayAttr(
+        llvm::SmallVector<llvm::StringRef>(attrs.unknown.begin(),
+                                           attrs.unknown.end())));
+
+  // Arguments, with the names of each tensor's extents.
+  auto *entry = new mlir::Block();
+  op.getBody().push_back(entry);
+  for (auto [index, param] : llvm::enumerate(kernel.params)) {
+    Value arg = entry->addArgument(argTypes[index], loc(param.loc));
+    values[checked.params[index]] = arg;
+    if (param.type.kind != TypeSpec::Kind::Tensor)
+      continue;
+    llvm::SmallVector<mlir::Attribute> names;
+    for (const DimSpec &dim : param.type.dims)
+      names.push_back(builder.getStringAttr(
+          dim.isName() ? dim.name : std::to_string(dim.value)));
+    op.setArgAttr(index, tile::KernelOp::kDimsAttrName,
+                  builder.getArrayAttr(names));
+  }
+
+  builder.setInsertionPointToStart(entry);
+  genBlock(kernel.body);
+  tile::ReturnOp::create(builder, loc(kernel.body.loc));
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+void Generator::genBlock(Block &block) {
+  for (StmtPtr &stmt : block.stmts)
+    genStmt(*stmt);
+}
+
+void Generator::genStmt(Stmt &stmt) {
+  if (auto *let = dyn_cast<LetStmt>(&stmt))
+    return genLet(*let);
+  if (auto *assign = dyn_cast<AssignStmt>(&stmt))
+    return genAssign(*assign);
+  if (auto *loop = dyn_cast<ForStmt>(&stmt))
+    return genFor(*loop);
+  if (auto *loop = dyn_cast<WhileStmt>(&stmt))
+    return genWhile(*loop);
+  if (auto *branch = dyn_cast<IfStmt>(&stmt))
+    return genIf(*branch);
+}
+
+void Generator::genLet(LetStmt &stmt) {
+  Value init = gen(*stmt.init);
+  values[stmt.symbol] = convert(init, stmt.init->type, stmt.symbol->type,
+                                loc(stmt.init->getLoc()));
+}
+
+static std::optional<BinaryOp> compoundOp(AssignOp op) {
+  switch (op) {
+  case AssignOp::Set: return std::nullopt;
+  case AssignOp::Add: return BinaryOp::Add;
+  case AssignOp::Sub: return BinaryOp::Sub;
+  case AssignOp::Mul: return BinaryOp::Mul;
+  case AssignOp::Div: return BinaryOp::Div;
+  }
+  return std::nullopt;
+}
+
+void Generator::genAssign(AssignStmt &stmt) {
+  Location at = loc(stmt.getLoc());
+  Value value = gen(*stmt.value);
+  Type valueType = stmt.value->type;
+  const Type &targetType = stmt.target->type;
+
+  // `x op= v` computes in the promoted, broadcast type, then converts back.
+  auto compound = [&](Value current) {
+    std::optional<BinaryOp> op = compoundOp(stmt.op);
+    ScalarKind element = *promote(targetType.element, valueType.element);
+    Type resultType = Type::scalar(element);
+    if (targetType.isTile() || valueType.isTile()) {
+      llvm::SmallVector<int64_t> shape;
+      phobos::tile::broadcastShapes(targetType.shape, valueType.shape, shape);
+      resultType = Type::tile(element, shape);
+    }
+    value = genBinary(*op, current, targetType, value, valueType, resultType,
+                      at);
+    valueType = resultType;
+  };
+
+  if (auto *name = dyn_cast<NameExpr>(stmt.target.get())) {
+    if (stmt.op != AssignOp::Set)
+      compound(values.lookup(name->symbol));
+    values[name->symbol] = convert(value, valueType, targetType, at);
+    return;
+  }
+
+  auto &slice = *cast<SubscriptExpr>(stmt.target.get());
+  if (stmt.op != AssignOp::Set)
+    compound(genLoad(slice));
+  value = convert(value, valueType, targetType, at);
+  Access access = genAccess(slice);
+  if (targetType.isScalar()) {
+    tile::StoreScalarOp::create(builder, at, value, access.tensor,
+                                access.offsets);
+    return;
+  }
+  tile::StoreOp::create(builder, at, value, access.tensor, access.offsets,
+                        pointAxesAttr(access), /*in_bounds=*/nullptr);
+}
+
+llvm::SmallVector<Value> Generator::carriedValues(const ControlStmt &stmt) {
+  llvm::SmallVector<Value> result;
+  for (Symbol *symbol : stmt.carried)
+    result.push_back(values.lookup(symbol));
+  return result;
+}
+
+void Generator::bindCarried(const ControlStmt &stmt, mlir::ValueRange range) {
+  for (auto [symbol, value] : llvm::zip(stmt.carried, range))
+    values[symbol] = value;
+}
+
+void Generator::genFor(ForStmt &stmt) {
+  Location at = loc(stmt.getLoc());
+  Type ivType = stmt.symbol->type;
+  Value lb = convert(gen(*stmt.start), stmt.start->type, ivType,
+                     loc(stmt.start->getLoc()));
+  Value ub = convert(gen(*stmt.end), stmt.end->type, ivType,
+                     loc(stmt.end->getLoc()));
+  Value step = intConstant(stmt.stepValue, ivType.element,
+                           stmt.step ? loc(stmt.step->getLoc()) : at);
+  auto loop = scf::ForOp::create(
+      builder, at, lb, ub, step, carriedValues(stmt),
+      [&](OpBuilder &, Location, Value iv, mlir::ValueRange args) {
+        values[stmt.symbol] = iv;
+        bindCarried(stmt, args);
+        genBlock(stmt.body);
+        scf::YieldOp::create(builder, loc(stmt.body.loc), carriedValues(stmt));
+      });
+  bindCarried(stmt, loop.getResults());
+}
+
+void Generator::genWhile(WhileStmt &stmt) {
+  Location at = loc(stmt.getLoc());
+  llvm::SmallVector<Value> init = carriedValues(stmt);
+  llvm::SmallVector<mlir::Type> types;
+  for (Value value : init)
+    types.push_back(value.getType());
+  auto loop = scf::WhileOp::create(
+      builder, at, types, init,
+      [&](OpBuilder &, Location, mlir::ValueRange args) {
+        bindCarried(stmt, args);
+        Value cond = gen(*stmt.cond);
+        scf::ConditionOp::create(builder, loc(stmt.cond->getLoc()), cond,
+                                 args);
+      },
+      [&](OpBuilder &, Location, mlir::ValueRange args) {
+        bindCarried(stmt, args);
+        genBlock(stmt.body);
+        scf::YieldOp::create(builder, loc(stmt.body.loc), carriedValues(stmt));
+      });
+  bindCarried(stmt, loop.getResults());
+}
+
+void Generator::genIf(IfStmt &stmt) {
+  Location at = loc(stmt.getLoc());
+  Value cond = gen(*stmt.cond);
+  llvm::SmallVector<Value> before = carriedValues(stmt);
+  llvm::SmallVector<mlir::Type> types;
+  for (Value value : before)
+    types.push_back(value.getType());
+  auto branch = scf::IfOp::create(builder, at, types, cond, /*withElse=*/true);
+  auto fillRegion = [&](mlir::Region &region, Block *block, SMLoc end) {
+    OpBuilder::InsertionGuard guard(builder);
+    mlir::Block &body = region.front();
+    if (!body.empty())
+      body.getTerminator()->erase();
+    builder.setInsertionPointToEnd(&body);
+    bindCarried(stmt, before);
+    if (block)
+      genBlock(*block);
+    scf::YieldOp::create(builder, loc(end), carriedValues(stmt));
+  };
+  fillRegion(branch.getThenRegion(), &stmt.thenBlock, stmt.thenBlock.loc);
+  fillRegion(branch.getElseRegion(),
+             stmt.elseBlock ? &*stmt.elseBlock : nullptr,
+             stmt.elseBlock ? stmt.elseBlock->loc : stmt.getLoc());
+  bindCarried(stmt, branch.getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Value Generator::gen(Expr &expr) {
+  Location at = loc(expr.getLoc());
+  switch (expr.getKind()) {
+  case Expr::Kind::Int:
+    return intConstant(cast<IntExpr>(expr).value, expr.type.element, at);
+  case Expr::Kind::Float:
+    return floatConstant(cast<FloatExpr>(expr).value, ScalarKind::F32, at);
+  case Expr::Kind::Bool:
+    return arith::ConstantOp::create(
+        builder, at, builder.getBoolAttr(cast<BoolExpr>(expr).value));
+  case Expr::Kind::Name: {
+    Symbol *symbol = cast<NameExpr>(expr).symbol;
+    switch (symbol->kind) {
+    case Symbol::Kind::Constant:
+      return intConstant(symbol->value, ScalarKind::I32, at);
+    case Symbol::Kind::Dim:
+      return tile::DimOp::create(builder, at,
+                                 values.lookup(checked.params[symbol->paramIndex]),
+                                 symbol->dimAxis);
+    default:
+      return values.lookup(symbol);
+    }
+  }
+  case Expr::Kind::Unary: {
+    auto &unary = cast<UnaryExpr>(expr);
+    Value operand = gen(*unary.operand);
+    const Type &type = unary.operand->type;
+    if (unary.op == UnaryOp::Not) {
+      if (type.isTile())
+        return tile::NotOp::create(builder, at, operand);
+      return arith::XOrIOp::create(builder, at, operand,
+                                   arith::ConstantOp::create(
+                                       builder, at, builder.getBoolAttr(true)));
+    }
+    if (type.isTile())
+      return tile::NegOp::create(builder, at, operand);
+    if (isFloat(type.element))
+      return arith::NegFOp::create(builder, at, operand);
+    return arith::SubIOp::create(builder, at,
+                                 intConstant(0, type.element, at), operand);
+  }
+  case Expr::Kind::Binary: {
+    auto &binary = cast<BinaryExpr>(expr);
+    Value lhs = gen(*binary.lhs);
+    Value rhs = gen(*binary.rhs);
+    return genBinary(binary.op, lhs, binary.lhs->type, rhs, binary.rhs->type,
+                     expr.type, at);
+  }
+  case Expr::Kind::Call:
+    return genCall(cast<CallExpr>(expr));
+  case Expr::Kind::Subscript:
+    return genLoad(cast<SubscriptExpr>(expr));
+  case Expr::Kind::Context: {
+    auto &context = cast<ContextExpr>(expr);
+    auto axis = static_cast<tile::Axis>(context.axis);
+    if (context.field == ContextExpr::Field::Block)
+      return tile::BlockIdOp::create(builder, at, axis);
+    return tile::GridDimOp::create(builder, at, axis);
+  }
+  }
+  llvm_unreachable("unknown expression kind");
+}
+
+static arith::CmpIPredicate intPredicate(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Eq: return arith::CmpIPredicate::eq;
+  case BinaryOp::Ne: return arith::CmpIPredicate::ne;
+  case BinaryOp::Lt: return arith::CmpIPredicate::slt;
+  case BinaryOp::Le: return arith::CmpIPredicate::sle;
+  case BinaryOp::Gt: return arith::CmpIPredicate::sgt;
+  default: return arith::CmpIPredicate::sge;
+  }
+}
+
+static arith::CmpFPredicate floatPredicate(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Eq: return arith::CmpFPredicate::OEQ;
+  case BinaryOp::Ne: return arith::CmpFPredicate::UNE;
+  case BinaryOp::Lt: return arith::CmpFPredicate::OLT;
+  case BinaryOp::Le: return arith::CmpFPredicate::OLE;
+  case BinaryOp::Gt: return arith::CmpFPredicate::OGT;
+  default: return arith::CmpFPredicate::OGE;
+  }
+}
+
+static tile::CmpPredicate tilePredicate(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Eq: return tile::CmpPredicate::eq;
+  case BinaryOp::Ne: return tile::CmpPredicate::ne;
+  case BinaryOp::Lt: return tile::CmpPredicate::lt;
+  case BinaryOp::Le: return tile::CmpPredicate::le;
+  case BinaryOp::Gt: return tile::CmpPredicate::gt;
+  default: return tile::CmpPredicate::ge;
+  }
+}
+
+Value Generator::genBinary(BinaryOp op, Value lhs, const Type &lhsType,
+                           Value rhs, const Type &rhsType,
+                           const Type &resultType, Location at) {
+  ScalarKind element = *promote(lhsType.element, rhsType.element);
+  lhs = castElements(lhs, lhsType, element, at);
+  rhs = castElements(rhs, rhsType, element, at);
+  bool comparison = op == BinaryOp::Eq || op == BinaryOp::Ne ||
+                    op == BinaryOp::Lt || op == BinaryOp::Le ||
+                    op == BinaryOp::Gt || op == BinaryOp::Ge;
+  if (resultType.isTile()) {
+    if (comparison)
+      return tile::CmpOp::create(builder, at, tilePredicate(op), lhs, rhs);
+    switch (op) {
+    case BinaryOp::Add: return tile::AddOp::create(builder, at, lhs, rhs);
+    case BinaryOp::Sub: return tile::SubOp::create(builder, at, lhs, rhs);
+    case BinaryOp::Mul: return tile::MulOp::create(builder, at, lhs, rhs);
+    case BinaryOp::Div: return tile::DivOp::create(builder, at, lhs, rhs);
+    case BinaryOp::Rem: return tile::RemOp::create(builder, at, lhs, rhs);
+    case BinaryOp::And: return tile::AndOp::create(builder, at, lhs, rhs);
+    case BinaryOp::Or: return tile::OrOp::create(builder, at, lhs, rhs);
+    default: break;
+    }
+    llvm_unreachable("not a tile binary operator");
+  }
+  bool fp = isFloat(element);
+  if (comparison) {
+    if (fp)
+      return arith::CmpFOp::create(builder, at, floatPredicate(op), lhs, rhs);
+    return arith::CmpIOp::create(builder, at, intPredicate(op), lhs, rhs);
+  }
+  switch (op) {
+  case BinaryOp::Add:
+    return fp ? Value(arith::AddFOp::create(builder, at, lhs, rhs))
+              : Value(arith::AddIOp::create(builder, at, lhs, rhs));
+  case BinaryOp::Sub:
+    return fp ? Value(arith::SubFOp::create(builder, at, lhs, rhs))
+              : Value(arith::SubIOp::create(builder, at, lhs, rhs));
+  case BinaryOp::Mul:
+    return fp ? Value(arith::MulFOp::create(builder, at, lhs, rhs))
+              : Value(arith::MulIOp::create(builder, at, lhs, rhs));
+  case BinaryOp::Div:
+    return fp ? Value(arith::DivFOp::create(builder, at, lhs, rhs))
+              : Value(arith::DivSIOp::create(builder, at, lhs, rhs));
+  case BinaryOp::Rem:
+    return arith::RemSIOp::create(builder, at, lhs, rhs);
+  case BinaryOp::And:
+    return arith::AndIOp::create(builder, at, lhs, rhs);
+  case BinaryOp::Or:
+    return arith::OrIOp::create(builder, at, lhs, rhs);
+  default:
+    break;
+  }
+  llvm_unreachable("not a scalar binary operator");
+}
+
+Value Generator::genUnaryMath(llvm::StringRef callee, Value operand,
+                              const Type &type, Location at) {
+  if (type.isTile()) {
+    if (callee == "exp") return tile::ExpOp::create(builder, at, operand);
+    if (callee == "log") return tile::LogOp::create(builder, at, operand);
+    if (callee == "sqrt") return tile::SqrtOp::create(builder, at, operand);
+    if (callee == "rsqrt") return tile::RsqrtOp::create(builder, at, operand);
+    return tile::AbsOp::create(builder, at, operand);
+  }
+  if (callee == "exp") return math::ExpOp::create(builder, at, operand);
+  if (callee == "log") return math::LogOp::create(builder, at, operand);
+  if (callee == "sqrt") return math::SqrtOp::create(builder, at, operand);
+  if (callee == "rsqrt") return math::RsqrtOp::create(builder, at, operand);
+  if (isFloat(type.element))
+    return math::AbsFOp::create(builder, at, operand);
+  return math::AbsIOp::create(builder, at, operand);
+}
+
+Value Generator::genCall(CallExpr &expr) {
+  Location at = loc(expr.getLoc());
+  llvm::StringRef callee = expr.callee;
+  auto arg = [&](size_t i) { return gen(*expr.args[i]); };
+  auto argType = [&](size_t i) -> const Type & { return expr.args[i]->type; };
+
+  if (std::optional<ScalarKind> target = parseScalarKind(callee))
+    return castElements(arg(0), argType(0), *target, at);
+  if (callee == "exp" || callee == "log" || callee == "sqrt" ||
+      callee == "rsqrt" || callee == "abs")
+    return genUnaryMath(callee, arg(0), argType(0), at);
+  if (callee == "tmax" || callee == "tmin") {
+    bool isMax = callee == "tmax";
+    ScalarKind element = expr.type.element;
+    Value lhs = castElements(arg(0), argType(0), element, at);
+    Value rhs = castElements(arg(1), argType(1), element, at);
+    if (expr.type.isTile())
+      return isMax ? Value(tile::MaxOp::create(builder, at, lhs, rhs))
+                   : Value(tile::MinOp::create(builder, at, lhs, rhs));
+    if (isFloat(element))
+      return isMax ? Value(arith::MaximumFOp::create(builder, at, lhs, rhs))
+                   : Value(arith::MinimumFOp::create(builder, at, lhs, rhs));
+    return isMax ? Value(arith::MaxSIOp::create(builder, at, lhs, rhs))
+                 : Value(arith::MinSIOp::create(builder, at, lhs, rhs));
+  }
+  if (callee == "where") {
+    ScalarKind element = expr.type.element;
+    Value cond = arg(0);
+    Value lhs = castElements(arg(1), argType(1), element, at);
+    Value rhs = castElements(arg(2), argType(2), element, at);
+    if (expr.type.isScalar())
+      return arith::SelectOp::create(builder, at, cond, lhs, rhs);
+    return tile::SelectOp::create(builder, at, cond, lhs, rhs);
+  }
+  if (callee == "dot" || callee == "dot_t") {
+    ScalarKind element = *promote(argType(0).element, argType(1).element);
+    Value a = castElements(arg(0), argType(0), element, at);
+    Value b = castElements(arg(1), argType(1), element, at);
+    tile::DotPrecision precision = tile::DotPrecision::ieee;
+    if (element == ScalarKind::F32 && checked.attrs.tensorcore) {
+      switch (*checked.attrs.tensorcore) {
+      case TensorCorePrecision::F16: precision = tile::DotPrecision::f16; break;
+      case TensorCorePrecision::TF32: precision = tile::DotPrecision::tf32; break;
+      case TensorCorePrecision::BF16: precision = tile::DotPrecision::bf16; break;
+      }
+    }
+    return tile::DotOp::create(builder, at, mlirType(expr.type), a, b,
+                               /*acc=*/Value(), precision,
+                               /*transpose_b=*/callee == "dot_t");
+  }
+  if (callee.starts_with("row") || callee.starts_with("col")) {
+    tile::ReduceKind kind = callee.ends_with("sum")   ? tile::ReduceKind::sum
+                            : callee.ends_with("max") ? tile::ReduceKind::max
+                                                      : tile::ReduceKind::min;
+    int64_t axis = callee.starts_with("row") ? 1 : 0;
+    return tile::ReduceOp::create(builder, at, mlirType(expr.type), kind,
+                                  arg(0), axis);
+  }
+  if (callee == "cumsum")
+    return tile::CumsumOp::create(builder, at, arg(0), 0);
+  if (callee == "tril")
+    return tile::TrilOp::create(builder, at, arg(0));
+  if (callee == "transpose")
+    return tile::TransposeOp::create(builder, at, mlirType(expr.type), arg(0));
+  if (callee == "arange")
+    return tile::ArangeOp::create(builder, at, mlirType(expr.type));
+  if (callee == "reshape")
+    return tile::ReshapeOp::create(builder, at, mlirType(expr.type), arg(0));
+  if (callee == "program_id") {
+    auto axis = static_cast<tile::Axis>(cast<IntExpr>(*expr.args[0]).value);
+    return tile::BlockIdOp::create(builder, at, axis);
+  }
+  llvm_unreachable("Sema accepted an unknown call");
+}
+
+Generator::Access Generator::genAccess(SubscriptExpr &expr) {
+  Access access;
+  auto *base = cast<NameExpr>(expr.base.get());
+  access.tensor = values.lookup(base->symbol);
+  for (auto [axis, sub] : llvm::enumerate(expr.subscripts)) {
+    if (sub.kind == Subscript::Kind::Full) {
+      access.offsets.push_back(intConstant(0, ScalarKind::I32, loc(sub.loc)));
+      continue;
+    }
+    access.offsets.push_back(gen(*sub.start));
+    if (sub.kind == Subscript::Kind::Point)
+      access.pointAxes.push_back(axis);
+  }
+  return access;
+}
+
+Value Generator::genLoad(SubscriptExpr &expr) {
+  Location at = loc(expr.getLoc());
+  Access access = genAccess(expr);
+  if (expr.type.isScalar())
+    return tile::LoadScalarOp::create(builder, at, access.tensor,
+                                      access.offsets);
+  return tile::LoadOp::create(builder, at, mlirType(expr.type), access.tensor,
+                              access.offsets, pointAxesAttr(access),
+                              /*in_bounds=*/nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+void phobos::frontend::generateKernel(CheckedKernel &kernel,
+                                      mlir::ModuleOp module,
+                                      Diagnostics &diags) {
+  Generator(kernel, module, diags).run();
+}
+
+std::string phobos::frontend::parseVariantSpec(llvm::StringRef text,
+                                               llvm::StringMap<int64_t> &variant) {
+  llvm::SmallVector<llvm::StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    auto [name, value] = item.split('=');
+    name = name.trim();
+    value = value.trim();
+    int64_t number = 0;
+    if (name.empty() || value.empty() || value.getAsInteger(10, number))
+      return ("expected NAME=VALUE with an integer VALUE, got '" + item + "'")
+          .str();
+    if (!variant.try_emplace(name, number).second)
+      return ("'" + name + "' is given twice").str();
+  }
+  return "";
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+phobos::frontend::importPhobos(llvm::SourceMgr &sourceMgr,
+                               mlir::MLIRContext *context,
+                               const ImportOptions &options) {
+  context->loadDialect<tile::TileDialect, arith::ArithDialect,
+                       math::MathDialect, scf::SCFDialect>();
+  unsigned bufferId = sourceMgr.getMainFileID();
+  Diagnostics diags(sourceMgr, context, bufferId);
+  std::unique_ptr<Program> program = parseProgram(diags);
+  if (!program)
+    return nullptr;
+
+  Location fileLoc = diags.location(llvm::SMLoc::getFromPointer(
+      diags.getBuffer().data()));
+  llvm::StringMap<SMLoc> names;
+  std::vector<Kernel *> selected;
+  for (auto &kernel : program->kernels) {
+    auto [it, inserted] = names.try_emplace(kernel->name, kernel->loc);
+    if (!inserted) {
+      diags.error(kernel->loc) << "kernel '" << kernel->name
+                               << "' is already defined at "
+                               << diags.lineCol(it->second);
+      return nullptr;
+    }
+    if (options.kernelName.empty() || options.kernelName == kernel->name)
+      selected.push_back(kernel.get());
+  }
+  if (selected.empty()) {
+    auto diag = mlir::emitError(fileLoc);
+    diag << "--kernel: no kernel named '" << options.kernelName
+         << "'; the file defines ";
+    llvm::interleaveComma(program->kernels, diag,
+                          [&](auto &kernel) { diag << kernel->name; });
+    return nullptr;
+  }
+  // Every --variant name must belong to some imported kernel.
+  for (auto &binding : options.variant) {
+    bool known = false;
+    for (Kernel *kernel : selected)
+      for (const ast::Attribute &attr : kernel->attributes)
+        if (attr.name == "autotune")
+          for (const AttrArg &arg : attr.args)
+            known |= arg.name == binding.getKey();
+    if (!known) {
+      mlir::emitError(fileLoc) << "--variant names '" << binding.getKey()
+                               << "', which no imported kernel declares in "
+                                  "@autotune";
+      return nullptr;
+    }
+  }
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(fileLoc);
+  for (Kernel *kernel : selected) {
+    std::unique_ptr<CheckedKernel> checked =
+        checkKernel(*kernel, options.variant, diags);
+    if (checked)
+      generateKernel(*checked, *module, diags);
+  }
+  if (diags.hadError())
+    return nullptr;
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}

@@ -1,0 +1,25 @@
+# -*- Python -*-
+# lit configuration of the Phobos tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Phobos"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".ph", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.phobos_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%examples", os.path.join(config.phobos_src_root, "examples")))
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.phobos_tools_dir, config.llvm_tools_dir]
+tools = ["phobos-opt", "phobos-translate"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,0 +1,56 @@
+//===- phobos-translate.cpp - Phobos's mlir-translate ---------------------===//
+//
+// Imports Phobos source into the phobos dialect (--import-phobos), with the
+// variant and kernel chosen on the command line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/InitAllDialects.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+namespace {
+llvm::cl::opt<std::string>
+    variantOption("variant",
+                  llvm::cl::desc("Bind @autotune names: NAME=V,NAME=V (the "
+                                 "rest take their first value)"),
+                  llvm::cl::value_desc("NAME=V,..."), llvm::cl::init(""));
+llvm::cl::opt<std::string>
+    kernelOption("kernel",
+                 llvm::cl::desc("Import only the kernel of this name"),
+                 llvm::cl::value_desc("NAME"), llvm::cl::init(""));
+
+void registerImportPhobos() {
+  mlir::TranslateToMLIRRegistration registration(
+      "import-phobos", "Import Phobos source (.ph) into the phobos dialect",
+      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+         mlir::MLIRContext *context) -> mlir::OwningOpRef<mlir::Operation *> {
+        phobos::frontend::ImportOptions options;
+        options.kernelName = kernelOption;
+        std::string problem =
+            phobos::frontend::parseVariantSpec(variantOption, options.variant);
+        if (!problem.empty()) {
+          mlir::emitError(mlir::UnknownLoc::get(context))
+              << "--variant: " << problem;
+          return nullptr;
+        }
+        return phobos::frontend::importPhobos(*sourceMgr, context, options);
+      },
+      [](mlir::DialectRegistry &registry) {
+        phobos::registerAllDialects(registry);
+      });
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  registerImportPhobos();
+  return mlir::failed(
+      mlir::mlirTranslateMain(argc, argv, "Phobos translation driver\n"));
+}
