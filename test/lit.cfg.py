@@ -14,6 +14,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.phobos_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%phobos_src_root", config.phobos_src_root))
+config.substitutions.append(("%phobos_obj_root", config.phobos_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.phobos_src_root, "examples")))
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 

@@ -537,7 +537,7 @@ bool Checker::run() {
                              << diags.lineCol(it->second);
       return false;
     }
-    if (Symbol *symbol = lookup(param.name)) {
+    if (lookup(param.name)) {
       diags.error(param.loc) << "parameter '" << param.name
                              << "' has the name of an @autotune dimension";
       return false;
