@@ -246,14 +246,10 @@ void Generator::run() {
   if (attrs.maxRegs)
     op.setMaxRegs(static_cast<uint32_t>(*attrs.maxRegs));
   op.setPipeline(attrs.pipeline);
-  if (attrs.tensorcore) {
-    tile::DotPrecision precision =
-        *attrs.tensorcore == TensorCorePrecision::TF32 ? tile::DotPrecision::tf32
-        : *attrs.tensorcore == TensorCorePrecision::BF16
-            ? tile::DotPrecision::bf16
-            : tile::DotPrecision::f16;
-    op.setTensorcore(precision);
-  }
+  if (attrs.tensorcore)
+    op.setTensorcore(*attrs.tensorcore == TensorCorePrecision::TF32   ? "tf32"
+                     : *attrs.tensorcore == TensorCorePrecision::BF16 ? "bf16"
+                                                                      : "f16");
   if (!checked.aligned.empty()) {
     llvm::SmallVector<mlir::NamedAttribute> promises;
     for (auto &[name, multiple] : checked.aligned)
@@ -272,6 +268,8 @@ void Generator::run() {
   for (auto [index, param] : llvm::enumerate(kernel.params)) {
     Value arg = entry->addArgument(argTypes[index], loc(param.loc));
     values[checked.params[index]] = arg;
+    op.setArgAttr(index, tile::KernelOp::kNameAttrName,
+                  builder.getStringAttr(param.name));
     if (param.type.kind != TypeSpec::Kind::Tensor)
       continue;
     llvm::SmallVector<mlir::Attribute> names;

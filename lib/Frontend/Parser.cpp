@@ -37,6 +37,9 @@ using llvm::SMLoc;
 
 /// Deeper nesting than this is reported instead of risking the stack.
 static constexpr unsigned kMaxNesting = 200;
+/// Operators one statement may hold: later stages walk expressions
+/// recursively, so a chain `1 + 1 + ...` is as deep as it is long.
+static constexpr unsigned kMaxOperators = 1000;
 
 namespace {
 class Parser {
@@ -98,11 +101,14 @@ private:
   /// Guards recursion; returns false (after an error) when too deep.
   bool enter(SMLoc loc);
   void leave() { --depth; }
+  /// Counts one more operator of the current statement.
+  bool countOperator(SMLoc loc);
 
   Diagnostics &diags;
   std::vector<Token> tokens;
   size_t pos = 0;
   unsigned depth = 0;
+  unsigned operators = 0;
   bool failed = false;
 };
 } // namespace
@@ -135,6 +141,13 @@ bool Parser::expect(TokenKind kind, const llvm::Twine &context) {
   if (consumeIf(kind))
     return true;
   return expected(llvm::Twine(describe(kind)) + " " + context);
+}
+
+bool Parser::countOperator(SMLoc loc) {
+  if (++operators <= kMaxOperators)
+    return true;
+  return error(loc, "a statement holds more than " + llvm::Twine(kMaxOperators) +
+                        " operators; split it with 'let'");
 }
 
 bool Parser::enter(SMLoc loc) {
@@ -371,6 +384,7 @@ bool Parser::parseBlock(Block &block) {
 }
 
 StmtPtr Parser::parseStmt() {
+  operators = 0;
   switch (tok().kind) {
   case TokenKind::KwLet:
   case TokenKind::KwVar:
@@ -622,6 +636,8 @@ ExprPtr Parser::parseBinary(int level) {
   while (std::optional<BinaryOp> op = binaryAt(level, tok().kind)) {
     SMLoc loc = tok().loc();
     consume();
+    if (!countOperator(loc))
+      return nullptr;
     ExprPtr rhs = parseBinary(level + 1);
     if (!rhs)
       return nullptr;
@@ -635,6 +651,8 @@ ExprPtr Parser::parseUnary() {
     SMLoc loc = tok().loc();
     UnaryOp op = is(TokenKind::Minus) ? UnaryOp::Neg : UnaryOp::Not;
     consume();
+    if (!countOperator(loc))
+      return nullptr;
     if (!enter(loc))
       return nullptr;
     ExprPtr operand = parseUnary();

@@ -309,7 +309,7 @@ std::optional<KernelAttributes> AttributeReader::run() {
       ok = readAligned(attr);
     else {
       diags.warning(attr.loc) << "unknown attribute '@" << attr.name
-                              << "' is ignored";
+                              << "' (kept on the kernel, not interpreted)";
       attrs.unknown.push_back(attr.name);
     }
     if (!ok)
@@ -568,6 +568,19 @@ bool Checker::run() {
         requireConst(*const_cast<Expr *>(expr), "an @aligned multiple");
     if (!multiple)
       return false;
+    // A dim fixed at compile time either keeps the promise or never can.
+    int64_t extent = -1;
+    for (Symbol *param : result.params)
+      if (param->type.isTensor())
+        for (auto [axis, dim] : llvm::enumerate(kernel.params[param->paramIndex].type.dims))
+          if (dim.name == name && param->type.shape[axis] != Type::kDynamic)
+            extent = param->type.shape[axis];
+    if (extent > 0 && extent % *multiple != 0) {
+      diags.error(expr->getLoc())
+          << "@aligned promises that '" << name << "' is a multiple of "
+          << *multiple << ", but it is " << extent;
+      return false;
+    }
     result.aligned.emplace_back(name, *multiple);
   }
 
@@ -683,20 +696,24 @@ void Checker::checkAssign(AssignStmt &stmt) {
     if (!symbol)
       return;
     if (symbol->kind != Symbol::Kind::Local || !symbol->isMutable) {
-      const char *what = symbol->kind == Symbol::Kind::Param ? "parameter"
-                         : symbol->kind == Symbol::Kind::LoopVar
-                             ? "loop variable"
-                         : symbol->kind == Symbol::Kind::Local
-                             ? "name declared with 'let'"
-                             : "compile-time name";
       auto diag = diags.error(name->getLoc());
-      diag << "cannot assign to " << what << " '" << name->name << "'";
-      if (symbol->kind == Symbol::Kind::Local)
-        diag << " (declared at " << diags.lineCol(symbol->loc)
-             << "; use 'var' for a mutable value)";
-      else if (symbol->kind == Symbol::Kind::Param &&
-               symbol->type.isTensor())
-        diag << "; store into a slice of it, " << name->name << "[...] = ...";
+      switch (symbol->kind) {
+      case Symbol::Kind::Local:
+        diag << "cannot assign to '" << name->name << "', declared with 'let' at "
+             << diags.lineCol(symbol->loc) << "; declare it with 'var'";
+        break;
+      case Symbol::Kind::Param:
+        diag << "cannot assign to parameter '" << name->name << "'";
+        if (symbol->type.isTensor())
+          diag << "; store into a slice of it, " << name->name << "[...] = ...";
+        break;
+      case Symbol::Kind::LoopVar:
+        diag << "cannot assign to loop variable '" << name->name << "'";
+        break;
+      default:
+        diag << "cannot assign to compile-time name '" << name->name << "'";
+        break;
+      }
       return;
     }
     noteAssigned(symbol);
@@ -1327,6 +1344,16 @@ std::optional<LinearForm> Checker::linearize(const Expr &expr) {
     form.terms[key] = 1;
     return form;
   }
+  if (auto *call = dyn_cast<CallExpr>(&expr)) {
+    auto *axis = call->callee == "program_id" && call->args.size() == 1
+                     ? dyn_cast<IntExpr>(call->args[0].get())
+                     : nullptr;
+    if (!axis || axis->value < 0 || axis->value > 2)
+      return std::nullopt;
+    LinearForm form;
+    form.terms[std::string("ctx.block.") + char('x' + axis->value)] = 1;
+    return form;
+  }
   auto scale = [](LinearForm form, int64_t by) {
     for (auto &[term, coeff] : form.terms)
       coeff *= by;
@@ -1373,6 +1400,7 @@ std::unique_ptr<CheckedKernel>
 phobos::frontend::checkKernel(Kernel &kernel,
                               const llvm::StringMap<int64_t> &overrides,
                               Diagnostics &diags) {
+  diags.setVariantContext("");
   std::optional<KernelAttributes> attrs = readAttributes(kernel, diags);
   if (!attrs)
     return nullptr;

@@ -80,6 +80,8 @@ bool phobos::frontend::isImplicitlyConvertible(ScalarKind from, ScalarKind to) {
     return false;
   if (isFloat(from) && isInteger(to))
     return false;
+  if (isInteger(from) && isInteger(to))
+    return bitWidth(to) >= bitWidth(from); // no silent narrowing
   return true;
 }
 

@@ -35,8 +35,8 @@ std::optional<ScalarKind> parseScalarKind(llvm::StringRef name);
 std::optional<ScalarKind> promote(ScalarKind lhs, ScalarKind rhs);
 
 /// Whether assignment or a store may convert `from` to `to` implicitly:
-/// float to float, integer to float and integer to integer; never float to
-/// integer, never to or from bool (unless equal).
+/// float to float, integer to float and integer widening; never float to
+/// integer, never integer narrowing, never to or from bool (unless equal).
 bool isImplicitlyConvertible(ScalarKind from, ScalarKind to);
 
 /// The type of a value.

@@ -318,23 +318,23 @@ phobos.kernel @structured(%s: f32, %h: f16, %d: f64, %n: i32) {
   // CHECK: phobos.dot %[[A]], %[[B]], %[[ACC]] : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
   %d1 = phobos.dot %a, %b, %acc : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32>,
       !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
-  // CHECK: phobos.dot %[[A]], %[[BT]] {transpose_b} : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32> -> !phobos.tile<64x32xf32>
-  %d2 = phobos.dot %a, %bt {transpose_b} : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32> -> !phobos.tile<64x32xf32>
-  // The default precision (ieee, 0) is elided.
+  // CHECK: phobos.dot %[[A]], %[[BT]] transpose_b : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32> -> !phobos.tile<64x32xf32>
+  %d2 = phobos.dot %a, %bt transpose_b : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32> -> !phobos.tile<64x32xf32>
+  // The default precision (ieee) is elided.
   // CHECK: phobos.dot %[[A]], %[[B]] : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
-  %d3 = phobos.dot %a, %b {precision = 0 : i32} : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
-  // CHECK: phobos.dot %[[A]], %[[B]] {precision = 1 : i32} : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
-  %d4 = phobos.dot %a, %b {precision = 1 : i32} : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
-  // CHECK: phobos.dot %[[A]], %[[B]] {precision = 3 : i32} : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
-  %d5 = phobos.dot %a, %b {precision = 3 : i32} : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
-  // CHECK: phobos.dot %[[A]], %[[BT]], %[[ACC]] {precision = 2 : i32, transpose_b} : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
-  %d6 = phobos.dot %a, %bt, %acc {precision = 2 : i32, transpose_b}
+  %d3 = phobos.dot %a, %b precision(ieee) : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
+  // CHECK: phobos.dot %[[A]], %[[B]] precision(tf32) : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
+  %d4 = phobos.dot %a, %b precision(tf32) : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
+  // CHECK: phobos.dot %[[A]], %[[B]] precision(bf16) : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
+  %d5 = phobos.dot %a, %b precision(bf16) : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x32xf32>
+  // CHECK: phobos.dot %[[A]], %[[BT]], %[[ACC]] precision(f16) transpose_b : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
+  %d6 = phobos.dot %a, %bt, %acc precision(f16) transpose_b
       : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
 
   // f16 and bf16 operands accumulate in f32, f64 operands in f64.
   // CHECK: %[[Q:.*]] = phobos.fill %[[H]] : !phobos.tile<64x64xf16>
   // CHECK: %[[K:.*]] = phobos.fill %[[H]] : !phobos.tile<32x64xf16>
-  // CHECK: phobos.dot %[[Q]], %[[K]] {transpose_b} : !phobos.tile<64x64xf16>, !phobos.tile<32x64xf16> -> !phobos.tile<64x32xf32>
+  // CHECK: phobos.dot %[[Q]], %[[K]] transpose_b : !phobos.tile<64x64xf16>, !phobos.tile<32x64xf16> -> !phobos.tile<64x32xf32>
   %q = phobos.fill %h : !phobos.tile<64x64xf16>
   %k = phobos.fill %h : !phobos.tile<32x64xf16>
   %qk = phobos.dot %q, %k {transpose_b} : !phobos.tile<64x64xf16>, !phobos.tile<32x64xf16> -> !phobos.tile<64x32xf32>
@@ -390,7 +390,7 @@ phobos.kernel @empty() {
 // CHECK-SAME: max_threads = 256 : i32
 // CHECK-SAME: min_blocks = 2 : i32
 // CHECK-SAME: pipeline
-// CHECK-SAME: tensorcore = 1 : i32
+// CHECK-SAME: tensorcore = "tf32"
 // CHECK-SAME: unknown_attributes = ["fast_math", "noinline"]
 // CHECK-SAME: variant = {BK = 16 : i64, BM = 64 : i64, CL = 2 : i64}
 // CHECK-NEXT: phobos.return
@@ -408,7 +408,7 @@ phobos.kernel @matmul(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]},
       min_blocks = 2 : i32,
       max_regs = 128 : i32,
       pipeline,
-      tensorcore = 1 : i32,
+      tensorcore = "tf32",
       aligned = {M = 64 : i64, K = 16 : i64},
       unknown_attributes = ["fast_math", "noinline"]
     } {

@@ -14,6 +14,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace phobos::tile;
 
@@ -57,10 +59,17 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
                           std::string &) {
     return builder.getFunctionType(argTypes, results);
   };
-  return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false,
-      getFunctionTypeAttrName(result.name), buildFuncType,
-      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+  SMLoc loc = parser.getCurrentLocation();
+  if (function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildFuncType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+    return failure();
+  // The generic function parser takes any attribute; check the inherent
+  // ones against their ODS constraints as a generated parser would.
+  return verifyInherentAttrs(result.name, result.attributes, [&]() {
+    return parser.emitError(loc) << "op ";
+  });
 }
 
 void KernelOp::print(OpAsmPrinter &printer) {
@@ -78,6 +87,23 @@ SmallVector<StringRef> KernelOp::getArgDimNames(unsigned index) {
     if (auto name = dyn_cast<StringAttr>(dim))
       names.push_back(name.getValue());
   return names;
+}
+
+std::string KernelOp::getArgName(unsigned index) {
+  if (auto name = getArgAttrOfType<StringAttr>(index, kNameAttrName))
+    return name.getValue().str();
+  return "arg" + std::to_string(index);
+}
+
+void KernelOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  if (region.empty())
+    return;
+  for (BlockArgument arg : region.front().getArguments())
+    if (arg.getArgNumber() < getNumArguments())
+      if (auto name = getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                    kNameAttrName))
+        setNameFn(arg, name.getValue());
 }
 
 /// Checks that `space` names each dimension once.
@@ -146,7 +172,8 @@ LogicalResult KernelOp::verify() {
   if (DictionaryAttr variant = getVariantAttr()) {
     for (NamedAttribute binding : variant) {
       auto value = dyn_cast<IntegerAttr>(binding.getValue());
-      if (!value)
+      if (!value || !value.getType().isSignlessInteger() ||
+          value.getType().isInteger(1))
         return emitOpError("variant value of '")
                << binding.getName().getValue() << "' must be an integer";
       TuneDimAttr dim = findDim(autotune, binding.getName().getValue());
@@ -168,7 +195,8 @@ LogicalResult KernelOp::verify() {
   if (DictionaryAttr aligned = getAlignedAttr())
     for (NamedAttribute promise : aligned) {
       auto value = dyn_cast<IntegerAttr>(promise.getValue());
-      if (!value || value.getInt() <= 0)
+      if (!value || !value.getType().isSignlessInteger() ||
+          value.getType().isInteger(1) || value.getInt() <= 0)
         return emitOpError("aligned multiple of '")
                << promise.getName().getValue()
                << "' must be a positive integer";
@@ -192,7 +220,8 @@ LogicalResult DimOp::verify() {
 OpFoldResult DimOp::fold(FoldAdaptor) {
   GlobalTensorType type = getTensor().getType();
   if (static_cast<int64_t>(getIndex()) >= type.getRank() ||
-      type.isDynamicDim(getIndex()))
+      type.isDynamicDim(getIndex()) ||
+      type.getDimSize(getIndex()) > std::numeric_limits<int32_t>::max())
     return {};
   return IntegerAttr::get(IntegerType::get(getContext(), 32),
                           type.getDimSize(getIndex()));
@@ -338,7 +367,28 @@ static LogicalResult inferBroadcastType(std::optional<Location> location,
       return emitError(*location, "needs at least one tile operand");
     return failure();
   }
-  inferred.push_back(TileType::get(shape, elementType));
+  if (!isValidElementType(elementType)) {
+    if (location)
+      return emitError(*location, "element type ")
+             << elementType << " is not a tile element type";
+    return failure();
+  }
+  // The layout carries over when every tile operand of the result's shape
+  // agrees on it.
+  Attribute encoding;
+  bool first = true;
+  for (Type type : operands) {
+    auto tile = dyn_cast<TileType>(type);
+    if (!tile || tile.getShape() != ArrayRef<int64_t>(shape))
+      continue;
+    if (first)
+      encoding = tile.getEncoding();
+    else if (encoding != tile.getEncoding())
+      encoding = Attribute();
+    first = false;
+  }
+  inferred.push_back(
+      TileType::get(elementType.getContext(), shape, elementType, encoding));
   return success();
 }
 
@@ -430,7 +480,9 @@ struct FuseAddIntoDot : OpRewritePattern<AddOp> {
       Value product = add->getOperand(side);
       Value acc = add->getOperand(1 - side);
       auto dot = product.getDefiningOp<DotOp>();
+      // Same block: a dot hoisted out of a loop must not move back in.
       if (!dot || dot.getAcc() || !dot->hasOneUse() ||
+          dot->getBlock() != add->getBlock() ||
           acc.getType() != dot.getType() || add.getType() != dot.getType())
         continue;
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),

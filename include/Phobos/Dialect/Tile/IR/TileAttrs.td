@@ -45,6 +45,13 @@ def Tile_DotPrecisionAttr : I32EnumAttr<"DotPrecision",
   let cppNamespace = "::phobos::tile";
 }
 
+// `@tensorcore`'s precision on a kernel, spelled as in the source.
+def Tile_TensorcoreAttr : ConfinedAttr<StrAttr, [AttrConstraint<CPred<[{
+    ::llvm::cast<::mlir::StringAttr>($_self).getValue() == "f16" ||
+    ::llvm::cast<::mlir::StringAttr>($_self).getValue() == "tf32" ||
+    ::llvm::cast<::mlir::StringAttr>($_self).getValue() == "bf16"
+  }]>, "one of \"f16\", \"tf32\" or \"bf16\"">]>;
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//

@@ -25,7 +25,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 //===----------------------------------------------------------------------===//
 
 def Tile_KernelOp : Tile_Op<"kernel", [
-    FunctionOpInterface, IsolatedFromAbove, SingleBlock
+    FunctionOpInterface, IsolatedFromAbove, SingleBlock,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>
   ]> {
   let summary = "a Phobos kernel: one variant, run as a grid of CTAs";
   let description = [{
@@ -39,18 +40,21 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     - `variant`: the value bound to each `@autotune` name in this body;
     - `max_threads`, `min_blocks`, `max_regs`: `@launch` (CTA size default
       256);
-    - `pipeline`, `tensorcore` (the precision `dot` rounds f32 operands to),
+    - `pipeline`, `tensorcore` (`"f16"`, `"tf32"` or `"bf16"`: the precision
+      `dot` rounds f32 operands to),
       `aligned` (dim name -> the multiple the launch promises);
     - `unknown_attributes`: attributes the front end did not recognise.
 
-    Each tensor argument carries `phobos.dims`, the source names of its
-    extents; tensors that share a name must agree at launch.
+    Every argument carries `phobos.name`, its name in the source (the
+    printer uses it for the argument's SSA name), and each tensor argument
+    `phobos.dims`, the source names of its extents; tensors that share a
+    name must agree at launch.
 
     Example:
 
     ```mlir
-    phobos.kernel @add(%a: !phobos.tensor<?xf32> {phobos.dims = ["N"]},
-                       %c: !phobos.tensor<?xf32> {phobos.dims = ["N"]})
+    phobos.kernel @add(%a: !phobos.tensor<?xf32> {phobos.dims = ["N"], phobos.name = "a"},
+                       %c: !phobos.tensor<?xf32> {phobos.dims = ["N"], phobos.name = "c"})
         attributes {autotune = [#phobos.tune_dim<"BLOCK", [1024]>],
                     variant = {BLOCK = 1024 : i64}} {
       phobos.return
@@ -69,7 +73,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$min_blocks,
     OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<16>, IntMaxValue<255>]>>:$max_regs,
     UnitAttr:$pipeline,
-    OptionalAttr<Tile_DotPrecisionAttr>:$tensorcore,
+    OptionalAttr<Tile_TensorcoreAttr>:$tensorcore,
     OptionalAttr<DictionaryAttr>:$aligned,
     OptionalAttr<StrArrayAttr>:$unknown_attributes
   );
@@ -82,6 +86,18 @@ def Tile_KernelOp : Tile_Op<"kernel", [
   let extraClassDeclaration = [{
     /// The attribute name that lists a tensor argument's dim names.
     static constexpr ::llvm::StringLiteral kDimsAttrName = "phobos.dims";
+    /// The attribute name of an argument's source name.
+    static constexpr ::llvm::StringLiteral kNameAttrName = "phobos.name";
+
+    /// The source name of argument `index` (`arg<index>` when unnamed).
+    std::string getArgName(unsigned index);
+
+    /// The precision `@tensorcore` asks f32 dots to round to, if any.
+    std::optional<::phobos::tile::DotPrecision> getTensorcorePrecision() {
+      if (std::optional<::llvm::StringRef> name = getTensorcore())
+        return ::phobos::tile::symbolizeDotPrecision(*name);
+      return std::nullopt;
+    }
 
     /// The CTA size: `@launch`'s first argument, 256 when absent.
     int64_t getCtaSize() {
@@ -494,13 +510,13 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
     and f32 operands and f64 for f64 operands. `precision` says what f32
     operands are rounded to before multiplying: `ieee` (exact, FMA),
     `tf32`, `f16` or `bf16` (tensor cores, from `@tensorcore`); products
-    always accumulate in f32.
+    accumulate in the result type (f32 or f64).
 
     ```mlir
     %c = phobos.dot %a, %b, %acc : !phobos.tile<64x16xf32>, !phobos.tile<16x64xf32>,
         !phobos.tile<64x64xf32> -> !phobos.tile<64x64xf32>
-    %s = phobos.dot %q, %k {precision = f16, transpose_b} : !phobos.tile<64x64xf16>,
-        !phobos.tile<32x64xf16> -> !phobos.tile<64x32xf32>
+    %s = phobos.dot %q, %k precision(tf32) transpose_b : !phobos.tile<64x64xf32>,
+        !phobos.tile<32x64xf32> -> !phobos.tile<64x32xf32>
     ```
   }];
   let arguments = (ins Tile_FloatTile:$a, Tile_FloatTile:$b,
@@ -510,8 +526,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
                        UnitAttr:$transpose_b);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
-    $a `,` $b (`,` $acc^)? attr-dict `:` qualified(type($a)) `,` qualified(type($b))
-    (`,` qualified(type($acc))^)? `->` qualified(type($result))
+    $a `,` $b (`,` $acc^)? (`precision` `(` $precision^ `)`)?
+    (`transpose_b` $transpose_b^)? attr-dict `:` qualified(type($a)) `,`
+    qualified(type($b)) (`,` qualified(type($acc))^)? `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

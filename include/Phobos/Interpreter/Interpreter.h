@@ -1,0 +1,72 @@
+//===- Interpreter.h - Runs tile-dialect kernels on the CPU -----*- C++ -*-===//
+//
+// Executes one `phobos.kernel` (one bound variant, before layouts exist)
+// over a whole grid on host buffers, with the language's semantics: masked
+// slices, broadcasting, element types rounded as the GPU stores them, dots
+// accumulating in f32. It is the test oracle of the compiler and the engine
+// of `phobos-run --interpret`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_INTERPRETER_INTERPRETER_H
+#define PHOBOS_INTERPRETER_INTERPRETER_H
+
+#include "Phobos/Support/Numerics.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace phobos::tile {
+class KernelOp;
+} // namespace phobos::tile
+
+namespace phobos::interp {
+
+/// A tensor argument: dense row-major host memory owned by the caller, in
+/// the storage format of its element type.
+struct TensorArg {
+  void *data = nullptr;
+  ElementType elementType = ElementType::F32;
+  llvm::SmallVector<int64_t, 4> shape;
+};
+
+/// A scalar argument; `value` is read as the parameter's type.
+struct ScalarArg {
+  double floatValue = 0;
+  int64_t intValue = 0;
+};
+
+using Argument = std::variant<TensorArg, ScalarArg>;
+
+struct Options {
+  /// CTAs on each grid axis.
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  /// Operations one CTA may execute before the run is reported as not
+  /// terminating.
+  uint64_t stepLimit = uint64_t(1) << 27;
+  /// Worker threads for CTAs; 0 picks the machine's core count.
+  unsigned threads = 0;
+};
+
+/// A run-time error: where in the source, in which CTA, and what.
+struct RunError {
+  mlir::Location loc;
+  std::string message;
+};
+
+/// Runs `kernel` over `options.grid`. Arguments are in the kernel's
+/// parameter order and must match its types (the caller checks). Returns
+/// the first error any CTA met, if any.
+std::optional<RunError> runKernel(tile::KernelOp kernel,
+                                  llvm::ArrayRef<Argument> args,
+                                  const Options &options);
+
+} // namespace phobos::interp
+
+#endif // PHOBOS_INTERPRETER_INTERPRETER_H

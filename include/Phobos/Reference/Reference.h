@@ -1,0 +1,72 @@
+//===- Reference.h - Float64 references of the example kernels --*- C++ -*-===//
+//
+// Independently written float64 implementations of what each example
+// kernel computes, element by element, so that a check can compare every
+// element of a small output or a sample of a large one. They know nothing
+// of tiles, variants or the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_REFERENCE_REFERENCE_H
+#define PHOBOS_REFERENCE_REFERENCE_H
+
+#include "Phobos/Runtime/HostTensor.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace phobos::reference {
+
+/// The inputs of a run: every tensor as it was before the kernel ran, and
+/// every scalar.
+struct Problem {
+  llvm::StringMap<const HostTensor *> tensors;
+  llvm::StringMap<double> scalars;
+};
+
+class Reference {
+public:
+  virtual ~Reference() = default;
+  /// Tensor and scalar parameter names it needs, and the outputs it gives.
+  virtual std::vector<std::string> tensorNames() const = 0;
+  virtual std::vector<std::string> scalarNames() const { return {}; }
+  virtual std::vector<std::string> outputNames() const = 0;
+  /// The expected value of `output` at `index`. May cache per row, so one
+  /// Reference object serves one Problem.
+  virtual double element(const Problem &problem, llvm::StringRef output,
+                         llvm::ArrayRef<int64_t> index) = 0;
+};
+
+/// A fresh reference by name (saxpy, add, gemm, attention, gla, softmax,
+/// layernorm), or null.
+std::unique_ptr<Reference> makeReference(llvm::StringRef name);
+std::vector<std::string> referenceNames();
+/// The reference the example kernel of this name computes, or "".
+llvm::StringRef defaultReferenceFor(llvm::StringRef kernelName);
+
+/// The result of comparing one output with its reference.
+struct Comparison {
+  std::string output;
+  int64_t elementsChecked = 0;
+  /// max |got - expected| / max |expected| over the checked elements;
+  /// infinity when an element is NaN or infinite and should not be.
+  double maxRelativeError = 0;
+  /// The worst element and its values.
+  std::vector<int64_t> worstIndex;
+  double worstGot = 0, worstExpected = 0;
+};
+
+/// Compares `got` (the output after the run) with the reference: every
+/// element when there are at most `fullCheckLimit`, else a seeded sample of
+/// about `sampleCount` elements that always includes each axis's last index.
+Comparison compare(Reference &reference, const Problem &problem,
+                   llvm::StringRef output, const HostTensor &got,
+                   int64_t fullCheckLimit, int64_t sampleCount, uint64_t seed);
+
+} // namespace phobos::reference
+
+#endif // PHOBOS_REFERENCE_REFERENCE_H

@@ -1,0 +1,1063 @@
+//===- Interpreter.cpp - Runs tile-dialect kernels on the CPU -------------===//
+//
+// A tree-walking interpreter over the phobos, arith, math and scf ops of one
+// kernel. Each CTA runs with its own environment of values; CTAs run on a
+// pool of threads. Floats are held as doubles rounded to their element type
+// after every operation, integers as int64 wrapped to their width, so the
+// results match what the GPU stores (up to the order of summations).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Interpreter/Interpreter.h"
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+using namespace phobos;
+using namespace phobos::interp;
+using mlir::Operation;
+using mlir::Value;
+namespace arith = mlir::arith;
+namespace math = mlir::math;
+namespace scf = mlir::scf;
+
+namespace {
+
+ElementType elementOf(mlir::Type type) {
+  if (auto tileType = llvm::dyn_cast<tile::TileType>(type))
+    type = tileType.getElementType();
+  if (type.isInteger(1))
+    return ElementType::Bool;
+  if (type.isInteger(32))
+    return ElementType::I32;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF64())
+    return ElementType::F64;
+  return ElementType::I64; // i64 and index
+}
+
+/// A tile's elements: doubles for float types, int64 for the others.
+struct Tile {
+  llvm::SmallVector<int64_t, 4> shape;
+  ElementType element = ElementType::F32;
+  std::vector<double> f;
+  std::vector<int64_t> i;
+
+  bool isFloat() const { return phobos::isFloat(element); }
+  int64_t size() const {
+    int64_t n = 1;
+    for (int64_t extent : shape)
+      n *= extent;
+    return n;
+  }
+  static std::shared_ptr<Tile> make(llvm::ArrayRef<int64_t> shape,
+                                    ElementType element) {
+    auto tile = std::make_shared<Tile>();
+    tile->shape.assign(shape.begin(), shape.end());
+    tile->element = element;
+    if (tile->isFloat())
+      tile->f.assign(tile->size(), 0.0);
+    else
+      tile->i.assign(tile->size(), 0);
+    return tile;
+  }
+  double getF(int64_t index) const {
+    return isFloat() ? f[index] : static_cast<double>(i[index]);
+  }
+  int64_t getI(int64_t index) const {
+    return isFloat() ? static_cast<int64_t>(f[index]) : i[index];
+  }
+};
+using TilePtr = std::shared_ptr<const Tile>;
+
+/// A value in a CTA's environment.
+struct RtValue {
+  enum class Kind : uint8_t { Scalar, Tile, Tensor };
+  Kind kind = Kind::Scalar;
+  ElementType element = ElementType::F32;
+  double f = 0;
+  int64_t i = 0;
+  TilePtr tile;
+  const TensorArg *tensor = nullptr;
+
+  static RtValue scalarF(ElementType element, double value) {
+    RtValue v;
+    v.element = element;
+    v.f = roundTo(element, value);
+    return v;
+  }
+  static RtValue scalarI(ElementType element, int64_t value) {
+    RtValue v;
+    v.element = element;
+    v.i = wrapTo(element, value);
+    return v;
+  }
+  static RtValue ofTile(TilePtr tile) {
+    RtValue v;
+    v.kind = Kind::Tile;
+    v.element = tile->element;
+    v.tile = std::move(tile);
+    return v;
+  }
+  bool isTile() const { return kind == Kind::Tile; }
+  double asF() const { return phobos::isFloat(element) ? f : double(i); }
+  int64_t asI() const { return phobos::isFloat(element) ? int64_t(f) : i; }
+  /// A scalar as a rank-0 tile, so that element-wise code sees one form.
+  TilePtr asTile() const {
+    if (isTile())
+      return tile;
+    auto t = Tile::make({}, element);
+    if (t->isFloat())
+      t->f[0] = f;
+    else
+      t->i[0] = i;
+    return t;
+  }
+};
+
+/// Walks the elements of `shape` in row-major order and, for each operand,
+/// the offset of the element it broadcasts to that position.
+class BroadcastWalk {
+public:
+  BroadcastWalk(llvm::ArrayRef<int64_t> shape,
+                llvm::ArrayRef<const Tile *> operands)
+      : shape(shape.begin(), shape.end()), index(shape.size(), 0),
+        offsets(operands.size(), 0) {
+    size_t rank = shape.size();
+    for (const Tile *operand : operands) {
+      llvm::SmallVector<int64_t, 4> strides(rank, 0);
+      int64_t stride = 1;
+      size_t opRank = operand->shape.size();
+      for (size_t k = 0; k < opRank; ++k) {
+        size_t axis = rank - 1 - k;
+        int64_t extent = operand->shape[opRank - 1 - k];
+        strides[axis] = extent == 1 ? 0 : stride;
+        stride *= extent;
+      }
+      this->strides.push_back(std::move(strides));
+    }
+  }
+  int64_t offset(size_t operand) const { return offsets[operand]; }
+  void next() {
+    for (size_t axis = shape.size(); axis-- > 0;) {
+      for (size_t op = 0; op < offsets.size(); ++op)
+        offsets[op] += strides[op][axis];
+      if (++index[axis] < shape[axis])
+        return;
+      for (size_t op = 0; op < offsets.size(); ++op)
+        offsets[op] -= strides[op][axis] * shape[axis];
+      index[axis] = 0;
+    }
+  }
+
+private:
+  llvm::SmallVector<int64_t, 4> shape;
+  llvm::SmallVector<int64_t, 4> index;
+  llvm::SmallVector<int64_t, 4> offsets;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 3> strides;
+};
+
+/// Runs one CTA.
+class Cta {
+public:
+  Cta(tile::KernelOp kernel, llvm::ArrayRef<Argument> args,
+      const Options &options, std::array<int64_t, 3> blockId)
+      : kernel(kernel), args(args), options(options), blockId(blockId) {}
+
+  std::optional<RunError> run();
+
+private:
+  bool runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded);
+  bool exec(Operation *op);
+  bool fail(Operation *op, const llvm::Twine &message);
+
+  const RtValue &get(Value value) { return env.find(value)->second; }
+  void set(Value value, RtValue rt) { env[value] = std::move(rt); }
+  void setTile(Value value, std::shared_ptr<Tile> tile) {
+    set(value, RtValue::ofTile(std::move(tile)));
+  }
+
+  // Families of ops.
+  bool execBinary(Operation *op);
+  bool execUnary(Operation *op);
+  bool execArith(Operation *op);
+  bool execLoad(tile::LoadOp op);
+  bool execStore(tile::StoreOp op);
+  bool execScalarAccess(Operation *op, const TensorArg &tensor,
+                        mlir::ValueRange indices, int64_t &flat);
+  bool execDot(tile::DotOp op);
+  bool execReduce(tile::ReduceOp op);
+  bool execFor(scf::ForOp op);
+  bool execWhile(scf::WhileOp op);
+  bool execIf(scf::IfOp op);
+
+  tile::KernelOp kernel;
+  llvm::ArrayRef<Argument> args;
+  const Options &options;
+  std::array<int64_t, 3> blockId;
+  llvm::DenseMap<Value, RtValue> env;
+  uint64_t steps = 0;
+  llvm::SmallVector<Operation *, 4> loops;
+  std::optional<RunError> error;
+};
+
+} // namespace
+
+bool Cta::fail(Operation *op, const llvm::Twine &message) {
+  if (!error) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << message << " (in CTA " << blockId[0] << ", " << blockId[1] << ", "
+       << blockId[2] << ")";
+    error = RunError{op->getLoc(), text};
+  }
+  return false;
+}
+
+std::optional<RunError> Cta::run() {
+  mlir::Block &entry = kernel.getBody().front();
+  for (auto [arg, value] : llvm::zip(entry.getArguments(), args)) {
+    RtValue rt;
+    if (const auto *tensor = std::get_if<TensorArg>(&value)) {
+      rt.kind = RtValue::Kind::Tensor;
+      rt.tensor = tensor;
+      rt.element = tensor->elementType;
+    } else {
+      const auto &scalar = std::get<ScalarArg>(value);
+      ElementType element = elementOf(arg.getType());
+      rt = isFloat(element) ? RtValue::scalarF(element, scalar.floatValue)
+                            : RtValue::scalarI(element, scalar.intValue);
+    }
+    set(arg, rt);
+  }
+  llvm::SmallVector<RtValue> ignored;
+  runBlock(entry, ignored);
+  return error;
+}
+
+bool Cta::runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded) {
+  for (Operation &op : block) {
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>()) {
+      yielded.clear();
+      for (Value operand : op.getOperands())
+        yielded.push_back(get(operand));
+      return true;
+    }
+    if (++steps > options.stepLimit) {
+      Operation *where = loops.empty() ? &op : loops.back();
+      return fail(where, "the kernel did not finish within " +
+                             llvm::Twine(options.stepLimit) +
+                             " operations per CTA; this loop may never end");
+    }
+    if (!exec(&op))
+      return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+bool Cta::exec(Operation *op) {
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case([&](tile::BlockIdOp o) {
+        set(o, RtValue::scalarI(ElementType::I32,
+                                blockId[static_cast<int>(o.getAxis())]));
+        return true;
+      })
+      .Case([&](tile::GridDimOp o) {
+        set(o, RtValue::scalarI(ElementType::I32,
+                                options.grid[static_cast<int>(o.getAxis())]));
+        return true;
+      })
+      .Case([&](tile::DimOp o) {
+        set(o, RtValue::scalarI(ElementType::I32,
+                                get(o.getTensor()).tensor->shape[o.getIndex()]));
+        return true;
+      })
+      .Case([&](tile::LoadOp o) { return execLoad(o); })
+      .Case([&](tile::StoreOp o) { return execStore(o); })
+      .Case([&](tile::LoadScalarOp o) {
+        const TensorArg &tensor = *get(o.getTensor()).tensor;
+        int64_t flat;
+        if (!execScalarAccess(o, tensor, o.getIndices(), flat))
+          return false;
+        ElementType element = tensor.elementType;
+        set(o, isFloat(element)
+                   ? RtValue::scalarF(element, loadFloat(element, tensor.data, flat))
+                   : RtValue::scalarI(element, loadInt(element, tensor.data, flat)));
+        return true;
+      })
+      .Case([&](tile::StoreScalarOp o) {
+        const TensorArg &tensor = *get(o.getTensor()).tensor;
+        int64_t flat;
+        if (!execScalarAccess(o, tensor, o.getIndices(), flat))
+          return false;
+        const RtValue &value = get(o.getValue());
+        if (isFloat(tensor.elementType))
+          storeFloat(tensor.elementType, tensor.data, flat, value.asF());
+        else
+          storeInt(tensor.elementType, tensor.data, flat, value.asI());
+        return true;
+      })
+      .Case([&](tile::FillOp o) {
+        auto type = o.getType();
+        auto result = Tile::make(type.getShape(), elementOf(type));
+        const RtValue &value = get(o.getValue());
+        if (result->isFloat())
+          std::fill(result->f.begin(), result->f.end(), value.asF());
+        else
+          std::fill(result->i.begin(), result->i.end(), value.asI());
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::ArangeOp o) {
+        auto result = Tile::make(o.getType().getShape(), ElementType::I32);
+        for (int64_t k = 0; k < result->size(); ++k)
+          result->i[k] = k;
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::ReshapeOp o) {
+        auto result = std::make_shared<Tile>(*get(o.getSource()).tile);
+        auto shape = o.getType().getShape();
+        result->shape.assign(shape.begin(), shape.end());
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::BroadcastOp o) {
+        TilePtr source = get(o.getSource()).tile;
+        auto result = Tile::make(o.getType().getShape(), source->element);
+        BroadcastWalk walk(result->shape, {source.get()});
+        for (int64_t k = 0; k < result->size(); ++k, walk.next()) {
+          if (result->isFloat())
+            result->f[k] = source->f[walk.offset(0)];
+          else
+            result->i[k] = source->i[walk.offset(0)];
+        }
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::CastOp o) {
+        TilePtr source = get(o.getSource()).tile;
+        ElementType to = elementOf(o.getType());
+        auto result = Tile::make(source->shape, to);
+        for (int64_t k = 0; k < result->size(); ++k) {
+          if (isFloat(to))
+            result->f[k] = roundTo(to, source->getF(k));
+          else if (source->isFloat())
+            result->i[k] = floatToInt(to, source->f[k]);
+          else
+            result->i[k] = wrapTo(to, source->i[k]);
+        }
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::TransposeOp o) {
+        TilePtr source = get(o.getOperand()).tile;
+        int64_t rows = source->shape[0], cols = source->shape[1];
+        auto result = Tile::make({cols, rows}, source->element);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c) {
+            if (result->isFloat())
+              result->f[c * rows + r] = source->f[r * cols + c];
+            else
+              result->i[c * rows + r] = source->i[r * cols + c];
+          }
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::TrilOp o) {
+        auto result = std::make_shared<Tile>(*get(o.getOperand()).tile);
+        int64_t rows = result->shape[0], cols = result->shape[1];
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = r + 1; c < cols; ++c) {
+            if (result->isFloat())
+              result->f[r * cols + c] = 0;
+            else
+              result->i[r * cols + c] = 0;
+          }
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::CumsumOp o) {
+        auto result = std::make_shared<Tile>(*get(o.getOperand()).tile);
+        int64_t axis = o.getAxis();
+        int64_t inner = 1;
+        for (size_t k = axis + 1; k < result->shape.size(); ++k)
+          inner *= result->shape[k];
+        int64_t extent = result->shape[axis];
+        int64_t outer = result->size() / (inner * extent);
+        for (int64_t a = 0; a < outer; ++a)
+          for (int64_t b = 0; b < inner; ++b) {
+            // Running sums accumulate in double (f32 accumulation for half
+            // types) and round to the element type as they are written.
+            double fsum = 0;
+            int64_t isum = 0;
+            for (int64_t k = 0; k < extent; ++k) {
+              int64_t at = (a * extent + k) * inner + b;
+              if (result->isFloat()) {
+                fsum += result->f[at];
+                result->f[at] = roundTo(result->element, fsum);
+              } else {
+                isum = wrapTo(result->element, isum + result->i[at]);
+                result->i[at] = isum;
+              }
+            }
+          }
+        setTile(o, result);
+        return true;
+      })
+      .Case([&](tile::DotOp o) { return execDot(o); })
+      .Case([&](tile::ReduceOp o) { return execReduce(o); })
+      .Case([&](scf::ForOp o) { return execFor(o); })
+      .Case([&](scf::WhileOp o) { return execWhile(o); })
+      .Case([&](scf::IfOp o) { return execIf(o); })
+      .Case<tile::AddOp, tile::SubOp, tile::MulOp, tile::DivOp, tile::RemOp,
+            tile::MaxOp, tile::MinOp, tile::AndOp, tile::OrOp, tile::CmpOp,
+            tile::SelectOp>([&](Operation *o) { return execBinary(o); })
+      .Case<tile::NegOp, tile::NotOp, tile::AbsOp, tile::ExpOp, tile::LogOp,
+            tile::SqrtOp, tile::RsqrtOp>(
+          [&](Operation *o) { return execUnary(o); })
+      .Default([&](Operation *o) { return execArith(o); });
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise tile operations
+//===----------------------------------------------------------------------===//
+
+/// NaN-propagating maximum and minimum, as arith.maximumf/minimumf.
+static double fmaxProp(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+static double fminProp(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+static bool compareF(tile::CmpPredicate p, double a, double b) {
+  switch (p) {
+  case tile::CmpPredicate::eq: return a == b;
+  case tile::CmpPredicate::ne: return a != b; // true for NaN
+  case tile::CmpPredicate::lt: return a < b;
+  case tile::CmpPredicate::le: return a <= b;
+  case tile::CmpPredicate::gt: return a > b;
+  case tile::CmpPredicate::ge: return a >= b;
+  }
+  return false;
+}
+static bool compareI(tile::CmpPredicate p, int64_t a, int64_t b) {
+  switch (p) {
+  case tile::CmpPredicate::eq: return a == b;
+  case tile::CmpPredicate::ne: return a != b;
+  case tile::CmpPredicate::lt: return a < b;
+  case tile::CmpPredicate::le: return a <= b;
+  case tile::CmpPredicate::gt: return a > b;
+  case tile::CmpPredicate::ge: return a >= b;
+  }
+  return false;
+}
+
+bool Cta::execBinary(Operation *op) {
+  auto resultType = llvm::cast<tile::TileType>(op->getResult(0).getType());
+  ElementType element = elementOf(resultType);
+  auto result = Tile::make(resultType.getShape(), element);
+  int64_t size = result->size();
+
+  if (auto select = llvm::dyn_cast<tile::SelectOp>(op)) {
+    TilePtr cond = get(select.getCondition()).asTile();
+    TilePtr a = get(select.getTrueValue()).asTile();
+    TilePtr b = get(select.getFalseValue()).asTile();
+    BroadcastWalk walk(result->shape, {cond.get(), a.get(), b.get()});
+    for (int64_t k = 0; k < size; ++k, walk.next()) {
+      bool take = cond->i[walk.offset(0)] != 0;
+      if (result->isFloat())
+        result->f[k] = take ? a->f[walk.offset(1)] : b->f[walk.offset(2)];
+      else
+        result->i[k] = take ? a->i[walk.offset(1)] : b->i[walk.offset(2)];
+    }
+    setTile(op->getResult(0), result);
+    return true;
+  }
+
+  TilePtr lhs = get(op->getOperand(0)).asTile();
+  TilePtr rhs = get(op->getOperand(1)).asTile();
+  BroadcastWalk walk(result->shape, {lhs.get(), rhs.get()});
+
+  if (auto cmp = llvm::dyn_cast<tile::CmpOp>(op)) {
+    tile::CmpPredicate p = cmp.getPredicate();
+    for (int64_t k = 0; k < size; ++k, walk.next())
+      result->i[k] = lhs->isFloat()
+                         ? compareF(p, lhs->f[walk.offset(0)], rhs->f[walk.offset(1)])
+                         : compareI(p, lhs->i[walk.offset(0)], rhs->i[walk.offset(1)]);
+    setTile(op->getResult(0), result);
+    return true;
+  }
+
+  if (result->isFloat()) {
+    auto apply = [&](auto fn) {
+      for (int64_t k = 0; k < size; ++k, walk.next())
+        result->f[k] = roundTo(element, fn(lhs->f[walk.offset(0)],
+                                           rhs->f[walk.offset(1)]));
+    };
+    if (llvm::isa<tile::AddOp>(op)) apply([](double a, double b) { return a + b; });
+    else if (llvm::isa<tile::SubOp>(op)) apply([](double a, double b) { return a - b; });
+    else if (llvm::isa<tile::MulOp>(op)) apply([](double a, double b) { return a * b; });
+    else if (llvm::isa<tile::DivOp>(op)) apply([](double a, double b) { return a / b; });
+    else if (llvm::isa<tile::RemOp>(op)) apply([](double a, double b) { return std::fmod(a, b); });
+    else if (llvm::isa<tile::MaxOp>(op)) apply(fmaxProp);
+    else apply(fminProp);
+    setTile(op->getResult(0), result);
+    return true;
+  }
+
+  bool isDiv = llvm::isa<tile::DivOp>(op), isRem = llvm::isa<tile::RemOp>(op);
+  for (int64_t k = 0; k < size; ++k, walk.next()) {
+    int64_t a = lhs->i[walk.offset(0)], b = rhs->i[walk.offset(1)];
+    int64_t value;
+    if (isDiv || isRem) {
+      if (b == 0)
+        return fail(op, "integer division by zero");
+      int64_t minimum = element == ElementType::I32 ? INT32_MIN : INT64_MIN;
+      if (a == minimum && b == -1)
+        return fail(op, "integer division overflows (minimum / -1)");
+      value = isDiv ? a / b : a % b;
+    } else if (llvm::isa<tile::AddOp>(op)) {
+      value = static_cast<int64_t>(uint64_t(a) + uint64_t(b));
+    } else if (llvm::isa<tile::SubOp>(op)) {
+      value = static_cast<int64_t>(uint64_t(a) - uint64_t(b));
+    } else if (llvm::isa<tile::MulOp>(op)) {
+      value = static_cast<int64_t>(uint64_t(a) * uint64_t(b));
+    } else if (llvm::isa<tile::MaxOp>(op)) {
+      value = std::max(a, b);
+    } else if (llvm::isa<tile::MinOp>(op)) {
+      value = std::min(a, b);
+    } else if (llvm::isa<tile::AndOp>(op)) {
+      value = a && b;
+    } else {
+      value = a || b;
+    }
+    result->i[k] = wrapTo(element, value);
+  }
+  setTile(op->getResult(0), result);
+  return true;
+}
+
+bool Cta::execUnary(Operation *op) {
+  TilePtr source = get(op->getOperand(0)).tile;
+  auto result = std::make_shared<Tile>(*source);
+  ElementType element = result->element;
+  if (result->isFloat()) {
+    double (*fn)(double) = nullptr;
+    if (llvm::isa<tile::NegOp>(op)) fn = [](double x) { return -x; };
+    else if (llvm::isa<tile::AbsOp>(op)) fn = [](double x) { return std::fabs(x); };
+    else if (llvm::isa<tile::ExpOp>(op)) fn = [](double x) { return std::exp(x); };
+    else if (llvm::isa<tile::LogOp>(op)) fn = [](double x) { return std::log(x); };
+    else if (llvm::isa<tile::SqrtOp>(op)) fn = [](double x) { return std::sqrt(x); };
+    else fn = [](double x) { return 1.0 / std::sqrt(x); };
+    for (double &x : result->f)
+      x = roundTo(element, fn(x));
+  } else {
+    for (int64_t &x : result->i) {
+      if (llvm::isa<tile::NotOp>(op))
+        x = !x;
+      else if (llvm::isa<tile::NegOp>(op))
+        x = wrapTo(element, static_cast<int64_t>(0 - uint64_t(x)));
+      else
+        x = wrapTo(element, x < 0 ? static_cast<int64_t>(0 - uint64_t(x)) : x);
+    }
+  }
+  setTile(op->getResult(0), result);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// The tensor element of each tile element of a slice access: its flat
+/// index, or -1 when the element lies outside the tensor (masked).
+static bool sliceIndices(const TensorArg &tensor, llvm::ArrayRef<int64_t> offsets,
+                         llvm::ArrayRef<int64_t> pointAxes,
+                         llvm::ArrayRef<int64_t> tileShape,
+                         std::optional<llvm::ArrayRef<bool>> inBounds,
+                         std::vector<int64_t> &flat, int64_t &brokenAxis) {
+  size_t rank = tensor.shape.size();
+  // Tensor axis -> tile axis (-1 for a point axis).
+  llvm::SmallVector<int64_t, 4> tileAxis(rank, -1);
+  for (size_t axis = 0, t = 0; axis < rank; ++axis)
+    if (!llvm::is_contained(pointAxes, static_cast<int64_t>(axis)))
+      tileAxis[axis] = t++;
+  llvm::SmallVector<int64_t, 4> strides(rank, 1);
+  for (size_t axis = rank; axis-- > 1;)
+    strides[axis - 1] = strides[axis] * tensor.shape[axis];
+
+  int64_t size = 1;
+  for (int64_t extent : tileShape)
+    size *= extent;
+  flat.assign(size, 0);
+  brokenAxis = -1;
+  llvm::SmallVector<int64_t, 4> index(tileShape.size(), 0);
+  for (int64_t k = 0; k < size; ++k) {
+    int64_t offset = 0;
+    bool inside = true;
+    for (size_t axis = 0; axis < rank; ++axis) {
+      int64_t at = offsets[axis] + (tileAxis[axis] >= 0 ? index[tileAxis[axis]] : 0);
+      if (at < 0 || at >= tensor.shape[axis]) {
+        inside = false;
+        if (inBounds && (*inBounds)[axis] && brokenAxis < 0)
+          brokenAxis = axis;
+        continue;
+      }
+      offset += at * strides[axis];
+    }
+    flat[k] = inside ? offset : -1;
+    for (size_t axis = tileShape.size(); axis-- > 0;) {
+      if (++index[axis] < tileShape[axis])
+        break;
+      index[axis] = 0;
+    }
+  }
+  return brokenAxis < 0;
+}
+
+bool Cta::execLoad(tile::LoadOp op) {
+  const TensorArg &tensor = *get(op.getTensor()).tensor;
+  llvm::SmallVector<int64_t, 4> offsets;
+  for (Value offset : op.getOffsets())
+    offsets.push_back(get(offset).i);
+  auto result = Tile::make(op.getType().getShape(), tensor.elementType);
+  std::vector<int64_t> flat;
+  int64_t broken;
+  if (!sliceIndices(tensor, offsets, op.getPointAxes(), result->shape,
+                    op.getInBounds(), flat, broken))
+    return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
+                        " stays inside the tensor, but the slice leaves it");
+  for (size_t k = 0; k < flat.size(); ++k) {
+    if (flat[k] < 0)
+      continue; // masked: reads zero
+    if (result->isFloat())
+      result->f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
+    else
+      result->i[k] = loadInt(tensor.elementType, tensor.data, flat[k]);
+  }
+  setTile(op, result);
+  return true;
+}
+
+bool Cta::execStore(tile::StoreOp op) {
+  const TensorArg &tensor = *get(op.getTensor()).tensor;
+  TilePtr value = get(op.getValue()).tile;
+  llvm::SmallVector<int64_t, 4> offsets;
+  for (Value offset : op.getOffsets())
+    offsets.push_back(get(offset).i);
+  std::vector<int64_t> flat;
+  int64_t broken;
+  if (!sliceIndices(tensor, offsets, op.getPointAxes(), value->shape,
+                    op.getInBounds(), flat, broken))
+    return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
+                        " stays inside the tensor, but the slice leaves it");
+  for (size_t k = 0; k < flat.size(); ++k) {
+    if (flat[k] < 0)
+      continue; // masked: not stored
+    if (value->isFloat())
+      storeFloat(tensor.elementType, tensor.data, flat[k], value->f[k]);
+    else
+      storeInt(tensor.elementType, tensor.data, flat[k], value->i[k]);
+  }
+  return true;
+}
+
+bool Cta::execScalarAccess(Operation *op, const TensorArg &tensor,
+                           mlir::ValueRange indices, int64_t &flat) {
+  flat = 0;
+  bool inside = true;
+  for (auto [axis, index] : llvm::enumerate(indices)) {
+    int64_t at = get(index).i;
+    inside &= at >= 0 && at < tensor.shape[axis];
+    flat = flat * tensor.shape[axis] + at;
+  }
+  if (inside)
+    return true;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << (llvm::isa<tile::LoadScalarOp>(op) ? "read" : "write") << " of element [";
+  llvm::interleaveComma(indices, os, [&](Value v) { os << get(v).i; });
+  os << "] is outside the tensor of shape [";
+  llvm::interleaveComma(tensor.shape, os);
+  os << "]";
+  return fail(op, text);
+}
+
+//===----------------------------------------------------------------------===//
+// Dot and reductions
+//===----------------------------------------------------------------------===//
+
+bool Cta::execDot(tile::DotOp op) {
+  TilePtr a = get(op.getA()).tile, b = get(op.getB()).tile;
+  bool transposed = op.getTransposeB();
+  int64_t m = a->shape[0], k = a->shape[1];
+  int64_t n = transposed ? b->shape[0] : b->shape[1];
+  ElementType out = elementOf(op.getType());
+  auto round = [&](double x) {
+    switch (op.getPrecision()) {
+    case tile::DotPrecision::tf32: return roundToTF32(x);
+    case tile::DotPrecision::f16: return roundTo(ElementType::F16, x);
+    case tile::DotPrecision::bf16: return roundTo(ElementType::BF16, x);
+    case tile::DotPrecision::ieee: return x;
+    }
+    return x;
+  };
+  // Operands rounded once; b laid out [k, n].
+  std::vector<double> av(m * k), bv(k * n);
+  for (int64_t x = 0; x < m * k; ++x)
+    av[x] = round(a->f[x]);
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t c = 0; c < n; ++c)
+      bv[r * n + c] = round(transposed ? b->f[c * k + r] : b->f[r * n + c]);
+  auto result = Tile::make({m, n}, out);
+  if (op.getAcc())
+    result->f = get(op.getAcc()).tile->f;
+  // Each product is exact in double; rounding the running sum to f32 after
+  // every step is an f32 FMA chain, as on the GPU.
+  for (int64_t i = 0; i < m; ++i) {
+    double *row = &result->f[i * n];
+    for (int64_t p = 0; p < k; ++p) {
+      double x = av[i * k + p];
+      const double *brow = &bv[p * n];
+      if (out == ElementType::F32)
+        for (int64_t j = 0; j < n; ++j)
+          row[j] = static_cast<float>(row[j] + x * brow[j]);
+      else
+        for (int64_t j = 0; j < n; ++j)
+          row[j] = row[j] + x * brow[j];
+    }
+  }
+  setTile(op, result);
+  return true;
+}
+
+bool Cta::execReduce(tile::ReduceOp op) {
+  TilePtr source = get(op.getOperand()).tile;
+  int64_t axis = op.getAxis();
+  auto result = Tile::make(op.getType().getShape(), source->element);
+  int64_t inner = 1;
+  for (size_t k = axis + 1; k < source->shape.size(); ++k)
+    inner *= source->shape[k];
+  int64_t extent = source->shape[axis];
+  int64_t outer = source->size() / (inner * extent);
+  tile::ReduceKind kind = op.getKind();
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t b = 0; b < inner; ++b) {
+      int64_t out = a * inner + b;
+      if (source->isFloat()) {
+        // Sums accumulate in double and round once.
+        double acc = kind == tile::ReduceKind::sum ? 0.0
+                     : kind == tile::ReduceKind::max
+                         ? -std::numeric_limits<double>::infinity()
+                         : std::numeric_limits<double>::infinity();
+        for (int64_t k = 0; k < extent; ++k) {
+          double x = source->f[(a * extent + k) * inner + b];
+          acc = kind == tile::ReduceKind::sum   ? acc + x
+                : kind == tile::ReduceKind::max ? fmaxProp(acc, x)
+                                                : fminProp(acc, x);
+        }
+        result->f[out] = roundTo(source->element, acc);
+      } else {
+        int64_t acc = kind == tile::ReduceKind::sum ? 0
+                      : kind == tile::ReduceKind::max ? INT64_MIN
+                                                      : INT64_MAX;
+        for (int64_t k = 0; k < extent; ++k) {
+          int64_t x = source->i[(a * extent + k) * inner + b];
+          acc = kind == tile::ReduceKind::sum
+                    ? wrapTo(source->element,
+                             static_cast<int64_t>(uint64_t(acc) + uint64_t(x)))
+                : kind == tile::ReduceKind::max ? std::max(acc, x)
+                                                : std::min(acc, x);
+        }
+        result->i[out] = acc;
+      }
+    }
+  setTile(op, result);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Structured control flow
+//===----------------------------------------------------------------------===//
+
+bool Cta::execFor(scf::ForOp op) {
+  int64_t lb = get(op.getLowerBound()).i;
+  int64_t ub = get(op.getUpperBound()).i;
+  int64_t step = get(op.getStep()).i;
+  if (step <= 0)
+    return fail(op, "the loop step must be positive, got " + llvm::Twine(step));
+  llvm::SmallVector<RtValue> carried;
+  for (Value init : op.getInitArgs())
+    carried.push_back(get(init));
+  mlir::Block &body = *op.getBody();
+  ElementType ivType = elementOf(op.getInductionVar().getType());
+  loops.push_back(op);
+  llvm::SmallVector<RtValue> yielded;
+  for (int64_t iv = lb; iv < ub; iv += step) {
+    set(op.getInductionVar(), RtValue::scalarI(ivType, iv));
+    for (auto [arg, value] : llvm::zip(op.getRegionIterArgs(), carried))
+      set(arg, value);
+    if (!runBlock(body, yielded))
+      return false;
+    carried.assign(yielded.begin(), yielded.end());
+    if (ub - iv <= step)
+      break; // iv + step would pass ub (and could overflow)
+  }
+  loops.pop_back();
+  for (auto [result, value] : llvm::zip(op.getResults(), carried))
+    set(result, value);
+  return true;
+}
+
+bool Cta::execWhile(scf::WhileOp op) {
+  llvm::SmallVector<RtValue> carried;
+  for (Value init : op.getInits())
+    carried.push_back(get(init));
+  loops.push_back(op);
+  llvm::SmallVector<RtValue> yielded;
+  while (true) {
+    for (auto [arg, value] : llvm::zip(op.getBeforeArguments(), carried))
+      set(arg, value);
+    if (!runBlock(op.getBefore().front(), yielded))
+      return false;
+    // scf.condition: the flag, then the values passed on.
+    bool proceed = yielded.front().i != 0;
+    llvm::SmallVector<RtValue> passed(yielded.begin() + 1, yielded.end());
+    if (!proceed) {
+      carried = std::move(passed);
+      break;
+    }
+    for (auto [arg, value] : llvm::zip(op.getAfterArguments(), passed))
+      set(arg, value);
+    if (!runBlock(op.getAfter().front(), yielded))
+      return false;
+    carried.assign(yielded.begin(), yielded.end());
+  }
+  loops.pop_back();
+  for (auto [result, value] : llvm::zip(op.getResults(), carried))
+    set(result, value);
+  return true;
+}
+
+bool Cta::execIf(scf::IfOp op) {
+  bool cond = get(op.getCondition()).i != 0;
+  mlir::Region &region = cond ? op.getThenRegion() : op.getElseRegion();
+  llvm::SmallVector<RtValue> yielded;
+  if (!region.empty() && !runBlock(region.front(), yielded))
+    return false;
+  for (auto [result, value] : llvm::zip(op.getResults(), yielded))
+    set(result, value);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar arith and math
+//===----------------------------------------------------------------------===//
+
+bool Cta::execArith(Operation *op) {
+  auto resultElement = [&] { return elementOf(op->getResult(0).getType()); };
+  auto setF = [&](double value) {
+    set(op->getResult(0), RtValue::scalarF(resultElement(), value));
+    return true;
+  };
+  auto setI = [&](int64_t value) {
+    set(op->getResult(0), RtValue::scalarI(resultElement(), value));
+    return true;
+  };
+  auto f = [&](unsigned k) { return get(op->getOperand(k)).asF(); };
+  auto i = [&](unsigned k) { return get(op->getOperand(k)).i; };
+  auto u = [&](unsigned k) { return uint64_t(get(op->getOperand(k)).i); };
+
+  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+    mlir::Attribute value = constant.getValue();
+    if (auto floatAttr = llvm::dyn_cast<mlir::FloatAttr>(value))
+      return setF(floatAttr.getValueAsDouble());
+    if (auto intAttr = llvm::dyn_cast<mlir::IntegerAttr>(value))
+      return setI(intAttr.getType().isInteger(1) ? intAttr.getValue().getZExtValue()
+                                                 : intAttr.getValue().getSExtValue());
+    return fail(op, "the interpreter cannot hold this constant");
+  }
+  if (llvm::isa<arith::AddFOp>(op)) return setF(f(0) + f(1));
+  if (llvm::isa<arith::SubFOp>(op)) return setF(f(0) - f(1));
+  if (llvm::isa<arith::MulFOp>(op)) return setF(f(0) * f(1));
+  if (llvm::isa<arith::DivFOp>(op)) return setF(f(0) / f(1));
+  if (llvm::isa<arith::RemFOp>(op)) return setF(std::fmod(f(0), f(1)));
+  if (llvm::isa<arith::NegFOp>(op)) return setF(-f(0));
+  if (llvm::isa<arith::MaximumFOp>(op)) return setF(fmaxProp(f(0), f(1)));
+  if (llvm::isa<arith::MinimumFOp>(op)) return setF(fminProp(f(0), f(1)));
+  if (llvm::isa<arith::MaxNumFOp>(op)) return setF(std::fmax(f(0), f(1)));
+  if (llvm::isa<arith::MinNumFOp>(op)) return setF(std::fmin(f(0), f(1)));
+  if (llvm::isa<arith::AddIOp>(op)) return setI(int64_t(u(0) + u(1)));
+  if (llvm::isa<arith::SubIOp>(op)) return setI(int64_t(u(0) - u(1)));
+  if (llvm::isa<arith::MulIOp>(op)) return setI(int64_t(u(0) * u(1)));
+  if (llvm::isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp,
+                arith::FloorDivSIOp>(op)) {
+    if (i(1) == 0)
+      return fail(op, "integer division by zero");
+    ElementType element = resultElement();
+    int64_t minimum = element == ElementType::I32 ? INT32_MIN : INT64_MIN;
+    if (i(0) == minimum && i(1) == -1)
+      return fail(op, "integer division overflows (minimum / -1)");
+    int64_t q = i(0) / i(1), r = i(0) % i(1);
+    if (llvm::isa<arith::DivSIOp>(op)) return setI(q);
+    if (llvm::isa<arith::RemSIOp>(op)) return setI(r);
+    bool inexact = r != 0;
+    bool negative = (i(0) < 0) != (i(1) < 0);
+    if (llvm::isa<arith::CeilDivSIOp>(op))
+      return setI(q + (inexact && !negative));
+    return setI(q - (inexact && negative));
+  }
+  if (llvm::isa<arith::MaxSIOp>(op)) return setI(std::max(i(0), i(1)));
+  if (llvm::isa<arith::MinSIOp>(op)) return setI(std::min(i(0), i(1)));
+  if (llvm::isa<arith::AndIOp>(op)) return setI(i(0) & i(1));
+  if (llvm::isa<arith::OrIOp>(op)) return setI(i(0) | i(1));
+  if (llvm::isa<arith::XOrIOp>(op)) return setI(i(0) ^ i(1));
+  if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op)) {
+    using P = arith::CmpIPredicate;
+    int64_t a = i(0), b = i(1);
+    uint64_t ua = u(0), ub = u(1);
+    switch (cmp.getPredicate()) {
+    case P::eq: return setI(a == b);
+    case P::ne: return setI(a != b);
+    case P::slt: return setI(a < b);
+    case P::sle: return setI(a <= b);
+    case P::sgt: return setI(a > b);
+    case P::sge: return setI(a >= b);
+    case P::ult: return setI(ua < ub);
+    case P::ule: return setI(ua <= ub);
+    case P::ugt: return setI(ua > ub);
+    case P::uge: return setI(ua >= ub);
+    }
+  }
+  if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op)) {
+    using P = arith::CmpFPredicate;
+    double a = f(0), b = f(1);
+    bool unordered = std::isnan(a) || std::isnan(b);
+    switch (cmp.getPredicate()) {
+    case P::AlwaysFalse: return setI(0);
+    case P::AlwaysTrue: return setI(1);
+    case P::OEQ: return setI(!unordered && a == b);
+    case P::OGT: return setI(!unordered && a > b);
+    case P::OGE: return setI(!unordered && a >= b);
+    case P::OLT: return setI(!unordered && a < b);
+    case P::OLE: return setI(!unordered && a <= b);
+    case P::ONE: return setI(!unordered && a != b);
+    case P::ORD: return setI(!unordered);
+    case P::UEQ: return setI(unordered || a == b);
+    case P::UGT: return setI(unordered || a > b);
+    case P::UGE: return setI(unordered || a >= b);
+    case P::ULT: return setI(unordered || a < b);
+    case P::ULE: return setI(unordered || a <= b);
+    case P::UNE: return setI(unordered || a != b);
+    case P::UNO: return setI(unordered);
+    }
+  }
+  if (auto select = llvm::dyn_cast<arith::SelectOp>(op)) {
+    set(op->getResult(0), get(op->getOperand(i(0) != 0 ? 1 : 2)));
+    return true;
+  }
+  if (llvm::isa<arith::ExtFOp, arith::TruncFOp>(op)) return setF(f(0));
+  if (llvm::isa<arith::SIToFPOp>(op)) return setF(double(i(0)));
+  if (llvm::isa<arith::UIToFPOp>(op)) {
+    unsigned width = op->getOperand(0).getType().getIntOrFloatBitWidth();
+    uint64_t value = width >= 64 ? u(0) : u(0) & ((uint64_t(1) << width) - 1);
+    return setF(double(value));
+  }
+  if (llvm::isa<arith::FPToSIOp>(op)) return setI(floatToInt(resultElement(), f(0)));
+  if (llvm::isa<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(op))
+    return setI(i(0));
+  if (llvm::isa<arith::ExtUIOp>(op)) {
+    unsigned width = op->getOperand(0).getType().getIntOrFloatBitWidth();
+    return setI(width >= 64 ? i(0) : int64_t(u(0) & ((uint64_t(1) << width) - 1)));
+  }
+  if (llvm::isa<math::ExpOp>(op)) return setF(std::exp(f(0)));
+  if (llvm::isa<math::Exp2Op>(op)) return setF(std::exp2(f(0)));
+  if (llvm::isa<math::LogOp>(op)) return setF(std::log(f(0)));
+  if (llvm::isa<math::SqrtOp>(op)) return setF(std::sqrt(f(0)));
+  if (llvm::isa<math::RsqrtOp>(op)) return setF(1.0 / std::sqrt(f(0)));
+  if (llvm::isa<math::AbsFOp>(op)) return setF(std::fabs(f(0)));
+  if (llvm::isa<math::AbsIOp>(op))
+    return setI(i(0) < 0 ? int64_t(0 - u(0)) : i(0));
+  if (llvm::isa<math::FmaOp>(op)) return setF(std::fma(f(0), f(1), f(2)));
+  return fail(op, "the interpreter does not support '" +
+                      op->getName().getStringRef() + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// The grid
+//===----------------------------------------------------------------------===//
+
+std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
+                                                  llvm::ArrayRef<Argument> args,
+                                                  const Options &options) {
+  int64_t gx = options.grid[0], gy = options.grid[1], gz = options.grid[2];
+  int64_t total = gx * gy * gz;
+  unsigned threads = options.threads ? options.threads
+                                     : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<int64_t>(threads, std::max<int64_t>(total, 1)));
+
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::optional<RunError> first;
+  int64_t firstIndex = INT64_MAX;
+  auto worker = [&] {
+    while (!stop.load()) {
+      int64_t index = next.fetch_add(1);
+      if (index >= total)
+        return;
+      std::array<int64_t, 3> blockId = {index % gx, (index / gx) % gy,
+                                        index / (gx * gy)};
+      std::optional<RunError> error = Cta(kernel, args, options, blockId).run();
+      if (error) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (index < firstIndex) {
+          firstIndex = index;
+          first = std::move(error);
+        }
+        stop = true;
+      }
+    }
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(worker);
+    for (std::thread &thread : pool)
+      thread.join();
+  }
+  return first;
+}

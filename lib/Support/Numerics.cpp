@@ -1,0 +1,223 @@
+//===- Numerics.cpp - Element types and their rounding --------------------===//
+
+#include "Phobos/Support/Numerics.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace phobos;
+
+bool phobos::isFloat(ElementType type) {
+  return type == ElementType::F16 || type == ElementType::BF16 ||
+         type == ElementType::F32 || type == ElementType::F64;
+}
+
+unsigned phobos::byteWidth(ElementType type) {
+  switch (type) {
+  case ElementType::Bool: return 1;
+  case ElementType::F16:
+  case ElementType::BF16: return 2;
+  case ElementType::I32:
+  case ElementType::F32: return 4;
+  case ElementType::I64:
+  case ElementType::F64: return 8;
+  }
+  return 0;
+}
+
+llvm::StringRef phobos::name(ElementType type) {
+  switch (type) {
+  case ElementType::Bool: return "bool";
+  case ElementType::I32: return "i32";
+  case ElementType::I64: return "i64";
+  case ElementType::F16: return "f16";
+  case ElementType::BF16: return "bf16";
+  case ElementType::F32: return "f32";
+  case ElementType::F64: return "f64";
+  }
+  return "?";
+}
+
+std::optional<ElementType> phobos::parseElementType(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<ElementType>>(name)
+      .Cases({"bool", "i1"}, ElementType::Bool)
+      .Case("i32", ElementType::I32)
+      .Case("i64", ElementType::I64)
+      .Case("f16", ElementType::F16)
+      .Case("bf16", ElementType::BF16)
+      .Case("f32", ElementType::F32)
+      .Case("f64", ElementType::F64)
+      .Default(std::nullopt);
+}
+
+static uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+static float bitsFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+uint16_t phobos::doubleToHalf(double value) {
+  if (std::isnan(value))
+    return 0x7e00;
+  uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  double magnitude = std::fabs(value);
+  if (magnitude >= 65520.0) // Rounds to infinity.
+    return sign | 0x7c00;
+  if (magnitude < std::ldexp(1.0, -25)) // Below half the smallest subnormal.
+    return sign;
+  int exponent;
+  std::frexp(magnitude, &exponent); // magnitude = m * 2^exponent, m in [0.5, 1)
+  // Normal halves have exponents -14..15 (value 2^(e-1)); below is subnormal.
+  int unbiased = exponent - 1;
+  if (unbiased < -14) {
+    // Subnormal: units of 2^-24.
+    double units = std::nearbyint(std::ldexp(magnitude, 24));
+    return sign | static_cast<uint16_t>(units);
+  }
+  // 10 fraction bits: scale so the significand has 11 bits.
+  double significand = std::nearbyint(std::ldexp(magnitude, 10 - unbiased));
+  if (significand >= 2048.0) { // Rounding carried into the next binade.
+    significand /= 2;
+    ++unbiased;
+  }
+  if (unbiased > 15)
+    return sign | 0x7c00;
+  uint16_t bits = static_cast<uint16_t>((unbiased + 15) << 10) |
+                  (static_cast<uint16_t>(significand) & 0x3ff);
+  return sign | bits;
+}
+
+double phobos::halfToDouble(uint16_t bits) {
+  double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  int exponent = (bits >> 10) & 0x1f;
+  int fraction = bits & 0x3ff;
+  if (exponent == 0x1f)
+    return fraction ? std::numeric_limits<double>::quiet_NaN()
+                    : sign * std::numeric_limits<double>::infinity();
+  if (exponent == 0)
+    return sign * std::ldexp(fraction, -24);
+  return sign * std::ldexp(1024 + fraction, exponent - 25);
+}
+
+uint16_t phobos::doubleToBF16(double value) {
+  uint32_t bits = floatBits(static_cast<float>(value));
+  if ((bits & 0x7fffffff) > 0x7f800000) // NaN stays a quiet NaN.
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+double phobos::bf16ToDouble(uint16_t bits) {
+  return bitsFloat(static_cast<uint32_t>(bits) << 16);
+}
+
+double phobos::roundToTF32(double value) {
+  uint32_t bits = floatBits(static_cast<float>(value));
+  if ((bits & 0x7f800000) == 0x7f800000) // Inf and NaN stay.
+    return bitsFloat(bits);
+  // Nearest, ties away from zero, on the 13 dropped mantissa bits.
+  bits = (bits + 0x1000) & 0xffffe000;
+  return bitsFloat(bits);
+}
+
+double phobos::roundTo(ElementType type, double value) {
+  switch (type) {
+  case ElementType::F16: return halfToDouble(doubleToHalf(value));
+  case ElementType::BF16: return bf16ToDouble(doubleToBF16(value));
+  case ElementType::F32: return static_cast<float>(value);
+  default: return value;
+  }
+}
+
+int64_t phobos::wrapTo(ElementType type, int64_t value) {
+  switch (type) {
+  case ElementType::Bool: return value != 0;
+  case ElementType::I32: return static_cast<int32_t>(static_cast<uint32_t>(value));
+  default: return value;
+  }
+}
+
+int64_t phobos::floatToInt(ElementType type, double value) {
+  if (std::isnan(value))
+    return 0;
+  if (type == ElementType::Bool)
+    return value != 0;
+  double lo = type == ElementType::I32 ? double(INT32_MIN) : -9.2233720368547758e18;
+  double hi = type == ElementType::I32 ? double(INT32_MAX) : 9.2233720368547748e18;
+  value = std::trunc(value);
+  if (value <= lo)
+    return type == ElementType::I32 ? INT32_MIN : INT64_MIN;
+  if (value >= hi)
+    return type == ElementType::I32 ? INT32_MAX : INT64_MAX;
+  return static_cast<int64_t>(value);
+}
+
+double phobos::loadFloat(ElementType type, const void *data, int64_t index) {
+  switch (type) {
+  case ElementType::F16:
+    return halfToDouble(static_cast<const uint16_t *>(data)[index]);
+  case ElementType::BF16:
+    return bf16ToDouble(static_cast<const uint16_t *>(data)[index]);
+  case ElementType::F32:
+    return static_cast<const float *>(data)[index];
+  case ElementType::F64:
+    return static_cast<const double *>(data)[index];
+  default:
+    return static_cast<double>(loadInt(type, data, index));
+  }
+}
+
+int64_t phobos::loadInt(ElementType type, const void *data, int64_t index) {
+  switch (type) {
+  case ElementType::Bool: return static_cast<const uint8_t *>(data)[index] != 0;
+  case ElementType::I32: return static_cast<const int32_t *>(data)[index];
+  case ElementType::I64: return static_cast<const int64_t *>(data)[index];
+  default: return floatToInt(ElementType::I64, loadFloat(type, data, index));
+  }
+}
+
+void phobos::storeFloat(ElementType type, void *data, int64_t index,
+                        double value) {
+  switch (type) {
+  case ElementType::F16:
+    static_cast<uint16_t *>(data)[index] = doubleToHalf(value);
+    return;
+  case ElementType::BF16:
+    static_cast<uint16_t *>(data)[index] = doubleToBF16(value);
+    return;
+  case ElementType::F32:
+    static_cast<float *>(data)[index] = static_cast<float>(value);
+    return;
+  case ElementType::F64:
+    static_cast<double *>(data)[index] = value;
+    return;
+  default:
+    storeInt(type, data, index, floatToInt(type, value));
+  }
+}
+
+void phobos::storeInt(ElementType type, void *data, int64_t index,
+                      int64_t value) {
+  switch (type) {
+  case ElementType::Bool:
+    static_cast<uint8_t *>(data)[index] = value != 0;
+    return;
+  case ElementType::I32:
+    static_cast<int32_t *>(data)[index] = static_cast<int32_t>(wrapTo(type, value));
+    return;
+  case ElementType::I64:
+    static_cast<int64_t *>(data)[index] = value;
+    return;
+  default:
+    storeFloat(type, data, index, static_cast<double>(value));
+  }
+}

@@ -1,0 +1,30 @@
+// RUN: phobos-opt %s | phobos-opt | FileCheck %s
+// RUN: phobos-opt %s --mlir-print-op-generic | phobos-opt | FileCheck %s
+
+// Broadcasting element-wise ops on tiles that carry a layout encoding (what
+// the GPU pipeline's layout assignment attaches): an op whose tile operands
+// share the result's shape and encoding must be able to produce a tile with
+// that encoding, and keep it through both syntaxes.
+
+// CHECK-LABEL: func.func @add_keeps_encoding
+// CHECK-SAME: -> !phobos.tile<4x4xf32, "blocked">
+// CHECK: %[[S:.*]] = phobos.add
+// CHECK: return %[[S]] : !phobos.tile<4x4xf32, "blocked">
+func.func @add_keeps_encoding(%a: !phobos.tile<4x4xf32, "blocked">)
+    -> !phobos.tile<4x4xf32, "blocked"> {
+  %s = "phobos.add"(%a, %a)
+      : (!phobos.tile<4x4xf32, "blocked">, !phobos.tile<4x4xf32, "blocked">)
+      -> !phobos.tile<4x4xf32, "blocked">
+  return %s : !phobos.tile<4x4xf32, "blocked">
+}
+
+// CHECK-LABEL: func.func @mul_by_scalar_keeps_encoding
+// CHECK-SAME: -> !phobos.tile<8xi32, #phobos.tune_dim<"X", [1]>>
+// CHECK: %[[P:.*]] = phobos.mul
+// CHECK: return %[[P]] : !phobos.tile<8xi32, #phobos.tune_dim<"X", [1]>>
+func.func @mul_by_scalar_keeps_encoding(%t: !phobos.tile<8xi32, #phobos.tune_dim<"X", [1]>>,
+                                        %n: i32) -> !phobos.tile<8xi32, #phobos.tune_dim<"X", [1]>> {
+  %p = "phobos.mul"(%t, %n) : (!phobos.tile<8xi32, #phobos.tune_dim<"X", [1]>>, i32)
+      -> !phobos.tile<8xi32, #phobos.tune_dim<"X", [1]>>
+  return %p : !phobos.tile<8xi32, #phobos.tune_dim<"X", [1]>>
+}

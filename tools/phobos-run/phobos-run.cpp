@@ -1,0 +1,445 @@
+//===- phobos-run.cpp - Run, check and time a Phobos kernel ---------------===//
+//
+// Compiles one kernel variant, binds dims and scalars, fills the inputs with
+// seeded random data, poisons the outputs, runs the kernel (on the CPU with
+// --interpret), checks the outputs against a float64 reference, times it
+// and saves every tensor as .npy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/InitAllDialects.h"
+#include "Phobos/Interpreter/Interpreter.h"
+#include "Phobos/Reference/Reference.h"
+#include "Phobos/Runtime/HostTensor.h"
+#include "Phobos/Target/LaunchContract.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+using namespace phobos;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("phobos-run options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.ph>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> kernelName("kernel", cl::desc("The kernel to run"),
+                                       cl::value_desc("NAME"), cl::cat(category));
+static cl::opt<std::string>
+    variantSpec("variant", cl::desc("@autotune values: NAME=V,NAME=V"),
+                cl::value_desc("NAME=V,..."), cl::cat(category));
+static cl::list<std::string> dimSpecs("dim", cl::desc("A dim's extent"),
+                                      cl::value_desc("NAME=V"), cl::cat(category));
+static cl::list<std::string> scalarSpecs("scalar", cl::desc("A scalar argument"),
+                                         cl::value_desc("NAME=V"),
+                                         cl::cat(category));
+static cl::list<std::string>
+    initSpecs("init",
+              cl::desc("How to fill a tensor: random (default), iota, or a "
+                       "number"),
+              cl::value_desc("NAME=random|iota|V"), cl::cat(category));
+static cl::opt<std::string> gridSpec("grid", cl::desc("The grid, X[,Y[,Z]]"),
+                                     cl::value_desc("X,Y,Z"), cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<bool> interpret("interpret",
+                               cl::desc("Run on the CPU with the interpreter"),
+                               cl::cat(category));
+static cl::opt<bool> check("check",
+                           cl::desc("Compare the outputs with a float64 "
+                                    "reference"),
+                           cl::cat(category));
+static cl::opt<std::string>
+    referenceName("reference",
+                  cl::desc("The reference to check against (default: the "
+                           "example kernel's)"),
+                  cl::value_desc("NAME"), cl::cat(category));
+static cl::opt<double> tolerance("tolerance",
+                                 cl::desc("Largest accepted relative error "
+                                          "(default 1e-5, 1e-2 for f16/bf16 "
+                                          "and tensor-core dots)"),
+                                 cl::init(-1), cl::cat(category));
+static cl::opt<bool> bench("bench", cl::desc("Time the kernel"),
+                           cl::cat(category));
+static cl::opt<unsigned> repeat("repeat",
+                                cl::desc("Timed runs for --bench (median)"),
+                                cl::init(5), cl::cat(category));
+static cl::opt<std::string> saveDir("save",
+                                    cl::desc("Write every tensor before and "
+                                             "after as .npy"),
+                                    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> printTensors("print",
+                                  cl::desc("Print every tensor the kernel "
+                                           "writes"),
+                                  cl::cat(category));
+static cl::opt<unsigned> threads("cpu-threads",
+                                 cl::desc("CPU threads for --interpret (0: "
+                                          "all cores)"),
+                                 cl::init(0), cl::cat(category));
+static cl::opt<uint64_t> stepLimit("step-limit",
+                                   cl::desc("Operations one CTA may run under "
+                                            "--interpret"),
+                                   cl::init(uint64_t(1) << 27),
+                                   cl::cat(category));
+
+namespace {
+
+/// Reports a usage error and exits with 2.
+[[noreturn]] void usage(const llvm::Twine &message) {
+  llvm::errs() << "phobos-run: " << message << "\n";
+  std::exit(2);
+}
+
+bool parseBinding(llvm::StringRef spec, llvm::StringRef &name,
+                  llvm::StringRef &value) {
+  std::tie(name, value) = spec.split('=');
+  name = name.trim();
+  value = value.trim();
+  return !name.empty() && !value.empty();
+}
+
+std::string describeVariant(const LaunchContract &contract) {
+  std::string text;
+  for (auto &[name, value] : contract.variant)
+    text += (text.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  return text.empty() ? "-" : text;
+}
+
+/// Whether the kernel computes in reduced precision anywhere (f16/bf16
+/// tensors or tensor-core dots), which sets the default tolerance.
+bool usesReducedPrecision(tile::KernelOp kernel) {
+  bool reduced = false;
+  kernel.walk([&](tile::DotOp dot) {
+    reduced |= dot.getPrecision() != tile::DotPrecision::ieee;
+    mlir::Type element = dot.getA().getType().getElementType();
+    reduced |= element.isF16() || element.isBF16();
+  });
+  for (mlir::Type type : kernel.getArgumentTypes())
+    if (auto tensor = llvm::dyn_cast<tile::GlobalTensorType>(type))
+      reduced |= tensor.getElementType().isF16() ||
+                 tensor.getElementType().isBF16();
+  return reduced;
+}
+
+void printTensor(llvm::raw_ostream &os, llvm::StringRef name,
+                 const HostTensor &tensor) {
+  os << name << " = [";
+  for (int64_t i = 0, n = tensor.numElements(); i < n; ++i) {
+    if (i)
+      os << (tensor.getShape().size() > 1 && i % tensor.getShape().back() == 0
+                 ? "; "
+                 : ", ");
+    double value = tensor.get(i);
+    if (isFloat(tensor.getElementType()))
+      os << llvm::format("%g", value);
+    else
+      os << static_cast<int64_t>(value);
+  }
+  os << "]\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "phobos-run: run, check and time one Phobos kernel variant\n");
+
+  // Compile the kernel (front end only: the interpreter runs tile IR).
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!buffer)
+    usage("cannot read '" + inputFile + "': " + buffer.getError().message());
+  sourceMgr->AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
+
+  frontend::ImportOptions options;
+  options.kernelName = kernelName;
+  std::string problem = frontend::parseVariantSpec(variantSpec, options.variant);
+  if (!problem.empty())
+    usage("--variant: " + problem);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      frontend::importPhobos(*sourceMgr, &context, options);
+  if (!module)
+    return 1;
+  auto kernels = llvm::to_vector(module->getOps<tile::KernelOp>());
+  if (kernels.size() != 1) {
+    std::string names;
+    for (tile::KernelOp k : kernels)
+      names += (names.empty() ? "" : ", ") + k.getSymName().str();
+    usage("the file defines several kernels (" + names +
+          "); choose one with --kernel");
+  }
+  tile::KernelOp kernel = kernels.front();
+  LaunchContract contract = buildLaunchContract(kernel);
+
+  // Dims: every launch-bound dim must be given; compile-time ones may be
+  // given if they agree.
+  LaunchContract::DimValues dims;
+  std::vector<std::string> dynamic = contract.dynamicDims();
+  for (const std::string &spec : dimSpecs) {
+    llvm::StringRef name, text;
+    int64_t value;
+    if (!parseBinding(spec, name, text) || text.getAsInteger(10, value))
+      usage("--dim expects NAME=INTEGER, got '" + spec + "'");
+    bool known = llvm::is_contained(dynamic, name.str());
+    for (const ParamSlot &slot : contract.params)
+      for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
+        if (dim == name && extent >= 0) {
+          if (extent != value)
+            usage("--dim " + name + "=" + text + ": in this variant '" + name +
+                  "' is " + llvm::Twine(extent));
+          known = true;
+        }
+    if (!known)
+      usage("--dim: '" + name + "' is not a dim of kernel '" +
+            contract.kernel + "'");
+    if (value <= 0 || value > INT32_MAX)
+      usage("--dim " + name + "=" + text + ": extents must be between 1 and " +
+            llvm::Twine(INT32_MAX) + " (the kernel's index width is 32 bits)");
+    dims[name] = value;
+  }
+  for (const std::string &name : dynamic)
+    if (!dims.count(name))
+      usage("missing --dim " + name + "=V (kernel '" + contract.kernel +
+            "' needs every dim bound at launch)");
+  for (auto &[name, multiple] : contract.aligned) {
+    int64_t value = dims.lookup(name);
+    if (value && value % multiple != 0)
+      usage("--dim " + name + "=" + llvm::Twine(value) + " breaks the kernel's "
+            "@aligned promise: '" + name + "' must be a multiple of " +
+            llvm::Twine(multiple));
+  }
+
+  // Tensors, with their extents resolved.
+  std::mt19937_64 rng(seed);
+  llvm::StringMap<std::string> inits;
+  for (const std::string &spec : initSpecs) {
+    llvm::StringRef name, how;
+    if (!parseBinding(spec, name, how))
+      usage("--init expects NAME=random|iota|V, got '" + spec + "'");
+    const ParamSlot *slot = contract.findParam(name);
+    if (!slot || slot->kind != ParamSlot::Kind::Tensor)
+      usage("--init: '" + name + "' is not a tensor parameter");
+    inits[name] = how.str();
+  }
+  std::vector<HostTensor> tensors(contract.params.size());
+  std::vector<interp::Argument> arguments;
+  reference::Problem referenceInputs;
+  std::vector<HostTensor> initial(contract.params.size());
+  llvm::StringMap<bool> givenScalars;
+  for (const std::string &spec : scalarSpecs) {
+    llvm::StringRef name, text;
+    if (!parseBinding(spec, name, text))
+      usage("--scalar expects NAME=V, got '" + spec + "'");
+    const ParamSlot *slot = contract.findParam(name);
+    if (!slot || slot->kind != ParamSlot::Kind::Scalar)
+      usage("--scalar: '" + name + "' is not a scalar parameter");
+    double value;
+    if (text.getAsDouble(value))
+      usage("--scalar " + name + ": '" + text + "' is not a number");
+    referenceInputs.scalars[name] = value;
+    givenScalars[name] = true;
+  }
+  for (auto [index, slot] : llvm::enumerate(contract.params)) {
+    if (slot.kind == ParamSlot::Kind::Scalar) {
+      if (!givenScalars.count(slot.name)) {
+        // Unspecified float scalars take a seeded value in [0.5, 1.5).
+        double value = isFloat(slot.element)
+                           ? 0.5 + std::uniform_real_distribution<double>()(rng)
+                           : 1.0;
+        referenceInputs.scalars[slot.name] = roundTo(slot.element, value);
+      }
+      interp::ScalarArg scalar;
+      scalar.floatValue = referenceInputs.scalars[slot.name];
+      scalar.intValue = static_cast<int64_t>(scalar.floatValue);
+      arguments.push_back(scalar);
+      continue;
+    }
+    llvm::SmallVector<int64_t, 4> shape;
+    for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
+      shape.push_back(extent >= 0 ? extent : dims.lookup(dim));
+    HostTensor &tensor = tensors[index] = HostTensor(slot.element, shape);
+    std::string how = inits.lookup(slot.name);
+    if (how == "iota") {
+      tensor.fillIota();
+    } else if (!how.empty() && how != "random") {
+      double value;
+      if (llvm::StringRef(how).getAsDouble(value))
+        usage("--init " + slot.name + ": expected random, iota or a number");
+      tensor.fill(value);
+    } else if (slot.read || !slot.written || !how.empty()) {
+      tensor.fillRandom(rng);
+    } else {
+      tensor.poison(); // written only: every element must be stored
+    }
+    initial[index] = tensor;
+    referenceInputs.tensors[slot.name] = &initial[index];
+  }
+  for (auto [index, slot] : llvm::enumerate(contract.params))
+    if (slot.kind == ParamSlot::Kind::Tensor) {
+      interp::TensorArg arg;
+      arg.data = tensors[index].data();
+      arg.elementType = slot.element;
+      arg.shape.assign(tensors[index].getShape().begin(),
+                       tensors[index].getShape().end());
+      arguments.insert(arguments.begin() + index, arg);
+    }
+
+  // The grid.
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  if (!gridSpec.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(gridSpec).split(parts, ',');
+    if (parts.empty() || parts.size() > 3)
+      usage("--grid expects X[,Y[,Z]]");
+    for (auto [axis, part] : llvm::enumerate(parts))
+      if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] <= 0)
+        usage("--grid: '" + part + "' is not a positive integer");
+  } else {
+    llvm::Expected<std::array<int64_t, 3>> inferred = contract.gridFor(dims);
+    if (!inferred)
+      usage(llvm::toString(inferred.takeError()) + " (--grid X,Y,Z)");
+    grid = *inferred;
+  }
+
+  if (!saveDir.empty()) {
+    if (std::error_code error = llvm::sys::fs::create_directories(saveDir))
+      usage("--save: cannot create '" + saveDir + "': " + error.message());
+    for (auto [index, slot] : llvm::enumerate(contract.params))
+      if (slot.kind == ParamSlot::Kind::Tensor)
+        if (llvm::Error error = initial[index].writeNpy(
+                saveDir + "/" + slot.name + ".in.npy"))
+          usage(llvm::toString(std::move(error)));
+  }
+
+  if (!interpret)
+    usage("running on the GPU is not available in this build; use --interpret");
+
+  // Run (and time).
+  interp::Options runOptions;
+  runOptions.grid = grid;
+  runOptions.threads = threads;
+  runOptions.stepLimit = stepLimit;
+  auto start = std::chrono::steady_clock::now();
+  std::optional<interp::RunError> error =
+      interp::runKernel(kernel, arguments, runOptions);
+  double firstMs = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  if (error) {
+    mlir::emitError(error->loc) << error->message;
+    return 1;
+  }
+
+  llvm::outs() << contract.kernel << " [" << describeVariant(contract)
+               << "] interpreter grid (" << grid[0] << "," << grid[1] << ","
+               << grid[2] << ")";
+  for (const std::string &name : dynamic)
+    llvm::outs() << " " << name << "=" << dims.lookup(name);
+  llvm::outs() << "\n";
+
+  if (!saveDir.empty())
+    for (auto [index, slot] : llvm::enumerate(contract.params))
+      if (slot.kind == ParamSlot::Kind::Tensor)
+        if (llvm::Error error = tensors[index].writeNpy(
+                saveDir + "/" + slot.name + ".out.npy"))
+          usage(llvm::toString(std::move(error)));
+  if (printTensors)
+    for (auto [index, slot] : llvm::enumerate(contract.params))
+      if (slot.kind == ParamSlot::Kind::Tensor && slot.written)
+        printTensor(llvm::outs(), slot.name, tensors[index]);
+
+  int status = 0;
+  if (check) {
+    std::string name = referenceName.empty()
+                           ? reference::defaultReferenceFor(contract.kernel).str()
+                           : referenceName.getValue();
+    std::unique_ptr<reference::Reference> ref = reference::makeReference(name);
+    if (!ref) {
+      std::string known;
+      for (const std::string &n : reference::referenceNames())
+        known += (known.empty() ? "" : ", ") + n;
+      usage(name.empty() ? "--check: no reference is known for kernel '" +
+                               contract.kernel + "'; pass --reference (" +
+                               known + ")"
+                         : "--reference: unknown reference '" + name +
+                               "' (known: " + known + ")");
+    }
+    for (const std::string &needed : ref->tensorNames())
+      if (!referenceInputs.tensors.count(needed))
+        usage("--check: reference '" + name + "' needs a tensor named '" +
+              needed + "'");
+    for (const std::string &needed : ref->scalarNames())
+      if (!referenceInputs.scalars.count(needed))
+        usage("--check: reference '" + name + "' needs a scalar named '" +
+              needed + "'");
+    double limit = tolerance >= 0 ? tolerance.getValue()
+                   : usesReducedPrecision(kernel) ? 1e-2
+                                                  : 1e-5;
+    for (const std::string &output : ref->outputNames()) {
+      auto index = std::find_if(contract.params.begin(), contract.params.end(),
+                                [&](const ParamSlot &s) { return s.name == output; }) -
+                   contract.params.begin();
+      reference::Comparison result =
+          reference::compare(*ref, referenceInputs, output, tensors[index],
+                             /*fullCheckLimit=*/1 << 18,
+                             /*sampleCount=*/4096, seed + 1);
+      bool ok = result.maxRelativeError <= limit;
+      llvm::outs() << "  check " << output << " vs " << name << ": "
+                   << result.elementsChecked << " elements, max rel err "
+                   << llvm::format("%.3g", result.maxRelativeError)
+                   << " (tolerance " << llvm::format("%g", limit) << ") "
+                   << (ok ? "ok" : "FAILED") << "\n";
+      if (!ok) {
+        llvm::outs() << "    worst at [";
+        llvm::interleaveComma(result.worstIndex, llvm::outs());
+        llvm::outs() << "]: got " << llvm::format("%.9g", result.worstGot)
+                     << ", expected "
+                     << llvm::format("%.9g", result.worstExpected) << "\n";
+        status = 1;
+      }
+    }
+  }
+
+  if (bench) {
+    std::vector<double> times;
+    for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
+      auto begin = std::chrono::steady_clock::now();
+      if (std::optional<interp::RunError> again =
+              interp::runKernel(kernel, arguments, runOptions)) {
+        mlir::emitError(again->loc) << again->message;
+        return 1;
+      }
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - begin)
+                          .count());
+    }
+    std::sort(times.begin(), times.end());
+    llvm::outs() << "  time (interpreter): median "
+                 << llvm::format("%.3f", times[times.size() / 2]) << " ms over "
+                 << times.size() << " runs (first " << llvm::format("%.3f", firstMs)
+                 << " ms)\n";
+  }
+  return status;
+}
