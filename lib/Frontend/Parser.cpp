@@ -673,6 +673,9 @@ ExprPtr Parser::parsePostfix() {
   if (!expr)
     return nullptr;
   while (true) {
+    if ((is(TokenKind::LParen) || is(TokenKind::LBracket)) &&
+        !countOperator(tok().loc()))
+      return nullptr;
     if (is(TokenKind::LParen)) {
       auto *name = dyn_cast<NameExpr>(expr.get());
       if (!name) {
@@ -808,7 +811,8 @@ ExprPtr Parser::parsePrimary() {
     if (!inner)
       return nullptr;
     if (!is(TokenKind::RParen)) {
-      if (is(TokenKind::Semicolon) && tok().implicit)
+      if (is(TokenKind::Semicolon) && tok().implicit &&
+          describeCurrent() == "end of line")
         error(tok().loc(), "expected ')' to close the '(' at " +
                                diags.lineCol(open) +
                                "; a line that ends in an operand ends the "

@@ -385,7 +385,9 @@ private:
   Type checkCall(CallExpr &expr);
   Type checkSubscript(SubscriptExpr &expr);
   /// The type of `lhs op rhs` for already-checked operand types.
-  Type binaryType(BinaryOp op, const Type &lhs, const Type &rhs, SMLoc loc);
+  /// `spelled` names the operation in messages (default: the operator).
+  Type binaryType(BinaryOp op, const Type &lhs, const Type &rhs, SMLoc loc,
+                  StringRef spelled = "");
   /// Operands that must be a scalar or a tile; reports otherwise.
   bool requireValue(const Type &type, SMLoc loc, StringRef what);
   bool requireScalarInt(const Type &type, SMLoc loc, StringRef what);
@@ -710,7 +712,11 @@ void Checker::checkAssign(AssignStmt &stmt) {
       case Symbol::Kind::LoopVar:
         diag << "cannot assign to loop variable '" << name->name << "'";
         break;
-      default:
+      case Symbol::Kind::Dim:
+        diag << "cannot assign to dimension '" << name->name
+             << "' (bound at launch from the tensors' shapes)";
+        break;
+      case Symbol::Kind::Constant:
         diag << "cannot assign to compile-time name '" << name->name << "'";
         break;
       }
@@ -902,7 +908,7 @@ Type Checker::checkUnary(UnaryExpr &expr) {
 }
 
 Type Checker::binaryType(BinaryOp op, const Type &lhs, const Type &rhs,
-                         SMLoc loc) {
+                         SMLoc loc, StringRef spelled) {
   std::optional<ScalarKind> element = promote(lhs.element, rhs.element);
   bool logical = op == BinaryOp::And || op == BinaryOp::Or;
   bool equality = op == BinaryOp::Eq || op == BinaryOp::Ne;
@@ -933,8 +939,12 @@ Type Checker::binaryType(BinaryOp op, const Type &lhs, const Type &rhs,
     return Type::scalar(resultElement);
   llvm::SmallVector<int64_t> shape;
   if (!phobos::tile::broadcastShapes(lhs.shape, rhs.shape, shape)) {
-    diags.error(loc) << "shapes do not broadcast: " << lhs.str() << " "
-                     << spelling(op) << " " << rhs.str();
+    if (!spelled.empty())
+      diags.error(loc) << "shapes do not broadcast in '" << spelled
+                       << "': " << lhs.str() << " and " << rhs.str();
+    else
+      diags.error(loc) << "shapes do not broadcast: " << lhs.str() << " "
+                       << spelling(op) << " " << rhs.str();
     return Type::invalid();
   }
   return Type::tile(resultElement, shape);
@@ -1025,7 +1035,7 @@ Type Checker::checkCall(CallExpr &expr) {
   if (callee == "tmax" || callee == "tmin") {
     if (!arity(2) || !requireNumeric(0) || !requireNumeric(1))
       return Type::invalid();
-    return binaryType(BinaryOp::Add, args[0], args[1], expr.getLoc());
+    return binaryType(BinaryOp::Add, args[0], args[1], expr.getLoc(), callee);
   }
   if (callee == "where") {
     if (!arity(3))
@@ -1312,6 +1322,13 @@ std::optional<int64_t> Checker::evalConst(const Expr &expr) {
 
 std::optional<int64_t> Checker::requireConst(const Expr &expr, StringRef what) {
   std::optional<int64_t> value = evalConst(expr);
+  if (auto *literal = dyn_cast<IntExpr>(&expr); !value && literal) {
+    diags.error(expr.getLoc())
+        << what << " " << literal->value
+        << " is larger than a compile-time constant may be ("
+        << kMaxConstant << ")";
+    return std::nullopt;
+  }
   if (!value) {
     diags.error(expr.getLoc())
         << what << " must be a compile-time constant (literals and @autotune "

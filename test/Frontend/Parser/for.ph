@@ -37,7 +37,7 @@ kernel three_args(o: tensor<i32>[N], n: i32) {
 // CHECK: %[[K0:.*]] = arith.constant 0 : i32
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK: %[[S:.*]] = arith.constant 4 : i32
-// CHECK: %[[K:.*]] = scf.for %[[J:.*]] = %[[ONE]] to %{{.*}} step %[[S]] iter_args(%[[KI:.*]] = %[[K0]]) -> (i32) : i32 {
+// CHECK: %[[K:.*]] = scf.for %[[J:[^ ]*]] = %[[ONE]] to %{{.*}} step %[[S]] iter_args(%[[KI:[^ ]*]] = %[[K0]]) -> (i32) : i32 {
 // CHECK-NEXT: %[[KN:.*]] = arith.addi %[[KI]], %[[J]] : i32
 // CHECK-NEXT: scf.yield %[[KN]] : i32
 // CHECK: %[[S8:.*]] = arith.constant 8 : i32

@@ -84,7 +84,7 @@ kernel nested(A: tensor<f32>[M, 16], n: i32) {
 }
 // CHECK-LABEL: phobos.kernel @nested
 // CHECK: %[[T0:.*]] = phobos.fill
-// CHECK: %[[LOOP:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[T:.*]] = %[[T0]]) -> (!phobos.tile<4x16xf32>)
+// CHECK: %[[LOOP:.*]] = scf.for %[[I:[^ ]*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[T:[^ ]*]] = %[[T0]]) -> (!phobos.tile<4x16xf32>)
 // CHECK: %[[IF:.*]] = scf.if %{{.*}} -> (!phobos.tile<4x16xf32>) {
 // CHECK: %[[L:.*]] = phobos.load %{{.*}}[%[[I]], %{{.*}}]
 // CHECK-NEXT: %[[ADD:.*]] = phobos.add %[[T]], %[[L]]

@@ -70,3 +70,13 @@ kernel dims(A: tensor<f32>[M, N], o: tensor<i32>[K]) {
 // CHECK-NEXT: %[[DN:.*]] = phobos.dim %[[DA]][1] : !phobos.tensor<?x?xf32>
 // CHECK-NEXT: arith.addi %[[M]], %[[DN]] : i32
 // CHECK: phobos.dim %[[DO]][0] : !phobos.tensor<?xi32>
+
+// program_id(n) counts as ctx.block.<axis> when proving that e - s is a
+// constant, so both spellings may be mixed in a slice.
+kernel spelled(A: tensor<f32>[N]) {
+    let t = A[program_id(0) * 4 : program_id(0) * 4 + 4]
+    let u = A[ctx.block.x * 8 : program_id(0) * 8 + 8]
+}
+// CHECK-LABEL: phobos.kernel @spelled
+// CHECK: phobos.load {{.*}} -> !phobos.tile<4xf32>
+// CHECK: phobos.load {{.*}} -> !phobos.tile<8xf32>

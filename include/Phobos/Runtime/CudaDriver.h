@@ -1,0 +1,148 @@
+//===- CudaDriver.h - The CUDA driver API, opened at run time ---*- C++ -*-===//
+//
+// Phobos never links against libcuda: the driver library is opened with
+// dlopen when the first GPU call is made, and its entry points are resolved
+// with cuGetProcAddress for the CUDA version the project compiles against
+// (CUDA_VERSION from cuda.h), so everything builds and the CPU tests run on
+// machines without a GPU or driver. Every failure is an llvm::Error whose
+// message names the driver call and the CUresult's name and description.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_RUNTIME_CUDADRIVER_H
+#define PHOBOS_RUNTIME_CUDADRIVER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace phobos::cuda {
+
+/// The loaded driver, its primary context on one device, and its entry
+/// points. One per process; created on first use.
+class Driver {
+public:
+  /// Opens libcuda.so.1, initialises it and makes the primary context of
+  /// `device` current. Fails with a clear message where there is no driver
+  /// or no device.
+  static llvm::Expected<Driver &> get(int device = 0);
+
+  /// "NVIDIA H200 (sm_90, 139 GiB)".
+  std::string describeDevice() const;
+  /// Compute capability, e.g. {9, 0}.
+  std::array<int, 2> computeCapability() const;
+  /// Largest dynamic shared memory a CTA may opt in to, in bytes.
+  int64_t maxSharedMemoryPerBlock() const;
+
+  struct Impl;
+  ~Driver();
+
+private:
+  explicit Driver(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+  friend class Module;
+  friend class DeviceBuffer;
+  friend class Stream;
+  friend class Event;
+  friend class Function;
+};
+
+/// A buffer in device memory.
+class DeviceBuffer {
+public:
+  static llvm::Expected<DeviceBuffer> allocate(size_t bytes);
+  DeviceBuffer() = default;
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  ~DeviceBuffer();
+
+  uint64_t devicePointer() const { return pointer; }
+  size_t size() const { return bytes; }
+  llvm::Error copyFromHost(const void *data, size_t count);
+  llvm::Error copyToHost(void *data, size_t count) const;
+  /// Fills the buffer with `byte` (cuMemsetD8).
+  llvm::Error fill(uint8_t byte);
+
+private:
+  uint64_t pointer = 0;
+  size_t bytes = 0;
+};
+
+class Stream {
+public:
+  /// A new non-blocking stream.
+  static llvm::Expected<Stream> create();
+  Stream() = default;
+  Stream(Stream &&other) noexcept;
+  Stream &operator=(Stream &&other) noexcept;
+  ~Stream();
+  void *handle() const { return stream; }
+  llvm::Error synchronize();
+
+private:
+  void *stream = nullptr;
+};
+
+class Event {
+public:
+  static llvm::Expected<Event> create();
+  Event() = default;
+  Event(Event &&other) noexcept;
+  Event &operator=(Event &&other) noexcept;
+  ~Event();
+  llvm::Error record(const Stream &stream);
+  /// Milliseconds between two recorded events (waits for `end`).
+  static llvm::Expected<float> elapsedMs(const Event &start, const Event &end);
+
+private:
+  void *event = nullptr;
+};
+
+/// A kernel entry point of a loaded module.
+class Function {
+public:
+  void *handle() const { return function; }
+  /// Allows `bytes` of dynamic shared memory (needed above 48 KiB).
+  llvm::Error setMaxDynamicSharedMemory(int64_t bytes);
+  /// Registers per thread and local memory (spill) bytes per thread.
+  llvm::Expected<std::array<int, 2>> registersAndSpills() const;
+
+  struct LaunchConfig {
+    std::array<uint32_t, 3> grid = {1, 1, 1};
+    std::array<uint32_t, 3> block = {1, 1, 1};
+    uint32_t sharedMemoryBytes = 0;
+  };
+  /// Launches with `params` (pointers to each argument's value, as
+  /// cuLaunchKernel takes them) on `stream`.
+  llvm::Error launch(const LaunchConfig &config, llvm::ArrayRef<void *> params,
+                     const Stream &stream) const;
+
+private:
+  friend class Module;
+  void *function = nullptr;
+};
+
+/// A loaded module (PTX, JIT-compiled by the driver, or a cubin).
+class Module {
+public:
+  /// Loads PTX text or a cubin image. On a JIT failure the message holds
+  /// the driver's error log.
+  static llvm::Expected<Module> load(llvm::StringRef image);
+  Module() = default;
+  Module(Module &&other) noexcept;
+  Module &operator=(Module &&other) noexcept;
+  ~Module();
+  llvm::Expected<Function> getFunction(llvm::StringRef name) const;
+
+private:
+  void *module = nullptr;
+};
+
+} // namespace phobos::cuda
+
+#endif // PHOBOS_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,92 @@
+//===- Launcher.h - Binding arguments to a launch contract ------*- C++ -*-===//
+//
+// Checks user arguments against a kernel's launch contract before anything
+// reaches the GPU (element types, ranks, static extents, dims shared between
+// tensors, @aligned promises, extents that overflow the index width, grid)
+// and packs them into the kernel's parameter list.
+//
+// The kernel ABI (what convert-tile-to-gpu emits): for each parameter in
+// order, a tensor is a 64-bit global pointer followed by one i32 per
+// dynamic axis (in axis order); a scalar is its value (f16/bf16: 2 bytes,
+// f32/i32: 4, f64/i64: 8, bool: 1 byte holding 0 or 1).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_RUNTIME_LAUNCHER_H
+#define PHOBOS_RUNTIME_LAUNCHER_H
+
+#include "Phobos/Target/LaunchContract.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace phobos {
+
+/// A tensor argument: where its data lives and how it is laid out.
+struct TensorArgument {
+  uint64_t address = 0; ///< Device address (or host address in tests).
+  ElementType element = ElementType::F32;
+  std::vector<int64_t> shape;
+  /// Element strides; empty means dense row-major. Kernels need dense
+  /// row-major tensors.
+  std::vector<int64_t> strides;
+};
+
+struct ScalarArgument {
+  double value = 0;
+};
+
+using LaunchArgument = std::variant<TensorArgument, ScalarArgument>;
+
+/// An argument the contract rejects: which parameter, and why.
+class LaunchError : public llvm::ErrorInfo<LaunchError> {
+public:
+  static char ID;
+  LaunchError(std::string param, std::string reason)
+      : param(std::move(param)), reason(std::move(reason)) {}
+  /// "argument 'A': expected f32 elements, got f16".
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+  const std::string &getParam() const { return param; }
+  const std::string &getReason() const { return reason; }
+
+private:
+  std::string param;
+  std::string reason;
+};
+
+/// A checked launch: the kernel parameters packed per the ABI, the dims
+/// the arguments bind, and the grid.
+class BoundLaunch {
+public:
+  /// Pointers to each kernel parameter's value, for cuLaunchKernel.
+  std::vector<void *> params();
+  const LaunchContract::DimValues &getDims() const { return dims; }
+  std::array<int64_t, 3> getGrid() const { return grid; }
+
+private:
+  friend llvm::Expected<BoundLaunch>
+  bindArguments(const LaunchContract &, llvm::ArrayRef<LaunchArgument>,
+                std::optional<std::array<int64_t, 3>>);
+  /// Each parameter's bytes, 8-byte aligned slots.
+  std::vector<std::array<uint8_t, 8>> storage;
+  LaunchContract::DimValues dims;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+};
+
+/// Checks `args` (one per contract parameter, in order) and packs them.
+/// `grid`, when given, overrides the contract's inference (each extent
+/// must be positive and at most 2^31-1 on x, 65535 on y and z).
+llvm::Expected<BoundLaunch>
+bindArguments(const LaunchContract &contract, llvm::ArrayRef<LaunchArgument> args,
+              std::optional<std::array<int64_t, 3>> grid = std::nullopt);
+
+} // namespace phobos
+
+#endif // PHOBOS_RUNTIME_LAUNCHER_H
