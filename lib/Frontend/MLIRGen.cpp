@@ -667,7 +667,8 @@ Value Generator::genCall(CallExpr &expr) {
     }
     return tile::DotOp::create(builder, at, mlirType(expr.type), a, b,
                                /*acc=*/Value(), precision,
-                               /*transpose_b=*/callee == "dot_t");
+                               /*transpose_b=*/callee == "dot_t",
+                               /*kind=*/nullptr);
   }
   if (callee.starts_with("row") || callee.starts_with("col")) {
     tile::ReduceKind kind = callee.ends_with("sum")   ? tile::ReduceKind::sum

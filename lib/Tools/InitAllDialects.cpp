@@ -3,6 +3,7 @@
 #include "Phobos/InitAllDialects.h"
 
 #include "Phobos/Dialect/Tile/IR/TileDialect.h"
+#include "Phobos/Target/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -24,4 +25,5 @@ void phobos::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::NVVM::NVVMDialect, mlir::math::MathDialect,
                   mlir::memref::MemRefDialect, mlir::nvgpu::NVGPUDialect,
                   mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+  registerPTXTranslationInterfaces(registry);
 }

@@ -2,12 +2,31 @@
 
 #include "Phobos/InitAllPasses.h"
 
+#include "Phobos/Conversion/Passes.h"
+#include "Phobos/Dialect/Tile/Transforms/Passes.h"
+#include "Phobos/Target/Pipeline.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+
 #include "mlir/Transforms/Passes.h"
 
 void phobos::registerAllPasses() {
+  tile::registerPhobosTilePasses();
+  registerPhobosConversionPasses();
+  registerPhobosToNVVMPipeline();
+
   // Upstream clean-ups the pipeline and its tests use.
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerLoopInvariantCodeMotionPass();
   mlir::registerSymbolDCEPass();
+  // The upstream lowerings the pipeline ends with, for testing each step.
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerConvertGpuOpsToNVVMOps();
+  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConvertControlFlowToLLVMPass();
+  mlir::registerReconcileUnrealizedCastsPass();
+  mlir::registerGpuNVVMAttachTarget();
+  mlir::registerGpuModuleToBinaryPass();
 }

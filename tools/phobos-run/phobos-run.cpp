@@ -16,6 +16,7 @@
 #include "Phobos/Target/LaunchContract.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -126,7 +127,7 @@ bool usesReducedPrecision(tile::KernelOp kernel) {
   bool reduced = false;
   kernel.walk([&](tile::DotOp dot) {
     reduced |= dot.getPrecision() != tile::DotPrecision::ieee;
-    mlir::Type element = dot.getA().getType().getElementType();
+    mlir::Type element = mlir::getElementTypeOrSelf(dot.getA().getType());
     reduced |= element.isF16() || element.isBF16();
   });
   for (mlir::Type type : kernel.getArgumentTypes())

@@ -882,7 +882,7 @@ func.func @cast_shape(%t: !phobos.tile<4xf32>) {
 // -----
 
 func.func @dot_rank(%a: !phobos.tile<16xf32>, %b: !phobos.tile<16x16xf32>) {
-  // expected-error@+1 {{'phobos.dot' op operands and result must be rank-2 tiles}}
+  // expected-error@+1 {{'phobos.dot' op operands and result must be rank 2}}
   %0 = phobos.dot %a, %b : !phobos.tile<16xf32>, !phobos.tile<16x16xf32> -> !phobos.tile<16x16xf32>
   return
 }
@@ -890,7 +890,7 @@ func.func @dot_rank(%a: !phobos.tile<16xf32>, %b: !phobos.tile<16x16xf32>) {
 // -----
 
 func.func @dot_result_rank(%a: !phobos.tile<16x16xf32>) {
-  // expected-error@+1 {{'phobos.dot' op operands and result must be rank-2 tiles}}
+  // expected-error@+1 {{'phobos.dot' op operands and result must be rank 2}}
   %0 = phobos.dot %a, %a : !phobos.tile<16x16xf32>, !phobos.tile<16x16xf32> -> !phobos.tile<256xf32>
   return
 }
@@ -970,7 +970,7 @@ func.func @dot_bad_precision(%a: !phobos.tile<16x16xf32>) {
 // -----
 
 func.func @dot_on_integers(%a: !phobos.tile<16x16xi32>) {
-  // expected-error@+1 {{'phobos.dot' op operand #0 must be tile of 16-bit float or bfloat16 type or 32-bit float or 64-bit float, but got '!phobos.tile<16x16xi32>'}}
+  // expected-error@+1 {{'phobos.dot' op operand #0 must be tile of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or shared memory buffer, but got '!phobos.tile<16x16xi32>'}}
   %0 = phobos.dot %a, %a : !phobos.tile<16x16xi32>, !phobos.tile<16x16xi32> -> !phobos.tile<16x16xi32>
   return
 }

@@ -486,8 +486,9 @@ struct FuseAddIntoDot : OpRewritePattern<AddOp> {
           acc.getType() != dot.getType() || add.getType() != dot.getType())
         continue;
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
-                                         dot.getB(), acc, dot.getPrecision(),
-                                         dot.getTransposeB());
+                                         dot.getB(), acc, dot.getPrecisionAttr(),
+                                         dot.getTransposeBAttr(),
+                                         dot.getKindAttr());
       rewriter.eraseOp(dot);
       return success();
     }
@@ -524,32 +525,44 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 // DotOp
 //===----------------------------------------------------------------------===//
 
+/// The shape and element type of a tile or shared-memory operand.
+static std::pair<ArrayRef<int64_t>, Type> shapeAndElement(Type type) {
+  if (auto smem = dyn_cast<SharedMemoryType>(type))
+    return {smem.getShape(), smem.getElementType()};
+  auto tile = cast<TileType>(type);
+  return {tile.getShape(), tile.getElementType()};
+}
+
 LogicalResult DotOp::verify() {
-  TileType a = getA().getType(), b = getB().getType(), result = getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || result.getRank() != 2)
-    return emitOpError("operands and result must be rank-2 tiles");
-  if (a.getElementType() != b.getElementType())
+  auto [aShape, aElement] = shapeAndElement(getA().getType());
+  auto [bShape, bElement] = shapeAndElement(getB().getType());
+  TileType result = getType();
+  if (aShape.size() != 2 || bShape.size() != 2 || result.getRank() != 2)
+    return emitOpError("operands and result must be rank 2");
+  // Shared-memory operands may hold f32 operands rounded to f16/bf16.
+  bool promoted = isa<SharedMemoryType>(getA().getType()) ||
+                  isa<SharedMemoryType>(getB().getType());
+  if (aElement != bElement && !promoted)
     return emitOpError("operands must share an element type, got ")
-           << a.getElementType() << " and " << b.getElementType();
-  int64_t m = a.getDimSize(0), k = a.getDimSize(1);
-  int64_t bk = getTransposeB() ? b.getDimSize(1) : b.getDimSize(0);
-  int64_t n = getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
+           << aElement << " and " << bElement;
+  int64_t m = aShape[0], k = aShape[1];
+  int64_t bk = getTransposeB() ? bShape[1] : bShape[0];
+  int64_t n = getTransposeB() ? bShape[0] : bShape[1];
   if (k != bk)
     return emitOpError("inner dimensions differ: ")
-           << shapeString(a.getShape()) << " x " << shapeString(b.getShape())
+           << shapeString(aShape) << " x " << shapeString(bShape)
            << (getTransposeB() ? " (b transposed)" : "");
   if (result.getDimSize(0) != m || result.getDimSize(1) != n)
     return emitOpError("result must be ")
            << shapeString({m, n}) << ", got " << shapeString(result.getShape());
-  Type expected = a.getElementType().isF64()
-                      ? Type(Float64Type::get(getContext()))
-                      : Type(Float32Type::get(getContext()));
+  Type expected = aElement.isF64() ? Type(Float64Type::get(getContext()))
+                                   : Type(Float32Type::get(getContext()));
   if (result.getElementType() != expected)
     return emitOpError("result element type must be ")
-           << expected << " for " << a.getElementType() << " operands";
+           << expected << " for " << aElement << " operands";
   if (getAcc() && getAcc().getType() != result)
     return emitOpError("accumulator must have the result's type");
-  if (getPrecision() != DotPrecision::ieee && !a.getElementType().isF32())
+  if (getPrecision() != DotPrecision::ieee && !aElement.isF32() && !promoted)
     return emitOpError("precision '")
            << stringifyDotPrecision(getPrecision())
            << "' applies to f32 operands only";
@@ -606,6 +619,51 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
     if (inner.getOperand().getType() == getType())
       return inner.getOperand();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp, LocalAllocOp, LocalLoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  TileType source = getSource().getType(), result = getType();
+  if (source.getShape() != result.getShape() ||
+      source.getElementType() != result.getElementType())
+    return emitOpError("changes only the layout: shapes and element types "
+                       "must agree");
+  return success();
+}
+
+// convert_layout(x : T -> T) -> x; convert_layout(convert_layout(x)) ->
+// convert_layout(x)
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSource().getType() == getType())
+    return getSource();
+  if (auto inner = getSource().getDefiningOp<ConvertLayoutOp>()) {
+    getSourceMutable().assign(inner.getSource());
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult LocalAllocOp::verify() {
+  TileType source = getSource().getType();
+  SharedMemoryType result = getType();
+  if (source.getShape() != result.getShape() ||
+      source.getElementType() != result.getElementType())
+    return emitOpError("the buffer must have the tile's shape and element "
+                       "type");
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  SharedMemoryType source = getSource().getType();
+  TileType result = getType();
+  if (source.getShape() != result.getShape() ||
+      source.getElementType() != result.getElementType())
+    return emitOpError("the tile must have the buffer's shape and element "
+                       "type");
+  return success();
 }
 
 #define GET_OP_CLASSES

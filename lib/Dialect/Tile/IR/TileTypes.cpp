@@ -175,6 +175,102 @@ GlobalTensorType GlobalTensorType::cloneWith(std::optional<ArrayRef<int64_t>> sh
 }
 
 //===----------------------------------------------------------------------===//
+// SharedMemoryType
+//===----------------------------------------------------------------------===//
+
+Type SharedMemoryType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute layout;
+  if (parseShapeAndElement(parser, /*allowDynamic=*/false, shape,
+                           elementType) ||
+      parser.parseComma() || parser.parseAttribute(layout) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<SharedMemoryType>(parser.getContext(), shape,
+                                             elementType, layout);
+}
+
+void SharedMemoryType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+  printer << ", " << getLayout() << ">";
+}
+
+LogicalResult
+SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> shape, Type elementType,
+                         Attribute layout) {
+  if (failed(verifyShapeAndElement(emitError, "shared memory buffer", shape,
+                                   elementType, /*allowDynamic=*/false)))
+    return failure();
+  auto shared = dyn_cast<SharedLayoutAttr>(layout);
+  if (!shared)
+    return emitError() << "shared memory buffer layout must be a "
+                          "#phobos.shared, got "
+                       << layout;
+  if (shared.getOrder().size() != shape.size())
+    return emitError() << "shared layout order has "
+                       << shared.getOrder().size() << " axes for a rank-"
+                       << shape.size() << " buffer";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
+
+/// Whether `order` is a permutation of 0..n-1.
+static bool isPermutation(ArrayRef<unsigned> order) {
+  SmallVector<bool> seen(order.size(), false);
+  for (unsigned axis : order) {
+    if (axis >= order.size() || seen[axis])
+      return false;
+    seen[axis] = true;
+  }
+  return true;
+}
+
+LogicalResult
+BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          ArrayRef<unsigned> sizePerThread,
+                          ArrayRef<unsigned> threadsPerWarp,
+                          ArrayRef<unsigned> warpsPerCTA,
+                          ArrayRef<unsigned> order) {
+  size_t rank = order.size();
+  if (rank == 0 || sizePerThread.size() != rank ||
+      threadsPerWarp.size() != rank || warpsPerCTA.size() != rank)
+    return emitError() << "blocked layout needs one entry per axis in each "
+                          "of its four lists";
+  if (!isPermutation(order))
+    return emitError() << "blocked layout order must be a permutation";
+  unsigned lanes = 1;
+  for (size_t axis = 0; axis < rank; ++axis) {
+    if (sizePerThread[axis] == 0 || threadsPerWarp[axis] == 0 ||
+        warpsPerCTA[axis] == 0)
+      return emitError() << "blocked layout entries must be positive";
+    lanes *= threadsPerWarp[axis];
+  }
+  if (lanes != 32)
+    return emitError() << "threadsPerWarp must multiply to 32, got " << lanes;
+  return success();
+}
+
+unsigned BlockedLayoutAttr::getNumWarps() const {
+  unsigned warps = 1;
+  for (unsigned count : getWarpsPerCTA())
+    warps *= count;
+  return warps;
+}
+
+LogicalResult
+MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2 || !warpsPerCTA[0] || !warpsPerCTA[1])
+    return emitError() << "mma layout needs two positive warp counts";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // TuneDimAttr
 //===----------------------------------------------------------------------===//
 

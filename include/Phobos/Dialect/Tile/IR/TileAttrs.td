@@ -45,6 +45,13 @@ def Tile_DotPrecisionAttr : I32EnumAttr<"DotPrecision",
   let cppNamespace = "::phobos::tile";
 }
 
+def Tile_DotKindAttr : I32EnumAttr<"DotKind",
+    "the instructions that compute a dot", [
+    I32EnumAttrCase<"fma", 0>, I32EnumAttrCase<"mma_sync", 1>
+  ]> {
+  let cppNamespace = "::phobos::tile";
+}
+
 // `@tensorcore`'s precision on a kernel, spelled as in the source.
 def Tile_TensorcoreAttr : ConfinedAttr<StrAttr, [AttrConstraint<CPred<[{
     ::llvm::cast<::mlir::StringAttr>($_self).getValue() == "f16" ||
@@ -78,5 +85,96 @@ def Tile_TuneDimAttr : Tile_Attr<"TuneDim", "tune_dim"> {
 
 def Tile_TuneSpaceAttr : TypedArrayAttrBase<Tile_TuneDimAttr,
                                             "a search space">;
+
+//===----------------------------------------------------------------------===//
+// Layouts: which thread of the CTA holds which element of a tile
+//===----------------------------------------------------------------------===//
+
+def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
+  let summary = "each thread holds small contiguous blocks of a tile";
+  let description = [{
+    Along each axis a thread holds `sizePerThread` consecutive elements, the
+    lanes of a warp hold `threadsPerWarp` such runs side by side and the
+    warps `warpsPerCTA` warp footprints; the pattern repeats to cover the
+    tile. `order` lists the axes fastest first: lane and warp numbers run
+    along `order[0]` first. Applied to a tile smaller than the footprint,
+    positions wrap around (position mod extent), so threads hold copies; an
+    axis of extent 1 is held by every thread along it, which makes
+    broadcasting back to the full shape free.
+
+    ```mlir
+    #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8],
+                    warpsPerCTA = [8, 1], order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$sizePerThread,
+                        ArrayRefParameter<"unsigned">:$threadsPerWarp,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+        `threadsPerWarp` `=` `[` $threadsPerWarp `]` `,`
+        `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+        `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getOrder().size(); }
+    /// Warps the layout spreads over (the product of warpsPerCTA).
+    unsigned getNumWarps() const;
+  }];
+}
+
+def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
+  let summary = "the accumulator layout of warp-level mma.sync m16n8";
+  let description = [{
+    The fragment ownership of `mma.sync.m16n8kK` (sm_80 and later): the
+    tile is split into `warpsPerCTA[0] x warpsPerCTA[1]` warp blocks, each
+    made of 16x8 fragments; in a fragment, lane `l` holds rows `l / 4` and
+    `l / 4 + 8` at columns `2 * (l % 4)` and `2 * (l % 4) + 1`. Rank 2.
+
+    ```mlir
+    #phobos.mma<warpsPerCTA = [4, 2]>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice"> {
+  let summary = "a parent layout with one axis removed";
+  let description = [{
+    The layout of a tile that broadcasts along axis `dim` of a tile in
+    `parent`: each remaining axis is distributed as in `parent`, and the
+    threads that `parent` spreads along `dim` hold copies. What a rank-1
+    tile needs to broadcast against a rank-2 one for free.
+
+    ```mlir
+    #phobos.slice<dim = 0, parent = #phobos.blocked<...>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
+}
+
+def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
+  let summary = "how a tile is laid out in shared memory";
+  let description = [{
+    Elements are stored with `order[0]` the contiguous axis (so
+    `order = [0, 1]` stores a matrix transposed), and each row of the
+    contiguous axis is followed by `padding` unused elements, which moves
+    consecutive rows to different banks.
+
+    ```mlir
+    #phobos.shared<order = [0, 1], padding = 4>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$order,
+                        "unsigned":$padding);
+  let assemblyFormat = [{
+    `<` `order` `=` `[` $order `]` `,` `padding` `=` $padding `>`
+  }];
+}
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEATTRS_TD

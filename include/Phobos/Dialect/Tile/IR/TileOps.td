@@ -507,7 +507,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
     order of the K-summation is unspecified.
 
     Operands share a float element type; the result is f32 for f16, bf16
-    and f32 operands and f64 for f64 operands. `precision` says what f32
+    and f32 operands and f64 for f64 operands. Operands are tiles, or after
+    shared-memory promotion `!phobos.smem` buffers (which may hold the f32
+    operands already rounded to f16/bf16). `kind`, set by MMA selection,
+    says which instructions compute it (`fma`, `mma_sync`). `precision` says what f32
     operands are rounded to before multiplying: `ieee` (exact, FMA),
     `tf32`, `f16` or `bf16` (tensor cores, from `@tensorcore`); products
     accumulate in the result type (f32 or f64).
@@ -519,15 +522,17 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
         !phobos.tile<32x64xf32> -> !phobos.tile<64x32xf32>
     ```
   }];
-  let arguments = (ins Tile_FloatTile:$a, Tile_FloatTile:$b,
+  let arguments = (ins AnyTypeOf<[Tile_FloatTile, Tile_AnySharedMemory]>:$a,
+                       AnyTypeOf<[Tile_FloatTile, Tile_AnySharedMemory]>:$b,
                        Optional<Tile_FloatTile>:$acc,
                        DefaultValuedAttr<Tile_DotPrecisionAttr,
                                          "::phobos::tile::DotPrecision::ieee">:$precision,
-                       UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_b,
+                       OptionalAttr<Tile_DotKindAttr>:$kind);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $acc^)? (`precision` `(` $precision^ `)`)?
-    (`transpose_b` $transpose_b^)? attr-dict `:` qualified(type($a)) `,`
+    (`transpose_b` $transpose_b^)? (`kind` `(` $kind^ `)`)? attr-dict `:` qualified(type($a)) `,`
     qualified(type($b)) (`,` qualified(type($acc))^)? `->` qualified(type($result))
   }];
   let hasVerifier = 1;
@@ -600,6 +605,62 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let assemblyFormat = "$operand attr-dict `:` qualified(type($operand)) `->` qualified(type($result))";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts and shared memory (introduced by the GPU pipeline)
+//===----------------------------------------------------------------------===//
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "moves a tile's elements to another layout";
+  let description = [{
+    The same tile (shape, element type, values) held by the threads as the
+    result's layout says. Layout assignment inserts it where an op needs
+    its operand in another layout; on the GPU it goes through shared
+    memory.
+
+    ```mlir
+    %b = phobos.convert_layout %a : !phobos.tile<64x64xf32, #mma> -> !phobos.tile<64x64xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$source);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
+    MemoryEffects<[MemAlloc, MemWrite]>]> {
+  let summary = "copies a tile into a shared-memory buffer";
+  let description = [{
+    Writes `source` into a buffer in the CTA's shared memory, laid out as
+    the result type says, and makes it visible to every thread of the CTA
+    (a barrier). In a loop, each iteration reuses the buffer: the write
+    waits until the previous iteration's readers are done. `offset`, set
+    by shared-memory allocation, is the buffer's byte offset.
+
+    ```mlir
+    %s = phobos.local_alloc %a : !phobos.tile<64x16xf32, #blocked> -> !phobos.smem<64x16xf32, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$source, OptionalAttr<I64Attr>:$offset);
+  let results = (outs Tile_AnySharedMemory:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "reads a shared-memory buffer into a tile";
+  let description = [{
+    ```mlir
+    %t = phobos.local_load %s : !phobos.smem<64x16xf32, #shared> -> !phobos.tile<64x16xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins Tile_AnySharedMemory:$source);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

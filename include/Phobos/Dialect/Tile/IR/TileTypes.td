@@ -112,12 +112,32 @@ def Tile_GlobalTensorType : Tile_Type<"GlobalTensor", "tensor",
   }];
 }
 
+def Tile_SharedMemoryType : Tile_Type<"SharedMemory", "smem"> {
+  let summary = "a tile's copy in the CTA's shared memory";
+  let description = [{
+    A buffer in shared memory holding a tile, laid out as `layout` (a
+    `#phobos.shared`) says. Made by `phobos.local_alloc`; read by
+    `phobos.local_load` and by `phobos.dot`.
+
+    ```mlir
+    !phobos.smem<64x16xf32, #phobos.shared<order = [0, 1], padding = 4>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::mlir::Attribute":$layout);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 // Element types a tile or tensor may hold.
 def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 def Tile_FloatElementType : AnyTypeOf<[F16, BF16, F32, F64]>;
 
 def Tile_AnyTile : Type<CPred<"::llvm::isa<::phobos::tile::TileType>($_self)">,
                         "tile", "::phobos::tile::TileType">;
+def Tile_AnySharedMemory : Type<CPred<"::llvm::isa<::phobos::tile::SharedMemoryType>($_self)">,
+                                 "shared memory buffer", "::phobos::tile::SharedMemoryType">;
 def Tile_AnyTensor : Type<CPred<"::llvm::isa<::phobos::tile::GlobalTensorType>($_self)">,
                           "tensor", "::phobos::tile::GlobalTensorType">;
 

@@ -1,0 +1,62 @@
+//===- LayoutUtils.h - Choosing layouts for tiles ---------------*- C++ -*-===//
+//
+// The layout choices the GPU pipeline's passes share: the default coalesced
+// layout of a tile, the accumulator layouts of FMA and mma.sync dots, slice
+// layouts for broadcasting, and the shared-memory scratch an op needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_DIALECT_TILE_TRANSFORMS_LAYOUTUTILS_H
+#define PHOBOS_DIALECT_TILE_TRANSFORMS_LAYOUTUTILS_H
+
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+
+#include <optional>
+#include <utility>
+
+namespace phobos::tile {
+
+/// Warps in a CTA of `kernel`.
+unsigned getNumWarps(KernelOp kernel);
+
+/// Bytes one element of `type` takes in memory (i1: 1).
+unsigned getElementBytes(mlir::Type elementType);
+
+/// Each thread holds a 16-byte vector along the fastest axis; lanes fill
+/// the fastest axes first, warps the slowest.
+BlockedLayoutAttr getDefaultBlockedLayout(mlir::MLIRContext *context,
+                                          llvm::ArrayRef<int64_t> shape,
+                                          unsigned elementBytes,
+                                          unsigned numWarps);
+
+/// The accumulator of an FMA dot: each thread holds 4x4 micro-tiles
+/// (strided by the CTA footprint), warps arranged as squarely as the tile
+/// allows.
+BlockedLayoutAttr getFmaAccumulatorLayout(mlir::MLIRContext *context,
+                                          int64_t m, int64_t n,
+                                          unsigned numWarps);
+
+/// The mma.sync warp grid for an [m, n] accumulator: warps[0] * warps[1]
+/// == numWarps, m a multiple of 16 * warps[0], n of 8 * warps[1]; nullopt
+/// when no arrangement fits.
+std::optional<std::pair<unsigned, unsigned>>
+getMmaWarps(int64_t m, int64_t n, unsigned numWarps);
+
+/// `layout` with its leading axes sliced away down to `rank` axes: the
+/// layout a rank-`rank` operand needs to broadcast against a tile in
+/// `layout` without moving data.
+mlir::Attribute sliceToRank(mlir::Attribute layout, unsigned rank);
+
+/// The tile type with `layout` as its encoding.
+TileType withLayout(TileType type, mlir::Attribute layout);
+
+/// Bytes of shared-memory scratch `op` needs while it runs (0 for none):
+/// layout conversions, transposes, reshapes, reductions and scans.
+int64_t getScratchBytes(mlir::Operation *op);
+
+/// Bytes of a shared-memory buffer, padding included.
+int64_t getSharedMemoryBytes(SharedMemoryType type);
+
+} // namespace phobos::tile
+
+#endif // PHOBOS_DIALECT_TILE_TRANSFORMS_LAYOUTUTILS_H

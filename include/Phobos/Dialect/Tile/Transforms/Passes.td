@@ -1,0 +1,89 @@
+//===- Passes.td - Passes on the phobos tile dialect -------*- tablegen -*-===//
+//
+// The tile-level stages of the GPU pipeline: clean-ups on the source's
+// tiles, then the decisions that make tiles runnable (MMA kind, layouts,
+// shared memory).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_TD
+#define PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileSelectMma : Pass<"tile-select-mma", "::phobos::tile::KernelOp"> {
+  let summary = "chooses the instructions each dot runs on";
+  let description = [{
+    Sets `kind` on every `phobos.dot`: `mma_sync` (warp-level tensor-core
+    mma.sync m16n8k16, or m16n8k8 for tf32) when the operands are f16 or
+    bf16, or f32 rounded by `@tensorcore`, and the tile shape fits the
+    fragments and the CTA's warps; `fma` (exact per-thread FMA micro-tiles)
+    otherwise. The structure leaves room for `wgmma` on sm_90a.
+
+    Before: `%c = phobos.dot %a, %b : ...`
+    After:  `%c = phobos.dot %a, %b kind(fma) : ...`
+  }];
+  let statistics = [
+    Statistic<"numMma", "num-mma", "Dots on tensor cores">,
+    Statistic<"numFma", "num-fma", "Dots on FMA units">
+  ];
+}
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::phobos::tile::KernelOp"> {
+  let summary = "decides which thread holds which element of every tile";
+  let description = [{
+    Gives every tile value a layout encoding: the MMA or FMA micro-tile
+    layout for dot results, a coalesced blocked layout (16-byte vectors per
+    thread along the fastest axis) for loads and the rest, and slice
+    layouts for operands that broadcast from a lower rank. Element-wise
+    ops follow their dot-derived operands, loop-carried tiles take the
+    layout their loop body produces, and producers with no preference
+    (fill, arange) take their user's. Where an op still needs its operand
+    in another layout, an explicit `phobos.convert_layout` appears.
+
+    Before: `%t = phobos.load %A[...] : ... -> !phobos.tile<64x16xf32>`
+    After:  `%t = phobos.load %A[...] : ... -> !phobos.tile<64x16xf32, #phobos.blocked<...>>`
+  }];
+  let statistics = [
+    Statistic<"numConversions", "num-conversions",
+              "Layout conversions inserted">
+  ];
+}
+
+def TilePromoteShared : Pass<"tile-promote-shared", "::phobos::tile::KernelOp"> {
+  let summary = "stages dot operands in shared memory";
+  let description = [{
+    Replaces each register-tile operand of a `phobos.dot` by a
+    `phobos.local_alloc` into a shared-memory buffer laid out for the dot's
+    kind: for FMA, A is stored transposed (M contiguous) so that a thread
+    reads its rows of a k-slice as 16-byte vectors; for mma.sync, A is
+    row-major and B is stored K-contiguous, both padded by 16 bytes a row so
+    that fragment loads hit different banks. f32 operands that the dot
+    rounds to f16 or bf16 are converted before they are stored.
+
+    Before: `%c = phobos.dot %a, %b kind(fma) : !phobos.tile<...>, ...`
+    After:  `%sa = phobos.local_alloc %a : ... -> !phobos.smem<...>` and
+            `%c = phobos.dot %sa, %sb kind(fma) : !phobos.smem<...>, ...`
+  }];
+  let statistics = [
+    Statistic<"numPromoted", "num-promoted", "Dot operands staged">
+  ];
+}
+
+def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"> {
+  let summary = "gives every shared-memory buffer its offset";
+  let description = [{
+    Assigns each `phobos.local_alloc` a byte offset (16-byte aligned) and
+    reserves one scratch region, after the buffers, large enough for the
+    largest layout conversion, transpose, reshape, reduction or scan
+    (these use shared memory only for the span of the op). Records
+    `phobos.scratch_offset` and `phobos.shared_bytes` on the kernel; fails
+    when the total exceeds what one CTA may use (`max-bytes`).
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"232448",
+           "Shared memory one CTA may use (sm_90: 227 KiB)">
+  ];
+}
+
+#endif // PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,56 @@
+//===- Pipeline.h - The tile-dialect-to-PTX pipeline ------------*- C++ -*-===//
+//
+// One function builds the GPU pipeline every tool runs (phobos-opt
+// --phobos-to-nvvm, phobos-translate --phobos-to-ptx, phobos-compile), and
+// one serialises the result to PTX with LLVM's NVPTX back end.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_TARGET_PIPELINE_H
+#define PHOBOS_TARGET_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace phobos {
+
+struct PhobosToNVVMOptions
+    : public mlir::PassPipelineOptions<PhobosToNVVMOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("The GPU to compile for (sm_80, "
+                                          "sm_90, ...)"),
+                           llvm::cl::init("sm_90")};
+};
+
+/// Tile clean-ups, MMA selection, layouts, shared memory, the lowering to
+/// per-thread code and on to the llvm/nvvm dialects, and the check that
+/// nothing else remains.
+void buildPhobosToNVVMPipeline(mlir::OpPassManager &pm,
+                               const PhobosToNVVMOptions &options);
+
+/// Registers `--phobos-to-nvvm` with phobos-opt.
+void registerPhobosToNVVMPipeline();
+
+/// Registers what serialising to PTX needs (LLVM IR translations of the
+/// llvm/nvvm/gpu dialects and the NVVM target).
+void registerPTXTranslationInterfaces(mlir::DialectRegistry &registry);
+
+/// PTX for every gpu.module kernel in `module` (which has been through the
+/// pipeline), for `chip`. Errors are reported on the module.
+mlir::FailureOr<std::string> serializeToPTX(mlir::ModuleOp module,
+                                            llvm::StringRef chip);
+
+/// Whether `chip` ("sm_90") is a CUDA target name this compiler accepts.
+bool isValidChip(llvm::StringRef chip);
+
+} // namespace phobos
+
+#endif // PHOBOS_TARGET_PIPELINE_H

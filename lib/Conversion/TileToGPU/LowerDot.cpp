@@ -1,0 +1,247 @@
+//===- LowerDot.cpp - Dots on FMA micro-tiles and on mma.sync -------------===//
+//
+// Both read their operands from shared memory (tile-promote-shared put
+// them there). FMA: each thread accumulates its micro-tiles of the
+// accumulator layout, reading for every k the rows of A and columns of B
+// it needs, as 16-byte vectors where the buffer layout allows. mma.sync:
+// each warp loads the m16n8k16 (k8 for tf32) fragments of its block of the
+// accumulator and issues one mma per fragment pair.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+namespace {
+
+/// Reads elements of a dot operand buffer.
+struct OperandBuffer {
+  Lowering &l;
+  SharedMemoryType type;
+  int64_t offset;
+
+  /// Pointer to element `coords` (in the buffer's own axis order).
+  Value pointer(ArrayRef<Value> coords) {
+    auto layout = cast<SharedLayoutAttr>(type.getLayout());
+    ArrayRef<unsigned> order = layout.getOrder();
+    int64_t rowLength = type.getShape()[order[0]] + layout.getPadding();
+    Value index = l.add(l.mul(coords[order[1]], l.i32(rowLength)),
+                        coords[order[0]]);
+    return l.sharedPointer(offset, index, type.getElementType());
+  }
+  unsigned contiguousAxis() const {
+    return cast<SharedLayoutAttr>(type.getLayout()).getOrder().front();
+  }
+  /// Whether `width` elements along the contiguous axis starting at a
+  /// multiple of `width` are aligned for one vector load.
+  bool vectorizable(int64_t width) const {
+    auto layout = cast<SharedLayoutAttr>(type.getLayout());
+    int64_t rowLength = type.getShape()[contiguousAxis()] + layout.getPadding();
+    return rowLength % width == 0;
+  }
+  Value load(ArrayRef<Value> coords) {
+    return LLVM::LoadOp::create(l.b, l.loc, type.getElementType(),
+                                pointer(coords));
+  }
+  Value loadVector(ArrayRef<Value> coords, int64_t width, Type element) {
+    auto vectorType = VectorType::get({width}, element);
+    int64_t bytes = width * (element.getIntOrFloatBitWidth() / 8);
+    return LLVM::LoadOp::create(l.b, l.loc, vectorType, pointer(coords),
+                                static_cast<unsigned>(bytes));
+  }
+};
+
+OperandBuffer operandBuffer(Lowering &l, Value operand) {
+  auto alloc = operand.getDefiningOp<LocalAllocOp>();
+  return {l, cast<SharedMemoryType>(operand.getType()),
+          alloc ? static_cast<int64_t>(alloc.getOffset().value_or(0)) : 0};
+}
+
+/// Rounds an f32 operand as the dot's precision says.
+Value roundOperand(Lowering &l, Value value, DotPrecision precision) {
+  switch (precision) {
+  case DotPrecision::ieee:
+    return value;
+  case DotPrecision::tf32: {
+    Value bits = NVVM::ConvertFloatToTF32Op::create(
+        l.b, l.loc, l.b.getI32Type(), value, NVVM::FPRoundingMode::RNA);
+    return arith::BitcastOp::create(l.b, l.loc, l.b.getF32Type(), bits);
+  }
+  case DotPrecision::f16:
+  case DotPrecision::bf16: {
+    Type narrow = precision == DotPrecision::f16 ? Type(l.b.getF16Type())
+                                                 : Type(l.b.getBF16Type());
+    Value rounded = arith::TruncFOp::create(l.b, l.loc, narrow, value);
+    return arith::ExtFOp::create(l.b, l.loc, l.b.getF32Type(), rounded);
+  }
+  }
+  return value;
+}
+
+bool lowerFmaDot(Lowering &l, DotOp op) {
+  TileType resultType = op.getType();
+  DistributedLayout layout = l.layoutOf(resultType);
+  const AxisDistribution &rows = layout.axis(0), &cols = layout.axis(1);
+  OperandBuffer a = operandBuffer(l, op.getA());
+  OperandBuffer bBuffer = operandBuffer(l, op.getB());
+  bool transposed = op.getTransposeB();
+  int64_t k = a.type.getShape()[1];
+  Type accumulate = resultType.getElementType();
+  Type aElement = a.type.getElementType();
+
+  Regs acc = op.getAcc() ? l.regs(op.getAcc())
+                         : Regs(layout.numRegisters(), l.zero(accumulate));
+  SmallVector<Value> rowCoords, colCoords;
+  for (int64_t q = 0; q < rows.registers(); ++q)
+    rowCoords.push_back(l.coordinate(rows, q));
+  for (int64_t q = 0; q < cols.registers(); ++q)
+    colCoords.push_back(l.coordinate(cols, q));
+
+  // Loads the values one thread needs along `axis` (0: rows of A, 1:
+  // columns of B) for reduction index `kk`.
+  auto operandValues = [&](OperandBuffer &buffer, const AxisDistribution &dist,
+                           ArrayRef<Value> coords, unsigned freeAxis, Value kk) {
+    SmallVector<Value> values(dist.registers());
+    int64_t width = std::min<int64_t>(dist.inner, 16 / (aElement.getIntOrFloatBitWidth() / 8));
+    bool vector = buffer.contiguousAxis() == freeAxis && !dist.wraps &&
+                  dist.innerStep == 1 && width >= 2 &&
+                  dist.inner % width == 0 && buffer.vectorizable(width);
+    for (int64_t q = 0; q < dist.registers(); ++q) {
+      if (values[q])
+        continue;
+      SmallVector<Value, 2> at(2);
+      at[freeAxis] = coords[q];
+      at[1 - freeAxis] = kk;
+      if (!vector) {
+        values[q] = buffer.load(at);
+        continue;
+      }
+      Value vec = buffer.loadVector(at, width, aElement);
+      for (int64_t j = 0; j < width; ++j)
+        values[q + j] = LLVM::ExtractElementOp::create(l.b, l.loc, vec, l.i32(j));
+    }
+    for (Value &value : values) {
+      if (value.getType() != accumulate)
+        value = arith::ExtFOp::create(l.b, l.loc, accumulate, value);
+      value = roundOperand(l, value, op.getPrecision());
+    }
+    return values;
+  };
+
+  l.beforeSharedRead();
+  for (int64_t kk = 0; kk < k; ++kk) {
+    Value kIndex = l.i32(kk);
+    SmallVector<Value> aValues = operandValues(a, rows, rowCoords, 0, kIndex);
+    // B is [K, N] (free axis 1), or [N, K] when transposed (free axis 0).
+    SmallVector<Value> bValues =
+        operandValues(bBuffer, cols, colCoords, transposed ? 0 : 1, kIndex);
+    for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
+      SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
+      acc[reg] = LLVM::FMAOp::create(l.b, l.loc, aValues[q[0]], bValues[q[1]],
+                                     acc[reg]);
+    }
+  }
+  l.setRegs(op, std::move(acc));
+  return true;
+}
+
+bool lowerMmaDot(Lowering &l, DotOp op) {
+  TileType resultType = op.getType();
+  auto mma = cast<MmaLayoutAttr>(resultType.getEncoding());
+  DistributedLayout layout = l.layoutOf(resultType);
+  const AxisDistribution &rows = layout.axis(0), &cols = layout.axis(1);
+  OperandBuffer a = operandBuffer(l, op.getA());
+  OperandBuffer bBuffer = operandBuffer(l, op.getB());
+  bool transposed = op.getTransposeB();
+  Type element = a.type.getElementType();
+  bool tf32 = element.isF32();
+  int64_t kStep = tf32 ? 8 : 16;
+  int64_t k = a.type.getShape()[1];
+  MLIRContext *context = l.b.getContext();
+  Type f32 = l.b.getF32Type(), i32Type = l.b.getI32Type();
+
+  Regs acc = op.getAcc() ? l.regs(op.getAcc())
+                         : Regs(layout.numRegisters(), l.zero(f32));
+  Value g = arith::ShRUIOp::create(l.b, l.loc, l.lane, l.i32(2));
+  Value t = arith::AndIOp::create(l.b, l.loc, l.lane, l.i32(3));
+  int64_t wn = mma.getWarpsPerCTA()[1];
+  Value warpCol = arith::RemUIOp::create(l.b, l.loc, l.warp, l.i32(wn));
+  Value colBase = l.mul(warpCol, l.i32(8 * cols.outer));
+
+  // A value of the A fragment: row `row`, k index `kIndex` (two halves, or
+  // one tf32).
+  auto aPiece = [&](Value row, Value kIndex) -> Value {
+    if (tf32)
+      return NVVM::ConvertFloatToTF32Op::create(
+          l.b, l.loc, i32Type, a.load({row, kIndex}), NVVM::FPRoundingMode::RNA);
+    Value pair = a.loadVector({row, kIndex}, 2, element);
+    return element.isBF16() ? Value(LLVM::BitcastOp::create(l.b, l.loc, i32Type, pair))
+                            : pair;
+  };
+  auto bPiece = [&](Value n, Value kIndex) -> Value {
+    SmallVector<Value, 2> coords =
+        transposed ? SmallVector<Value, 2>{n, kIndex} : SmallVector<Value, 2>{kIndex, n};
+    if (tf32)
+      return NVVM::ConvertFloatToTF32Op::create(
+          l.b, l.loc, i32Type, bBuffer.load(coords), NVVM::FPRoundingMode::RNA);
+    Value pair = bBuffer.loadVector(coords, 2, element);
+    return element.isBF16() ? Value(LLVM::BitcastOp::create(l.b, l.loc, i32Type, pair))
+                            : pair;
+  };
+
+  NVVM::MMATypes ptxType = tf32                ? NVVM::MMATypes::tf32
+                           : element.isBF16() ? NVVM::MMATypes::bf16
+                                              : NVVM::MMATypes::f16;
+  auto resultStruct = LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
+  l.beforeSharedRead();
+  for (int64_t kk = 0; kk < k; kk += kStep) {
+    // k indices of this thread's fragment values.
+    Value k0 = tf32 ? l.add(t, l.i32(kk)) : l.add(l.mul(t, l.i32(2)), l.i32(kk));
+    Value k1 = l.add(k0, l.i32(tf32 ? 4 : 8));
+    SmallVector<SmallVector<Value, 4>> aFragments;
+    for (int64_t fm = 0; fm < rows.outer; ++fm) {
+      Value row0 = l.coordinate(rows, fm * 2), row1 = l.coordinate(rows, fm * 2 + 1);
+      if (tf32)
+        aFragments.push_back({aPiece(row0, k0), aPiece(row1, k0),
+                              aPiece(row0, k1), aPiece(row1, k1)});
+      else
+        aFragments.push_back({aPiece(row0, k0), aPiece(row1, k0),
+                              aPiece(row0, k1), aPiece(row1, k1)});
+    }
+    for (int64_t fn = 0; fn < cols.outer; ++fn) {
+      Value n = l.add(l.add(colBase, l.i32(fn * 8)), g);
+      SmallVector<Value, 2> bFragment = {bPiece(n, k0), bPiece(n, k1)};
+      for (int64_t fm = 0; fm < rows.outer; ++fm) {
+        int64_t first = (fm * cols.outer + fn) * 4;
+        SmallVector<Value, 4> c(acc.begin() + first, acc.begin() + first + 4);
+        auto instruction = NVVM::MmaOp::create(
+            l.b, l.loc, resultStruct, aFragments[fm], bFragment, c,
+            {16, 8, kStep}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t j = 0; j < 4; ++j)
+          acc[first + j] = LLVM::ExtractValueOp::create(l.b, l.loc, instruction,
+                                                        ArrayRef<int64_t>{j});
+      }
+    }
+  }
+  l.setRegs(op, std::move(acc));
+  return true;
+}
+
+} // namespace
+
+bool Lowering::lowerDot(DotOp op) {
+  if (!isa<SharedMemoryType>(op.getA().getType()) ||
+      !isa<SharedMemoryType>(op.getB().getType()))
+    return fail(op, "operands must be in shared memory (run tile-promote-shared)");
+  if (op.getKind() == DotKind::mma_sync &&
+      isa<MmaLayoutAttr>(op.getType().getEncoding()))
+    return lowerMmaDot(*this, op);
+  return lowerFmaDot(*this, op);
+}

@@ -1,0 +1,371 @@
+//===- AssignLayouts.cpp - Decide which thread holds which element --------===//
+//
+// Phase 1 walks the kernel in order and decides a layout for every tile
+// value (dot results first, element-wise ops after their dot-derived
+// operands, loop-carried values by iterating the loop body to a fixed
+// point); values with no preference of their own (fill, arange) take the
+// layout of their first user. Phase 2 retypes the values and inserts
+// `phobos.convert_layout` where an op needs an operand in another layout,
+// after first trying to move cheap single-use producers (fills, aranges,
+// loads, element-wise chains of them) to the needed layout instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+#include "Phobos/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace phobos::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "Phobos/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace phobos::tile
+
+using namespace mlir;
+using namespace phobos::tile;
+
+/// Ops whose result takes its operands' layout, element by element.
+static bool isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, AndOp, OrOp,
+             CmpOp, SelectOp, NegOp, NotOp, AbsOp, ExpOp, LogOp, SqrtOp,
+             RsqrtOp, CastOp, BroadcastOp, TrilOp, CumsumOp>(op);
+}
+
+static bool isTile(Value value) { return isa<TileType>(value.getType()); }
+
+namespace {
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(KernelOp kernel)
+      : kernel(kernel), context(kernel.getContext()),
+        numWarps(getNumWarps(kernel)) {}
+
+  /// Returns the number of conversions inserted.
+  unsigned run();
+
+private:
+  Attribute get(Value value) const { return layouts.lookup(value); }
+  void set(Value value, Attribute layout, bool anchor) {
+    layouts[value] = layout;
+    if (anchor)
+      anchored.insert(value);
+    else
+      anchored.erase(value);
+  }
+  Attribute defaultLayout(Value value) {
+    auto type = cast<TileType>(value.getType());
+    return getDefaultBlockedLayout(context, type.getShape(),
+                                   getElementBytes(type.getElementType()),
+                                   numWarps);
+  }
+  /// The layout `value` has, deciding the default if it has none yet.
+  Attribute decided(Value value) {
+    if (!get(value))
+      set(value, defaultLayout(value), false);
+    return get(value);
+  }
+  /// The layout an operand of rank `rank` needs to combine with a result
+  /// in `layout`.
+  Attribute operandLayout(Attribute layout, Value operand) {
+    unsigned rank = cast<TileType>(operand.getType()).getRank();
+    return sliceToRank(layout, rank);
+  }
+  Attribute accumulatorLayout(DotOp dot);
+
+  void processBlock(Block &block);
+  void processOp(Operation *op);
+  void processElementwise(Operation *op);
+  void processFor(scf::ForOp op);
+  void processWhile(scf::WhileOp op);
+  void processIf(scf::IfOp op);
+
+  /// The layout operand `index` of `op` must have, or null for any.
+  Attribute required(Operation *op, unsigned index);
+  bool canRetarget(Value value, unsigned depth);
+  void retarget(Value value, Attribute layout);
+  void apply();
+
+  KernelOp kernel;
+  MLIRContext *context;
+  unsigned numWarps;
+  DenseMap<Value, Attribute> layouts;
+  DenseSet<Value> anchored;
+  unsigned conversions = 0;
+};
+
+} // namespace
+
+Attribute LayoutAssigner::accumulatorLayout(DotOp dot) {
+  TileType type = dot.getType();
+  int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+  if (dot.getKind() == DotKind::mma_sync)
+    if (auto warps = getMmaWarps(m, n, numWarps))
+      return MmaLayoutAttr::get(context, {warps->first, warps->second});
+  return getFmaAccumulatorLayout(context, m, n, numWarps);
+}
+
+void LayoutAssigner::processBlock(Block &block) {
+  for (Operation &op : block)
+    processOp(&op);
+}
+
+void LayoutAssigner::processElementwise(Operation *op) {
+  Value result = op->getResult(0);
+  auto resultType = cast<TileType>(result.getType());
+  // The operand to follow: a full-shape one derived from a dot, else the
+  // first full-shape operand with a layout.
+  Value leader;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<TileType>(operand.getType());
+    if (!type || type.getShape() != resultType.getShape() || !get(operand))
+      continue;
+    if (!leader || (anchored.contains(operand) && !anchored.contains(leader)))
+      leader = operand;
+  }
+  Attribute layout = leader ? get(leader) : defaultLayout(result);
+  // Operands with no preference adopt what the result needs.
+  for (Value operand : op->getOperands())
+    if (isTile(operand) && !get(operand))
+      set(operand, operandLayout(layout, operand), false);
+  set(result, layout, leader && anchored.contains(leader));
+}
+
+void LayoutAssigner::processFor(scf::ForOp op) {
+  unsigned count = op.getInitArgs().size();
+  SmallVector<Attribute> args(count);
+  SmallVector<bool> argAnchored(count, false);
+  for (unsigned i = 0; i < count; ++i)
+    if (isTile(op.getInitArgs()[i])) {
+      args[i] = get(op.getInitArgs()[i]);
+      argAnchored[i] = anchored.contains(op.getInitArgs()[i]);
+    }
+  auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+  for (int round = 0; round < 4; ++round) {
+    for (unsigned i = 0; i < count; ++i)
+      if (isTile(op.getRegionIterArgs()[i]))
+        set(op.getRegionIterArgs()[i], args[i], argAnchored[i]);
+    processBlock(*op.getBody());
+    bool changed = false;
+    for (unsigned i = 0; i < count; ++i) {
+      Value arg = op.getRegionIterArgs()[i];
+      if (!isTile(arg))
+        continue;
+      Value yielded = yield.getOperand(i);
+      Attribute candidate = decided(yielded);
+      bool candidateAnchored = anchored.contains(yielded);
+      if (!args[i]) {
+        // The body decided the argument (a use adopted a layout) or the
+        // yield does.
+        args[i] = get(arg) && !candidateAnchored ? get(arg) : candidate;
+        argAnchored[i] = candidateAnchored;
+        changed = true;
+      } else if (args[i] != candidate && candidateAnchored && !argAnchored[i]) {
+        args[i] = candidate;
+        argAnchored[i] = true;
+        changed = true;
+      }
+    }
+    if (!changed)
+      break;
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    if (!isTile(op.getResult(i)))
+      continue;
+    set(op.getResult(i), args[i], argAnchored[i]);
+    if (!get(op.getInitArgs()[i]))
+      set(op.getInitArgs()[i], args[i], false);
+  }
+}
+
+void LayoutAssigner::processWhile(scf::WhileOp op) {
+  unsigned count = op.getInits().size();
+  SmallVector<Attribute> args(count);
+  for (unsigned i = 0; i < count; ++i)
+    if (isTile(op.getInits()[i]))
+      args[i] = decided(op.getInits()[i]);
+  auto condition = op.getConditionOp();
+  auto yield = cast<scf::YieldOp>(op.getAfterBody()->getTerminator());
+  for (int round = 0; round < 4; ++round) {
+    for (unsigned i = 0; i < count; ++i)
+      if (isTile(op.getBeforeArguments()[i]))
+        set(op.getBeforeArguments()[i], args[i], false);
+    processBlock(op.getBefore().front());
+    for (auto [arg, passed] :
+         llvm::zip(op.getAfterArguments(), condition.getArgs()))
+      if (isTile(arg))
+        set(arg, decided(passed), anchored.contains(passed));
+    processBlock(op.getAfter().front());
+    bool changed = false;
+    for (unsigned i = 0; i < count; ++i) {
+      Value yielded = yield.getOperand(i);
+      if (isTile(yielded) && decided(yielded) != args[i] &&
+          anchored.contains(yielded)) {
+        args[i] = get(yielded);
+        changed = true;
+      }
+    }
+    if (!changed)
+      break;
+  }
+  for (auto [result, passed] : llvm::zip(op.getResults(), condition.getArgs()))
+    if (isTile(result))
+      set(result, decided(passed), anchored.contains(passed));
+}
+
+void LayoutAssigner::processIf(scf::IfOp op) {
+  processBlock(op.getThenRegion().front());
+  if (!op.getElseRegion().empty())
+    processBlock(op.getElseRegion().front());
+  for (unsigned i = 0; i < op.getNumResults(); ++i) {
+    if (!isTile(op.getResult(i)))
+      continue;
+    Value fromThen = op.thenYield().getOperand(i);
+    Value fromElse = op.getElseRegion().empty()
+                         ? Value()
+                         : op.elseYield().getOperand(i);
+    Value source = get(fromThen) || !fromElse ? fromThen : fromElse;
+    set(op.getResult(i), decided(source), anchored.contains(source));
+  }
+}
+
+void LayoutAssigner::processOp(Operation *op) {
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](LoadOp load) { set(load, defaultLayout(load), false); })
+      .Case([&](DotOp dot) {
+        Attribute layout = accumulatorLayout(dot);
+        if (dot.getAcc() && !get(dot.getAcc()))
+          set(dot.getAcc(), layout, false);
+        set(dot, layout, true);
+      })
+      .Case([&](ReduceOp reduce) {
+        Value operand = reduce.getOperand();
+        set(reduce, decided(operand), anchored.contains(operand));
+      })
+      .Case<TransposeOp, ReshapeOp>([&](Operation *o) {
+        decided(o->getOperand(0));
+        set(o->getResult(0), defaultLayout(o->getResult(0)), false);
+      })
+      .Case([&](StoreOp store) { decided(store.getValue()); })
+      .Case([&](ConvertLayoutOp convert) {
+        set(convert, cast<TileType>(convert.getType()).getEncoding(), false);
+      })
+      .Case([&](scf::ForOp loop) { processFor(loop); })
+      .Case([&](scf::WhileOp loop) { processWhile(loop); })
+      .Case([&](scf::IfOp branch) { processIf(branch); })
+      .Default([&](Operation *other) {
+        if (isElementwise(other))
+          processElementwise(other);
+      });
+}
+
+Attribute LayoutAssigner::required(Operation *op, unsigned index) {
+  Value operand = op->getOperand(index);
+  if (!isTile(operand))
+    return {};
+  if (isElementwise(op))
+    return operandLayout(get(op->getResult(0)), operand);
+  if (auto dot = dyn_cast<DotOp>(op))
+    return operand == dot.getAcc() ? get(dot) : Attribute();
+  if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+    Operation *parent = op->getParentOp();
+    if (auto loop = dyn_cast<scf::ForOp>(parent))
+      return get(loop.getRegionIterArgs()[index]);
+    if (auto branch = dyn_cast<scf::IfOp>(parent))
+      return get(branch.getResult(index));
+    if (auto loop = dyn_cast<scf::WhileOp>(parent))
+      return get(loop.getBeforeArguments()[index]);
+  }
+  if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+    auto loop = cast<scf::WhileOp>(op->getParentOp());
+    return index == 0 ? Attribute() : get(loop.getAfterArguments()[index - 1]);
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    unsigned first = loop.getNumControlOperands();
+    return index >= first ? get(loop.getRegionIterArgs()[index - first])
+                          : Attribute();
+  }
+  if (auto loop = dyn_cast<scf::WhileOp>(op))
+    return get(loop.getBeforeArguments()[index]);
+  return {};
+}
+
+bool LayoutAssigner::canRetarget(Value value, unsigned depth) {
+  if (depth > 8 || !value.hasOneUse())
+    return false;
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return false;
+  if (isa<FillOp, ArangeOp, LoadOp>(producer))
+    return true;
+  if (!isElementwise(producer) || isa<CumsumOp, TrilOp>(producer))
+    return false;
+  for (Value operand : producer->getOperands())
+    if (isTile(operand) && !canRetarget(operand, depth + 1))
+      return false;
+  return true;
+}
+
+void LayoutAssigner::retarget(Value value, Attribute layout) {
+  set(value, layout, anchored.contains(value));
+  Operation *producer = value.getDefiningOp();
+  if (!isElementwise(producer))
+    return;
+  for (Value operand : producer->getOperands())
+    if (isTile(operand))
+      retarget(operand, operandLayout(layout, operand));
+}
+
+void LayoutAssigner::apply() {
+  // Insert conversions (or move cheap producers) where layouts disagree.
+  SmallVector<Operation *> ops;
+  kernel.walk([&](Operation *op) { ops.push_back(op); });
+  OpBuilder builder(context);
+  for (Operation *op : ops)
+    for (unsigned index = 0; index < op->getNumOperands(); ++index) {
+      Attribute need = required(op, index);
+      Value operand = op->getOperand(index);
+      if (!need || decided(operand) == need)
+        continue;
+      if (canRetarget(operand, 0)) {
+        retarget(operand, need);
+        continue;
+      }
+      builder.setInsertionPoint(op);
+      auto type = withLayout(cast<TileType>(operand.getType()), need);
+      auto convert = ConvertLayoutOp::create(builder, op->getLoc(), type, operand);
+      layouts[convert] = need;
+      op->setOperand(index, convert);
+      ++conversions;
+    }
+  // Retype every tile value.
+  auto retype = [&](Value value) {
+    if (auto type = dyn_cast<TileType>(value.getType()))
+      value.setType(withLayout(type, decided(value)));
+  };
+  kernel.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          retype(arg);
+    for (Value result : op->getResults())
+      retype(result);
+  });
+}
+
+unsigned LayoutAssigner::run() {
+  processBlock(kernel.getBody().front());
+  apply();
+  return conversions;
+}
+
+namespace {
+struct TileAssignLayouts : phobos::tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {
+  using TileAssignLayoutsBase::TileAssignLayoutsBase;
+  void runOnOperation() override {
+    numConversions += LayoutAssigner(getOperation()).run();
+  }
+};
+} // namespace

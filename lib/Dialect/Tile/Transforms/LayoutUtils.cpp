@@ -1,0 +1,154 @@
+//===- LayoutUtils.cpp - Choosing layouts for tiles -----------------------===//
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+
+#include "llvm/ADT/bit.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+unsigned phobos::tile::getNumWarps(KernelOp kernel) {
+  return std::max<int64_t>(1, kernel.getCtaSize() / 32);
+}
+
+unsigned phobos::tile::getElementBytes(Type elementType) {
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  return std::max(1u, bits / 8);
+}
+
+/// The largest power of two not above `value` (1 for values below 1).
+static unsigned floorPow2(int64_t value) {
+  if (value <= 1)
+    return 1;
+  return static_cast<unsigned>(llvm::bit_floor(static_cast<uint64_t>(value)));
+}
+
+BlockedLayoutAttr phobos::tile::getDefaultBlockedLayout(
+    MLIRContext *context, ArrayRef<int64_t> shape, unsigned elementBytes,
+    unsigned numWarps) {
+  size_t rank = shape.size();
+  SmallVector<unsigned> sizePerThread(rank, 1), threadsPerWarp(rank, 1),
+      warpsPerCTA(rank, 1), order;
+  for (size_t k = 0; k < rank; ++k)
+    order.push_back(rank - 1 - k);
+  sizePerThread[rank - 1] =
+      std::min<unsigned>(floorPow2(16 / elementBytes), floorPow2(shape.back()));
+  // Lanes along the fastest axes first.
+  unsigned lanes = 32;
+  for (unsigned axis : order) {
+    int64_t runs = (shape[axis] + sizePerThread[axis] - 1) / sizePerThread[axis];
+    unsigned take = std::min<unsigned>(lanes, floorPow2(runs));
+    threadsPerWarp[axis] = take;
+    lanes /= take;
+  }
+  threadsPerWarp[order.front()] *= lanes;
+  // Warps along the slowest axes first.
+  unsigned warps = numWarps;
+  for (size_t axis = 0; axis < rank; ++axis) {
+    int64_t runs = (shape[axis] + int64_t(sizePerThread[axis]) *
+                                      threadsPerWarp[axis] - 1) /
+                   (int64_t(sizePerThread[axis]) * threadsPerWarp[axis]);
+    unsigned take = std::min<unsigned>(warps, floorPow2(runs));
+    warpsPerCTA[axis] = take;
+    warps /= take;
+  }
+  warpsPerCTA[0] *= warps;
+  return BlockedLayoutAttr::get(context, sizePerThread, threadsPerWarp,
+                                warpsPerCTA, order);
+}
+
+BlockedLayoutAttr phobos::tile::getFmaAccumulatorLayout(MLIRContext *context,
+                                                        int64_t m, int64_t n,
+                                                        unsigned numWarps) {
+  if (m < 4 || n < 8)
+    return getDefaultBlockedLayout(context, {m, n}, 4, numWarps);
+  unsigned sptM = m >= 16 ? 4 : floorPow2(m / 4);
+  unsigned sptN = n >= 32 ? 4 : floorPow2(n / 8);
+  // Warps as square as possible, never wider than the tile allows.
+  unsigned wn = 1u << (llvm::Log2_32(numWarps) / 2);
+  while (wn > 1 && int64_t(sptN) * 8 * wn > n)
+    wn /= 2;
+  unsigned wm = numWarps / wn;
+  while (wm > 1 && int64_t(sptM) * 4 * wm > m && wn * 2 <= numWarps &&
+         int64_t(sptN) * 8 * wn * 2 <= n) {
+    wm /= 2;
+    wn *= 2;
+  }
+  return BlockedLayoutAttr::get(context, {sptM, sptN}, {4, 8}, {wm, wn},
+                                {1, 0});
+}
+
+std::optional<std::pair<unsigned, unsigned>>
+phobos::tile::getMmaWarps(int64_t m, int64_t n, unsigned numWarps) {
+  std::optional<std::pair<unsigned, unsigned>> best;
+  double bestSkew = 0;
+  for (unsigned wm = 1; wm <= numWarps; wm *= 2) {
+    unsigned wn = numWarps / wm;
+    if (wm * wn != numWarps || m % (16 * wm) != 0 || n % (8 * wn) != 0)
+      continue;
+    // Prefer warp tiles close to square: fewer fragment loads per mma.
+    double skew = std::abs(std::log2(double(m / wm) / double(n / wn)));
+    if (!best || skew < bestSkew) {
+      best = std::make_pair(wm, wn);
+      bestSkew = skew;
+    }
+  }
+  return best;
+}
+
+Attribute phobos::tile::sliceToRank(Attribute layout, unsigned rank) {
+  unsigned current = 0;
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
+    current = blocked.getRank();
+  else if (isa<MmaLayoutAttr>(layout))
+    current = 2;
+  else if (auto slice = dyn_cast<SliceLayoutAttr>(layout)) {
+    // A slice of rank r-1 of a rank-r parent: count down through parents.
+    current = 0;
+    Attribute inner = layout;
+    unsigned sliced = 0;
+    while (auto s = dyn_cast<SliceLayoutAttr>(inner)) {
+      ++sliced;
+      inner = s.getParent();
+    }
+    unsigned parentRank = isa<MmaLayoutAttr>(inner)
+                              ? 2
+                              : cast<BlockedLayoutAttr>(inner).getRank();
+    current = parentRank - sliced;
+  }
+  while (current > rank) {
+    layout = SliceLayoutAttr::get(layout.getContext(), 0, layout);
+    --current;
+  }
+  return layout;
+}
+
+TileType phobos::tile::withLayout(TileType type, Attribute layout) {
+  return TileType::get(type.getContext(), type.getShape(),
+                       type.getElementType(), layout);
+}
+
+int64_t phobos::tile::getScratchBytes(Operation *op) {
+  auto tileBytes = [](Type type) -> int64_t {
+    auto tile = cast<TileType>(type);
+    return tile.getNumElements() * getElementBytes(tile.getElementType());
+  };
+  if (isa<ConvertLayoutOp, TransposeOp, ReshapeOp, CumsumOp>(op))
+    return tileBytes(op->getOperand(0).getType());
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    // Partial results of every warp, at most one per element.
+    return tileBytes(reduce.getOperand().getType());
+  return 0;
+}
+
+int64_t phobos::tile::getSharedMemoryBytes(SharedMemoryType type) {
+  auto layout = cast<SharedLayoutAttr>(type.getLayout());
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned fastest = layout.getOrder().front();
+  int64_t rowLength = shape[fastest] + layout.getPadding();
+  int64_t rows = 1;
+  for (size_t axis = 0; axis < shape.size(); ++axis)
+    if (axis != fastest)
+      rows *= shape[axis];
+  return rows * rowLength * getElementBytes(type.getElementType());
+}

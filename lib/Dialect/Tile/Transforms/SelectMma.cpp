@@ -1,0 +1,41 @@
+//===- SelectMma.cpp - Choose the instructions of each dot ----------------===//
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+#include "Phobos/Dialect/Tile/Transforms/Passes.h"
+
+namespace phobos::tile {
+#define GEN_PASS_DEF_TILESELECTMMA
+#include "Phobos/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace phobos::tile
+
+using namespace mlir;
+using namespace phobos::tile;
+
+namespace {
+struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
+  using TileSelectMmaBase::TileSelectMmaBase;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    unsigned warps = getNumWarps(kernel);
+    kernel.walk([&](DotOp dot) {
+      auto a = dyn_cast<TileType>(dot.getA().getType());
+      auto b = dyn_cast<TileType>(dot.getB().getType());
+      if (!a || !b) // already promoted: keep what was chosen
+        return;
+      Type element = a.getElementType();
+      bool tf32 = dot.getPrecision() == DotPrecision::tf32 && element.isF32();
+      // Tensor cores are exact for f16/bf16 operands (f32 accumulation), and
+      // what @tensorcore asks for with f32 ones.
+      bool wantsTensorCores = element.isF16() || element.isBF16() ||
+                              dot.getPrecision() != DotPrecision::ieee;
+      int64_t m = a.getDimSize(0), k = a.getDimSize(1);
+      int64_t n = dot.getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
+      bool fits = wantsTensorCores && !element.isF64() &&
+                  k % (tf32 ? 8 : 16) == 0 && getMmaWarps(m, n, warps);
+      dot.setKind(fits ? DotKind::mma_sync : DotKind::fma);
+      ++(fits ? numMma : numFma);
+    });
+  }
+};
+} // namespace

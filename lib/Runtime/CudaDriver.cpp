@@ -1,0 +1,656 @@
+//===- CudaDriver.cpp - The CUDA driver API, opened at run time -----------===//
+//
+// libcuda.so.1 is opened with dlopen and only cuGetProcAddress is taken
+// with dlsym; every other entry point is resolved through it for
+// CUDA_VERSION, so the pointer has exactly the ABI of the prototype cuda.h
+// declares (cuda.h maps e.g. cuMemAlloc to cuMemAlloc_v2). cuda.h is used
+// for its types and constants only: nothing here links against libcuda.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Runtime/CudaDriver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <climits>
+#include <iterator>
+#include <mutex>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+using namespace phobos;
+using namespace phobos::cuda;
+
+// The entry points Phobos uses. Every one keeps the signature it had before
+// CUDA 13 (which is why the stream and event calls synchronise, not
+// cuCtxSynchronize, whose CUDA 13 version takes a context).
+#define PHOBOS_CUDA_ENTRY_POINTS(X)                                            \
+  X(cuGetErrorName)                                                            \
+  X(cuGetErrorString)                                                          \
+  X(cuInit)                                                                    \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetName)                                                           \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDeviceTotalMem)                                                          \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleGetFunction)                                                       \
+  X(cuModuleUnload)                                                            \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuFuncGetAttribute)                                                        \
+  X(cuLaunchKernel)                                                            \
+  X(cuMemAlloc)                                                                \
+  X(cuMemFree)                                                                 \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyDtoH)                                                              \
+  X(cuMemsetD8)                                                                \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamDestroy)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuEventCreate)                                                             \
+  X(cuEventDestroy)                                                            \
+  X(cuEventRecord)                                                             \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)
+
+namespace {
+/// cuGetProcAddress since CUDA 12 (exported as cuGetProcAddress_v2) and the
+/// CUDA 11.3 one without the symbol status.
+using GetProcAddressV2 = CUresult(CUDAAPI *)(const char *, void **, int,
+                                             cuuint64_t,
+                                             CUdriverProcAddressQueryResult *);
+using GetProcAddressV1 = CUresult(CUDAAPI *)(const char *, void **, int,
+                                             cuuint64_t);
+
+/// One pointer per entry point. The members are spelled as the functions
+/// and cuda.h's version macros rename both alike (`cuMemAlloc` is
+/// `cuMemAlloc_v2` everywhere), so `api.cuMemAlloc` has the type of the
+/// function cuda.h declares for CUDA_VERSION.
+struct Api {
+#define PHOBOS_CUDA_MEMBER(function) decltype(&::function) function = nullptr;
+  PHOBOS_CUDA_ENTRY_POINTS(PHOBOS_CUDA_MEMBER)
+#undef PHOBOS_CUDA_MEMBER
+};
+} // namespace
+
+struct Driver::Impl {
+  void *library = nullptr;
+  Api api;
+  int ordinal = 0;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string deviceName;
+  std::array<int, 2> capability = {0, 0};
+  size_t totalMemoryBytes = 0;
+  int maxSharedOptinBytes = 0;
+
+  /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): detail".
+  llvm::Error check(CUresult result, llvm::StringRef call,
+                    llvm::StringRef detail = "") const {
+    if (result == CUDA_SUCCESS)
+      return llvm::Error::success();
+    const char *errorName = nullptr, *description = nullptr;
+    if (api.cuGetErrorName)
+      api.cuGetErrorName(result, &errorName);
+    if (api.cuGetErrorString)
+      api.cuGetErrorString(result, &description);
+    std::string message = (call + " failed: ").str();
+    message += errorName ? std::string(errorName)
+                         : "CUresult " + std::to_string(result);
+    if (description)
+      message += std::string(" (") + description + ")";
+    if (!detail.empty())
+      message += (": " + detail).str();
+    return llvm::createStringError(message);
+  }
+
+  /// The driver resources belong to: the one already made (for whatever
+  /// device), else device 0's.
+  static llvm::Expected<Impl &> current();
+  static llvm::Expected<Driver &> acquire(std::optional<int> device);
+  /// Opens the library, resolves the entry points and initialises the
+  /// driver.
+  static llvm::Expected<std::unique_ptr<Impl>> load();
+  /// Reads device `ordinal`'s properties and retains its primary context.
+  llvm::Error openDevice(int ordinal);
+};
+
+namespace {
+/// The process's driver. Never destroyed: buffers and modules in static
+/// storage may outlive any destruction order, and unloading libcuda at exit
+/// is what drivers handle worst.
+struct DriverState {
+  std::mutex mutex;
+  Driver *driver = nullptr;
+  /// The initialised driver until a device opens.
+  std::unique_ptr<Driver::Impl> loaded;
+  /// Why loading failed: a missing or broken driver does not change while
+  /// the process runs, so it is not retried. A device that fails to open
+  /// is not remembered: another ordinal may work.
+  std::optional<std::string> failure;
+};
+
+DriverState &driverState() {
+  static DriverState *state = new DriverState;
+  return *state;
+}
+
+/// Whether this thread made the primary context current: the current
+/// context is per thread, and a runtime used from a worker thread must
+/// not find none.
+thread_local bool contextIsCurrent = false;
+} // namespace
+
+llvm::Expected<std::unique_ptr<Driver::Impl>> Driver::Impl::load() {
+  auto impl = std::make_unique<Impl>();
+  impl->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!impl->library) {
+    const char *reason = dlerror();
+    return llvm::createStringError(
+        "cannot open libcuda.so.1 (no NVIDIA driver on this machine): %s",
+        reason ? reason : "unknown error");
+  }
+  // The library stays loaded for the life of the process (see DriverState).
+  auto getProcAddressV2 = reinterpret_cast<GetProcAddressV2>(
+      dlsym(impl->library, "cuGetProcAddress_v2"));
+  auto getProcAddressV1 = reinterpret_cast<GetProcAddressV1>(
+      dlsym(impl->library, "cuGetProcAddress"));
+  if (!getProcAddressV2 && !getProcAddressV1)
+    return llvm::createStringError(
+        "libcuda.so.1 has no cuGetProcAddress: the NVIDIA driver is older "
+        "than CUDA 11.3; Phobos needs one that supports CUDA %d.%d",
+        CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+
+  auto resolve = [&](const char *symbol, auto &function) -> llvm::Error {
+    void *pointer = nullptr;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
+    CUresult result =
+        getProcAddressV2
+            ? getProcAddressV2(symbol, &pointer, CUDA_VERSION,
+                               CU_GET_PROC_ADDRESS_DEFAULT, &status)
+            : getProcAddressV1(symbol, &pointer, CUDA_VERSION,
+                               CU_GET_PROC_ADDRESS_DEFAULT);
+    if (result == CUDA_ERROR_INVALID_VALUE)
+      // What cuGetProcAddress answers when CUDA_VERSION is newer than the
+      // driver: say so rather than blame the symbol.
+      return impl->check(
+          result, "cuGetProcAddress",
+          llvm::formatv("{0}: the NVIDIA driver is older than the CUDA {1}.{2} "
+                        "Phobos is built against; update the driver",
+                        symbol, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10)
+              .str());
+    if (llvm::Error error = impl->check(result, "cuGetProcAddress", symbol))
+      return error;
+    if (!pointer || status != CU_GET_PROC_ADDRESS_SUCCESS)
+      return llvm::createStringError(
+          "the NVIDIA driver has no %s for CUDA %d.%d", symbol,
+          CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+    function =
+        reinterpret_cast<std::remove_reference_t<decltype(function)>>(pointer);
+    return llvm::Error::success();
+  };
+  // The error names first, so that every later failure can be described.
+#define PHOBOS_CUDA_RESOLVE(function)                                          \
+  if (llvm::Error error = resolve(#function, impl->api.function))              \
+    return std::move(error);
+  PHOBOS_CUDA_ENTRY_POINTS(PHOBOS_CUDA_RESOLVE)
+#undef PHOBOS_CUDA_RESOLVE
+
+  if (llvm::Error error = impl->check(impl->api.cuInit(0), "cuInit"))
+    return std::move(error);
+  return std::move(impl);
+}
+
+llvm::Error Driver::Impl::openDevice(int ordinal) {
+  this->ordinal = ordinal;
+  if (llvm::Error error =
+          check(api.cuDeviceGet(&device, ordinal), "cuDeviceGet",
+                "device " + std::to_string(ordinal)))
+    return error;
+
+  char nameBuffer[256] = {0};
+  if (llvm::Error error =
+          check(api.cuDeviceGetName(nameBuffer, sizeof nameBuffer - 1, device),
+                "cuDeviceGetName"))
+    return error;
+  deviceName = nameBuffer;
+  auto attribute = [&](CUdevice_attribute which, int &value) {
+    return check(api.cuDeviceGetAttribute(&value, which, device),
+                 "cuDeviceGetAttribute");
+  };
+  if (llvm::Error error = attribute(
+          CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, capability[0]))
+    return error;
+  if (llvm::Error error = attribute(
+          CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, capability[1]))
+    return error;
+  if (llvm::Error error =
+          attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                    maxSharedOptinBytes))
+    return error;
+  if (llvm::Error error = check(api.cuDeviceTotalMem(&totalMemoryBytes, device),
+                                "cuDeviceTotalMem"))
+    return error;
+
+  // The primary context is the one the CUDA runtime and other libraries in
+  // the process share; it is retained for the life of the process.
+  if (llvm::Error error = check(api.cuDevicePrimaryCtxRetain(&context, device),
+                                "cuDevicePrimaryCtxRetain"))
+    return error;
+  return llvm::Error::success();
+}
+
+llvm::Expected<Driver &> Driver::Impl::acquire(std::optional<int> device) {
+  DriverState &state = driverState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.failure)
+    return llvm::createStringError(*state.failure);
+  if (!state.driver) {
+    if (!state.loaded) {
+      llvm::Expected<std::unique_ptr<Impl>> impl = load();
+      if (!impl) {
+        state.failure = llvm::toString(impl.takeError());
+        return llvm::createStringError(*state.failure);
+      }
+      state.loaded = std::move(*impl);
+    }
+    if (llvm::Error error = state.loaded->openDevice(device.value_or(0)))
+      return std::move(error);
+    state.driver = new Driver(std::move(state.loaded));
+  }
+  Impl &impl = *state.driver->impl;
+  if (device && *device != impl.ordinal)
+    return llvm::createStringError(
+        "the CUDA driver is already in use on device %d; one process uses "
+        "one device (asked for device %d)",
+        impl.ordinal, *device);
+  if (!contextIsCurrent) {
+    if (llvm::Error error = impl.check(impl.api.cuCtxSetCurrent(impl.context),
+                                       "cuCtxSetCurrent"))
+      return std::move(error);
+    contextIsCurrent = true;
+  }
+  return *state.driver;
+}
+
+llvm::Expected<Driver::Impl &> Driver::Impl::current() {
+  llvm::Expected<Driver &> driver = acquire(std::nullopt);
+  if (!driver)
+    return driver.takeError();
+  return *driver->impl;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+Driver::Driver(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Driver::~Driver() = default;
+
+llvm::Expected<Driver &> Driver::get(int device) {
+  return Impl::acquire(device);
+}
+
+std::string Driver::describeDevice() const {
+  return llvm::formatv("{0} (sm_{1}{2}, {3} GiB)", impl->deviceName,
+                       impl->capability[0], impl->capability[1],
+                       impl->totalMemoryBytes >> 30)
+      .str();
+}
+
+std::array<int, 2> Driver::computeCapability() const {
+  return impl->capability;
+}
+
+int64_t Driver::maxSharedMemoryPerBlock() const {
+  return impl->maxSharedOptinBytes;
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceBuffer
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
+  DeviceBuffer buffer;
+  // cuMemAlloc rejects 0 bytes; an empty buffer needs no memory.
+  if (bytes == 0)
+    return std::move(buffer);
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUdeviceptr pointer = 0;
+  if (llvm::Error error =
+          driver->check(driver->api.cuMemAlloc(&pointer, bytes), "cuMemAlloc",
+                        std::to_string(bytes) + " bytes"))
+    return std::move(error);
+  buffer.pointer = pointer;
+  buffer.bytes = bytes;
+  return std::move(buffer);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
+    : pointer(std::exchange(other.pointer, 0)),
+      bytes(std::exchange(other.bytes, 0)) {}
+
+DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
+  if (this != &other) {
+    DeviceBuffer old(std::move(*this));
+    pointer = std::exchange(other.pointer, 0);
+    bytes = std::exchange(other.bytes, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (!pointer)
+    return;
+  // A destructor cannot report; a failing free means the context is
+  // already broken, and the next checked call will say so.
+  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+    (void)driver->api.cuMemFree(pointer);
+  else
+    llvm::consumeError(driver.takeError());
+}
+
+llvm::Error DeviceBuffer::copyFromHost(const void *data, size_t count) {
+  if (count > bytes)
+    return llvm::createStringError(
+        "cannot copy %zu bytes into a device buffer of %zu bytes", count,
+        bytes);
+  if (count == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(driver->api.cuMemcpyHtoD(pointer, data, count),
+                       "cuMemcpyHtoD");
+}
+
+llvm::Error DeviceBuffer::copyToHost(void *data, size_t count) const {
+  if (count > bytes)
+    return llvm::createStringError(
+        "cannot copy %zu bytes out of a device buffer of %zu bytes", count,
+        bytes);
+  if (count == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(driver->api.cuMemcpyDtoH(data, pointer, count),
+                       "cuMemcpyDtoH");
+}
+
+llvm::Error DeviceBuffer::fill(uint8_t byte) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(driver->api.cuMemsetD8(pointer, byte, bytes),
+                       "cuMemsetD8");
+}
+
+//===----------------------------------------------------------------------===//
+// Stream and Event
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<Stream> Stream::create() {
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUstream handle = nullptr;
+  if (llvm::Error error = driver->check(
+          driver->api.cuStreamCreate(&handle, CU_STREAM_NON_BLOCKING),
+          "cuStreamCreate"))
+    return std::move(error);
+  Stream stream;
+  stream.stream = handle;
+  return std::move(stream);
+}
+
+Stream::Stream(Stream &&other) noexcept
+    : stream(std::exchange(other.stream, nullptr)) {}
+
+Stream &Stream::operator=(Stream &&other) noexcept {
+  if (this != &other) {
+    Stream old(std::move(*this));
+    stream = std::exchange(other.stream, nullptr);
+  }
+  return *this;
+}
+
+Stream::~Stream() {
+  if (!stream)
+    return;
+  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+    (void)driver->api.cuStreamDestroy(static_cast<CUstream>(stream));
+  else
+    llvm::consumeError(driver.takeError());
+}
+
+llvm::Error Stream::synchronize() {
+  if (!stream)
+    return llvm::createStringError("cannot synchronize a stream never created");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(
+      driver->api.cuStreamSynchronize(static_cast<CUstream>(stream)),
+      "cuStreamSynchronize");
+}
+
+llvm::Expected<Event> Event::create() {
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUevent handle = nullptr;
+  // Not CU_EVENT_DISABLE_TIMING: these events time kernels.
+  if (llvm::Error error =
+          driver->check(driver->api.cuEventCreate(&handle, CU_EVENT_DEFAULT),
+                        "cuEventCreate"))
+    return std::move(error);
+  Event event;
+  event.event = handle;
+  return std::move(event);
+}
+
+Event::Event(Event &&other) noexcept
+    : event(std::exchange(other.event, nullptr)) {}
+
+Event &Event::operator=(Event &&other) noexcept {
+  if (this != &other) {
+    Event old(std::move(*this));
+    event = std::exchange(other.event, nullptr);
+  }
+  return *this;
+}
+
+Event::~Event() {
+  if (!event)
+    return;
+  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+    (void)driver->api.cuEventDestroy(static_cast<CUevent>(event));
+  else
+    llvm::consumeError(driver.takeError());
+}
+
+llvm::Error Event::record(const Stream &stream) {
+  if (!event)
+    return llvm::createStringError("cannot record an event never created");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(
+      driver->api.cuEventRecord(static_cast<CUevent>(event),
+                                static_cast<CUstream>(stream.handle())),
+      "cuEventRecord");
+}
+
+llvm::Expected<float> Event::elapsedMs(const Event &start, const Event &end) {
+  if (!start.event || !end.event)
+    return llvm::createStringError("cannot time events never created");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  if (llvm::Error error = driver->check(
+          driver->api.cuEventSynchronize(static_cast<CUevent>(end.event)),
+          "cuEventSynchronize"))
+    return std::move(error);
+  float milliseconds = 0;
+  if (llvm::Error error =
+          driver->check(driver->api.cuEventElapsedTime(
+                            &milliseconds, static_cast<CUevent>(start.event),
+                            static_cast<CUevent>(end.event)),
+                        "cuEventElapsedTime"))
+    return std::move(error);
+  return milliseconds;
+}
+
+//===----------------------------------------------------------------------===//
+// Function
+//===----------------------------------------------------------------------===//
+
+llvm::Error Function::setMaxDynamicSharedMemory(int64_t bytes) {
+  if (!function)
+    return llvm::createStringError("no kernel function");
+  if (bytes < 0 || bytes > INT_MAX)
+    return llvm::createStringError(
+        "%lld bytes of dynamic shared memory is not a valid request",
+        static_cast<long long>(bytes));
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(
+      driver->api.cuFuncSetAttribute(
+          static_cast<CUfunction>(function),
+          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          static_cast<int>(bytes)),
+      "cuFuncSetAttribute",
+      llvm::formatv("{0} bytes of dynamic shared memory (the device allows "
+                    "{1} per block, less the kernel's static shared memory)",
+                    bytes, driver->maxSharedOptinBytes)
+          .str());
+}
+
+llvm::Expected<std::array<int, 2>> Function::registersAndSpills() const {
+  if (!function)
+    return llvm::createStringError("no kernel function");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  std::array<int, 2> result = {0, 0};
+  auto handle = static_cast<CUfunction>(function);
+  if (llvm::Error error =
+          driver->check(driver->api.cuFuncGetAttribute(
+                            &result[0], CU_FUNC_ATTRIBUTE_NUM_REGS, handle),
+                        "cuFuncGetAttribute", "NUM_REGS"))
+    return std::move(error);
+  if (llvm::Error error = driver->check(
+          driver->api.cuFuncGetAttribute(
+              &result[1], CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, handle),
+          "cuFuncGetAttribute", "LOCAL_SIZE_BYTES"))
+    return std::move(error);
+  return result;
+}
+
+llvm::Error Function::launch(const LaunchConfig &config,
+                             llvm::ArrayRef<void *> params,
+                             const Stream &stream) const {
+  if (!function)
+    return llvm::createStringError("no kernel function");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  // cuLaunchKernel only reads the array, but takes it as `void **`.
+  void **kernelParams = const_cast<void **>(params.data());
+  return driver->check(
+      driver->api.cuLaunchKernel(
+          static_cast<CUfunction>(function), config.grid[0], config.grid[1],
+          config.grid[2], config.block[0], config.block[1], config.block[2],
+          config.sharedMemoryBytes, static_cast<CUstream>(stream.handle()),
+          params.empty() ? nullptr : kernelParams, nullptr),
+      "cuLaunchKernel",
+      llvm::formatv("grid ({0}, {1}, {2}), block ({3}, {4}, {5}), {6} bytes "
+                    "of dynamic shared memory",
+                    config.grid[0], config.grid[1], config.grid[2],
+                    config.block[0], config.block[1], config.block[2],
+                    config.sharedMemoryBytes)
+          .str());
+}
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<Module> Module::load(llvm::StringRef image) {
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  // PTX must be NUL-terminated and a StringRef need not be; the copy costs
+  // nothing next to the JIT.
+  std::string text = image.str();
+  constexpr size_t logBytes = 64 * 1024;
+  std::string errorLog(logBytes, '\0'), infoLog(logBytes, '\0');
+  CUjit_option options[] = {
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {errorLog.data(), reinterpret_cast<void *>(logBytes),
+                    infoLog.data(), reinterpret_cast<void *>(logBytes)};
+  CUmodule handle = nullptr;
+  CUresult result = driver->api.cuModuleLoadDataEx(
+      &handle, text.c_str(), std::size(options), options, values);
+  if (result != CUDA_SUCCESS) {
+    // The driver writes NUL-terminated logs; the error log says why the
+    // JIT failed, the info log sometimes holds the only hint.
+    std::string log = errorLog.c_str();
+    if (log.empty())
+      log = infoLog.c_str();
+    return driver->check(result, "cuModuleLoadDataEx",
+                         llvm::StringRef(log).trim());
+  }
+  Module module;
+  module.module = handle;
+  return std::move(module);
+}
+
+Module::Module(Module &&other) noexcept
+    : module(std::exchange(other.module, nullptr)) {}
+
+Module &Module::operator=(Module &&other) noexcept {
+  if (this != &other) {
+    Module old(std::move(*this));
+    module = std::exchange(other.module, nullptr);
+  }
+  return *this;
+}
+
+Module::~Module() {
+  if (!module)
+    return;
+  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+    (void)driver->api.cuModuleUnload(static_cast<CUmodule>(module));
+  else
+    llvm::consumeError(driver.takeError());
+}
+
+llvm::Expected<Function> Module::getFunction(llvm::StringRef name) const {
+  if (!module)
+    return llvm::createStringError("no module loaded");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUfunction handle = nullptr;
+  if (llvm::Error error = driver->check(
+          driver->api.cuModuleGetFunction(
+              &handle, static_cast<CUmodule>(module), name.str().c_str()),
+          "cuModuleGetFunction", ("kernel '" + name + "'").str()))
+    return std::move(error);
+  Function function;
+  function.function = handle;
+  return function;
+}

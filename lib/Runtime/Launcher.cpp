@@ -1,0 +1,309 @@
+//===- Launcher.cpp - Binding arguments to a launch contract --------------===//
+//
+// Every check runs before any GPU call, so a wrong argument is reported by
+// name instead of surfacing as an illegal address or a silently wrong
+// result. The checks stop at the first problem.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Runtime/Launcher.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+using namespace phobos;
+
+char LaunchError::ID = 0;
+
+void LaunchError::log(llvm::raw_ostream &os) const {
+  if (!param.empty())
+    os << "argument '" << param << "': ";
+  os << reason;
+}
+
+std::error_code LaunchError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+std::vector<void *> BoundLaunch::params() {
+  std::vector<void *> pointers;
+  pointers.reserve(storage.size());
+  for (std::array<uint8_t, 8> &slot : storage)
+    pointers.push_back(slot.data());
+  return pointers;
+}
+
+/// The shortest decimal that reads back as `value` ("1.5", not "1.500000").
+static std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  if (std::strtod(text, nullptr) != value)
+    std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+static std::string formatList(llvm::ArrayRef<int64_t> values) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(values, os);
+  os << ']';
+  return text;
+}
+
+/// "axis 1 (dim 'K')".
+static std::string describeAxis(const ParamSlot &slot, size_t axis) {
+  return llvm::formatv("axis {0} (dim '{1}')", axis, slot.dims[axis]).str();
+}
+
+static llvm::Error reject(llvm::StringRef param, const llvm::Twine &reason) {
+  return llvm::make_error<LaunchError>(param.str(), reason.str());
+}
+
+namespace {
+/// Which argument and axis first bound a dim, for the message when a later
+/// one disagrees.
+struct DimBinding {
+  std::string param;
+  size_t axis;
+};
+} // namespace
+
+/// The tensor checks, in the order the first problem is reported.
+static llvm::Error checkTensor(const LaunchContract &contract,
+                               const ParamSlot &slot,
+                               const TensorArgument &tensor,
+                               LaunchContract::DimValues &dims,
+                               llvm::StringMap<DimBinding> &boundBy) {
+  const std::string &param = slot.name;
+  if (tensor.element != slot.element)
+    return reject(param,
+                  llvm::formatv("expected {0} elements, got {1}",
+                                name(slot.element), name(tensor.element)));
+  size_t rank = slot.dims.size();
+  if (tensor.shape.size() != rank)
+    return reject(param, llvm::formatv("expected rank {0}, got {1}", rank,
+                                       tensor.shape.size()));
+
+  if (!tensor.strides.empty()) {
+    if (tensor.strides.size() != rank)
+      return reject(param, llvm::formatv("expected {0} strides, got {1}", rank,
+                                         tensor.strides.size()));
+    // Saturating: a product past 2^63 elements cannot be a real tensor, and
+    // its strides then simply fail to match.
+    std::vector<int64_t> dense(rank, 1);
+    for (size_t axis = rank; axis-- > 1;)
+      if (llvm::MulOverflow(dense[axis],
+                            std::max<int64_t>(tensor.shape[axis], 0),
+                            dense[axis - 1]))
+        dense[axis - 1] = std::numeric_limits<int64_t>::max();
+    for (size_t axis = 0; axis < rank; ++axis)
+      // An axis of extent 1 is never stepped along, so its stride does not
+      // matter (as in PyTorch's is_contiguous).
+      if (tensor.shape[axis] != 1 && tensor.strides[axis] != dense[axis])
+        return reject(param,
+                      llvm::formatv("strides {0} are not dense row-major "
+                                    "(expected {1}); kernels index tensors "
+                                    "as dense",
+                                    formatList(tensor.strides),
+                                    formatList(dense)));
+  }
+
+  for (size_t axis = 0; axis < rank; ++axis) {
+    int64_t expected =
+        axis < slot.staticShape.size() ? slot.staticShape[axis] : -1;
+    if (expected >= 0 && tensor.shape[axis] != expected)
+      return reject(param,
+                    llvm::formatv("{0} is {1} but the kernel was compiled "
+                                  "for {2}",
+                                  describeAxis(slot, axis), tensor.shape[axis],
+                                  expected));
+  }
+
+  for (size_t axis = 0; axis < rank; ++axis) {
+    const std::string &dim = slot.dims[axis];
+    int64_t extent = tensor.shape[axis];
+    auto [it, inserted] = dims.try_emplace(dim, extent);
+    if (inserted) {
+      boundBy[dim] = {param, axis};
+      continue;
+    }
+    if (it->second == extent)
+      continue;
+    const DimBinding &first = boundBy[dim];
+    if (first.param == param)
+      return reject(param,
+                    llvm::formatv("axes {0} and {1} are both dim '{2}' "
+                                  "but are {3} and {4}",
+                                  first.axis, axis, dim, it->second, extent));
+    return reject(param, llvm::formatv("dim '{0}' is {1} here but {2} in "
+                                       "argument '{3}'",
+                                       dim, extent, it->second, first.param));
+  }
+
+  // The kernel computes per-axis offsets and bounds in `indexBits` signed
+  // integers; a larger extent would wrap.
+  unsigned indexBits = std::clamp(contract.indexBits, 2u, 64u);
+  int64_t maxExtent = indexBits == 64 ? std::numeric_limits<int64_t>::max()
+                                      : (int64_t(1) << (indexBits - 1)) - 1;
+  for (size_t axis = 0; axis < rank; ++axis) {
+    int64_t extent = tensor.shape[axis];
+    if (extent < 1)
+      return reject(param, llvm::formatv("{0} is {1}; extents must be at "
+                                         "least 1",
+                                         describeAxis(slot, axis), extent));
+    if (extent > maxExtent)
+      return reject(param,
+                    llvm::formatv("{0} is {1}, beyond the kernel's {2}-bit "
+                                  "index range (at most {3})",
+                                  describeAxis(slot, axis), extent, indexBits,
+                                  maxExtent));
+  }
+
+  for (size_t axis = 0; axis < rank; ++axis)
+    for (const auto &[dim, multiple] : contract.aligned)
+      if (dim == slot.dims[axis] && multiple > 0 &&
+          tensor.shape[axis] % multiple != 0)
+        return reject(param, llvm::formatv("breaks @aligned({0} = {1}): {0} "
+                                           "is {2}",
+                                           dim, multiple, tensor.shape[axis]));
+  return llvm::Error::success();
+}
+
+/// Checks a scalar and returns its bytes in the parameter's type.
+static llvm::Expected<std::array<uint8_t, 8>> packScalar(const ParamSlot &slot,
+                                                         double value) {
+  std::array<uint8_t, 8> bytes = {};
+  auto store = [&](auto typed) {
+    static_assert(sizeof typed <= 8);
+    std::memcpy(bytes.data(), &typed, sizeof typed);
+  };
+  const std::string &param = slot.name;
+  llvm::StringRef type = name(slot.element);
+  switch (slot.element) {
+  case ElementType::Bool:
+    if (value != 0 && value != 1)
+      return reject(param,
+                    "expected a bool (0 or 1), got " + formatNumber(value));
+    store(static_cast<uint8_t>(value));
+    break;
+  case ElementType::I32:
+  case ElementType::I64: {
+    if (!std::isfinite(value) || std::trunc(value) != value)
+      return reject(param, llvm::formatv("expected an integral {0}, got {1}",
+                                         type, formatNumber(value)));
+    bool is32 = slot.element == ElementType::I32;
+    // 2^63 itself is a double but not an int64.
+    double lo = is32 ? double(INT32_MIN) : -0x1p63;
+    bool fits = is32 ? value <= double(INT32_MAX) : value < 0x1p63;
+    if (value < lo || !fits)
+      return reject(param, llvm::formatv("{0} does not fit in {1}",
+                                         formatNumber(value), type));
+    if (is32)
+      store(static_cast<int32_t>(value));
+    else
+      store(static_cast<int64_t>(value));
+    break;
+  }
+  case ElementType::F16:
+  case ElementType::BF16:
+  case ElementType::F32:
+  case ElementType::F64: {
+    // A finite value that rounds to infinity is a mistake, not a request.
+    double rounded = roundTo(slot.element, value);
+    if (std::isfinite(value) && std::isinf(rounded))
+      return reject(param, llvm::formatv("{0} overflows {1} to infinity",
+                                         formatNumber(value), type));
+    if (slot.element == ElementType::F16)
+      store(doubleToHalf(value));
+    else if (slot.element == ElementType::BF16)
+      store(doubleToBF16(value));
+    else if (slot.element == ElementType::F32)
+      store(static_cast<float>(value));
+    else
+      store(value);
+    break;
+  }
+  }
+  return bytes;
+}
+
+llvm::Expected<BoundLaunch>
+phobos::bindArguments(const LaunchContract &contract,
+                      llvm::ArrayRef<LaunchArgument> args,
+                      std::optional<std::array<int64_t, 3>> grid) {
+  if (args.size() != contract.params.size())
+    return reject("", llvm::formatv("expected {0} argument{1}, got {2}",
+                                    contract.params.size(),
+                                    contract.params.size() == 1 ? "" : "s",
+                                    args.size()));
+  BoundLaunch launch;
+  llvm::StringMap<DimBinding> boundBy;
+  for (auto [slot, arg] : llvm::zip_equal(contract.params, args)) {
+    if (slot.kind == ParamSlot::Kind::Tensor) {
+      const auto *tensor = std::get_if<TensorArgument>(&arg);
+      if (!tensor)
+        return reject(slot.name, llvm::formatv("expected a tensor of {0}, got "
+                                               "a scalar",
+                                               name(slot.element)));
+      if (llvm::Error error =
+              checkTensor(contract, slot, *tensor, launch.dims, boundBy))
+        return std::move(error);
+      std::array<uint8_t, 8> pointer = {};
+      std::memcpy(pointer.data(), &tensor->address, sizeof tensor->address);
+      launch.storage.push_back(pointer);
+      for (auto [axis, extent] : llvm::enumerate(tensor->shape)) {
+        if (axis < slot.staticShape.size() && slot.staticShape[axis] >= 0)
+          continue;
+        std::array<uint8_t, 8> bytes = {};
+        int32_t value = static_cast<int32_t>(extent);
+        std::memcpy(bytes.data(), &value, sizeof value);
+        launch.storage.push_back(bytes);
+      }
+      continue;
+    }
+    const auto *scalar = std::get_if<ScalarArgument>(&arg);
+    if (!scalar)
+      return reject(slot.name, llvm::formatv("expected a scalar ({0}), got a "
+                                             "tensor",
+                                             name(slot.element)));
+    llvm::Expected<std::array<uint8_t, 8>> bytes =
+        packScalar(slot, scalar->value);
+    if (!bytes)
+      return bytes.takeError();
+    launch.storage.push_back(*bytes);
+  }
+
+  if (grid) {
+    launch.grid = *grid;
+  } else {
+    llvm::Expected<std::array<int64_t, 3>> inferred =
+        contract.gridFor(launch.dims);
+    if (!inferred)
+      return reject("", llvm::toString(inferred.takeError()));
+    launch.grid = *inferred;
+  }
+  static const char axisNames[] = "xyz";
+  for (int axis = 0; axis < 3; ++axis) {
+    // The hardware limits of gridDim.
+    int64_t limit = axis == 0 ? std::numeric_limits<int32_t>::max() : 65535;
+    int64_t extent = launch.grid[axis];
+    if (extent < 1)
+      return reject("", llvm::formatv("grid {0} extent is {1}; it must be at "
+                                      "least 1",
+                                      axisNames[axis], extent));
+    if (extent > limit)
+      return reject("", llvm::formatv("grid {0} extent is {1}, more than the "
+                                      "{2} the GPU allows",
+                                      axisNames[axis], extent, limit));
+  }
+  return std::move(launch);
+}
