@@ -31,3 +31,25 @@ set(PHOBOS_LLVM_TOOLS_DIR "${LLVM_TOOLS_BINARY_DIR}")
 if(NOT LLVM_EXTERNAL_LIT AND EXISTS "${LLVM_TOOLS_BINARY_DIR}/lit")
   set(LLVM_EXTERNAL_LIT "${LLVM_TOOLS_BINARY_DIR}/lit" CACHE STRING "lit")
 endif()
+
+# Self-contained tools (phobos-compile, phobos-run) for machines without
+# LLVM: Debian's MLIR libraries link the LLVM shared library, so the
+# imported LLVM target is pointed at a linker script that groups the static
+# LLVM archives instead (only the members the tools use are linked).
+option(PHOBOS_STATIC_TOOLS "Link LLVM statically into the tools" OFF)
+if(PHOBOS_STATIC_TOOLS)
+  file(GLOB phobos_llvm_archives "${LLVM_LIBRARY_DIR}/libLLVM*.a")
+  list(JOIN phobos_llvm_archives " " phobos_llvm_group)
+  set(phobos_llvm_script "${CMAKE_BINARY_DIR}/libLLVM-static-group.so")
+  file(WRITE "${phobos_llvm_script}" "GROUP ( ${phobos_llvm_group} )\n")
+  get_target_property(phobos_llvm_configs LLVM IMPORTED_CONFIGURATIONS)
+  foreach(config ${phobos_llvm_configs})
+    set_target_properties(LLVM PROPERTIES
+      IMPORTED_LOCATION_${config} "${phobos_llvm_script}"
+      IMPORTED_SONAME_${config} "")
+  endforeach()
+  set_target_properties(LLVM PROPERTIES
+    IMPORTED_LOCATION "${phobos_llvm_script}"
+    INTERFACE_LINK_LIBRARIES "/usr/lib/x86_64-linux-gnu/libz.a;/usr/lib/x86_64-linux-gnu/libzstd.a;rt;dl;m;pthread")
+  add_link_options(-static-libstdc++ -static-libgcc)
+endif()

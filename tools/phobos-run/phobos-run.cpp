@@ -12,7 +12,10 @@
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Interpreter/Interpreter.h"
 #include "Phobos/Reference/Reference.h"
+#include "Phobos/Runtime/CudaDriver.h"
 #include "Phobos/Runtime/HostTensor.h"
+#include "Phobos/Runtime/Launcher.h"
+#include "Phobos/Target/Compiler.h"
 #include "Phobos/Target/LaunchContract.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -59,7 +62,8 @@ static cl::opt<std::string> gridSpec("grid", cl::desc("The grid, X[,Y[,Z]]"),
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
                               cl::init(0), cl::cat(category));
 static cl::opt<bool> interpret("interpret",
-                               cl::desc("Run on the CPU with the interpreter"),
+                               cl::desc("Run on the CPU with the interpreter "
+                                        "(default: the GPU)"),
                                cl::cat(category));
 static cl::opt<bool> check("check",
                            cl::desc("Compare the outputs with a float64 "
@@ -79,11 +83,20 @@ static cl::opt<bool> bench("bench", cl::desc("Time the kernel"),
                            cl::cat(category));
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Timed runs for --bench (median)"),
-                                cl::init(5), cl::cat(category));
+                                cl::init(20), cl::cat(category));
 static cl::opt<std::string> saveDir("save",
                                     cl::desc("Write every tensor before and "
                                              "after as .npy"),
                                     cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> jsonOutput("json",
+                                cl::desc("End with a PHOBOS_RESULT line of "
+                                         "JSON (for scripts)"),
+                                cl::cat(category));
+static cl::opt<std::string> chip("chip", cl::desc("The GPU to compile for"),
+                                 cl::init("sm_90"), cl::cat(category));
+static cl::opt<unsigned> warmup("warmup",
+                                cl::desc("Untimed GPU runs before --bench"),
+                                cl::init(3), cl::cat(category));
 static cl::opt<bool> printTensors("print",
                                   cl::desc("Print every tensor the kernel "
                                            "writes"),
@@ -152,6 +165,112 @@ void printTensor(llvm::raw_ostream &os, llvm::StringRef name,
       os << static_cast<int64_t>(value);
   }
   os << "]\n";
+}
+
+/// Prints a runtime error and returns false.
+bool reportError(llvm::Error error) {
+  llvm::errs() << "phobos-run: " << llvm::toString(std::move(error)) << "\n";
+  return false;
+}
+
+/// Compiles for the GPU, copies the tensors there, launches (and times),
+/// and copies them back.
+bool runOnGpu(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
+              const frontend::ImportOptions &options,
+              const LaunchContract &frontContract,
+              std::vector<HostTensor> &tensors,
+              const llvm::StringMap<double> &scalars,
+              std::array<int64_t, 3> grid, bool timing, unsigned runs,
+              std::vector<double> &times, std::string &backend) {
+  mlir::FailureOr<std::vector<CompiledKernel>> compiled =
+      compilePhobos(sourceMgr, &context, options, chip);
+  if (failed(compiled))
+    return false;
+  const CompiledKernel &kernel = compiled->front();
+  const LaunchContract &contract = kernel.contract;
+  llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
+  if (!driver)
+    return reportError(driver.takeError());
+  backend = "gpu " + driver->describeDevice();
+  llvm::Expected<cuda::Module> module = cuda::Module::load(kernel.ptx);
+  if (!module)
+    return reportError(module.takeError());
+  llvm::Expected<cuda::Function> function =
+      module->getFunction(contract.kernel);
+  if (!function)
+    return reportError(function.takeError());
+  if (contract.sharedMemoryBytes > 48 * 1024)
+    if (llvm::Error error =
+            function->setMaxDynamicSharedMemory(contract.sharedMemoryBytes))
+      return reportError(std::move(error));
+
+  std::vector<cuda::DeviceBuffer> buffers(tensors.size());
+  std::vector<LaunchArgument> arguments;
+  for (auto [index, slot] : llvm::enumerate(contract.params)) {
+    if (slot.kind == ParamSlot::Kind::Scalar) {
+      arguments.push_back(ScalarArgument{scalars.lookup(slot.name)});
+      continue;
+    }
+    HostTensor &tensor = tensors[index];
+    llvm::Expected<cuda::DeviceBuffer> buffer =
+        cuda::DeviceBuffer::allocate(tensor.byteSize());
+    if (!buffer)
+      return reportError(buffer.takeError());
+    buffers[index] = std::move(*buffer);
+    if (llvm::Error error =
+            buffers[index].copyFromHost(tensor.data(), tensor.byteSize()))
+      return reportError(std::move(error));
+    TensorArgument argument;
+    argument.address = buffers[index].devicePointer();
+    argument.element = slot.element;
+    argument.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    arguments.push_back(std::move(argument));
+  }
+  llvm::Expected<BoundLaunch> bound = bindArguments(contract, arguments, grid);
+  if (!bound)
+    return reportError(bound.takeError());
+  (void)frontContract;
+  cuda::Function::LaunchConfig config;
+  for (int axis = 0; axis < 3; ++axis)
+    config.grid[axis] = static_cast<uint32_t>(bound->getGrid()[axis]);
+  config.block = {static_cast<uint32_t>(contract.ctaThreads), 1, 1};
+  config.sharedMemoryBytes = static_cast<uint32_t>(contract.sharedMemoryBytes);
+  llvm::Expected<cuda::Stream> stream = cuda::Stream::create();
+  if (!stream)
+    return reportError(stream.takeError());
+  std::vector<void *> params = bound->params();
+  if (llvm::Error error = function->launch(config, params, *stream))
+    return reportError(std::move(error));
+  if (llvm::Error error = stream->synchronize())
+    return reportError(std::move(error));
+  for (auto [index, slot] : llvm::enumerate(contract.params))
+    if (slot.kind == ParamSlot::Kind::Tensor)
+      if (llvm::Error error = buffers[index].copyToHost(
+              tensors[index].data(), tensors[index].byteSize()))
+        return reportError(std::move(error));
+  if (!timing)
+    return true;
+  // Median of event-timed launches after warm-up.
+  llvm::Expected<cuda::Event> start = cuda::Event::create();
+  llvm::Expected<cuda::Event> stop = cuda::Event::create();
+  if (!start || !stop)
+    return reportError(!start ? start.takeError() : stop.takeError());
+  for (unsigned w = 0; w < warmup; ++w)
+    if (llvm::Error error = function->launch(config, params, *stream))
+      return reportError(std::move(error));
+  for (unsigned r = 0; r < std::max(1u, runs); ++r) {
+    if (llvm::Error error = start->record(*stream))
+      return reportError(std::move(error));
+    if (llvm::Error error = function->launch(config, params, *stream))
+      return reportError(std::move(error));
+    if (llvm::Error error = stop->record(*stream))
+      return reportError(std::move(error));
+    llvm::Expected<float> ms = cuda::Event::elapsedMs(*start, *stop);
+    if (!ms)
+      return reportError(ms.takeError());
+    times.push_back(*ms);
+  }
+  return true;
 }
 
 } // namespace
@@ -334,27 +453,45 @@ int main(int argc, char **argv) {
           usage(llvm::toString(std::move(error)));
   }
 
-  if (!interpret)
-    usage("running on the GPU is not available in this build; use --interpret");
-
   // Run (and time).
-  interp::Options runOptions;
-  runOptions.grid = grid;
-  runOptions.threads = threads;
-  runOptions.stepLimit = stepLimit;
-  auto start = std::chrono::steady_clock::now();
-  std::optional<interp::RunError> error =
-      interp::runKernel(kernel, arguments, runOptions);
-  double firstMs = std::chrono::duration<double, std::milli>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  if (error) {
-    mlir::emitError(error->loc) << error->message;
-    return 1;
+  std::vector<double> times;
+  std::string backend = "interpreter";
+  if (interpret) {
+    interp::Options runOptions;
+    runOptions.grid = grid;
+    runOptions.threads = threads;
+    runOptions.stepLimit = stepLimit;
+    if (std::optional<interp::RunError> error =
+            interp::runKernel(kernel, arguments, runOptions)) {
+      mlir::emitError(error->loc) << error->message;
+      return 1;
+    }
+    if (bench) {
+      std::vector<HostTensor> scratch = tensors;
+      for (auto [index, arg] : llvm::enumerate(arguments))
+        if (auto *tensorArg = std::get_if<interp::TensorArg>(&arg))
+          tensorArg->data = scratch[index].data();
+      for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
+        auto begin = std::chrono::steady_clock::now();
+        if (std::optional<interp::RunError> again =
+                interp::runKernel(kernel, arguments, runOptions)) {
+          mlir::emitError(again->loc) << again->message;
+          return 1;
+        }
+        times.push_back(std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - begin)
+                            .count());
+      }
+    }
+  } else {
+    options.kernelName = contract.kernel;
+    if (!runOnGpu(*sourceMgr, context, options, contract, tensors,
+                  referenceInputs.scalars, grid, bench, repeat, times, backend))
+      return 1;
   }
 
-  llvm::outs() << contract.kernel << " [" << describeVariant(contract)
-               << "] interpreter grid (" << grid[0] << "," << grid[1] << ","
+  llvm::outs() << contract.kernel << " [" << describeVariant(contract) << "] "
+               << backend << " grid (" << grid[0] << "," << grid[1] << ","
                << grid[2] << ")";
   for (const std::string &name : dynamic)
     llvm::outs() << " " << name << "=" << dims.lookup(name);
@@ -372,6 +509,7 @@ int main(int argc, char **argv) {
         printTensor(llvm::outs(), slot.name, tensors[index]);
 
   int status = 0;
+  double worstError = 0;
   if (check) {
     std::string name = referenceName.empty()
                            ? reference::defaultReferenceFor(contract.kernel).str()
@@ -407,6 +545,7 @@ int main(int argc, char **argv) {
                              /*fullCheckLimit=*/1 << 18,
                              /*sampleCount=*/4096, seed + 1);
       bool ok = result.maxRelativeError <= limit;
+      worstError = std::max(worstError, result.maxRelativeError);
       llvm::outs() << "  check " << output << " vs " << name << ": "
                    << result.elementsChecked << " elements, max rel err "
                    << llvm::format("%.3g", result.maxRelativeError)
@@ -423,24 +562,32 @@ int main(int argc, char **argv) {
     }
   }
 
-  if (bench) {
-    std::vector<double> times;
-    for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
-      auto begin = std::chrono::steady_clock::now();
-      if (std::optional<interp::RunError> again =
-              interp::runKernel(kernel, arguments, runOptions)) {
-        mlir::emitError(again->loc) << again->message;
-        return 1;
-      }
-      times.push_back(std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - begin)
-                          .count());
-    }
+  double medianMs = 0;
+  if (bench && !times.empty()) {
     std::sort(times.begin(), times.end());
-    llvm::outs() << "  time (interpreter): median "
-                 << llvm::format("%.3f", times[times.size() / 2]) << " ms over "
-                 << times.size() << " runs (first " << llvm::format("%.3f", firstMs)
-                 << " ms)\n";
+    medianMs = times[times.size() / 2];
+    llvm::outs() << "  time (" << backend << "): median "
+                 << llvm::format("%.4f", medianMs) << " ms over "
+                 << times.size() << " runs\n";
+  }
+  if (jsonOutput) {
+    llvm::json::Object dimsObject, variantObject;
+    for (const std::string &name : dynamic)
+      dimsObject[name] = dims.lookup(name);
+    for (auto &[name, value] : contract.variant)
+      variantObject[name] = value;
+    llvm::json::Object result{
+        {"kernel", contract.kernel},
+        {"variant", std::move(variantObject)},
+        {"dims", std::move(dimsObject)},
+        {"grid", llvm::json::Array{grid[0], grid[1], grid[2]}},
+        {"backend", backend},
+        {"check", !check ? "skipped" : status == 0 ? "ok" : "failed"},
+        {"max_rel_err", worstError},
+        {"time_ms", medianMs},
+        {"runs", static_cast<int64_t>(times.size())}};
+    llvm::outs() << "PHOBOS_RESULT " << llvm::json::Value(std::move(result))
+                 << "\n";
   }
   return status;
 }
