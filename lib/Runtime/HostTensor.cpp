@@ -49,6 +49,12 @@ void HostTensor::fillRandom(std::mt19937_64 &rng) {
     storeInt(element, data(), i, uniform(rng));
 }
 
+void HostTensor::fillRandom(std::mt19937_64 &rng, double low, double high) {
+  std::uniform_real_distribution<double> uniform(low, high);
+  for (int64_t i = 0, count = numElements(); i < count; ++i)
+    set(i, uniform(rng));
+}
+
 void HostTensor::fillIota() {
   for (int64_t i = 0, count = numElements(); i < count; ++i)
     set(i, static_cast<double>(i));

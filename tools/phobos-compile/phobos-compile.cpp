@@ -79,6 +79,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);
+  // Errors point at the user's source; the IR of the failing op is noise.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!buffer) {

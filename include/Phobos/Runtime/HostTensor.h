@@ -40,6 +40,8 @@ public:
   /// Uniform values in [-1, 1) for floats (rounded to the element type),
   /// [-8, 8] for integers, 0/1 for bool.
   void fillRandom(std::mt19937_64 &rng);
+  /// Uniform values in [low, high) (rounded; integers truncated).
+  void fillRandom(std::mt19937_64 &rng, double low, double high);
   /// 0, 1, 2, ... (rounded to the element type).
   void fillIota();
   void fill(double value);

@@ -157,17 +157,22 @@ Value Lowering::threadBase(const AxisDistribution &axis) {
     return it->second;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(prologueEnd);
-  auto part = [&](Value id, int64_t div, int64_t mod, int64_t scale) -> Value {
+  // `count` is how many ids there are (32 lanes, or the CTA's warps): the
+  // modulo is dropped where it cannot wrap.
+  auto part = [&](Value id, int64_t count, int64_t div, int64_t mod,
+                  int64_t scale) -> Value {
     if (mod <= 1 || scale == 0)
       return Value();
     Value x = id;
     if (div > 1)
       x = arith::DivUIOp::create(b, loc, x, i32(div));
-    x = arith::RemUIOp::create(b, loc, x, i32(mod));
+    if (div * mod < count)
+      x = arith::RemUIOp::create(b, loc, x, i32(mod));
     return scale == 1 ? x : mul(x, i32(scale));
   };
-  Value lanePart = part(lane, axis.laneDiv, axis.laneMod, axis.laneScale);
-  Value warpPart = part(warp, axis.warpDiv, axis.warpMod, axis.warpScale);
+  Value lanePart = part(lane, 32, axis.laneDiv, axis.laneMod, axis.laneScale);
+  Value warpPart =
+      part(warp, numWarps, axis.warpDiv, axis.warpMod, axis.warpScale);
   Value base = lanePart && warpPart ? add(lanePart, warpPart)
                : lanePart           ? lanePart
                : warpPart           ? warpPart

@@ -36,8 +36,8 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
     kernel->setAttr("phobos.shared_bytes", builder.getI64IntegerAttr(total));
     if (total > maxBytes) {
       kernel.emitError("the kernel needs ")
-          << total << " bytes of shared memory, more than the " << maxBytes
-          << " one CTA may use; choose smaller tiles";
+          << total << " bytes of shared memory, more than the "
+          << maxBytes.getValue() << " one CTA may use; choose smaller tiles";
       signalPassFailure();
     }
   }

@@ -33,7 +33,13 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
         auto tile = dyn_cast<TileType>(operand.getType());
         if (!tile)
           continue;
-        builder.setInsertionPoint(dot);
+        // An operand defined outside the dot's loops (q in attention, a
+        // hoisted load) is staged once, where it is defined, not on every
+        // iteration.
+        if (Operation *producer = operand.getDefiningOp())
+          builder.setInsertionPointAfter(producer);
+        else
+          builder.setInsertionPointToStart(operand.getParentBlock());
         if (stored && tile.getElementType() != stored) {
           auto narrow = TileType::get(context, tile.getShape(), stored,
                                       tile.getEncoding());

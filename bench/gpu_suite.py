@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""The Phobos GPU suite: every example, checked and timed, next to its peers.
+
+Runs on the GPU machine from a checkout plus the self-contained tools
+(scripts/build-static.sh). For every example it runs phobos-run at several
+sizes (ragged ones included) and @autotune variants with --check --bench,
+and for the GEMMs, softmax, layer norm, attention and saxpy it measures the
+same workload with cuBLAS / torch / Triton in the same run (median of
+CUDA-event timings). Prints a table last; writes suite.json to $OUT.
+
+Usage: python3 bench/gpu_suite.py BINDIR [--quick]
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else "build-static/dist/bin"
+QUICK = "--quick" in sys.argv
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEV = torch.device("cuda")
+rows: list[dict] = []
+
+
+def median_ms(fn, warm: int = 5, reps: int = 30) -> float:
+    """Median of CUDA-event timings after warm-up."""
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def phobos(example: str, dims: dict, variant: dict | None = None, bench: bool = True,
+           samples: int = 4096, scalars: dict | None = None, inits: dict | None = None) -> dict:
+    cmd = [os.path.join(BIN, "phobos-run"), os.path.join(ROOT, "examples", example),
+           "--check", "--json", f"--samples={samples}"]
+    cmd += [f"--dim={k}={v}" for k, v in dims.items()]
+    if variant:
+        cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
+    for k, v in (scalars or {}).items():
+        cmd.append(f"--scalar={k}={v}")
+    for k, v in (inits or {}).items():
+        cmd.append(f"--init={k}={v}")
+    if bench:
+        cmd += ["--bench", "--repeat=20"]
+    t0 = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    result = {"check": "error", "max_rel_err": float("nan"), "time_ms": float("nan")}
+    for line in proc.stdout.splitlines():
+        if line.startswith("PHOBOS_RESULT "):
+            result = json.loads(line[len("PHOBOS_RESULT "):])
+            if result.get("max_rel_err") is None:
+                result["max_rel_err"] = float("inf")
+    if proc.returncode != 0 and result.get("check") != "failed":
+        result["error"] = (proc.stderr or proc.stdout)[-600:]
+        print(" ".join(cmd), "\n", result["error"], flush=True)
+    result["wall_s"] = round(time.time() - t0, 1)
+    return result
+
+
+def record(workload: str, sizes: str, res: dict, peer: str = "", peer_ms: float | None = None,
+           work: float | None = None, unit: str = "") -> None:
+    ms = res.get("time_ms") or float("nan")
+    row = {"workload": workload, "variant": ",".join(f"{k}={v}" for k, v in res.get("variant", {}).items()),
+           "sizes": sizes, "check": res.get("check"), "max_rel_err": res.get("max_rel_err"),
+           "phobos_ms": round(ms, 4) if ms == ms else None, "peer": peer,
+           "peer_ms": round(peer_ms, 4) if peer_ms else None}
+    if peer_ms and ms == ms and ms > 0:
+        row["ratio"] = round(peer_ms / ms, 3)  # >1: Phobos faster
+    if work and ms == ms and ms > 0:
+        row["phobos_rate"] = f"{work / ms / 1e9:.1f} {unit}"
+        if peer_ms:
+            row["peer_rate"] = f"{work / peer_ms / 1e9:.1f} {unit}"
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+
+
+def best(example, dims, variants, **kw):
+    results = [phobos(example, dims, v, **kw) for v in variants]
+    ok = [r for r in results if r.get("check") == "ok" and r.get("time_ms")]
+    if not ok:
+        return results[0]
+    return min(ok, key=lambda r: r["time_ms"])
+
+
+# ---------------------------------------------------------------- correctness sweep
+small = [
+    ("saxpy_fp32.ph", {"N": 1000}, {"BLOCK": 1024}),
+    ("saxpy_fp32.ph", {"N": 100003}, {"BLOCK": 16}),
+    ("vector_add.ph", {"N": 1000003}, None),
+    ("sgemm_fp32.ph", {"M": 100, "N": 70, "K": 33}, None),
+    ("sgemm_fp32.ph", {"M": 1000, "N": 999, "K": 257}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}),
+    ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, None),
+    ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 16}),
+    ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 77}, None),
+    ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 64}),
+    ("softmax.ph", {"M": 37, "N": 1000}, None),
+    ("softmax.ph", {"M": 37, "N": 5000}, {"BM": 16, "BN": 256}),
+    ("layernorm.ph", {"M": 37, "N": 1000}, None),
+    ("layernorm.ph", {"M": 37, "N": 3000}, {"BM": 16, "BN": 256}),
+    ("flash_attention_fp32.ph", {"BH": 3, "Nq": 100, "Nk": 77}, None),
+    ("flash_attention_fp32.ph", {"BH": 3, "Nq": 100, "Nk": 77}, {"D": 128, "BR": 32, "BC": 64}),
+    ("flash_attention_fp16.ph", {"BH": 3, "Nq": 100, "Nk": 77}, None),
+    ("flash_attention_fp16.ph", {"BH": 3, "Nq": 100, "Nk": 77}, {"D": 128, "BR": 128, "BC": 128}),
+    ("kda_chunk.ph", {"BH": 3, "T": 130}, None),
+    ("kda_chunk.ph", {"BH": 3, "T": 130}, {"C": 32}),
+    ("cluster_matmul.ph", {"M": 256, "N": 128, "K": 64}, None),
+    ("cluster_matmul.ph", {"M": 512, "N": 512, "K": 64}, {"TILE_M": 256, "TILE_N": 256, "TILE_K": 32}),
+    ("cluster_flash_attention.ph", {"Nq": 300, "Nk": 257}, None),
+    ("cluster_flash_attention.ph", {"Nq": 300, "Nk": 257}, {"BR": 128, "BC": 32}),
+]
+for example, dims, variant in small:
+    res = phobos(example, dims, variant, bench=False)
+    record(example.removesuffix(".ph"), "x".join(f"{k}{v}" for k, v in dims.items()), res)
+
+# ---------------------------------------------------------------- performance vs peers
+# Copy bandwidth, the ceiling of memory-bound kernels.
+n = 1 << 28
+xs = torch.randn(n, device=DEV)
+ys = torch.empty_like(xs)
+copy_ms = median_ms(lambda: ys.copy_(xs))
+copy_tbs = 2 * n * 4 / copy_ms / 1e9
+print(json.dumps({"copy_TB/s": round(copy_tbs, 3)}), flush=True)
+
+# saxpy, N = 2^28: 3 streams of 4 bytes.
+saxpy_variants = [{"BLOCK": b} for b in (1024, 2048, 4096, 8192)]
+res = best("saxpy_fp32.ph", {"N": n}, saxpy_variants)
+ya = torch.randn(n, device=DEV)
+oa = torch.empty_like(xs)
+torch_ms = median_ms(lambda: torch.add(ya, xs, alpha=2.0, out=oa))
+record("saxpy f32 (vs torch.add)", "N=2^28", res, "torch.add", torch_ms, 3 * n * 4, "TB/s")
+if res.get("time_ms"):
+    rows[-1]["vs_copy_bandwidth"] = round(3 * n * 4 / res["time_ms"] / 1e9 / copy_tbs, 3)
+del xs, ys, ya, oa
+torch.cuda.empty_cache()
+
+# SGEMM, exact f32 (cuBLAS without TF32).
+torch.backends.cuda.matmul.allow_tf32 = False
+gemm_sizes = [4096] if QUICK else [4096, 8192]
+for size in gemm_sizes:
+    a = torch.randn(size, size, device=DEV)
+    b = torch.randn(size, size, device=DEV)
+    peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+    variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 8}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16},
+                {"TILE_M": 64, "TILE_N": 64, "TILE_K": 16}, {"TILE_M": 128, "TILE_N": 64, "TILE_K": 16}]
+    res = best("sgemm_fp32.ph", {"M": size, "N": size, "K": size}, variants, samples=1024,
+               scalars={"alpha": 1.0, "beta": 0.5})
+    record("sgemm f32 (vs cuBLAS)", f"{size}^3", res, "cuBLAS sgemm", peer, 2 * size ** 3, "TFLOP/s")
+    del a, b
+
+# GEMM with f32 inputs on TF32 tensor cores.
+torch.backends.cuda.matmul.allow_tf32 = True
+a = torch.randn(4096, 4096, device=DEV)
+b = torch.randn(4096, 4096, device=DEV)
+peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
+            {"TILE_M": 64, "TILE_N": 128, "TILE_K": 32}]
+res = best("gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024)
+record("gemm f32 on tf32 tensor cores (vs cuBLAS)", "4096^3", res, "cuBLAS tf32", peer, 2 * 4096 ** 3, "TFLOP/s")
+torch.backends.cuda.matmul.allow_tf32 = False
+del a, b
+
+# HGEMM f16.
+a = torch.randn(4096, 4096, device=DEV, dtype=torch.float16)
+b = torch.randn(4096, 4096, device=DEV, dtype=torch.float16)
+peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
+            {"TILE_M": 64, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
+res = best("gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024,
+           scalars={"alpha": 1.0, "beta": 0.0})
+record("hgemm f16 (vs cuBLAS)", "4096^3", res, "cuBLAS hgemm", peer, 2 * 4096 ** 3, "TFLOP/s")
+del a, b
+
+# Row softmax f32, 32768 x 4096.
+x = torch.randn(32768, 4096, device=DEV)
+peer = median_ms(lambda: torch.softmax(x, dim=-1))
+
+
+@triton.jit
+def softmax_kernel(out, inp, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = offs < n_cols
+    v = tl.load(inp + row * n_cols + offs, mask=m, other=-float("inf"))
+    v = v - tl.max(v, axis=0)
+    e = tl.exp(v)
+    tl.store(out + row * n_cols + offs, e / tl.sum(e, axis=0), mask=m)
+
+
+y = torch.empty_like(x)
+triton_ms = median_ms(lambda: softmax_kernel[(32768,)](y, x, 4096, BLOCK=4096, num_warps=8))
+variants = [{"BM": 1, "BN": 4096}, {"BM": 4, "BN": 1024}, {"BM": 1, "BN": 1024}, {"BM": 16, "BN": 256}]
+res = best("softmax.ph", {"M": 32768, "N": 4096}, variants, samples=2048)
+record("softmax f32 (vs torch)", "32768x4096", res, "torch.softmax", peer, 2 * x.numel() * 4, "TB/s")
+record("softmax f32 (vs Triton)", "32768x4096", res, "triton softmax", triton_ms, 2 * x.numel() * 4, "TB/s")
+del x, y
+
+# Layer norm f16, 4096 x 8192.
+x = torch.randn(4096, 8192, device=DEV, dtype=torch.float16)
+w = torch.randn(8192, device=DEV, dtype=torch.float16)
+bb = torch.randn(8192, device=DEV, dtype=torch.float16)
+peer = median_ms(lambda: torch.nn.functional.layer_norm(x, (8192,), w, bb, 1e-5))
+variants = [{"BM": 1, "BN": 1024}, {"BM": 4, "BN": 1024}, {"BM": 1, "BN": 4096}]
+res = best("layernorm.ph", {"M": 4096, "N": 8192}, variants, samples=2048, scalars={"eps": 1e-5})
+record("layernorm f16 (vs torch)", "4096x8192", res, "F.layer_norm", peer, 2 * x.numel() * 2, "TB/s")
+del x, w, bb
+
+# Attention forward: B4 H32 N4096 D64 (BH = 128).
+for dtype, example in ((torch.float32, "flash_attention_fp32.ph"), (torch.float16, "flash_attention_fp16.ph")):
+    q = torch.randn(4, 32, 4096, 64, device=DEV, dtype=dtype)
+    k = torch.randn_like(q)
+    v = torch.randn_like(q)
+    peer = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), reps=10)
+    variants = [{"D": 64, "BR": 64, "BC": 64}, {"D": 64, "BR": 128, "BC": 64}, {"D": 64, "BR": 64, "BC": 32}]
+    if dtype == torch.float16:
+        variants.append({"D": 64, "BR": 128, "BC": 128})
+    res = best(example, {"BH": 128, "Nq": 4096, "Nk": 4096}, variants, samples=512,
+               scalars={"scale": 0.125})
+    flops = 4 * 128 * 4096 * 4096 * 64
+    name = "attention fwd f32" if dtype == torch.float32 else "attention fwd f16"
+    record(f"{name} (vs torch SDPA)", "B4H32N4096D64", res, "torch SDPA", peer, flops, "TFLOP/s")
+    del q, k, v
+
+# Chunkwise gated linear attention (no peer in torch; timed for the record).
+# Log-gates are <= 0 (decay); small ones keep the 4096-step state finite.
+res = best("kda_chunk.ph", {"BH": 128, "T": 4096}, [{"C": 64}, {"C": 32}], samples=256,
+           inits={"G": "uniform:-0.05:0"})
+record("gla_chunk f32", "BH128 T4096 D64", res)
+
+# ---------------------------------------------------------------- table
+print()
+print(f"# Phobos GPU suite, {time.strftime('%Y-%m-%d')}, {torch.cuda.get_device_name()}, "
+      f"torch {torch.__version__}, triton {triton.__version__}, copy {copy_tbs:.2f} TB/s")
+header = f"{'workload':44} {'variant':34} {'sizes':18} {'check':6} {'max_rel_err':>11} {'phobos_ms':>10} {'peer_ms':>9} {'ratio':>6}"
+print(header)
+failed = 0
+for r in rows:
+    err = r.get("max_rel_err")
+    err_text = f"{err:.2e}" if isinstance(err, (int, float)) and err == err else "-"
+    failed += r.get("check") not in ("ok",)
+    print(f"{r['workload'][:44]:44} {r['variant'][:34]:34} {r['sizes'][:18]:18} {str(r['check'])[:6]:6} "
+          f"{err_text:>11} {str(r.get('phobos_ms') or '-'):>10} {str(r.get('peer_ms') or '-'):>9} "
+          f"{str(r.get('ratio') or '-'):>6}")
+out = os.environ.get("OUT")
+if out:
+    with open(os.path.join(out, "suite.json"), "w") as f:
+        json.dump({"date": time.strftime("%Y-%m-%d"), "device": torch.cuda.get_device_name(),
+                   "copy_TBps": copy_tbs, "rows": rows}, f, indent=1)
+print(f"{len(rows) - failed} of {len(rows)} checks ok")
+sys.exit(1 if failed else 0)
