@@ -427,6 +427,12 @@ bool Cta::exec(Operation *op) {
         return true;
       })
       .Case([&](tile::DotOp o) { return execDot(o); })
+      // Layouts and shared memory change who holds a tile, not its value.
+      .Case<tile::ConvertLayoutOp, tile::LocalAllocOp, tile::LocalLoadOp>(
+          [&](Operation *o) {
+            set(o->getResult(0), RtValue::ofTile(get(o->getOperand(0)).tile));
+            return true;
+          })
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
       .Case([&](scf::ForOp o) { return execFor(o); })
       .Case([&](scf::WhileOp o) { return execWhile(o); })

@@ -31,9 +31,14 @@ phobos::compilePhobos(llvm::SourceMgr &sourceMgr, MLIRContext *context,
       frontend::importPhobos(sourceMgr, context, options);
   if (!module)
     return failure();
+  return compileModule(*module, chip);
+}
+
+FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
+                                                             StringRef chip) {
+  MLIRContext *context = module.getContext();
   std::vector<CompiledKernel> compiled;
-  for (tile::KernelOp kernel :
-       llvm::to_vector(module->getOps<tile::KernelOp>())) {
+  for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
     CompiledKernel result;
     result.chip = chip.str();
     result.contract = buildLaunchContract(kernel);
@@ -89,7 +94,7 @@ llvm::Expected<std::string> phobos::assembleCubin(StringRef ptxas, StringRef ptx
   std::string message;
   int status = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
                                          /*SecondsToWait=*/120, 0, &message);
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(input);
     llvm::sys::fs::remove(output);
     llvm::sys::fs::remove(log);

@@ -38,8 +38,13 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // Tile level: clean up the source's tiles.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Decide how tiles run: instructions, layouts, shared memory.
   OpPassManager &kernel = pm.nest<tile::KernelOp>();
+  kernel.addPass(tile::createTileHoistInvariants());
+  kernel.addPass(tile::createTileDropMasks());
+  kernel.addPass(tile::createTileSplitRaggedLoops());
+  kernel.addPass(createCanonicalizerPass());
+  kernel.addPass(createCSEPass());
+  // Decide how tiles run: instructions, layouts, shared memory.
   kernel.addPass(tile::createTileSelectMma());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());

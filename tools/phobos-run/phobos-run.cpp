@@ -19,6 +19,7 @@
 #include "Phobos/Target/LaunchContract.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -40,7 +41,8 @@ using namespace phobos;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("phobos-run options");
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.ph>"),
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<kernel.ph or kernels.mlir>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> kernelName("kernel", cl::desc("The kernel to run"),
                                        cl::value_desc("NAME"), cl::cat(category));
@@ -180,7 +182,8 @@ bool reportError(llvm::Error error) {
 
 /// Compiles for the GPU, copies the tensors there, launches (and times),
 /// and copies them back.
-bool runOnGpu(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
+bool runOnGpu(mlir::ModuleOp sourceModule, llvm::SourceMgr &sourceMgr,
+              mlir::MLIRContext &context,
               const frontend::ImportOptions &options,
               const LaunchContract &frontContract,
               std::vector<HostTensor> &tensors,
@@ -188,7 +191,8 @@ bool runOnGpu(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
               std::array<int64_t, 3> grid, bool timing, unsigned runs,
               std::vector<double> &times, std::string &backend) {
   mlir::FailureOr<std::vector<CompiledKernel>> compiled =
-      compilePhobos(sourceMgr, &context, options, chip);
+      sourceModule ? compileModule(sourceModule, chip)
+             : compilePhobos(sourceMgr, &context, options, chip);
   if (failed(compiled))
     return false;
   const CompiledKernel &kernel = compiled->front();
@@ -305,10 +309,18 @@ int main(int argc, char **argv) {
   std::string problem = frontend::parseVariantSpec(variantSpec, options.variant);
   if (!problem.empty())
     usage("--variant: " + problem);
+  // A .mlir input is a module of phobos kernels (possibly after passes),
+  // run as it is; anything else is Phobos source.
+  bool mlirInput = llvm::StringRef(inputFile).ends_with(".mlir");
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      frontend::importPhobos(*sourceMgr, &context, options);
+      mlirInput ? mlir::parseSourceFile<mlir::ModuleOp>(*sourceMgr, &context)
+                : frontend::importPhobos(*sourceMgr, &context, options);
   if (!module)
     return 1;
+  if (mlirInput && !kernelName.empty())
+    for (tile::KernelOp k : llvm::to_vector(module->getOps<tile::KernelOp>()))
+      if (k.getSymName() != kernelName)
+        k.erase();
   auto kernels = llvm::to_vector(module->getOps<tile::KernelOp>());
   if (kernels.size() != 1) {
     std::string names;
@@ -502,7 +514,8 @@ int main(int argc, char **argv) {
     }
   } else {
     options.kernelName = contract.kernel;
-    if (!runOnGpu(*sourceMgr, context, options, contract, tensors,
+    if (!runOnGpu(mlirInput ? *module : mlir::ModuleOp(), *sourceMgr, context,
+                  options, contract, tensors,
                   referenceInputs.scalars, grid, bench, repeat, times, backend))
       return 1;
   }

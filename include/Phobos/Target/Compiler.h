@@ -42,6 +42,11 @@ mlir::FailureOr<std::vector<CompiledKernel>>
 compilePhobos(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
               const frontend::ImportOptions &options, llvm::StringRef chip);
 
+/// Compiles every `phobos.kernel` of `module` (the front end's output, one
+/// variant each; `module` is not changed).
+mlir::FailureOr<std::vector<CompiledKernel>>
+compileModule(mlir::ModuleOp module, llvm::StringRef chip);
+
 /// The ptxas next to the CUDA toolkit (PATH, then /usr/local/cuda/bin).
 std::optional<std::string> findPtxas();
 

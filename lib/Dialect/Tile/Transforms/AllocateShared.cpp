@@ -3,6 +3,8 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
+#include <functional>
+
 namespace phobos::tile {
 #define GEN_PASS_DEF_TILEALLOCATESHARED
 #include "Phobos/Dialect/Tile/Transforms/Passes.h.inc"
@@ -19,20 +21,67 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
     KernelOp kernel = getOperation();
     Builder builder(&getContext());
     auto align = [](int64_t bytes) { return (bytes + 15) / 16 * 16; };
-    // Buffers live across the ops between their write and their readers;
-    // each gets its own place. Scratch lives only inside one op, so all
-    // scratch users share one region after the buffers.
-    int64_t offset = 0, scratch = 0;
+
+    // Number the ops in program order; a region op's interval spans its body.
+    DenseMap<Operation *, std::pair<int64_t, int64_t>> span;
+    int64_t next = 0;
+    std::function<void(Operation *)> number = [&](Operation *op) {
+      int64_t first = next++;
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Operation &nested : block)
+            number(&nested);
+      span[op] = {first, next - 1};
+    };
+    for (Operation &op : kernel.getBody().front())
+      number(&op);
+
+    // A buffer lives from its write to its last reader; a reader inside a
+    // loop the buffer was written outside of keeps it alive for the whole
+    // loop (every iteration reads it).
+    struct Buffer {
+      LocalAllocOp alloc;
+      int64_t start, end, bytes, offset = 0;
+    };
+    std::vector<Buffer> buffers;
+    int64_t scratch = 0;
     kernel.walk([&](Operation *op) {
-      if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
-        alloc.setOffsetAttr(builder.getI64IntegerAttr(offset));
-        offset += align(getSharedMemoryBytes(alloc.getType()));
-        return;
-      }
       scratch = std::max(scratch, getScratchBytes(op));
+      auto alloc = dyn_cast<LocalAllocOp>(op);
+      if (!alloc)
+        return;
+      Buffer buffer{alloc, span[op].first, span[op].second,
+                    align(getSharedMemoryBytes(alloc.getType()))};
+      for (Operation *user : alloc->getUsers())
+        if (Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user))
+          buffer.end = std::max(buffer.end, span[ancestor].second);
+      buffers.push_back(buffer);
     });
-    int64_t total = offset + align(scratch);
-    kernel->setAttr("phobos.scratch_offset", builder.getI64IntegerAttr(offset));
+    // First fit: the lowest offset that no buffer live at the same time
+    // occupies.
+    int64_t total = 0;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      SmallVector<std::pair<int64_t, int64_t>> taken;
+      for (size_t j = 0; j < i; ++j)
+        if (buffers[j].start <= buffers[i].end &&
+            buffers[i].start <= buffers[j].end)
+          taken.push_back({buffers[j].offset, buffers[j].offset + buffers[j].bytes});
+      llvm::sort(taken);
+      int64_t offset = 0;
+      for (auto [begin, end] : taken) {
+        if (offset + buffers[i].bytes <= begin)
+          break;
+        offset = std::max(offset, end);
+      }
+      buffers[i].offset = offset;
+      buffers[i].alloc.setOffsetAttr(builder.getI64IntegerAttr(offset));
+      total = std::max(total, offset + buffers[i].bytes);
+    }
+    // Scratch is used only inside one op, after every buffer.
+    int64_t scratchOffset = total;
+    total += align(scratch);
+    kernel->setAttr("phobos.scratch_offset",
+                    builder.getI64IntegerAttr(scratchOffset));
     kernel->setAttr("phobos.shared_bytes", builder.getI64IntegerAttr(total));
     if (total > maxBytes) {
       kernel.emitError("the kernel needs ")

@@ -128,16 +128,42 @@ TileType phobos::tile::withLayout(TileType type, Attribute layout) {
                        type.getElementType(), layout);
 }
 
+/// Warps a layout spreads along `axis` (through slices).
+static int64_t warpsAlong(Attribute layout, unsigned axis) {
+  if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
+    return warpsAlong(slice.getParent(), axis >= slice.getDim() ? axis + 1 : axis);
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
+    return blocked.getWarpsPerCTA()[axis];
+  if (auto mma = dyn_cast<MmaLayoutAttr>(layout))
+    return mma.getWarpsPerCTA()[axis];
+  return 1;
+}
+
+/// Bytes an element takes while it is summed (half types sum in f32).
+static int64_t accumulateBytes(Type element) {
+  return element.isF16() || element.isBF16() ? 4 : getElementBytes(element);
+}
+
 int64_t phobos::tile::getScratchBytes(Operation *op) {
   auto tileBytes = [](Type type) -> int64_t {
     auto tile = cast<TileType>(type);
     return tile.getNumElements() * getElementBytes(tile.getElementType());
   };
-  if (isa<ConvertLayoutOp, TransposeOp, ReshapeOp, CumsumOp>(op))
+  if (isa<ConvertLayoutOp, TransposeOp, ReshapeOp>(op))
     return tileBytes(op->getOperand(0).getType());
-  if (auto reduce = dyn_cast<ReduceOp>(op))
-    // Partial results of every warp, at most one per element.
-    return tileBytes(reduce.getOperand().getType());
+  if (auto cumsum = dyn_cast<CumsumOp>(op)) {
+    TileType type = cumsum.getType();
+    return type.getNumElements() * accumulateBytes(type.getElementType());
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    // One partial per output element and warp along the reduced axis.
+    TileType source = reduce.getOperand().getType();
+    int64_t warps = warpsAlong(source.getEncoding(), reduce.getAxis());
+    if (!source.getEncoding() || warps <= 1)
+      return source.getEncoding() ? 0 : tileBytes(source);
+    return reduce.getType().getNumElements() * warps *
+           accumulateBytes(source.getElementType());
+  }
   return 0;
 }
 

@@ -11,6 +11,62 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileHoistInvariants : Pass<"tile-hoist-invariants", "::phobos::tile::KernelOp"> {
+  let summary = "moves loop-invariant loads and computations out of loops";
+  let description = [{
+    Loop-invariant code motion that also moves `phobos.load`s (whose
+    masking makes them safe to execute even when the loop runs zero times)
+    when no store in the loop writes their tensor. A tile read once instead
+    of every iteration is what seed 000 calls hoisting: the query block of
+    attention, a row of weights, a scale. Scalar loads stay (out of range
+    they are errors in the interpreter).
+
+    Before: `scf.for ... { %q = phobos.load %Q[%r, %c0] ... }`
+    After:  `%q = phobos.load %Q[%r, %c0] ...` then `scf.for ... { ... }`
+  }];
+  let statistics = [
+    Statistic<"numHoisted", "num-hoisted", "Operations moved out of loops">
+  ];
+}
+
+def TileDropMasks : Pass<"tile-drop-masks", "::phobos::tile::KernelOp"> {
+  let summary = "marks slice axes that cannot leave their tensor";
+  let description = [{
+    Sets `in_bounds` on the axes of loads and stores that are proven inside
+    the tensor, so that the GPU code computes no mask for them:
+    - static extents: a constant offset whose slice fits (`:` on a
+      compile-time dim, `D` named by an @autotune name);
+    - loop induction variables: `for k in range(0, N, S)` slicing
+      `k :+ E` along a dim named `N` with `E <= S`, where `@aligned(N = M)`
+      promises (and the launcher checks) that `N` is a multiple of `S`, or
+      `N` is static and a multiple of `S`.
+    Offsets from `ctx.block` are left masked: an explicit grid may be
+    larger than the one the contract infers.
+  }];
+  let statistics = [
+    Statistic<"numAxes", "num-axes", "Slice axes proven in bounds">
+  ];
+}
+
+def TileSplitRaggedLoops : Pass<"tile-split-ragged-loops", "::phobos::tile::KernelOp"> {
+  let summary = "splits a loop over a ragged dim into a mask-free body and a remainder";
+  let description = [{
+    A loop `for k in range(0, N, S)` whose body slices `k :+ E` (E <= S)
+    along a dim named `N` runs as two loops: up to the last whole step,
+    `(N / S) * S`, with those slice axes marked `in_bounds`, then the at
+    most one ragged iteration with the masks. The carried values pass from
+    the first loop to the second.
+
+    Before: `scf.for %k = %c0 to %N step %c16 { phobos.load %A[%m, %k] }`
+    After:  `%full = (%N / 16) * 16`,
+            `scf.for %k = %c0 to %full step %c16 { phobos.load %A[%m, %k] {in_bounds = array<i1: false, true>} }`,
+            `scf.for %k = %full to %N step %c16 { phobos.load %A[%m, %k] }`
+  }];
+  let statistics = [
+    Statistic<"numSplit", "num-split", "Loops split">
+  ];
+}
+
 def TileSelectMma : Pass<"tile-select-mma", "::phobos::tile::KernelOp"> {
   let summary = "chooses the instructions each dot runs on";
   let description = [{
@@ -73,10 +129,12 @@ def TilePromoteShared : Pass<"tile-promote-shared", "::phobos::tile::KernelOp"> 
 def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"> {
   let summary = "gives every shared-memory buffer its offset";
   let description = [{
-    Assigns each `phobos.local_alloc` a byte offset (16-byte aligned) and
-    reserves one scratch region, after the buffers, large enough for the
-    largest layout conversion, transpose, reshape, reduction or scan
-    (these use shared memory only for the span of the op). Records
+    Assigns each `phobos.local_alloc` a byte offset (16-byte aligned):
+    buffers whose live ranges (write to last reader, a whole loop when
+    written outside it and read inside) do not overlap share space, first
+    fit. One scratch region after the buffers is large enough for the
+    largest layout conversion, transpose, reshape, cross-warp reduction or
+    scan (these use shared memory only for the span of the op). Records
     `phobos.scratch_offset` and `phobos.shared_bytes` on the kernel; fails
     when the total exceeds what one CTA may use (`max-bytes`).
   }];

@@ -1,0 +1,78 @@
+//===- SliceAnalysis.cpp - Facts about slice accesses ---------------------===//
+
+#include "SliceAnalysis.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+/// The source names of a tensor argument's dims.
+static SmallVector<std::string, 4> namesOf(Value tensor) {
+  SmallVector<std::string, 4> names;
+  auto arg = dyn_cast<BlockArgument>(tensor);
+  auto kernel = arg ? dyn_cast<KernelOp>(arg.getOwner()->getParentOp()) : nullptr;
+  auto type = cast<GlobalTensorType>(tensor.getType());
+  SmallVector<StringRef> found;
+  if (kernel)
+    found = kernel.getArgDimNames(arg.getArgNumber());
+  for (int64_t axis = 0; axis < type.getRank(); ++axis)
+    names.push_back(axis < static_cast<int64_t>(found.size())
+                        ? found[axis].str()
+                        : std::string());
+  return names;
+}
+
+std::string phobos::tile::dimName(DimOp dim) {
+  SmallVector<std::string, 4> names = namesOf(dim.getTensor());
+  return names[dim.getIndex()];
+}
+
+std::optional<SliceAccess> SliceAccess::get(Operation *op) {
+  SliceAccess access;
+  access.op = op;
+  ArrayRef<int64_t> pointAxes;
+  TileType tile;
+  std::optional<ArrayRef<bool>> inBounds;
+  Value tensor;
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    tensor = load.getTensor();
+    tile = load.getType();
+    pointAxes = load.getPointAxes();
+    inBounds = load.getInBounds();
+    access.offsets.assign(load.getOffsets().begin(), load.getOffsets().end());
+  } else if (auto store = dyn_cast<StoreOp>(op)) {
+    tensor = store.getTensor();
+    tile = store.getValue().getType();
+    pointAxes = store.getPointAxes();
+    inBounds = store.getInBounds();
+    access.offsets.assign(store.getOffsets().begin(), store.getOffsets().end());
+  } else {
+    return std::nullopt;
+  }
+  access.tensor = cast<GlobalTensorType>(tensor.getType());
+  access.dimNames = namesOf(tensor);
+  for (int64_t axis = 0, t = 0; axis < access.tensor.getRank(); ++axis) {
+    bool point = llvm::is_contained(pointAxes, axis);
+    access.extents.push_back(point ? 1 : tile.getDimSize(t++));
+    access.inBounds.push_back(inBounds && (*inBounds)[axis]);
+  }
+  return access;
+}
+
+void SliceAccess::store() const {
+  auto attr = DenseBoolArrayAttr::get(op->getContext(), inBounds);
+  if (auto load = dyn_cast<LoadOp>(op))
+    load.setInBoundsAttr(attr);
+  else
+    cast<StoreOp>(op).setInBoundsAttr(attr);
+}
+
+llvm::StringMap<int64_t> phobos::tile::alignedDims(KernelOp kernel) {
+  llvm::StringMap<int64_t> aligned;
+  if (DictionaryAttr promises = kernel.getAlignedAttr())
+    for (NamedAttribute promise : promises)
+      aligned[promise.getName()] =
+          cast<IntegerAttr>(promise.getValue()).getInt();
+  return aligned;
+}
