@@ -22,6 +22,12 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# ptxas (CUDA toolkit) checks generated PTX where it is installed.
+cuda_bin = "/usr/local/cuda/bin"
+if os.path.exists(os.path.join(cuda_bin, "ptxas")):
+    llvm_config.with_environment("PATH", cuda_bin, append_path=True)
+    config.available_features.add("ptxas")
+
 tool_dirs = [config.phobos_tools_dir, config.llvm_tools_dir]
-tools = ["phobos-opt", "phobos-translate"]
+tools = ["phobos-opt", "phobos-translate", "phobos-run", "phobos-compile"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

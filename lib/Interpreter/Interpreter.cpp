@@ -261,10 +261,14 @@ bool Cta::runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded) 
       return true;
     }
     if (++steps > options.stepLimit) {
-      Operation *where = loops.empty() ? &op : loops.back();
-      return fail(where, "the kernel did not finish within " +
+      if (loops.empty())
+        return fail(&op, "the kernel did not finish within " +
                              llvm::Twine(options.stepLimit) +
-                             " operations per CTA; this loop may never end");
+                             " operations per CTA (--step-limit)");
+      return fail(loops.back(), "the kernel did not finish within " +
+                                    llvm::Twine(options.stepLimit) +
+                                    " operations per CTA; this loop may never "
+                                    "end (--step-limit)");
     }
     if (!exec(&op))
       return false;
@@ -361,7 +365,10 @@ bool Cta::exec(Operation *op) {
         ElementType to = elementOf(o.getType());
         auto result = Tile::make(source->shape, to);
         for (int64_t k = 0; k < result->size(); ++k) {
-          if (isFloat(to))
+          if (isFloat(to) && !source->isFloat() && to == ElementType::F32)
+            // One rounding from the exact integer (not through double).
+            result->f[k] = static_cast<float>(source->i[k]);
+          else if (isFloat(to))
             result->f[k] = roundTo(to, source->getF(k));
           else if (source->isFloat())
             result->i[k] = floatToInt(to, source->f[k]);
@@ -408,14 +415,17 @@ bool Cta::exec(Operation *op) {
         int64_t outer = result->size() / (inner * extent);
         for (int64_t a = 0; a < outer; ++a)
           for (int64_t b = 0; b < inner; ++b) {
-            // Running sums accumulate in double (f32 accumulation for half
-            // types) and round to the element type as they are written.
+            // Running sums accumulate in f32 (f64 for f64), as the GPU's
+            // scan does, and round to the element type as they are written.
+            ElementType accumulate = result->element == ElementType::F64
+                                         ? ElementType::F64
+                                         : ElementType::F32;
             double fsum = 0;
             int64_t isum = 0;
             for (int64_t k = 0; k < extent; ++k) {
               int64_t at = (a * extent + k) * inner + b;
               if (result->isFloat()) {
-                fsum += result->f[at];
+                fsum = roundTo(accumulate, fsum + result->f[at]);
                 result->f[at] = roundTo(result->element, fsum);
               } else {
                 isum = wrapTo(result->element, isum + result->i[at]);
@@ -749,8 +759,7 @@ bool Cta::execDot(tile::DotOp op) {
   auto result = Tile::make({m, n}, out);
   if (op.getAcc())
     result->f = get(op.getAcc()).tile->f;
-  // Each product is exact in double; rounding the running sum to f32 after
-  // every step is an f32 FMA chain, as on the GPU.
+  // A chain of fused multiply-adds in the result type, as on the GPU.
   for (int64_t i = 0; i < m; ++i) {
     double *row = &result->f[i * n];
     for (int64_t p = 0; p < k; ++p) {
@@ -758,10 +767,11 @@ bool Cta::execDot(tile::DotOp op) {
       const double *brow = &bv[p * n];
       if (out == ElementType::F32)
         for (int64_t j = 0; j < n; ++j)
-          row[j] = static_cast<float>(row[j] + x * brow[j]);
+          row[j] = std::fmaf(static_cast<float>(x), static_cast<float>(brow[j]),
+                             static_cast<float>(row[j]));
       else
         for (int64_t j = 0; j < n; ++j)
-          row[j] = row[j] + x * brow[j];
+          row[j] = std::fma(x, brow[j], row[j]);
     }
   }
   setTile(op, result);
@@ -994,7 +1004,12 @@ bool Cta::execArith(Operation *op) {
     return true;
   }
   if (llvm::isa<arith::ExtFOp, arith::TruncFOp>(op)) return setF(f(0));
-  if (llvm::isa<arith::SIToFPOp>(op)) return setF(double(i(0)));
+  if (llvm::isa<arith::SIToFPOp>(op)) {
+    // One rounding from the exact integer.
+    if (resultElement() == ElementType::F32)
+      return setF(static_cast<float>(i(0)));
+    return setF(double(i(0)));
+  }
   if (llvm::isa<arith::UIToFPOp>(op)) {
     unsigned width = op->getOperand(0).getType().getIntOrFloatBitWidth();
     uint64_t value = width >= 64 ? u(0) : u(0) & ((uint64_t(1) << width) - 1);

@@ -84,6 +84,13 @@ static llvm::Error checkTensor(const LaunchContract &contract,
                                LaunchContract::DimValues &dims,
                                llvm::StringMap<DimBinding> &boundBy) {
   const std::string &param = slot.name;
+  // Kernels read whole 16-byte vectors where a row allows it.
+  if (tensor.address == 0)
+    return reject(param, "is a null pointer");
+  if (tensor.address % 16 != 0)
+    return reject(param,
+                  llvm::formatv("data at {0:x} is not 16-byte aligned",
+                                tensor.address));
   if (tensor.element != slot.element)
     return reject(param,
                   llvm::formatv("expected {0} elements, got {1}",

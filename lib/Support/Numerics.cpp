@@ -109,11 +109,33 @@ double phobos::halfToDouble(uint16_t bits) {
 }
 
 uint16_t phobos::doubleToBF16(double value) {
-  uint32_t bits = floatBits(static_cast<float>(value));
-  if ((bits & 0x7fffffff) > 0x7f800000) // NaN stays a quiet NaN.
-    return static_cast<uint16_t>((bits >> 16) | 0x40);
-  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
+  // Rounded once, from the exact value: 8 significant bits, exponents as
+  // f32's, subnormals below 2^-126.
+  if (std::isnan(value))
+    return 0x7fc0;
+  uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  double magnitude = std::fabs(value);
+  // Halfway between the largest bf16 (0x7f7f) and 2^128 rounds to infinity.
+  if (magnitude >= std::ldexp(255.5, 120))
+    return sign | 0x7f80;
+  if (magnitude < std::ldexp(1.0, -134)) // below half the smallest subnormal
+    return sign;
+  int exponent;
+  std::frexp(magnitude, &exponent);
+  int unbiased = exponent - 1;
+  if (unbiased < -126) {
+    double units = std::nearbyint(std::ldexp(magnitude, 133));
+    return sign | static_cast<uint16_t>(units);
+  }
+  double significand = std::nearbyint(std::ldexp(magnitude, 7 - unbiased));
+  if (significand >= 256.0) {
+    significand /= 2;
+    ++unbiased;
+  }
+  if (unbiased > 127)
+    return sign | 0x7f80;
+  return sign | static_cast<uint16_t>((unbiased + 127) << 7) |
+         (static_cast<uint16_t>(significand) & 0x7f);
 }
 
 double phobos::bf16ToDouble(uint16_t bits) {
@@ -147,10 +169,10 @@ int64_t phobos::wrapTo(ElementType type, int64_t value) {
 }
 
 int64_t phobos::floatToInt(ElementType type, double value) {
+  if (type == ElementType::Bool)
+    return value != 0; // NaN is true, as in C
   if (std::isnan(value))
     return 0;
-  if (type == ElementType::Bool)
-    return value != 0;
   double lo = type == ElementType::I32 ? double(INT32_MIN) : -9.2233720368547758e18;
   double hi = type == ElementType::I32 ? double(INT32_MAX) : 9.2233720368547748e18;
   value = std::trunc(value);

@@ -24,7 +24,8 @@ phobos::compilePhobos(llvm::SourceMgr &sourceMgr, MLIRContext *context,
                       const frontend::ImportOptions &options, StringRef chip) {
   if (!isValidChip(chip)) {
     emitError(UnknownLoc::get(context))
-        << "--chip: unknown chip '" << chip << "'; expected sm_80, sm_90, ...";
+        << "--chip: unsupported chip '" << chip
+        << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a";
     return failure();
   }
   OwningOpRef<ModuleOp> module =
@@ -37,6 +38,10 @@ phobos::compilePhobos(llvm::SourceMgr &sourceMgr, MLIRContext *context,
 FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
                                                              StringRef chip) {
   MLIRContext *context = module.getContext();
+  if (!isValidChip(chip))
+    return module.emitError("unsupported chip '")
+           << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
+                      "sm_90a";
   std::vector<CompiledKernel> compiled;
   for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
     CompiledKernel result;

@@ -25,12 +25,9 @@
 using namespace mlir;
 
 bool phobos::isValidChip(StringRef chip) {
-  unsigned version;
-  StringRef digits = chip;
-  if (!digits.consume_front("sm_"))
-    return false;
-  digits.consume_back("a");
-  return !digits.getAsInteger(10, version) && version >= 70 && version < 200;
+  // mma.sync m16n8k16 needs sm_80; PTX 8.0 stops at sm_90a.
+  return llvm::is_contained({"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"},
+                            chip);
 }
 
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
@@ -85,8 +82,9 @@ void phobos::registerPTXTranslationInterfaces(DialectRegistry &registry) {
 FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
                                               StringRef chip) {
   if (!isValidChip(chip))
-    return module.emitError("unknown chip '") << chip
-                                               << "'; expected sm_80, sm_90, ...";
+    return module.emitError("unsupported chip '")
+           << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
+                      "sm_90a";
   PassManager pm(module.getContext());
   GpuNVVMAttachTargetOptions target;
   target.chip = chip.str();

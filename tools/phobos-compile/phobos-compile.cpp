@@ -41,6 +41,11 @@ static cl::opt<std::string> kernelName("kernel",
 static cl::opt<std::string>
     variantSpec("variant", cl::desc("@autotune values: NAME=V,NAME=V"),
                 cl::value_desc("NAME=V,..."), cl::cat(category));
+static cl::opt<bool> lastVariant("last-variant",
+                                 cl::desc("Compile the variant of each "
+                                          "kernel that takes the last value "
+                                          "of every @autotune dimension"),
+                                 cl::cat(category));
 static cl::opt<bool> allVariants("all-variants",
                                  cl::desc("Compile every variant of the "
                                           "@autotune space"),
@@ -106,7 +111,7 @@ int main(int argc, char **argv) {
   // The variants to build: the one asked for, or (with --all-variants) the
   // whole space of each kernel.
   std::vector<frontend::ImportOptions> jobs;
-  if (!allVariants) {
+  if (!allVariants && !lastVariant) {
     jobs.push_back(base);
   } else {
     frontend::Diagnostics diags(sourceMgr, &context, sourceMgr.getMainFileID());
@@ -120,7 +125,10 @@ int main(int argc, char **argv) {
           frontend::readAttributes(*kernel, diags);
       if (!attrs)
         return 1;
-      for (const frontend::Variant &variant : frontend::enumerateVariants(*attrs)) {
+      std::vector<frontend::Variant> variants = frontend::enumerateVariants(*attrs);
+      if (lastVariant)
+        variants.erase(variants.begin(), variants.end() - 1);
+      for (const frontend::Variant &variant : variants) {
         frontend::ImportOptions job;
         job.kernelName = kernel->name;
         for (auto &[name, value] : variant)

@@ -95,7 +95,9 @@ static cl::opt<bool> jsonOutput("json",
                                 cl::desc("End with a PHOBOS_RESULT line of "
                                          "JSON (for scripts)"),
                                 cl::cat(category));
-static cl::opt<std::string> chip("chip", cl::desc("The GPU to compile for"),
+static cl::opt<std::string> chip("chip",
+                                 cl::desc("The GPU to compile for (default: "
+                                          "the device's)"),
                                  cl::init("sm_90"), cl::cat(category));
 static cl::opt<unsigned> warmup("warmup",
                                 cl::desc("Untimed GPU runs before --bench"),
@@ -165,11 +167,10 @@ void printTensor(llvm::raw_ostream &os, llvm::StringRef name,
       os << (tensor.getShape().size() > 1 && i % tensor.getShape().back() == 0
                  ? "; "
                  : ", ");
-    double value = tensor.get(i);
     if (isFloat(tensor.getElementType()))
-      os << llvm::format("%g", value);
+      os << llvm::format("%g", tensor.get(i));
     else
-      os << static_cast<int64_t>(value);
+      os << loadInt(tensor.getElementType(), tensor.data(), i);
   }
   os << "]\n";
 }
@@ -182,24 +183,25 @@ bool reportError(llvm::Error error) {
 
 /// Compiles for the GPU, copies the tensors there, launches (and times),
 /// and copies them back.
-bool runOnGpu(mlir::ModuleOp sourceModule, llvm::SourceMgr &sourceMgr,
-              mlir::MLIRContext &context,
-              const frontend::ImportOptions &options,
-              const LaunchContract &frontContract,
-              std::vector<HostTensor> &tensors,
+bool runOnGpu(mlir::ModuleOp sourceModule, std::vector<HostTensor> &tensors,
               const llvm::StringMap<double> &scalars,
               std::array<int64_t, 3> grid, bool timing, unsigned runs,
               std::vector<double> &times, std::string &backend) {
+  llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
+  if (!driver)
+    return reportError(driver.takeError());
+  // The chip: --chip, or the device's own compute capability.
+  std::string target = chip;
+  if (chip.getNumOccurrences() == 0) {
+    std::array<int, 2> capability = driver->computeCapability();
+    target = "sm_" + std::to_string(capability[0] * 10 + capability[1]);
+  }
   mlir::FailureOr<std::vector<CompiledKernel>> compiled =
-      sourceModule ? compileModule(sourceModule, chip)
-             : compilePhobos(sourceMgr, &context, options, chip);
+      compileModule(sourceModule, target);
   if (failed(compiled))
     return false;
   const CompiledKernel &kernel = compiled->front();
   const LaunchContract &contract = kernel.contract;
-  llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
-  if (!driver)
-    return reportError(driver.takeError());
   backend = "gpu " + driver->describeDevice();
   llvm::Expected<cuda::Module> module = cuda::Module::load(kernel.ptx);
   if (!module)
@@ -238,7 +240,6 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::SourceMgr &sourceMgr,
   llvm::Expected<BoundLaunch> bound = bindArguments(contract, arguments, grid);
   if (!bound)
     return reportError(bound.takeError());
-  (void)frontContract;
   cuda::Function::LaunchConfig config;
   for (int axis = 0; axis < 3; ++axis)
     config.grid[axis] = static_cast<uint32_t>(bound->getGrid()[axis]);
@@ -387,6 +388,7 @@ int main(int argc, char **argv) {
   reference::Problem referenceInputs;
   std::vector<HostTensor> initial(contract.params.size());
   llvm::StringMap<bool> givenScalars;
+  llvm::StringMap<int64_t> intScalars;
   for (const std::string &spec : scalarSpecs) {
     llvm::StringRef name, text;
     if (!parseBinding(spec, name, text))
@@ -395,8 +397,16 @@ int main(int argc, char **argv) {
     if (!slot || slot->kind != ParamSlot::Kind::Scalar)
       usage("--scalar: '" + name + "' is not a scalar parameter");
     double value;
-    if (text.getAsDouble(value))
+    if (!isFloat(slot->element)) {
+      // Integers exactly, not through a double.
+      int64_t integer;
+      if (text.getAsInteger(10, integer))
+        usage("--scalar " + name + ": '" + text + "' is not an integer");
+      intScalars[name] = integer;
+      value = static_cast<double>(integer);
+    } else if (text.getAsDouble(value)) {
       usage("--scalar " + name + ": '" + text + "' is not a number");
+    }
     referenceInputs.scalars[name] = value;
     givenScalars[name] = true;
   }
@@ -411,7 +421,10 @@ int main(int argc, char **argv) {
       }
       interp::ScalarArg scalar;
       scalar.floatValue = referenceInputs.scalars[slot.name];
-      scalar.intValue = static_cast<int64_t>(scalar.floatValue);
+      auto exact = intScalars.find(slot.name);
+      scalar.intValue = exact != intScalars.end()
+                            ? exact->second
+                            : static_cast<int64_t>(scalar.floatValue);
       arguments.push_back(scalar);
       continue;
     }
@@ -513,9 +526,7 @@ int main(int argc, char **argv) {
       }
     }
   } else {
-    options.kernelName = contract.kernel;
-    if (!runOnGpu(mlirInput ? *module : mlir::ModuleOp(), *sourceMgr, context,
-                  options, contract, tensors,
+    if (!runOnGpu(*module, tensors,
                   referenceInputs.scalars, grid, bench, repeat, times, backend))
       return 1;
   }

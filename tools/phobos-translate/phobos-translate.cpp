@@ -6,7 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/InitAllDialects.h"
+#include "Phobos/Target/Pipeline.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +30,39 @@ llvm::cl::opt<std::string>
     kernelOption("kernel",
                  llvm::cl::desc("Import only the kernel of this name"),
                  llvm::cl::value_desc("NAME"), llvm::cl::init(""));
+
+llvm::cl::opt<std::string> chipOption("chip",
+                                      llvm::cl::desc("--phobos-to-ptx: the GPU"),
+                                      llvm::cl::init("sm_90"));
+
+/// --phobos-to-ptx: runs the GPU pipeline on a module of phobos kernels (if
+/// it has not run yet) and prints the PTX.
+void registerPhobosToPTX() {
+  mlir::TranslateFromMLIRRegistration registration(
+      "phobos-to-ptx", "Compile phobos kernels to PTX",
+      [](mlir::Operation *op, llvm::raw_ostream &os) -> mlir::LogicalResult {
+        auto module = llvm::dyn_cast<mlir::ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        if (!module.getOps<phobos::tile::KernelOp>().empty()) {
+          mlir::PassManager pm(module.getContext());
+          phobos::PhobosToNVVMOptions options;
+          options.chip = chipOption;
+          phobos::buildPhobosToNVVMPipeline(pm, options);
+          if (mlir::failed(pm.run(module)))
+            return mlir::failure();
+        }
+        mlir::FailureOr<std::string> ptx =
+            phobos::serializeToPTX(module, chipOption);
+        if (mlir::failed(ptx))
+          return mlir::failure();
+        os << *ptx;
+        return mlir::success();
+      },
+      [](mlir::DialectRegistry &registry) {
+        phobos::registerAllDialects(registry);
+      });
+}
 
 void registerImportPhobos() {
   mlir::TranslateToMLIRRegistration registration(
@@ -51,6 +88,7 @@ void registerImportPhobos() {
 
 int main(int argc, char **argv) {
   registerImportPhobos();
+  registerPhobosToPTX();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "Phobos translation driver\n"));
 }

@@ -245,7 +245,7 @@ TEST(LauncherTest, RejectsNonContiguousStrides) {
 TEST(LauncherTest, RejectsWrongStaticExtent) {
   LaunchContract contract;
   contract.params = {tensorSlot("X", ElementType::F32, {"64", "N"}, {64, -1})};
-  EXPECT_EQ(rejection(contract, {tensor(0, {63, 10})}),
+  EXPECT_EQ(rejection(contract, {tensor(0x1000, {63, 10})}),
             "argument 'X': axis 0 (dim '64') is 63 but the kernel was "
             "compiled for 64");
 }
@@ -260,7 +260,7 @@ TEST(LauncherTest, RejectsMismatchedSharedDim) {
 TEST(LauncherTest, RejectsMismatchedDimWithinOneTensor) {
   LaunchContract contract;
   contract.params = {tensorSlot("S", ElementType::F32, {"N", "N"})};
-  EXPECT_EQ(rejection(contract, {tensor(0, {4, 5})}),
+  EXPECT_EQ(rejection(contract, {tensor(0x1000, {4, 5})}),
             "argument 'S': axes 0 and 1 are both dim 'N' but are 4 and 5");
 }
 
@@ -360,3 +360,12 @@ TEST(LauncherTest, ReportsGridThatCannotBeInferred) {
 }
 
 } // namespace
+
+TEST(LauncherTest, RejectsNullAndMisalignedData) {
+  std::vector<LaunchArgument> args = sgemmArgs(128, 32, 192);
+  std::get<TensorArgument>(args[1]).address = 0;
+  EXPECT_EQ(rejection(sgemmContract(), args), "argument 'B': is a null pointer");
+  std::get<TensorArgument>(args[1]).address = 0x2004;
+  EXPECT_EQ(rejection(sgemmContract(), args),
+            "argument 'B': data at 0x2004 is not 16-byte aligned");
+}

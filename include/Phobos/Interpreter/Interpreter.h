@@ -1,7 +1,7 @@
 //===- Interpreter.h - Runs tile-dialect kernels on the CPU -----*- C++ -*-===//
 //
-// Executes one `phobos.kernel` (one bound variant, before layouts exist)
-// over a whole grid on host buffers, with the language's semantics: masked
+// Executes one `phobos.kernel` (one bound variant, with or without layouts,
+// which do not change values) over a whole grid on host buffers, with the language's semantics: masked
 // slices, broadcasting, element types rounded as the GPU stores them, dots
 // accumulating in f32. It is the test oracle of the compiler and the engine
 // of `phobos-run --interpret`.

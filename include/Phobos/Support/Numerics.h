@@ -29,8 +29,7 @@ std::optional<ElementType> parseElementType(llvm::StringRef name);
 /// IEEE binary16, round to nearest even (overflow to infinity).
 uint16_t doubleToHalf(double value);
 double halfToDouble(uint16_t bits);
-/// bfloat16: the value rounded to f32 first, as the GPU holds it, then to
-/// the upper 16 bits with round to nearest even.
+/// bfloat16 (8 significant bits, f32's exponents), round to nearest even.
 uint16_t doubleToBF16(double value);
 double bf16ToDouble(uint16_t bits);
 /// TensorFloat-32: f32 with 10 mantissa bits, nearest, ties away from zero
@@ -42,7 +41,8 @@ double roundTo(ElementType type, double value);
 /// `value` wrapped to an integer element type (two's complement); bool is
 /// `value != 0`.
 int64_t wrapTo(ElementType type, int64_t value);
-/// Float to integer: truncation toward zero, saturating; NaN is 0.
+/// Float to integer: truncation toward zero, saturating; NaN is 0. To bool:
+/// `value != 0` (NaN is true).
 int64_t floatToInt(ElementType type, double value);
 
 /// Reads element `index` of `data` as a double (floats) or an integer.

@@ -50,9 +50,16 @@ static Value castElement(Lowering &l, Value value, Type to) {
   }
   if (toFloat)
     return arith::SIToFPOp::create(b, loc, to, value);
-  // Float to integer: PTX's cvt.rzi saturates, as the language says.
-  if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, l.widen(value));
+  // Float to integer saturates (NaN is 0), as the language says.
+  if (fromFloat) {
+    Value wide = l.widen(value);
+    std::string name = ("llvm.fptosi.sat.i" + Twine(to.getIntOrFloatBitWidth()) +
+                        ".f" + Twine(wide.getType().getIntOrFloatBitWidth()))
+                           .str();
+    return LLVM::CallIntrinsicOp::create(b, loc, to, b.getStringAttr(name),
+                                         ValueRange{wide})
+        .getResult(0);
+  }
   if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
     return arith::ExtSIOp::create(b, loc, to, value);
   return arith::TruncIOp::create(b, loc, to, value);

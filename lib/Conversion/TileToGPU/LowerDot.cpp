@@ -205,12 +205,10 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
     SmallVector<SmallVector<Value, 4>> aFragments;
     for (int64_t fm = 0; fm < rows.outer; ++fm) {
       Value row0 = l.coordinate(rows, fm * 2), row1 = l.coordinate(rows, fm * 2 + 1);
-      if (tf32)
-        aFragments.push_back({aPiece(row0, k0), aPiece(row1, k0),
-                              aPiece(row0, k1), aPiece(row1, k1)});
-      else
-        aFragments.push_back({aPiece(row0, k0), aPiece(row1, k0),
-                              aPiece(row0, k1), aPiece(row1, k1)});
+      // a0..a3: (row, k0), (row + 8, k0), (row, k1), (row + 8, k1), for
+      // both f16/bf16 pairs and tf32 singles.
+      aFragments.push_back({aPiece(row0, k0), aPiece(row1, k0),
+                            aPiece(row0, k1), aPiece(row1, k1)});
     }
     for (int64_t fn = 0; fn < cols.outer; ++fn) {
       Value n = l.add(l.add(colBase, l.i32(fn * 8)), g);

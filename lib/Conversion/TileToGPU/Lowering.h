@@ -107,8 +107,11 @@ public:
   /// barrier. Region boundaries reset both to "maybe".
   bool sharedWritten = true, sharedRead = true;
   void barrier();
+  /// A write needs a barrier only after reads (write-after-read): ops
+  /// write distinct elements, and a place written twice is always read in
+  /// between.
   void beforeSharedWrite() {
-    if (sharedRead || sharedWritten)
+    if (sharedRead)
       barrier();
     sharedWritten = true;
   }

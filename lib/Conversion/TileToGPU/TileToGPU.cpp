@@ -507,6 +507,20 @@ struct ConvertTileToGPU
         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
 
     for (KernelOp kernel : kernels) {
+      // Every tile must carry a distributed layout by now.
+      WalkResult unlaid = kernel.walk([&](Operation *op) {
+        for (Type type : op->getResultTypes())
+          if (auto tile = dyn_cast<TileType>(type))
+            if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(
+                    tile.getEncoding())) {
+              op->emitOpError("has a tile without a layout; run "
+                              "tile-assign-layouts first");
+              return WalkResult::interrupt();
+            }
+        return WalkResult::advance();
+      });
+      if (unlaid.wasInterrupted())
+        return signalPassFailure();
       builder.setInsertionPointToEnd(gpuModule.getBody());
       auto func = gpu::GPUFuncOp::create(
           builder, kernel.getLoc(), kernel.getSymName(),
@@ -519,9 +533,8 @@ struct ConvertTileToGPU
         func->setAttr("nvvm.minctasm", builder.getI32IntegerAttr(*blocks));
       if (std::optional<uint32_t> regs = kernel.getMaxRegs())
         func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(*regs));
-      for (StringRef name : {"phobos.shared_bytes"})
-        if (Attribute value = kernel->getAttr(name))
-          func->setAttr(name, value);
+      if (Attribute bytes = kernel->getAttr("phobos.shared_bytes"))
+        func->setAttr("phobos.shared_bytes", bytes);
       Lowering lowering(kernel, func, shared);
       if (!lowering.run())
         return signalPassFailure();

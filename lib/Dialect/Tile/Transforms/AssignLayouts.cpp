@@ -85,7 +85,7 @@ private:
   /// The layout operand `index` of `op` must have, or null for any.
   Attribute required(Operation *op, unsigned index);
   bool canRetarget(Value value, unsigned depth);
-  void retarget(Value value, Attribute layout);
+  void retarget(OpOperand &use, Attribute layout);
   void apply();
 
   KernelOp kernel;
@@ -293,12 +293,15 @@ Attribute LayoutAssigner::required(Operation *op, unsigned index) {
 }
 
 bool LayoutAssigner::canRetarget(Value value, unsigned depth) {
-  if (depth > 8 || !value.hasOneUse())
-    return false;
   Operation *producer = value.getDefiningOp();
-  if (!producer)
+  if (!producer || depth > 8)
     return false;
-  if (isa<FillOp, ArangeOp, LoadOp>(producer))
+  // Fills and aranges cost nothing: shared ones are cloned per user.
+  if (isa<FillOp, ArangeOp>(producer))
+    return true;
+  if (!value.hasOneUse())
+    return false;
+  if (isa<LoadOp>(producer))
     return true;
   if (!isElementwise(producer) || isa<CumsumOp, TrilOp>(producer))
     return false;
@@ -308,14 +311,22 @@ bool LayoutAssigner::canRetarget(Value value, unsigned depth) {
   return true;
 }
 
-void LayoutAssigner::retarget(Value value, Attribute layout) {
-  set(value, layout, anchored.contains(value));
+void LayoutAssigner::retarget(OpOperand &use, Attribute layout) {
+  Value value = use.get();
   Operation *producer = value.getDefiningOp();
+  if (isa<FillOp, ArangeOp>(producer) && !value.hasOneUse()) {
+    OpBuilder builder(use.getOwner());
+    Operation *clone = builder.clone(*producer);
+    set(clone->getResult(0), layout, false);
+    use.set(clone->getResult(0));
+    return;
+  }
+  set(value, layout, anchored.contains(value));
   if (!isElementwise(producer))
     return;
-  for (Value operand : producer->getOperands())
-    if (isTile(operand))
-      retarget(operand, operandLayout(layout, operand));
+  for (OpOperand &operand : producer->getOpOperands())
+    if (isTile(operand.get()))
+      retarget(operand, operandLayout(layout, operand.get()));
 }
 
 void LayoutAssigner::apply() {
@@ -330,7 +341,7 @@ void LayoutAssigner::apply() {
       if (!need || decided(operand) == need)
         continue;
       if (canRetarget(operand, 0)) {
-        retarget(operand, need);
+        retarget(op->getOpOperand(index), need);
         continue;
       }
       builder.setInsertionPoint(op);

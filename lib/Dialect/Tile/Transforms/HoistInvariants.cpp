@@ -14,15 +14,11 @@ namespace phobos::tile {
 using namespace mlir;
 using namespace phobos::tile;
 
-/// Whether anything in `loop` writes `tensor`.
-static bool writes(Operation *loop, Value tensor) {
+/// Whether anything in `loop` writes a tensor. Any store counts: two
+/// tensor arguments may be the same memory.
+static bool writesAnyTensor(Operation *loop) {
   bool found = false;
-  loop->walk([&](Operation *op) {
-    if (auto store = dyn_cast<StoreOp>(op))
-      found |= store.getTensor() == tensor;
-    else if (auto store = dyn_cast<StoreScalarOp>(op))
-      found |= store.getTensor() == tensor;
-  });
+  loop->walk([&](Operation *op) { found |= isa<StoreOp, StoreScalarOp>(op); });
   return found;
 }
 
@@ -34,6 +30,7 @@ struct TileHoistInvariants
   void runOnOperation() override {
     // Inner loops first, so that code can climb out of several levels.
     getOperation().walk([&](LoopLikeOpInterface loop) {
+      bool stores = writesAnyTensor(loop);
       numHoisted += moveLoopInvariantCode(
           loop.getLoopRegions(),
           [&](Value value, Region *) {
@@ -42,8 +39,7 @@ struct TileHoistInvariants
           [&](Operation *op, Region *) {
             if (isMemoryEffectFree(op) && isSpeculatable(op))
               return true;
-            auto load = dyn_cast<LoadOp>(op);
-            return load && !writes(loop, load.getTensor());
+            return isa<LoadOp>(op) && !stores;
           },
           [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
     });

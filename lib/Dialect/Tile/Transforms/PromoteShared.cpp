@@ -20,6 +20,8 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     OpBuilder builder(context);
+    // A tile staged once serves every dot that reads it the same way.
+    DenseMap<std::pair<Value, Type>, Value> staged;
     getOperation().walk([&](DotOp dot) {
       bool mma = dot.getKind() == DotKind::mma_sync;
       // The element type the dot's tensor-core instructions read.
@@ -29,43 +31,42 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
       else if (mma && dot.getPrecision() == DotPrecision::bf16)
         stored = BFloat16Type::get(context);
       for (unsigned index = 0; index < 2; ++index) {
-        Value operand = dot->getOperand(index);
-        auto tile = dyn_cast<TileType>(operand.getType());
+        Value source = dot->getOperand(index);
+        auto tile = dyn_cast<TileType>(source.getType());
         if (!tile)
           continue;
+        Type element = stored ? stored : tile.getElementType();
+        // The contiguous axis in shared memory. FMA: A transposed (M
+        // contiguous) and B row-major (N contiguous), so that a thread's
+        // rows of a k-slice are vectors; mma.sync: K contiguous, as the
+        // fragments are. K is axis 1 of A [M, K], axis 0 of B [K, N] and
+        // axis 1 of B^T [N, K].
+        bool isA = index == 0;
+        unsigned kAxis = isA ? 1 : (dot.getTransposeB() ? 1 : 0);
+        unsigned fastest = mma ? kAxis : 1 - kAxis;
+        auto layout = SharedLayoutAttr::get(context, {fastest, 1 - fastest},
+                                            /*padding=*/16 / getElementBytes(element));
+        auto type = SharedMemoryType::get(context, tile.getShape(), element, layout);
+        if (Value existing = staged.lookup({source, type})) {
+          dot->setOperand(index, existing);
+          continue;
+        }
         // An operand defined outside the dot's loops (q in attention, a
         // hoisted load) is staged once, where it is defined, not on every
         // iteration.
-        if (Operation *producer = operand.getDefiningOp())
+        if (Operation *producer = source.getDefiningOp())
           builder.setInsertionPointAfter(producer);
         else
-          builder.setInsertionPointToStart(operand.getParentBlock());
-        if (stored && tile.getElementType() != stored) {
-          auto narrow = TileType::get(context, tile.getShape(), stored,
-                                      tile.getEncoding());
-          operand = CastOp::create(builder, dot.getLoc(), narrow, operand);
-          tile = narrow;
-        }
-        // Which axis is contiguous in shared memory:
-        //  FMA: A transposed (M contiguous), B row-major (N contiguous), so
-        //       a thread's rows of a k-slice are vectors;
-        //  mma.sync: both K contiguous, as the fragments are.
-        bool isA = index == 0;
-        bool kContiguous;
-        if (mma)
-          kContiguous = true;
-        else
-          kContiguous = false;
-        // Axis holding K: A [M, K] -> 1; B [K, N] -> 0; B^T [N, K] -> 1.
-        unsigned kAxis = isA ? 1 : (dot.getTransposeB() ? 1 : 0);
-        unsigned fastest = kContiguous ? kAxis : 1 - kAxis;
-        unsigned bytes = getElementBytes(tile.getElementType());
-        auto layout = SharedLayoutAttr::get(context, {fastest, 1 - fastest},
-                                            /*padding=*/16 / bytes);
-        auto type = SharedMemoryType::get(context, tile.getShape(),
-                                          tile.getElementType(), layout);
+          builder.setInsertionPointToStart(source.getParentBlock());
+        Value operand = source;
+        if (element != tile.getElementType())
+          operand = CastOp::create(
+              builder, dot.getLoc(),
+              TileType::get(context, tile.getShape(), element, tile.getEncoding()),
+              operand);
         auto alloc = LocalAllocOp::create(builder, dot.getLoc(), type, operand,
                                           /*offset=*/nullptr);
+        staged[{source, type}] = alloc;
         dot->setOperand(index, alloc);
         ++numPromoted;
       }

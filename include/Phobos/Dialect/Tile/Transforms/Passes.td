@@ -16,9 +16,9 @@ def TileHoistInvariants : Pass<"tile-hoist-invariants", "::phobos::tile::KernelO
   let description = [{
     Loop-invariant code motion that also moves `phobos.load`s (whose
     masking makes them safe to execute even when the loop runs zero times)
-    when no store in the loop writes their tensor. A tile read once instead
-    of every iteration is what seed 000 calls hoisting: the query block of
-    attention, a row of weights, a scale. Scalar loads stay (out of range
+    when the loop stores to no tensor (two tensor arguments may be the same
+    memory). A tile read once instead of every iteration: the query block
+    of attention, a row of weights, a scale. Scalar loads stay (out of range
     they are errors in the interpreter).
 
     Before: `scf.for ... { %q = phobos.load %Q[%r, %c0] ... }`

@@ -1,0 +1,87 @@
+// RUN: phobos-opt %s --convert-tile-to-gpu --split-input-file | FileCheck %s
+
+// Each laid-out phobos.kernel becomes a gpu.func (kernel) in one
+// gpu.module @phobos_kernels, with the parameters of the launch ABI: a
+// tensor is a global pointer followed by one i32 per dynamic extent, a
+// scalar is its value, a bool is an i8.
+
+#l = #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK-NEXT: gpu.module @phobos_kernels
+// CHECK-NEXT: llvm.mlir.global external @phobos_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: gpu.func @abi
+// CHECK-SAME: (%[[X:[^:]*]]: !llvm.ptr<1>, %[[XM:[^:]*]]: i32, %[[XN:[^:]*]]: i32, %[[H:[^:]*]]: !llvm.ptr<1>, %[[HN:[^:]*]]: i32, %[[S:[^:]*]]: f32, %[[N:[^:]*]]: i32, %[[FLAG:[^:]*]]: i8, %[[OUT:[^:]*]]: !llvm.ptr<1>, %[[OM:[^:]*]]: i32)
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.maxnreg = 64 : i32, nvvm.minctasm = 2 : i32, phobos.shared_bytes = 0 : i64}
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// The lane and the warp.
+// CHECK: arith.andi %[[TID]], %{{.*}} : i32
+// CHECK: arith.shrui %[[TID]], %{{.*}} : i32
+// CHECK: llvm.mlir.addressof @phobos_smem : !llvm.ptr<3>
+// CHECK: %[[B:.*]] = arith.trunci %[[FLAG]] : i8 to i1
+// CHECK: nvvm.read.ptx.sreg.ctaid.x : i32
+// A tile of 64 f32 in this layout is 4 registers per thread; the if
+// carries them.
+// CHECK: %[[T:.*]]:4 = scf.if %[[B]] -> (f32, f32, f32, f32)
+// CHECK: arith.addf %[[S]], %{{.*}} : f32
+// CHECK: scf.yield %[[S]], %[[S]], %[[S]], %[[S]] : f32, f32, f32, f32
+// The store is masked against the extent of Out.
+// CHECK: arith.cmpi ult, %{{.*}}, %[[OM]] : i32
+// CHECK: llvm.getelementptr %[[OUT]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: llvm.store %[[T]]#0
+// CHECK: gpu.return
+// CHECK-NOT: phobos.
+phobos.kernel @abi(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]},
+                   %H: !phobos.tensor<?x64xf16> {phobos.dims = ["N", "64"]},
+                   %s: f32, %n: i32, %flag: i1,
+                   %Out: !phobos.tensor<?xf32> {phobos.dims = ["M"]})
+    attributes {max_regs = 64 : i32, max_threads = 128 : i32, min_blocks = 2 : i32,
+                phobos.scratch_offset = 0 : i64, phobos.shared_bytes = 0 : i64} {
+  %one = arith.constant 1.0 : f32
+  %c64 = arith.constant 64 : i32
+  %bx = phobos.block_id x
+  %row = arith.muli %bx, %c64 : i32
+  %t = phobos.fill %s : !phobos.tile<64xf32, #l>
+  %u = scf.if %flag -> (!phobos.tile<64xf32, #l>) {
+    %v = phobos.add %t, %one : !phobos.tile<64xf32, #l>, f32
+    scf.yield %v : !phobos.tile<64xf32, #l>
+  } else {
+    scf.yield %t : !phobos.tile<64xf32, #l>
+  }
+  phobos.store %u, %Out[%row] : !phobos.tile<64xf32, #l>, !phobos.tensor<?xf32>
+  phobos.return
+}
+
+// -----
+
+#l = #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+
+// Several kernels share the gpu.module. Static extents take no parameter;
+// the CTA size defaults to 256; grid queries read the special registers.
+// CHECK: gpu.module @phobos_kernels
+// CHECK-LABEL: gpu.func @first(%{{[^:]*}}: !llvm.ptr<1>)
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: nvvm.read.ptx.sreg.ctaid.y : i32
+// CHECK: nvvm.read.ptx.sreg.nctaid.x : i32
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @second(%{{[^:]*}}: i8, %{{[^:]*}}: f64, %{{[^:]*}}: i64)
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-NOT: phobos.kernel
+phobos.kernel @first(%A: !phobos.tensor<1024xi32> {phobos.dims = ["L"]}) {
+  %by = phobos.block_id y
+  %gx = phobos.grid_dim x
+  %c0 = arith.constant 0 : i32
+  %s = arith.addi %by, %gx : i32
+  phobos.store_scalar %s, %A[%c0] : !phobos.tensor<1024xi32>
+  phobos.return
+}
+phobos.kernel @second(%b: i1, %d: f64, %i: i64) {
+  phobos.return
+}
+
+// -----
+
+// A module without kernels gets no gpu.module.
+// CHECK-LABEL: module {
+// CHECK-NOT: gpu.module
+func.func private @not_a_kernel()

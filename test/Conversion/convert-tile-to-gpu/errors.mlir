@@ -1,0 +1,33 @@
+// RUN: phobos-opt %s --convert-tile-to-gpu --split-input-file -verify-diagnostics
+
+// What the lowering refuses, at the op's location.
+
+#acc = #phobos.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+
+// A dot still reading registers: tile-promote-shared did not run.
+phobos.kernel @unpromoted(%x: f32) attributes {max_threads = 32 : i32} {
+  %a = phobos.fill %x : !phobos.tile<4x8xf32, #acc>
+  // expected-error @+1 {{'phobos.dot' op operands must be in shared memory (run tile-promote-shared)}}
+  %d = phobos.dot %a, %a transpose_b kind(fma) : !phobos.tile<4x8xf32, #acc>, !phobos.tile<4x8xf32, #acc> -> !phobos.tile<4x4xf32, #acc>
+  phobos.return
+}
+
+// -----
+
+#l = #phobos.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+
+// f64 exp and log have no fast NVPTX path (and no libdevice is linked).
+phobos.kernel @exp_f64(%x: f64) attributes {max_threads = 32 : i32} {
+  %a = phobos.fill %x : !phobos.tile<32xf64, #l>
+  // expected-error @+1 {{'phobos.exp' op f64 exp and log are not supported on the GPU}}
+  %e = phobos.exp %a : !phobos.tile<32xf64, #l>
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @log_f64_scalar(%x: f64) attributes {max_threads = 32 : i32} {
+  // expected-error @+1 {{'math.log' op f64 exp and log are not supported on the GPU}}
+  %e = math.log %x : f64
+  phobos.return
+}

@@ -1,0 +1,49 @@
+// A CTA that runs more than --step-limit operations is stopped, and the error
+// points at the innermost loop running at the time (the default limit is
+// 2^27 operations per CTA). The limit is per CTA: a finite loop in each of
+// many CTAs is fine.
+// RUN: not phobos-run %s --interpret --kernel never_ends --scalar n=3 --step-limit 1000 2>&1 | FileCheck %s --check-prefix=WHILE
+// RUN: not phobos-run %s --interpret --kernel nested --step-limit 500 2>&1 | FileCheck %s --check-prefix=NESTED
+// RUN: not phobos-run %s --interpret --kernel long_for --step-limit 100 2>&1 | FileCheck %s --check-prefix=FOR
+// RUN: phobos-run %s --interpret --kernel per_cta --grid 16 --step-limit 200 --print | FileCheck %s --check-prefix=PERCTA
+
+// i stays 0: the loop never ends.
+kernel never_ends(Out: tensor<i32>[1], n: i32) {
+    var i = 0
+    while i < n {
+    // WHILE: {{.*}}.ph:[[@LINE-1]]:5: error: the kernel did not finish within 1000 operations per CTA; this loop may never end (--step-limit) (in CTA 0, 0, 0)
+    // WHILE-NEXT: {{^}}    while i < n {
+        i = i * 2
+    }
+    Out[0] = i
+}
+
+// The inner loop is the one reported.
+kernel nested(Out: tensor<i32>[1]) {
+    var s = 0
+    for i in range(0, 10) {
+        var j = 1
+        while j > 0 {
+        // NESTED: {{.*}}.ph:[[@LINE-1]]:9: error: the kernel did not finish within 500 operations per CTA; this loop may never end (--step-limit) (in CTA 0, 0, 0)
+            j = j + 1
+        }
+        s += j
+    }
+    Out[0] = s
+}
+
+// A for loop with a huge trip count looks the same.
+kernel long_for(Out: tensor<i32>[1]) {
+    var s = 0
+    for i in range(0, 2000000000) { s += i % 7 }
+    // FOR: {{.*}}.ph:[[@LINE-1]]:5: error: the kernel did not finish within 100 operations per CTA; this loop may never end (--step-limit) (in CTA 0, 0, 0)
+    Out[0] = s
+}
+
+kernel per_cta(Out: tensor<i32>[16]) {
+    var s = 0
+    for i in range(0, 10) { s += i }
+    Out[ctx.block.x] = s + ctx.block.x
+}
+
+// PERCTA: Out = [45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60]
