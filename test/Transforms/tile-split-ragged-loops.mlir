@@ -46,10 +46,10 @@ phobos.kernel @split(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]},
 
 // -----
 
-// Only the axes that follow the bound's dim lose their mask in the first
-// loop: a slice longer than the step, one at another axis and a store along
-// K are handled as the rule says (the store's K axis is proven too). A
-// loop with no results splits as well.
+// Stores lose their mask in the first loop as loads do (X and Y both
+// slice N at k); a slice longer than the step (128 > 64) may leave N even in
+// a whole step and keeps its mask in both loops. A loop without results
+// splits as well.
 // CHECK-LABEL: phobos.kernel @split_store
 // CHECK: %[[FULL:.*]] = arith.muli
 // CHECK-NEXT: scf.for %[[K1:[^ ]*]] = %{{.*}} to %[[FULL]] step

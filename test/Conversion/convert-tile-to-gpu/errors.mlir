@@ -31,3 +31,12 @@ phobos.kernel @log_f64_scalar(%x: f64) attributes {max_threads = 32 : i32} {
   %e = math.log %x : f64
   phobos.return
 }
+
+// -----
+
+// Every tile must carry a layout: tile-assign-layouts did not run.
+phobos.kernel @no_layout(%x: f32) attributes {max_threads = 32 : i32} {
+  // expected-error @+1 {{'phobos.fill' op has a tile without a layout; run tile-assign-layouts first}}
+  %a = phobos.fill %x : !phobos.tile<32xf32>
+  phobos.return
+}

@@ -104,3 +104,43 @@ phobos.kernel @reductions(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}
   phobos.store %m, %C[%c0, %c0] {in_bounds = array<i1: true, false>} : !phobos.tile<1x64xf32, #l>, !phobos.tensor<1x?xf32>
   phobos.return
 }
+
+// -----
+
+#l = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [2, 1], order = [1, 0]>
+
+// A write waits for a barrier only after reads (write-after-read): the
+// second buffer is written right after the first, and one barrier
+// separates both writes from the reads. In a loop, the first write of an
+// iteration waits for the previous iteration's reads.
+// CHECK-LABEL: gpu.func @barriers
+// CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @phobos_smem : !llvm.ptr<3>
+// CHECK: scf.for
+// CHECK: nvvm.barrier0
+// CHECK: llvm.getelementptr %[[SMEM]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.getelementptr %[[SMEM]][1088] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: nvvm.barrier0
+// CHECK: scf.yield
+phobos.kernel @barriers(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %n: i32)
+    attributes {max_threads = 64 : i32, phobos.scratch_offset = 2176 : i64, phobos.shared_bytes = 2176 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %x = phobos.load %X[%c0, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<4x64xf32, #l>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (!phobos.tile<4x64xf32, #l>) : i32 {
+    %a = phobos.local_alloc %acc {offset = 0 : i64} : !phobos.tile<4x64xf32, #l> -> !phobos.smem<4x64xf32, #phobos.shared<order = [1, 0], padding = 4>>
+    %b = phobos.local_alloc %x {offset = 1088 : i64} : !phobos.tile<4x64xf32, #l> -> !phobos.smem<4x64xf32, #phobos.shared<order = [1, 0], padding = 4>>
+    %y = phobos.local_load %a : !phobos.smem<4x64xf32, #phobos.shared<order = [1, 0], padding = 4>> -> !phobos.tile<4x64xf32, #l>
+    %z = phobos.local_load %b : !phobos.smem<4x64xf32, #phobos.shared<order = [1, 0], padding = 4>> -> !phobos.tile<4x64xf32, #l>
+    %s = phobos.add %y, %z : !phobos.tile<4x64xf32, #l>, !phobos.tile<4x64xf32, #l>
+    scf.yield %s : !phobos.tile<4x64xf32, #l>
+  }
+  phobos.store %r, %X[%c0, %c0] : !phobos.tile<4x64xf32, #l>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
