@@ -48,8 +48,10 @@ if(PHOBOS_STATIC_TOOLS)
       IMPORTED_LOCATION_${config} "${phobos_llvm_script}"
       IMPORTED_SONAME_${config} "")
   endforeach()
+  find_library(PHOBOS_STATIC_ZLIB NAMES libz.a REQUIRED)
+  find_library(PHOBOS_STATIC_ZSTD NAMES libzstd.a REQUIRED)
   set_target_properties(LLVM PROPERTIES
     IMPORTED_LOCATION "${phobos_llvm_script}"
-    INTERFACE_LINK_LIBRARIES "/usr/lib/x86_64-linux-gnu/libz.a;/usr/lib/x86_64-linux-gnu/libzstd.a;rt;dl;m;pthread")
+    INTERFACE_LINK_LIBRARIES "${PHOBOS_STATIC_ZLIB};${PHOBOS_STATIC_ZSTD};rt;dl;m;pthread")
   add_link_options(-static-libstdc++ -static-libgcc)
 endif()

@@ -129,11 +129,30 @@ void TileType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+/// The rank a distributed layout applies to (0 for other attributes).
+static unsigned layoutRank(Attribute layout) {
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
+    return blocked.getRank();
+  if (isa<MmaLayoutAttr>(layout))
+    return 2;
+  if (auto slice = dyn_cast<SliceLayoutAttr>(layout)) {
+    unsigned parent = layoutRank(slice.getParent());
+    return parent ? parent - 1 : 0;
+  }
+  return 0;
+}
+
 LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> shape, Type elementType,
                                Attribute encoding) {
-  return verifyShapeAndElement(emitError, "tile", shape, elementType,
-                               /*allowDynamic=*/false);
+  if (failed(verifyShapeAndElement(emitError, "tile", shape, elementType,
+                                   /*allowDynamic=*/false)))
+    return failure();
+  // A distributed layout must describe as many axes as the tile has.
+  if (unsigned rank = layoutRank(encoding); rank && rank != shape.size())
+    return emitError() << "a rank-" << rank << " layout cannot hold a rank-"
+                       << shape.size() << " tile";
+  return success();
 }
 
 TileType TileType::cloneWith(std::optional<ArrayRef<int64_t>> shape,
@@ -260,6 +279,27 @@ unsigned BlockedLayoutAttr::getNumWarps() const {
   for (unsigned count : getWarpsPerCTA())
     warps *= count;
   return warps;
+}
+
+LogicalResult
+SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned dim, Attribute parent) {
+  unsigned rank = layoutRank(parent);
+  if (!rank)
+    return emitError() << "a slice layout's parent must be a blocked, mma or "
+                          "slice layout";
+  if (rank < 2 || dim >= rank)
+    return emitError() << "cannot slice axis " << dim << " of a rank-" << rank
+                       << " layout";
+  return success();
+}
+
+LogicalResult
+SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<unsigned> order, unsigned padding) {
+  if (order.empty() || !isPermutation(order))
+    return emitError() << "shared layout order must be a permutation";
+  return success();
 }
 
 LogicalResult

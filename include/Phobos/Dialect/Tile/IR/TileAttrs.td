@@ -156,6 +156,7 @@ def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice"> {
   }];
   let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
   let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
+  let genVerifyDecl = 1;
 }
 
 def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
@@ -175,6 +176,7 @@ def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
   let assemblyFormat = [{
     `<` `order` `=` `[` $order `]` `,` `padding` `=` $padding `>`
   }];
+  let genVerifyDecl = 1;
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEATTRS_TD

@@ -653,6 +653,9 @@ def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
   let summary = "reads a shared-memory buffer into a tile";
   let description = [{
+    Reads the buffer a `phobos.local_alloc` wrote into registers laid out as
+    the result type says, after the barrier that makes the writes visible.
+
     ```mlir
     %t = phobos.local_load %s : !phobos.smem<64x16xf32, #shared> -> !phobos.tile<64x16xf32, #blocked>
     ```
