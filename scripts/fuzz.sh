@@ -9,6 +9,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-60}
 fuzz_dir=${PHOBOS_FUZZ_BUILD_DIR:-$root/build-fuzz}
 flags="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer"
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 
 cmake -G Ninja -S "$root" -B "$fuzz_dir" \
   -DCMAKE_BUILD_TYPE=Release -DPHOBOS_ENABLE_FUZZER=ON \

@@ -27,6 +27,8 @@ if ((${#missing[@]})); then
 fi
 
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Clones at other paths hit the same cache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 cmake -G Ninja -S "$root" -B "$build_dir" \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
