@@ -131,6 +131,8 @@ void TileType::print(AsmPrinter &printer) const {
 
 /// The rank a distributed layout applies to (0 for other attributes).
 static unsigned layoutRank(Attribute layout) {
+  if (!layout)
+    return 0;
   if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
     return blocked.getRank();
   if (isa<MmaLayoutAttr>(layout))
