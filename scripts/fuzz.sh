@@ -22,7 +22,11 @@ ninja -C "$fuzz_dir" phobos-fuzz-frontend
 
 corpus="$fuzz_dir/corpus"
 mkdir -p "$corpus" "$fuzz_dir/artifacts"
-find "$root/examples" "$root/test/Frontend" -name '*.ph' -exec cp -t "$corpus" {} +
+# Seeds are named after their path: test directories reuse file names.
+while IFS= read -r -d '' seed; do
+  relative=${seed#"$root"/}
+  cp "$seed" "$corpus/${relative//\//_}"
+done < <(find "$root/examples" "$root/test/Frontend" -name '*.ph' -print0)
 log="$fuzz_dir/fuzz.log"
 # The installed LLVM is not built with ASan: its allocators do not unpoison
 # what headers compiled with ASan poisoned, so manual poisoning is turned off.

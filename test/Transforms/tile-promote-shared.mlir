@@ -79,17 +79,19 @@ phobos.kernel @fma_variants(%x: f32, %y: f64) attributes {max_threads = 128 : i3
 #la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
 #lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 
-// mma.sync: A [M, K] row-major (K contiguous, order [1, 0]), B [K, N] with
-// K contiguous (order [0, 1]), B^T [N, K] row-major; 16 bytes are 8 f16.
-// Both dots read %a as A: one buffer serves both.
+// mma.sync with 16-bit operands: every buffer keeps the tile's rows
+// (order [1, 0]): A [M, K] and B^T [N, K] are K-contiguous as the fragments
+// are, and B [K, N] stays N-contiguous because ldmatrix.trans transposes it
+// on the way to registers; 16 bytes are 8 f16. Both dots read %a as A: one
+// buffer serves both.
 // CHECK-LABEL: phobos.kernel @mma
 // CHECK: %[[A:.*]] = phobos.load
 // CHECK-NEXT: %[[SA:.*]] = phobos.local_alloc %[[A]] : {{.*}} -> !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: %[[B:.*]] = phobos.load
-// CHECK-NEXT: %[[SB:.*]] = phobos.local_alloc %[[B]] : {{.*}} -> !phobos.smem<16x64xf16, #phobos.shared<order = [0, 1], padding = 8>>
+// CHECK-NEXT: %[[SB:.*]] = phobos.local_alloc %[[B]] : {{.*}} -> !phobos.smem<16x64xf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: %[[BT:.*]] = phobos.load
 // CHECK-NEXT: %[[SBT:.*]] = phobos.local_alloc %[[BT]] : {{.*}} -> !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 8>>
-// CHECK-NEXT: phobos.dot %[[SA]], %[[SB]] kind(mma_sync) : !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 8>>, !phobos.smem<16x64xf16, #phobos.shared<order = [0, 1], padding = 8>> -> !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [2, 2]>>
+// CHECK-NEXT: phobos.dot %[[SA]], %[[SB]] kind(mma_sync) : !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 8>>, !phobos.smem<16x64xf16, #phobos.shared<order = [1, 0], padding = 8>> -> !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [2, 2]>>
 // CHECK-NEXT: phobos.dot %[[SA]], %[[SBT]] transpose_b kind(mma_sync) : !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 8>>, !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 8>>
 phobos.kernel @mma(%A: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m: i32) attributes {max_threads = 128 : i32} {
   %c0 = arith.constant 0 : i32
@@ -111,7 +113,8 @@ phobos.kernel @mma(%A: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m:
 
 // f32 operands of an mma.sync dot with precision(f16) / precision(bf16) are
 // cast (keeping their layout) before they are stored, so the buffers hold
-// f16 / bf16 (padding 8); with precision(tf32) they stay f32 (padding 4).
+// f16 / bf16 (padding 8); with precision(tf32) they stay f32 (padding 4),
+// and B is stored K-contiguous: tf32 fragments are read element by element.
 // CHECK-LABEL: phobos.kernel @mma_f16
 // CHECK-SAME: (%[[X:[^:]*]]: f32)
 // CHECK: %[[A:.*]] = phobos.fill %[[X]] : !phobos.tile<64x16xf32, [[LA:#phobos.blocked<[^>]*>]]>
@@ -119,7 +122,7 @@ phobos.kernel @mma(%A: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m:
 // CHECK-NEXT: %[[SA:.*]] = phobos.local_alloc %[[AH]] : !phobos.tile<64x16xf16, [[LA]]> -> !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: %[[B:.*]] = phobos.fill %[[X]] : !phobos.tile<16x64xf32, [[LB:#phobos.blocked<[^>]*>]]>
 // CHECK-NEXT: %[[BH:.*]] = phobos.cast %[[B]] : !phobos.tile<16x64xf32, [[LB]]> to !phobos.tile<16x64xf16, [[LB]]>
-// CHECK-NEXT: %[[SB:.*]] = phobos.local_alloc %[[BH]] : !phobos.tile<16x64xf16, [[LB]]> -> !phobos.smem<16x64xf16, #phobos.shared<order = [0, 1], padding = 8>>
+// CHECK-NEXT: %[[SB:.*]] = phobos.local_alloc %[[BH]] : !phobos.tile<16x64xf16, [[LB]]> -> !phobos.smem<16x64xf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: phobos.dot %[[SA]], %[[SB]] precision(f16) kind(mma_sync) : !phobos.smem<64x16xf16, {{.*}}>, !phobos.smem<16x64xf16, {{.*}}> -> !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [2, 2]>>
 phobos.kernel @mma_f16(%x: f32) attributes {max_threads = 128 : i32} {
   %a = phobos.fill %x : !phobos.tile<64x16xf32, #la>
@@ -134,7 +137,7 @@ phobos.kernel @mma_f16(%x: f32) attributes {max_threads = 128 : i32} {
 // CHECK-NEXT: %[[SA:.*]] = phobos.local_alloc %[[AB]] : {{.*}} -> !phobos.smem<64x16xbf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: %[[B:.*]] = phobos.fill
 // CHECK-NEXT: %[[BB:.*]] = phobos.cast %[[B]] : {{.*}} to !phobos.tile<16x64xbf16, {{.*}}>
-// CHECK-NEXT: %[[SB:.*]] = phobos.local_alloc %[[BB]] : {{.*}} -> !phobos.smem<16x64xbf16, #phobos.shared<order = [0, 1], padding = 8>>
+// CHECK-NEXT: %[[SB:.*]] = phobos.local_alloc %[[BB]] : {{.*}} -> !phobos.smem<16x64xbf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: phobos.dot %[[SA]], %[[SB]] precision(bf16) kind(mma_sync)
 phobos.kernel @mma_bf16(%x: f32) attributes {max_threads = 128 : i32} {
   %a = phobos.fill %x : !phobos.tile<64x16xf32, #la>
@@ -157,13 +160,13 @@ phobos.kernel @mma_tf32(%x: f32) attributes {max_threads = 128 : i32} {
   phobos.return
 }
 
-// A tile read as A and as B of an mma.sync dot needs two buffers (K is
-// contiguous in both, which is a different axis of the tile).
+// A 16-bit tile read as A and as B of an mma.sync dot is stored once: both
+// keep its rows.
 // CHECK-LABEL: phobos.kernel @two_ways
 // CHECK: %[[X:.*]] = phobos.cast
-// CHECK-DAG: %[[S0:.*]] = phobos.local_alloc %[[X]] : {{.*}} -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 8>>
-// CHECK-DAG: %[[S1:.*]] = phobos.local_alloc %[[X]] : {{.*}} -> !phobos.smem<64x64xf16, #phobos.shared<order = [0, 1], padding = 8>>
-// CHECK: phobos.dot %[[S0]], %[[S1]] kind(mma_sync)
+// CHECK-NEXT: %[[S:.*]] = phobos.local_alloc %[[X]] : {{.*}} -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 8>>
+// CHECK-NOT: local_alloc
+// CHECK: phobos.dot %[[S]], %[[S]] kind(mma_sync)
 phobos.kernel @two_ways(%x: f32) attributes {max_threads = 128 : i32} {
   %f = phobos.fill %x : !phobos.tile<64x64xf32, #lb>
   %h = phobos.cast %f : !phobos.tile<64x64xf32, #lb> to !phobos.tile<64x64xf16, #lb>
@@ -186,7 +189,7 @@ phobos.kernel @two_ways(%x: f32) attributes {max_threads = 128 : i32} {
 // CHECK-NEXT: %[[SQ:.*]] = phobos.local_alloc %[[Q]] : {{.*}} -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NOT: local_alloc
 // CHECK: scf.for %{{.*}} iter_args(%{{[^ ]*}} = %{{[^ ]*}}, %[[S:[^ ]*]] = %{{[^ ]*}}) ->
-// CHECK-NEXT: %[[SS:.*]] = phobos.local_alloc %[[S]] : {{.*}} -> !phobos.smem<64x64xf16, #phobos.shared<order = [0, 1], padding = 8>>
+// CHECK-NEXT: %[[SS:.*]] = phobos.local_alloc %[[S]] : {{.*}} -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: %[[K:.*]] = phobos.load
 // CHECK-NEXT: %[[SK:.*]] = phobos.local_alloc %[[K]] : {{.*}} -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 8>>
 // CHECK-NEXT: %[[D:.*]] = phobos.dot %[[SQ]], %[[SK]], %{{.*}} transpose_b kind(mma_sync)

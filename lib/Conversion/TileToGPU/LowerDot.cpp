@@ -149,6 +149,36 @@ bool lowerFmaDot(Lowering &l, DotOp op) {
   return true;
 }
 
+/// Four (or two) 8x8 b16 matrices with one `ldmatrix`: lane l points at
+/// row l % 8 of matrix l / 8 (`rowOf(l)` gives the buffer coordinates of
+/// that row's first element). `.trans` when the buffer's rows run along
+/// the other axis than the fragment's.
+SmallVector<Value, 4> loadMatrices(Lowering &l, OperandBuffer &buffer,
+                                   int64_t count, bool transposed,
+                                   function_ref<SmallVector<Value, 2>(Value)> rowOf) {
+  MLIRContext *context = l.b.getContext();
+  Type i32 = l.b.getI32Type();
+  Value laneRow = count == 4 ? l.lane
+                             : arith::AndIOp::create(l.b, l.loc, l.lane, l.i32(15));
+  Value pointer = buffer.pointer(rowOf(laneRow));
+  Type result = count == 1
+                    ? i32
+                    : LLVM::LLVMStructType::getLiteral(
+                          context, SmallVector<Type>(count, i32));
+  Value loaded = NVVM::LdMatrixOp::create(
+      l.b, l.loc, result, pointer, l.b.getI32IntegerAttr(count),
+      NVVM::MMALayoutAttr::get(context, transposed ? NVVM::MMALayout::col
+                                                   : NVVM::MMALayout::row),
+      NVVM::LdStMatrixShapeAttr::get(context, 8, 8),
+      NVVM::LdStMatrixEltTypeAttr::get(context, NVVM::LdStMatrixEltType::B16));
+  SmallVector<Value, 4> words;
+  for (int64_t j = 0; j < count; ++j)
+    words.push_back(count == 1 ? loaded
+                               : Value(LLVM::ExtractValueOp::create(
+                                     l.b, l.loc, loaded, ArrayRef<int64_t>{j})));
+  return words;
+}
+
 bool lowerMmaDot(Lowering &l, DotOp op) {
   TileType resultType = op.getType();
   auto mma = cast<MmaLayoutAttr>(resultType.getEncoding());
@@ -163,61 +193,123 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
   int64_t k = a.type.getShape()[1];
   MLIRContext *context = l.b.getContext();
   Type f32 = l.b.getF32Type(), i32Type = l.b.getI32Type();
+  // f16 operands enter mma.sync as <2 x f16>, bf16 ones as i32.
+  auto operand = [&](Value word) -> Value {
+    if (!element.isF16())
+      return word;
+    return LLVM::BitcastOp::create(l.b, l.loc, VectorType::get({2}, element),
+                                   word);
+  };
 
   Regs acc = op.getAcc() ? l.regs(op.getAcc())
                          : Regs(layout.numRegisters(), l.zero(f32));
   Value g = arith::ShRUIOp::create(l.b, l.loc, l.lane, l.i32(2));
   Value t = arith::AndIOp::create(l.b, l.loc, l.lane, l.i32(3));
-  int64_t wn = mma.getWarpsPerCTA()[1];
+  int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
   Value warpCol = arith::RemUIOp::create(l.b, l.loc, l.warp, l.i32(wn));
+  Value warpRow = arith::RemUIOp::create(
+      l.b, l.loc, arith::DivUIOp::create(l.b, l.loc, l.warp, l.i32(wn)),
+      l.i32(wm));
+  Value rowBase = l.mul(warpRow, l.i32(16 * rows.outer));
   Value colBase = l.mul(warpCol, l.i32(8 * cols.outer));
-
-  // A value of the A fragment: row `row`, k index `kIndex` (two halves, or
-  // one tf32).
-  auto aPiece = [&](Value row, Value kIndex) -> Value {
-    if (tf32)
-      return NVVM::ConvertFloatToTF32Op::create(
-          l.b, l.loc, i32Type, a.load({row, kIndex}), NVVM::FPRoundingMode::RNA);
-    Value pair = a.loadVector({row, kIndex}, 2, element);
-    return element.isBF16() ? Value(LLVM::BitcastOp::create(l.b, l.loc, i32Type, pair))
-                            : pair;
+  // B's coordinates (k, n) in its buffer, which holds [K, N] or [N, K].
+  auto bCoords = [&](Value kIndex, Value n) {
+    return transposed ? SmallVector<Value, 2>{n, kIndex}
+                      : SmallVector<Value, 2>{kIndex, n};
   };
-  auto bPiece = [&](Value n, Value kIndex) -> Value {
-    SmallVector<Value, 2> coords =
-        transposed ? SmallVector<Value, 2>{n, kIndex} : SmallVector<Value, 2>{kIndex, n};
-    if (tf32)
-      return NVVM::ConvertFloatToTF32Op::create(
-          l.b, l.loc, i32Type, bBuffer.load(coords), NVVM::FPRoundingMode::RNA);
-    Value pair = bBuffer.loadVector(coords, 2, element);
-    return element.isBF16() ? Value(LLVM::BitcastOp::create(l.b, l.loc, i32Type, pair))
-                            : pair;
+  // tf32 fragments: one f32 element per register, rounded.
+  auto tf32Piece = [&](OperandBuffer &buffer, ArrayRef<Value> coords) -> Value {
+    return NVVM::ConvertFloatToTF32Op::create(l.b, l.loc, i32Type,
+                                              buffer.load(coords),
+                                              NVVM::FPRoundingMode::RNA);
   };
 
   NVVM::MMATypes ptxType = tf32                ? NVVM::MMATypes::tf32
                            : element.isBF16() ? NVVM::MMATypes::bf16
                                               : NVVM::MMATypes::f16;
   auto resultStruct = LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
+  // ldmatrix reads 16-byte rows: a buffer whose rows run along M (A) or N
+  // (B holding [K, N]) rather than K is read with .trans.
+  bool aRowsAlongM = a.contiguousAxis() == 0;
+  bool bRowsAlongN = !transposed && bBuffer.contiguousAxis() == 1;
+  if (!tf32 && (!a.vectorizable(8) || !bBuffer.vectorizable(8)))
+    return l.fail(op, "mma_sync operands need shared-memory rows of a "
+                      "multiple of 16 bytes (pad the buffer)");
   l.beforeSharedRead();
   for (int64_t kk = 0; kk < k; kk += kStep) {
-    // k indices of this thread's fragment values.
-    Value k0 = tf32 ? l.add(t, l.i32(kk)) : l.add(l.mul(t, l.i32(2)), l.i32(kk));
-    Value k1 = l.add(k0, l.i32(tf32 ? 4 : 8));
+    // The A fragments of this warp's 16-row blocks.
     SmallVector<SmallVector<Value, 4>> aFragments;
     for (int64_t fm = 0; fm < rows.outer; ++fm) {
-      Value row0 = l.coordinate(rows, fm * 2), row1 = l.coordinate(rows, fm * 2 + 1);
-      // a0..a3: (row, k0), (row + 8, k0), (row, k1), (row + 8, k1), for
-      // both f16/bf16 pairs and tf32 singles.
-      aFragments.push_back({aPiece(row0, k0), aPiece(row1, k0),
-                            aPiece(row0, k1), aPiece(row1, k1)});
+      Value blockRow = l.add(rowBase, l.i32(fm * 16));
+      if (tf32) {
+        Value row0 = l.add(blockRow, g), row1 = l.add(row0, l.i32(8));
+        Value k0 = l.add(t, l.i32(kk)), k1 = l.add(k0, l.i32(4));
+        aFragments.push_back({tf32Piece(a, {row0, k0}), tf32Piece(a, {row1, k0}),
+                              tf32Piece(a, {row0, k1}), tf32Piece(a, {row1, k1})});
+        continue;
+      }
+      // Matrices in order: (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
+      // (m 8-15, k 8-15). Lane l addresses row l % 8 of matrix l / 8.
+      SmallVector<Value, 4> words = loadMatrices(
+          l, a, 4, aRowsAlongM, [&](Value lane) {
+            Value rowInMatrix = arith::AndIOp::create(l.b, l.loc, lane, l.i32(7));
+            Value mHalf = l.mul(arith::AndIOp::create(
+                                    l.b, l.loc,
+                                    arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(3)),
+                                    l.i32(1)),
+                                l.i32(8));
+            Value kHalf = l.mul(arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(4)),
+                                l.i32(8));
+            Value m = l.add(blockRow, mHalf);
+            Value kIndex = l.add(l.i32(kk), kHalf);
+            // Rows along M (M-contiguous buffer): a row is 8 m's at one k.
+            if (aRowsAlongM)
+              return SmallVector<Value, 2>{m, l.add(kIndex, rowInMatrix)};
+            return SmallVector<Value, 2>{l.add(m, rowInMatrix), kIndex};
+          });
+      aFragments.push_back({operand(words[0]), operand(words[1]),
+                            operand(words[2]), operand(words[3])});
     }
-    for (int64_t fn = 0; fn < cols.outer; ++fn) {
-      Value n = l.add(l.add(colBase, l.i32(fn * 8)), g);
-      SmallVector<Value, 2> bFragment = {bPiece(n, k0), bPiece(n, k1)};
+    // The B fragments of this warp's 8-column blocks, two at a time.
+    SmallVector<SmallVector<Value, 2>> bFragments(cols.outer);
+    for (int64_t fn = 0; fn < cols.outer; fn += tf32 ? 1 : 2) {
+      Value blockCol = l.add(colBase, l.i32(fn * 8));
+      if (tf32) {
+        Value n = l.add(blockCol, g);
+        Value k0 = l.add(t, l.i32(kk)), k1 = l.add(k0, l.i32(4));
+        bFragments[fn] = {tf32Piece(bBuffer, bCoords(k0, n)),
+                          tf32Piece(bBuffer, bCoords(k1, n))};
+        continue;
+      }
+      int64_t pairs = std::min<int64_t>(2, cols.outer - fn);
+      // Matrices in order: (k 0-7, n block fn), (k 8-15, fn), (k 0-7, fn+1),
+      // (k 8-15, fn+1). Lane l addresses row l % 8 of matrix l / 8.
+      SmallVector<Value, 4> words = loadMatrices(
+          l, bBuffer, 2 * pairs, bRowsAlongN, [&](Value lane) {
+            Value rowInMatrix = arith::AndIOp::create(l.b, l.loc, lane, l.i32(7));
+            Value kHalf = l.mul(arith::AndIOp::create(
+                                    l.b, l.loc,
+                                    arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(3)),
+                                    l.i32(1)),
+                                l.i32(8));
+            Value nBlock = l.mul(arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(4)),
+                                 l.i32(8));
+            Value n = l.add(blockCol, nBlock);
+            Value kIndex = l.add(l.i32(kk), kHalf);
+            // Rows along N ([K, N] buffer): a row is 8 n's at one k.
+            if (bRowsAlongN)
+              return bCoords(l.add(kIndex, rowInMatrix), n);
+            return bCoords(kIndex, l.add(n, rowInMatrix));
+          });
+      for (int64_t p = 0; p < pairs; ++p)
+        bFragments[fn + p] = {operand(words[2 * p]), operand(words[2 * p + 1])};
+    }
+    for (int64_t fn = 0; fn < cols.outer; ++fn)
       for (int64_t fm = 0; fm < rows.outer; ++fm) {
         int64_t first = (fm * cols.outer + fn) * 4;
         SmallVector<Value, 4> c(acc.begin() + first, acc.begin() + first + 4);
         auto instruction = NVVM::MmaOp::create(
-            l.b, l.loc, resultStruct, aFragments[fm], bFragment, c,
+            l.b, l.loc, resultStruct, aFragments[fm], bFragments[fn], c,
             {16, 8, kStep}, std::nullopt, std::nullopt,
             std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
@@ -226,7 +318,6 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
           acc[first + j] = LLVM::ExtractValueOp::create(l.b, l.loc, instruction,
                                                         ArrayRef<int64_t>{j});
       }
-    }
   }
   l.setRegs(op, std::move(acc));
   return true;

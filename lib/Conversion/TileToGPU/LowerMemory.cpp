@@ -330,13 +330,49 @@ bool Lowering::lowerMemory(Operation *op) {
     SharedMemoryType type = alloc.getType();
     int64_t offset = alloc.getOffset().value_or(0);
     const Regs &values = regs(alloc.getSource());
+    // Registers consecutive along the buffer's contiguous axis are stored
+    // as one vector of up to 16 bytes.
+    auto shared = cast<SharedLayoutAttr>(type.getLayout());
+    unsigned fast = shared.getOrder().front();
+    const AxisDistribution &along = layout.axis(fast);
+    Type element = type.getElementType();
+    int64_t bytes = getElementBytes(element);
+    int64_t rowLength = type.getShape()[fast] + shared.getPadding();
+    int64_t width = std::min<int64_t>(along.inner, 16 / bytes);
+    while (width > 1 && (along.inner % width || rowLength % width))
+      width /= 2;
+    if (along.wraps || along.innerStep != 1 || element.isInteger(1))
+      width = 1;
     beforeSharedWrite();
+    SmallVector<bool> done(layout.numRegisters(), false);
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
+      if (done[reg])
+        continue;
       Value pointer = sharedPointer(
-          offset, sharedIndex(*this, type, coordinates(layout, reg)),
-          type.getElementType());
-      predicatedStore(*this, isCanonical(layout, reg), toMemory(values[reg]),
-                      pointer);
+          offset, sharedIndex(*this, type, coordinates(layout, reg)), element);
+      Value canonical = isCanonical(layout, reg);
+      if (width == 1) {
+        predicatedStore(*this, canonical, toMemory(values[reg]), pointer);
+        done[reg] = true;
+        continue;
+      }
+      SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
+      auto vectorType = VectorType::get({width}, element);
+      Value vector = LLVM::UndefOp::create(b, loc, vectorType);
+      for (int64_t k = 0; k < width; ++k) {
+        SmallVector<int64_t, 4> qk = q;
+        qk[fast] += k;
+        int64_t member = layout.registerIndex(qk);
+        done[member] = true;
+        vector = LLVM::InsertElementOp::create(b, loc, vector, values[member],
+                                               i32(k));
+      }
+      if (canonical) {
+        predicatedStore(*this, canonical, vector, pointer);
+      } else {
+        LLVM::StoreOp::create(b, loc, vector, pointer,
+                              static_cast<unsigned>(width * bytes));
+      }
     }
     return true;
   }

@@ -78,11 +78,14 @@ phobos.kernel @fma_tf32(%x: f32, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M"
 #mma = #phobos.mma<warpsPerCTA = [1, 1]>
 
 // [16, 16] x [16, 8] in f16 on one warp: one m16n8k16 mma.sync. The A
-// fragment is four pairs of halves, the B fragment two, each pair one
-// 4-byte load along K; the accumulator is four f32.
+// fragment (four pairs of halves) comes from one ldmatrix.x4, the B
+// fragment (two pairs) from one ldmatrix.x2; B is stored K-contiguous, so
+// neither needs .trans. The accumulator is four f32.
 // CHECK-LABEL: gpu.func @mma_f16
-// CHECK-COUNT-6: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xf16>
-// CHECK-NEXT: %[[D:.*]] = nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+// CHECK-NOT: llvm.load
+// CHECK: %[[D:.*]] = nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-4: llvm.extractvalue %[[D]]
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: gpu.return
@@ -125,8 +128,8 @@ phobos.kernel @mma_tf32(%x: f32, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M"
 }
 
 // CHECK-LABEL: gpu.func @mma_bf16
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
-// CHECK-NEXT: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: nvvm.ldmatrix %{{.*}} num = 4 : i32
+// CHECK: nvvm.ldmatrix %{{.*}} num = 2 : i32
 // CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32)
 phobos.kernel @mma_bf16(%h: bf16, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]})
     attributes {max_threads = 32 : i32, phobos.scratch_offset = 1152 : i64, phobos.shared_bytes = 1152 : i64} {
@@ -136,6 +139,52 @@ phobos.kernel @mma_bf16(%h: bf16, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M
   %b = phobos.fill %h : !phobos.tile<16x8xbf16, #a>
   %sb = phobos.local_alloc %b {offset = 768 : i64} : !phobos.tile<16x8xbf16, #a> -> !phobos.smem<16x8xbf16, #phobos.shared<order = [0, 1], padding = 8>>
   %d = phobos.dot %sa, %sb kind(mma_sync) : !phobos.smem<16x16xbf16, #phobos.shared<order = [1, 0], padding = 8>>, !phobos.smem<16x8xbf16, #phobos.shared<order = [0, 1], padding = 8>> -> !phobos.tile<16x8xf32, #mma>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<16x8xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+#a = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [1, 1]>
+
+// B stored N-contiguous ([K, N] row-major, as PromoteShared lays out an
+// untransposed 16-bit operand): its fragment comes from ldmatrix.trans.
+// CHECK-LABEL: gpu.func @mma_f16_b_rowmajor
+// CHECK: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 2 : i32
+// CHECK: nvvm.mma.sync
+phobos.kernel @mma_f16_b_rowmajor(%h: f16, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]})
+    attributes {max_threads = 32 : i32, phobos.scratch_offset = 1280 : i64, phobos.shared_bytes = 1280 : i64} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %h : !phobos.tile<16x16xf16, #a>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<16x16xf16, #a> -> !phobos.smem<16x16xf16, #phobos.shared<order = [1, 0], padding = 8>>
+  %b = phobos.fill %h : !phobos.tile<16x8xf16, #a>
+  %sb = phobos.local_alloc %b {offset = 768 : i64} : !phobos.tile<16x8xf16, #a> -> !phobos.smem<16x8xf16, #phobos.shared<order = [1, 0], padding = 8>>
+  %d = phobos.dot %sa, %sb kind(mma_sync) : !phobos.smem<16x16xf16, #phobos.shared<order = [1, 0], padding = 8>>, !phobos.smem<16x8xf16, #phobos.shared<order = [1, 0], padding = 8>> -> !phobos.tile<16x8xf32, #mma>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<16x8xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+#a = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [1, 1]>
+
+// A stored M-contiguous (order [0, 1]): its fragment comes from
+// ldmatrix.trans too.
+// CHECK-LABEL: gpu.func @mma_f16_a_colmajor
+// CHECK: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 2 : i32
+// CHECK: nvvm.mma.sync
+phobos.kernel @mma_f16_a_colmajor(%h: f16, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]})
+    attributes {max_threads = 32 : i32, phobos.scratch_offset = 1152 : i64, phobos.shared_bytes = 1152 : i64} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %h : !phobos.tile<16x16xf16, #a>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<16x16xf16, #a> -> !phobos.smem<16x16xf16, #phobos.shared<order = [0, 1], padding = 8>>
+  %b = phobos.fill %h : !phobos.tile<16x8xf16, #a>
+  %sb = phobos.local_alloc %b {offset = 768 : i64} : !phobos.tile<16x8xf16, #a> -> !phobos.smem<16x8xf16, #phobos.shared<order = [0, 1], padding = 8>>
+  %d = phobos.dot %sa, %sb kind(mma_sync) : !phobos.smem<16x16xf16, #phobos.shared<order = [0, 1], padding = 8>>, !phobos.smem<16x8xf16, #phobos.shared<order = [0, 1], padding = 8>> -> !phobos.tile<16x8xf32, #mma>
   phobos.store %d, %C[%c0, %c0] : !phobos.tile<16x8xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }

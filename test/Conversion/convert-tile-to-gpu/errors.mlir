@@ -40,3 +40,20 @@ phobos.kernel @no_layout(%x: f32) attributes {max_threads = 32 : i32} {
   %a = phobos.fill %x : !phobos.tile<32xf32>
   phobos.return
 }
+
+// -----
+
+#a = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [1, 1]>
+
+// ldmatrix reads 16-byte rows: an unpadded-to-16-bytes f16 buffer (16 + 4
+// halves a row) cannot feed mma.sync.
+phobos.kernel @mma_rows(%h: f16) attributes {max_threads = 32 : i32, phobos.scratch_offset = 1024 : i64, phobos.shared_bytes = 1024 : i64} {
+  %a = phobos.fill %h : !phobos.tile<16x16xf16, #a>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<16x16xf16, #a> -> !phobos.smem<16x16xf16, #phobos.shared<order = [1, 0], padding = 4>>
+  %b = phobos.fill %h : !phobos.tile<16x8xf16, #a>
+  %sb = phobos.local_alloc %b {offset = 640 : i64} : !phobos.tile<16x8xf16, #a> -> !phobos.smem<16x8xf16, #phobos.shared<order = [1, 0], padding = 8>>
+  // expected-error @+1 {{'phobos.dot' op mma_sync operands need shared-memory rows of a multiple of 16 bytes (pad the buffer)}}
+  %d = phobos.dot %sa, %sb kind(mma_sync) : !phobos.smem<16x16xf16, #phobos.shared<order = [1, 0], padding = 4>>, !phobos.smem<16x8xf16, #phobos.shared<order = [1, 0], padding = 8>> -> !phobos.tile<16x8xf32, #mma>
+  phobos.return
+}

@@ -7,8 +7,9 @@
 #l = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [2, 1], order = [1, 0]>
 #r = #phobos.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [1, 0]>
 
-// A local_alloc writes each canonical register at its place in the buffer
-// (rows of 64 + 4 padding f32 here), between barriers; a local_load reads
+// A local_alloc writes each thread's registers at their place in the buffer
+// (rows of 64 + 4 padding f32 here), between barriers, one 16-byte store
+// per four elements contiguous along the buffer's fastest axis; a local_load reads
 // the buffer back in another layout after a barrier.
 // CHECK-LABEL: gpu.func @alloc_load
 // CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @phobos_smem : !llvm.ptr<3>
@@ -18,7 +19,7 @@
 // CHECK: arith.muli %{{.*}}, %[[C68]] : i32
 // CHECK: %[[BUF:.*]] = llvm.getelementptr %[[SMEM]][64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[BUF]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-// CHECK: llvm.store %{{.*}}, %[[P]] : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %[[P]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NOT: llvm.load {{.*}}!llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
@@ -118,10 +119,10 @@ phobos.kernel @reductions(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}
 // CHECK: scf.for
 // CHECK: nvvm.barrier0
 // CHECK: llvm.getelementptr %[[SMEM]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.getelementptr %[[SMEM]][1088] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0

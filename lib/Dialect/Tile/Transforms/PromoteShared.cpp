@@ -39,11 +39,16 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
         // The contiguous axis in shared memory. FMA: A transposed (M
         // contiguous) and B row-major (N contiguous), so that a thread's
         // rows of a k-slice are vectors; mma.sync: K contiguous, as the
-        // fragments are. K is axis 1 of A [M, K], axis 0 of B [K, N] and
-        // axis 1 of B^T [N, K].
+        // fragments are (but see below). K is axis 1 of A [M, K], axis 0 of
+        // B [K, N] and axis 1 of B^T [N, K].
         bool isA = index == 0;
         unsigned kAxis = isA ? 1 : (dot.getTransposeB() ? 1 : 0);
         unsigned fastest = mma ? kAxis : 1 - kAxis;
+        // mma.sync with 16-bit operands reads fragments with ldmatrix, which
+        // transposes B on the way: B keeps its rows (N contiguous), so that
+        // it is written with 16-byte stores.
+        if (mma && !isA && !dot.getTransposeB() && getElementBytes(element) == 2)
+          fastest = 1;
         auto layout = SharedLayoutAttr::get(context, {fastest, 1 - fastest},
                                             /*padding=*/16 / getElementBytes(element));
         auto type = SharedMemoryType::get(context, tile.getShape(), element, layout);
