@@ -113,8 +113,10 @@ def TilePromoteShared : Pass<"tile-promote-shared", "::phobos::tile::KernelOp"> 
     `phobos.local_alloc` into a shared-memory buffer laid out for the dot's
     kind: for FMA, A is stored transposed (M contiguous) so that a thread
     reads its rows of a k-slice as 16-byte vectors; for mma.sync, A is
-    row-major and B is stored K-contiguous, both padded by 16 bytes a row so
-    that fragment loads hit different banks. f32 operands that the dot
+    row-major, a 16-bit B keeps its [K, N] rows (ldmatrix.trans transposes
+    it on the way to registers) and a tf32 B is stored K-contiguous; every
+    buffer is padded by 16 bytes a row so that fragment loads hit different
+    banks. f32 operands that the dot
     rounds to f16 or bf16 are converted before they are stored.
 
     Before: `%c = phobos.dot %a, %b kind(fma) : !phobos.tile<...>, ...`
