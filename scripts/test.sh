@@ -9,11 +9,23 @@ build_dir=${PHOBOS_BUILD_DIR:-$root/build}
 fuzz_seconds=${PHOBOS_FUZZ_SECONDS:-60}
 
 ninja -C "$build_dir" all mlir-doc
+# lit and the unit tests run side by side; the unit tests' output is shown
+# after lit's.
+ctest_log=$(mktemp)
+trap 'rm -f "$ctest_log"' EXIT
+ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
+  -j "$(nproc)" >"$ctest_log" 2>&1 &
+ctest_pid=$!
 echo "== lit"
-/usr/lib/llvm-22/bin/lit -sv -j "$(nproc)" "$build_dir/test"
-if [ -f "$build_dir/CTestTestfile.cmake" ] && grep -q add_test -r "$build_dir" --include=CTestTestfile.cmake; then
-  echo "== ctest"
-  ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+lit_status=0
+/usr/lib/llvm-22/bin/lit -sv -j "$(nproc)" "$build_dir/test" || lit_status=$?
+ctest_status=0
+wait "$ctest_pid" || ctest_status=$?
+echo "== ctest"
+cat "$ctest_log"
+if [ "$lit_status" -ne 0 ] || [ "$ctest_status" -ne 0 ]; then
+  echo "test: lit exited $lit_status, ctest exited $ctest_status" >&2
+  exit 1
 fi
 if [ "$fuzz_seconds" -gt 0 ]; then
   echo "== fuzz ($fuzz_seconds s)"

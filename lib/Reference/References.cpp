@@ -296,6 +296,12 @@ Comparison phobos::reference::compare(Reference &reference,
     }
   }
   result.elementsChecked = static_cast<int64_t>(indices.size());
+  // Outputs are poisoned before the run: a sampled check must not miss
+  // elements the kernel never stored.
+  for (int64_t flat = 0; flat < total; ++flat)
+    if (got.isPoisoned(flat) && ++result.unwritten == 1)
+      result.firstUnwritten = unflatten(flat);
+  broken |= result.unwritten > 0;
   result.maxRelativeError =
       broken ? INFINITY : worstError / std::max(scale, 1e-30);
   return result;

@@ -77,6 +77,14 @@ void HostTensor::poison() {
   }
 }
 
+bool HostTensor::isPoisoned(int64_t index) const {
+  if (element == ElementType::Bool)
+    return false;
+  double value = get(index);
+  return isFloat(element) ? std::isnan(value)
+                          : value == static_cast<double>(kIntPoison);
+}
+
 llvm::Error HostTensor::writeNpy(llvm::StringRef path) const {
   const char *descr = "<f4";
   switch (element) {

@@ -592,6 +592,12 @@ int main(int argc, char **argv) {
                    << llvm::format("%.3g", result.maxRelativeError)
                    << " (tolerance " << llvm::format("%g", limit) << ") "
                    << (ok ? "ok" : "FAILED") << "\n";
+      if (result.unwritten > 0) {
+        llvm::outs() << "    " << result.unwritten
+                     << " elements never written, the first at [";
+        llvm::interleaveComma(result.firstUnwritten, llvm::outs());
+        llvm::outs() << "]\n";
+      }
       if (!ok) {
         llvm::outs() << "    worst at [";
         llvm::interleaveComma(result.worstIndex, llvm::outs());

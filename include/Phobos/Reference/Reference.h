@@ -58,11 +58,17 @@ struct Comparison {
   /// The worst element and its values.
   std::vector<int64_t> worstIndex;
   double worstGot = 0, worstExpected = 0;
+  /// Output elements (all of them, not only the checked ones) that still
+  /// hold the poison written before the run: the kernel never stored them.
+  int64_t unwritten = 0;
+  std::vector<int64_t> firstUnwritten;
 };
 
 /// Compares `got` (the output after the run) with the reference: every
 /// element when there are at most `fullCheckLimit`, else a seeded sample of
 /// about `sampleCount` elements that always includes each axis's last index.
+/// Every element is scanned for poison either way; an unwritten element
+/// makes the error infinite.
 Comparison compare(Reference &reference, const Problem &problem,
                    llvm::StringRef output, const HostTensor &got,
                    int64_t fullCheckLimit, int64_t sampleCount, uint64_t seed);

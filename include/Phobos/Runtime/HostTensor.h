@@ -50,6 +50,9 @@ public:
   void poison();
   /// The integer sentinel poison() writes.
   static constexpr int64_t kIntPoison = -123456789;
+  /// Whether element `index` still holds what poison() wrote (NaN for
+  /// floats, the sentinel for integers; never for bool).
+  bool isPoisoned(int64_t index) const;
 
   /// Writes a NumPy .npy file (bf16 is saved widened to f32, exactly).
   llvm::Error writeNpy(llvm::StringRef path) const;
