@@ -149,33 +149,28 @@ bool lowerFmaDot(Lowering &l, DotOp op) {
   return true;
 }
 
-/// Four (or two) 8x8 b16 matrices with one `ldmatrix`: lane l points at
-/// row l % 8 of matrix l / 8 (`rowOf(l)` gives the buffer coordinates of
-/// that row's first element). `.trans` when the buffer's rows run along
-/// the other axis than the fragment's.
+/// Two or four 8x8 b16 matrices with one `ldmatrix`; `coords` are the
+/// buffer coordinates of the first element of the row this lane addresses
+/// (lane l: row l % 8 of matrix l / 8; ldmatrix ignores the addresses of
+/// lanes past 8 * count). `.trans` when the buffer's rows run across the
+/// fragment's rows.
 SmallVector<Value, 4> loadMatrices(Lowering &l, OperandBuffer &buffer,
                                    int64_t count, bool transposed,
-                                   function_ref<SmallVector<Value, 2>(Value)> rowOf) {
+                                   ArrayRef<Value> coords) {
   MLIRContext *context = l.b.getContext();
   Type i32 = l.b.getI32Type();
-  Value laneRow = count == 4 ? l.lane
-                             : arith::AndIOp::create(l.b, l.loc, l.lane, l.i32(15));
-  Value pointer = buffer.pointer(rowOf(laneRow));
-  Type result = count == 1
-                    ? i32
-                    : LLVM::LLVMStructType::getLiteral(
-                          context, SmallVector<Type>(count, i32));
+  Type result =
+      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(count, i32));
   Value loaded = NVVM::LdMatrixOp::create(
-      l.b, l.loc, result, pointer, l.b.getI32IntegerAttr(count),
+      l.b, l.loc, result, buffer.pointer(coords), l.b.getI32IntegerAttr(count),
       NVVM::MMALayoutAttr::get(context, transposed ? NVVM::MMALayout::col
                                                    : NVVM::MMALayout::row),
       NVVM::LdStMatrixShapeAttr::get(context, 8, 8),
       NVVM::LdStMatrixEltTypeAttr::get(context, NVVM::LdStMatrixEltType::B16));
   SmallVector<Value, 4> words;
   for (int64_t j = 0; j < count; ++j)
-    words.push_back(count == 1 ? loaded
-                               : Value(LLVM::ExtractValueOp::create(
-                                     l.b, l.loc, loaded, ArrayRef<int64_t>{j})));
+    words.push_back(
+        LLVM::ExtractValueOp::create(l.b, l.loc, loaded, ArrayRef<int64_t>{j}));
   return words;
 }
 
@@ -235,6 +230,24 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
   if (!tf32 && (!a.vectorizable(8) || !bBuffer.vectorizable(8)))
     return l.fail(op, "mma_sync operands need shared-memory rows of a "
                       "multiple of 16 bytes (pad the buffer)");
+  // ldmatrix addressing, once per dot: lane l addresses row `row` = l % 8
+  // of matrix l / 8, whose index bits select `half0` = 8 * (bit 0) and
+  // `half1` = 8 * (bit 1) along the fragment's two 8-wide halves.
+  Value laneRow = arith::AndIOp::create(l.b, l.loc, l.lane, l.i32(7));
+  Value half0 = l.mul(arith::AndIOp::create(
+                          l.b, l.loc,
+                          arith::ShRUIOp::create(l.b, l.loc, l.lane, l.i32(3)),
+                          l.i32(1)),
+                      l.i32(8));
+  Value half1 = l.mul(arith::ShRUIOp::create(l.b, l.loc, l.lane, l.i32(4)),
+                      l.i32(8));
+  // The start (x, k) of this lane's row, for the 8x8 matrix whose first
+  // element is (x, k) (x is m for A, n for B): a buffer row runs along K,
+  // or along x when `rowsAlongX`.
+  auto rowStart = [&](Value x, Value kIndex, bool rowsAlongX) {
+    return rowsAlongX ? std::make_pair(x, l.add(kIndex, laneRow))
+                      : std::make_pair(l.add(x, laneRow), kIndex);
+  };
   l.beforeSharedRead();
   for (int64_t kk = 0; kk < k; kk += kStep) {
     // The A fragments of this warp's 16-row blocks.
@@ -249,24 +262,10 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
         continue;
       }
       // Matrices in order: (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
-      // (m 8-15, k 8-15). Lane l addresses row l % 8 of matrix l / 8.
-      SmallVector<Value, 4> words = loadMatrices(
-          l, a, 4, aRowsAlongM, [&](Value lane) {
-            Value rowInMatrix = arith::AndIOp::create(l.b, l.loc, lane, l.i32(7));
-            Value mHalf = l.mul(arith::AndIOp::create(
-                                    l.b, l.loc,
-                                    arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(3)),
-                                    l.i32(1)),
-                                l.i32(8));
-            Value kHalf = l.mul(arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(4)),
-                                l.i32(8));
-            Value m = l.add(blockRow, mHalf);
-            Value kIndex = l.add(l.i32(kk), kHalf);
-            // Rows along M (M-contiguous buffer): a row is 8 m's at one k.
-            if (aRowsAlongM)
-              return SmallVector<Value, 2>{m, l.add(kIndex, rowInMatrix)};
-            return SmallVector<Value, 2>{l.add(m, rowInMatrix), kIndex};
-          });
+      // (m 8-15, k 8-15).
+      auto [m, kIndex] = rowStart(l.add(blockRow, half0),
+                                  l.add(l.i32(kk), half1), aRowsAlongM);
+      SmallVector<Value, 4> words = loadMatrices(l, a, 4, aRowsAlongM, {m, kIndex});
       aFragments.push_back({operand(words[0]), operand(words[1]),
                             operand(words[2]), operand(words[3])});
     }
@@ -283,24 +282,11 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
       }
       int64_t pairs = std::min<int64_t>(2, cols.outer - fn);
       // Matrices in order: (k 0-7, n block fn), (k 8-15, fn), (k 0-7, fn+1),
-      // (k 8-15, fn+1). Lane l addresses row l % 8 of matrix l / 8.
-      SmallVector<Value, 4> words = loadMatrices(
-          l, bBuffer, 2 * pairs, bRowsAlongN, [&](Value lane) {
-            Value rowInMatrix = arith::AndIOp::create(l.b, l.loc, lane, l.i32(7));
-            Value kHalf = l.mul(arith::AndIOp::create(
-                                    l.b, l.loc,
-                                    arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(3)),
-                                    l.i32(1)),
-                                l.i32(8));
-            Value nBlock = l.mul(arith::ShRUIOp::create(l.b, l.loc, lane, l.i32(4)),
-                                 l.i32(8));
-            Value n = l.add(blockCol, nBlock);
-            Value kIndex = l.add(l.i32(kk), kHalf);
-            // Rows along N ([K, N] buffer): a row is 8 n's at one k.
-            if (bRowsAlongN)
-              return bCoords(l.add(kIndex, rowInMatrix), n);
-            return bCoords(kIndex, l.add(n, rowInMatrix));
-          });
+      // (k 8-15, fn+1).
+      auto [n, kIndex] = rowStart(l.add(blockCol, half1),
+                                  l.add(l.i32(kk), half0), bRowsAlongN);
+      SmallVector<Value, 4> words =
+          loadMatrices(l, bBuffer, 2 * pairs, bRowsAlongN, bCoords(kIndex, n));
       for (int64_t p = 0; p < pairs; ++p)
         bFragments[fn + p] = {operand(words[2 * p]), operand(words[2 * p + 1])};
     }

@@ -94,22 +94,79 @@ static std::pair<Value, Value> elementAt(Lowering &l, const SliceAccess &access,
   return {linear, inside};
 }
 
+/// How many of a thread's registers along `axis` one access of at most 16
+/// bytes can move: consecutive elements (no wrapping, step 1), a width that
+/// divides the thread's run and `rowLength` (elements between the starts of
+/// two rows; 0 when there are no rows to keep aligned). 1 when none.
+static int64_t vectorWidth(const AxisDistribution &axis, Type element,
+                           int64_t rowLength = 0) {
+  if (element.isInteger(1) || axis.wraps || axis.innerStep != 1)
+    return 1;
+  int64_t width = std::min<int64_t>(axis.inner, 16 / getElementBytes(element));
+  while (width > 1 && (axis.inner % width || (rowLength && rowLength % width)))
+    width /= 2;
+  return std::max<int64_t>(width, 1);
+}
+
 /// The tile axis that runs along the tensor's contiguous (last) axis and
 /// the vector width its registers allow, or {-1, 1}.
 static std::pair<int64_t, int64_t> vectorAxis(const SliceAccess &access,
                                               const DistributedLayout &layout,
                                               Type element) {
   int64_t t = access.tileAxis.back();
-  if (t < 0 || element.isInteger(1))
-    return {-1, 1};
-  const AxisDistribution &axis = layout.axis(t);
-  if (axis.wraps || axis.innerStep != 1 || axis.inner < 2)
-    return {-1, 1};
-  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  int64_t width = std::min<int64_t>(axis.inner, 16 / bytes);
-  while (axis.inner % width != 0)
-    width /= 2;
+  int64_t width = t < 0 ? 1 : vectorWidth(layout.axis(t), element);
   return {width >= 2 ? t : -1, width};
+}
+
+/// The registers of the run of `width` along `axis` that starts at the
+/// register with per-axis indices `q`.
+static SmallVector<int64_t, 8> runRegisters(const DistributedLayout &layout,
+                                            ArrayRef<int64_t> q, int64_t axis,
+                                            int64_t width) {
+  SmallVector<int64_t, 8> registers;
+  SmallVector<int64_t, 4> qk(q.begin(), q.end());
+  for (int64_t k = 0; k < width; ++k, ++qk[axis])
+    registers.push_back(layout.registerIndex(qk));
+  return registers;
+}
+
+/// One `width`-element vector access of global memory: its registers, each
+/// element's (linear index, in bounds), and whether the whole vector is in
+/// bounds and aligned, so that one vector instruction may move it.
+struct GlobalRun {
+  SmallVector<int64_t, 8> registers;
+  SmallVector<std::pair<Value, Value>, 8> elements;
+  Value whole;
+};
+
+static GlobalRun globalRun(Lowering &l, const SliceAccess &access,
+                           const DistributedLayout &layout,
+                           ArrayRef<int64_t> q, int64_t axis, int64_t width) {
+  GlobalRun run;
+  SmallVector<int64_t, 4> qk(q.begin(), q.end());
+  for (int64_t k = 0; k < width; ++k, ++qk[axis]) {
+    run.registers.push_back(layout.registerIndex(qk));
+    run.elements.push_back(elementAt(l, access, qk));
+  }
+  Value linear = run.elements.front().first;
+  Value inside = l.andI(run.elements.front().second, run.elements.back().second);
+  Value aligned = arith::CmpIOp::create(
+      l.b, l.loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(l.b, l.loc, linear, l.i64(width - 1)), l.i64(0));
+  run.whole = l.andI(inside, aligned);
+  return run;
+}
+
+/// The registers `registers` of `values` as one vector.
+static Value packVector(Lowering &l, const Regs &values,
+                        ArrayRef<int64_t> registers, Type element) {
+  auto vectorType = VectorType::get({static_cast<int64_t>(registers.size())},
+                                    element);
+  Value vector = LLVM::UndefOp::create(l.b, l.loc, vectorType);
+  for (auto [k, reg] : llvm::enumerate(registers))
+    vector = LLVM::InsertElementOp::create(l.b, l.loc, vector, values[reg],
+                                           l.i32(k));
+  return vector;
 }
 
 static Value globalPointer(Lowering &l, const TensorParam &tensor,
@@ -153,27 +210,15 @@ static bool lowerLoad(Lowering &l, LoadOp op) {
       continue;
     }
     // The vector of `width` registers starting at this one.
-    SmallVector<int64_t, 8> group;
-    SmallVector<std::pair<Value, Value>, 8> elements;
-    for (int64_t k = 0; k < width; ++k) {
-      SmallVector<int64_t, 4> qk = q;
-      qk[vecAxis] += k;
-      group.push_back(layout.registerIndex(qk));
-      elements.push_back(elementAt(l, access, qk));
-    }
-    Value linear = elements.front().first;
-    Value full = l.andI(elements.front().second, elements.back().second);
-    Value aligned = arith::CmpIOp::create(
-        l.b, l.loc, arith::CmpIPredicate::eq,
-        arith::AndIOp::create(l.b, l.loc, linear, l.i64(width - 1)), l.i64(0));
-    full = l.andI(full, aligned);
+    GlobalRun run = globalRun(l, access, layout, q, vecAxis, width);
+    Value linear = run.elements.front().first;
     SmallVector<Type> types(width, element);
-    auto branch = scf::IfOp::create(l.b, l.loc, types, full, true);
+    auto branch = scf::IfOp::create(l.b, l.loc, types, run.whole, true);
     {
       OpBuilder::InsertionGuard guard(l.b);
       l.b.setInsertionPointToStart(&branch.getThenRegion().front());
       auto vectorType = VectorType::get({width}, element);
-      int64_t bytes = width * (element.getIntOrFloatBitWidth() / 8);
+      int64_t bytes = width * getElementBytes(element);
       Value vector = LLVM::LoadOp::create(l.b, l.loc, vectorType,
                                           globalPointer(l, tensor, linear),
                                           static_cast<unsigned>(bytes));
@@ -184,28 +229,27 @@ static bool lowerLoad(Lowering &l, LoadOp op) {
       scf::YieldOp::create(l.b, l.loc, parts);
       l.b.setInsertionPointToStart(&branch.getElseRegion().front());
       SmallVector<Value> scalars;
-      for (auto &[elementLinear, inside] : elements)
+      for (auto &[elementLinear, inside] : run.elements)
         scalars.push_back(maskedLoad(l, tensor, elementLinear, inside));
       scf::YieldOp::create(l.b, l.loc, scalars);
     }
-    for (int64_t k = 0; k < width; ++k)
-      values[group[k]] = branch.getResult(k);
+    for (auto [k, reg] : llvm::enumerate(run.registers))
+      values[reg] = branch.getResult(k);
   }
   l.setRegs(op, std::move(values));
   return true;
 }
 
-/// Stores `value` where `predicate` holds (always when null).
+/// Stores `value` where `predicate` holds (always when null), with
+/// `alignment` bytes (0: the type's).
 static void predicatedStore(Lowering &l, Value predicate, Value value,
-                            Value pointer) {
-  if (!predicate) {
-    LLVM::StoreOp::create(l.b, l.loc, value, pointer);
-    return;
-  }
-  auto branch = scf::IfOp::create(l.b, l.loc, TypeRange{}, predicate, false);
+                            Value pointer, unsigned alignment = 0) {
   OpBuilder::InsertionGuard guard(l.b);
-  l.b.setInsertionPointToStart(&branch.getThenRegion().front());
-  LLVM::StoreOp::create(l.b, l.loc, value, pointer);
+  if (predicate) {
+    auto branch = scf::IfOp::create(l.b, l.loc, TypeRange{}, predicate, false);
+    l.b.setInsertionPointToStart(&branch.getThenRegion().front());
+  }
+  LLVM::StoreOp::create(l.b, l.loc, value, pointer, alignment);
 }
 
 static bool lowerStore(Lowering &l, StoreOp op) {
@@ -230,42 +274,20 @@ static bool lowerStore(Lowering &l, StoreOp op) {
       done[reg] = true;
       continue;
     }
-    SmallVector<int64_t, 8> group;
-    SmallVector<std::pair<Value, Value>, 8> elements;
-    for (int64_t k = 0; k < width; ++k) {
-      SmallVector<int64_t, 4> qk = q;
-      qk[vecAxis] += k;
-      group.push_back(layout.registerIndex(qk));
-      elements.push_back(elementAt(l, access, qk));
-      done[group.back()] = true;
-    }
-    Value linear = elements.front().first;
-    Value full = l.andI(elements.front().second, elements.back().second);
-    Value aligned = arith::CmpIOp::create(
-        l.b, l.loc, arith::CmpIPredicate::eq,
-        arith::AndIOp::create(l.b, l.loc, linear, l.i64(width - 1)), l.i64(0));
-    full = l.andI(full, aligned);
-    auto branch = scf::IfOp::create(l.b, l.loc, TypeRange{}, full, true);
+    GlobalRun run = globalRun(l, access, layout, q, vecAxis, width);
+    for (int64_t member : run.registers)
+      done[member] = true;
+    auto branch = scf::IfOp::create(l.b, l.loc, TypeRange{}, run.whole, true);
     OpBuilder::InsertionGuard guard(l.b);
     l.b.setInsertionPointToStart(&branch.getThenRegion().front());
-    auto vectorType = VectorType::get({width}, element);
-    Value vector = LLVM::UndefOp::create(l.b, l.loc, vectorType);
-    for (int64_t k = 0; k < width; ++k)
-      vector = LLVM::InsertElementOp::create(l.b, l.loc, vector,
-                                             values[group[k]], l.i32(k));
-    if (canonical) {
-      predicatedStore(l, canonical, vector, globalPointer(l, tensor, linear));
-    } else {
-      int64_t bytes = width * (element.getIntOrFloatBitWidth() / 8);
-      LLVM::StoreOp::create(l.b, l.loc, vector,
-                            globalPointer(l, tensor, linear),
-                            static_cast<unsigned>(bytes));
-    }
+    predicatedStore(l, canonical, packVector(l, values, run.registers, element),
+                    globalPointer(l, tensor, run.elements.front().first),
+                    static_cast<unsigned>(width * getElementBytes(element)));
     l.b.setInsertionPointToStart(&branch.getElseRegion().front());
-    for (int64_t k = 0; k < width; ++k)
-      predicatedStore(l, l.andI(canonical, elements[k].second),
-                      l.toMemory(values[group[k]]),
-                      globalPointer(l, tensor, elements[k].first));
+    for (auto [reg, item] : llvm::zip(run.registers, run.elements))
+      predicatedStore(l, l.andI(canonical, std::get<1>(item)),
+                      l.toMemory(values[reg]),
+                      globalPointer(l, tensor, std::get<0>(item)));
   }
   return true;
 }
@@ -334,45 +356,26 @@ bool Lowering::lowerMemory(Operation *op) {
     // as one vector of up to 16 bytes.
     auto shared = cast<SharedLayoutAttr>(type.getLayout());
     unsigned fast = shared.getOrder().front();
-    const AxisDistribution &along = layout.axis(fast);
     Type element = type.getElementType();
-    int64_t bytes = getElementBytes(element);
-    int64_t rowLength = type.getShape()[fast] + shared.getPadding();
-    int64_t width = std::min<int64_t>(along.inner, 16 / bytes);
-    while (width > 1 && (along.inner % width || rowLength % width))
-      width /= 2;
-    if (along.wraps || along.innerStep != 1 || element.isInteger(1))
-      width = 1;
+    int64_t width = vectorWidth(layout.axis(fast), element,
+                                type.getShape()[fast] + shared.getPadding());
     beforeSharedWrite();
     SmallVector<bool> done(layout.numRegisters(), false);
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       if (done[reg])
         continue;
-      Value pointer = sharedPointer(
-          offset, sharedIndex(*this, type, coordinates(layout, reg)), element);
-      Value canonical = isCanonical(layout, reg);
-      if (width == 1) {
-        predicatedStore(*this, canonical, toMemory(values[reg]), pointer);
-        done[reg] = true;
-        continue;
-      }
-      SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
-      auto vectorType = VectorType::get({width}, element);
-      Value vector = LLVM::UndefOp::create(b, loc, vectorType);
-      for (int64_t k = 0; k < width; ++k) {
-        SmallVector<int64_t, 4> qk = q;
-        qk[fast] += k;
-        int64_t member = layout.registerIndex(qk);
+      SmallVector<int64_t, 8> run =
+          runRegisters(layout, layout.perAxisIndices(reg), fast, width);
+      for (int64_t member : run)
         done[member] = true;
-        vector = LLVM::InsertElementOp::create(b, loc, vector, values[member],
-                                               i32(k));
-      }
-      if (canonical) {
-        predicatedStore(*this, canonical, vector, pointer);
-      } else {
-        LLVM::StoreOp::create(b, loc, vector, pointer,
-                              static_cast<unsigned>(width * bytes));
-      }
+      Value value = width == 1 ? toMemory(values[reg])
+                               : packVector(*this, values, run, element);
+      predicatedStore(
+          *this, isCanonical(layout, reg), value,
+          sharedPointer(offset,
+                        sharedIndex(*this, type, coordinates(layout, reg)),
+                        element),
+          width == 1 ? 0 : static_cast<unsigned>(width * getElementBytes(element)));
     }
     return true;
   }
