@@ -2,15 +2,9 @@
 
 #include "Phobos/Frontend/Types.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace phobos::frontend;
-
-bool phobos::frontend::isFloat(ScalarKind kind) {
-  return kind == ScalarKind::F16 || kind == ScalarKind::BF16 ||
-         kind == ScalarKind::F32 || kind == ScalarKind::F64;
-}
 
 bool phobos::frontend::isInteger(ScalarKind kind) {
   return kind == ScalarKind::I32 || kind == ScalarKind::I64;
@@ -29,29 +23,11 @@ unsigned phobos::frontend::bitWidth(ScalarKind kind) {
   return 0;
 }
 
-llvm::StringRef phobos::frontend::spelling(ScalarKind kind) {
-  switch (kind) {
-  case ScalarKind::Bool: return "bool";
-  case ScalarKind::I32: return "i32";
-  case ScalarKind::I64: return "i64";
-  case ScalarKind::F16: return "f16";
-  case ScalarKind::BF16: return "bf16";
-  case ScalarKind::F32: return "f32";
-  case ScalarKind::F64: return "f64";
-  }
-  return "?";
-}
 
 std::optional<ScalarKind> phobos::frontend::parseScalarKind(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<ScalarKind>>(name)
-      .Case("bool", ScalarKind::Bool)
-      .Case("i32", ScalarKind::I32)
-      .Case("i64", ScalarKind::I64)
-      .Case("f16", ScalarKind::F16)
-      .Case("bf16", ScalarKind::BF16)
-      .Case("f32", ScalarKind::F32)
-      .Case("f64", ScalarKind::F64)
-      .Default(std::nullopt);
+  if (name == "i1")
+    return std::nullopt;
+  return phobos::parseElementType(name);
 }
 
 std::optional<ScalarKind> phobos::frontend::promote(ScalarKind lhs,

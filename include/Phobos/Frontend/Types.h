@@ -10,6 +10,8 @@
 #ifndef PHOBOS_FRONTEND_TYPES_H
 #define PHOBOS_FRONTEND_TYPES_H
 
+#include "Phobos/Support/Numerics.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -20,13 +22,15 @@
 
 namespace phobos::frontend {
 
-enum class ScalarKind { Bool, I32, I64, F16, BF16, F32, F64 };
+/// The element kinds of the language are the runtime's element types.
+using ScalarKind = phobos::ElementType;
+using phobos::isFloat;
 
-bool isFloat(ScalarKind kind);
 bool isInteger(ScalarKind kind); ///< i32 or i64 (not bool).
 unsigned bitWidth(ScalarKind kind);
-llvm::StringRef spelling(ScalarKind kind);
-/// The scalar type a name spells (`f32`, `bool`, ...), if any.
+inline llvm::StringRef spelling(ScalarKind kind) { return phobos::name(kind); }
+/// The scalar type a name spells (`f32`, `bool`, ...), if any; the
+/// runtime's alias `i1` is not a Phobos type.
 std::optional<ScalarKind> parseScalarKind(llvm::StringRef name);
 
 /// The element kind of mixed arithmetic: floats win over integers, the wider
