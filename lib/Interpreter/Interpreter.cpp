@@ -443,6 +443,8 @@ bool Cta::exec(Operation *op) {
             set(o->getResult(0), RtValue::ofTile(get(o->getOperand(0)).tile));
             return true;
           })
+      // Threads of one CTA run as one here: a barrier orders nothing.
+      .Case([&](tile::BarrierOp) { return true; })
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
       .Case([&](scf::ForOp o) { return execFor(o); })
       .Case([&](scf::WhileOp o) { return execWhile(o); })

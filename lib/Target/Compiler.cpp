@@ -59,7 +59,7 @@ FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
     if (failed(pm.run(*single)))
       return failure();
     single->walk([&](LLVM::LLVMFuncOp func) {
-      if (auto bytes = func->getAttrOfType<IntegerAttr>("phobos.shared_bytes"))
+      if (auto bytes = func->getAttrOfType<IntegerAttr>(phobos::tile::KernelOp::kSharedBytesAttrName))
         result.contract.sharedMemoryBytes = bytes.getInt();
     });
     FailureOr<std::string> ptx = serializeToPTX(*single, chip);

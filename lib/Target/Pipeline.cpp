@@ -46,6 +46,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
   kernel.addPass(tile::createTileAllocateShared());
+  kernel.addPass(tile::createTileInsertBarriers());
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createCanonicalizerPass());

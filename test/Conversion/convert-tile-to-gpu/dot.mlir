@@ -1,4 +1,4 @@
-// RUN: phobos-opt %s --convert-tile-to-gpu --split-input-file | FileCheck %s
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers),convert-tile-to-gpu)' --split-input-file | FileCheck %s
 
 // Dots read their operands from shared memory. FMA: each thread
 // accumulates its micro-tile with one llvm.intr.fma per element and k.
@@ -16,13 +16,14 @@
 // CHECK-LABEL: gpu.func @fma
 // CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @phobos_smem : !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.fma
-// CHECK: llvm.getelementptr %[[SMEM]][64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[BA:.*]] = llvm.getelementptr %[[SMEM]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[BB:.*]] = llvm.getelementptr %[[SMEM]][64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-NOT: llvm.store %{{.*}} : f32, !llvm.ptr<3>
-// CHECK: llvm.getelementptr %[[SMEM]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.getelementptr %[[BA]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK: %[[A0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// CHECK: llvm.getelementptr %[[SMEM]][64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.getelementptr %[[BB]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK: %[[B0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NEXT: %[[C0:.*]] = llvm.intr.fma(%[[A0]], %[[B0]], %[[ZERO:.*]]) : (f32, f32, f32) -> f32
 // CHECK: %[[A1:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32

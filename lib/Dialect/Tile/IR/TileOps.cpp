@@ -533,6 +533,17 @@ static std::pair<ArrayRef<int64_t>, Type> shapeAndElement(Type type) {
   return {tile.getShape(), tile.getElementType()};
 }
 
+/// A dot on promoted operands reads them from shared memory; on register
+/// tiles it has no effect.
+void DotOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand *operand : {&getAMutable(), &getBMutable()})
+    if (isa<SharedMemoryType>(operand->get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), operand,
+                           SharedMemoryResource::get());
+}
+
 LogicalResult DotOp::verify() {
   auto [aShape, aElement] = shapeAndElement(getA().getType());
   auto [bShape, bElement] = shapeAndElement(getB().getType());

@@ -131,17 +131,8 @@ void TileType::print(AsmPrinter &printer) const {
 
 /// The rank a distributed layout applies to (0 for other attributes).
 static unsigned layoutRank(Attribute layout) {
-  if (!layout)
-    return 0;
-  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
-    return blocked.getRank();
-  if (isa<MmaLayoutAttr>(layout))
-    return 2;
-  if (auto slice = dyn_cast<SliceLayoutAttr>(layout)) {
-    unsigned parent = layoutRank(slice.getParent());
-    return parent ? parent - 1 : 0;
-  }
-  return 0;
+  auto distributed = dyn_cast_or_null<DistributedLayoutInterface>(layout);
+  return distributed ? distributed.getRank() : 0;
 }
 
 LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -80,9 +80,9 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
     // Scratch is used only inside one op, after every buffer.
     int64_t scratchOffset = total;
     total += align(scratch);
-    kernel->setAttr("phobos.scratch_offset",
+    kernel->setAttr(KernelOp::kScratchOffsetAttrName,
                     builder.getI64IntegerAttr(scratchOffset));
-    kernel->setAttr("phobos.shared_bytes", builder.getI64IntegerAttr(total));
+    kernel->setAttr(KernelOp::kSharedBytesAttrName, builder.getI64IntegerAttr(total));
     if (total > maxBytes) {
       kernel.emitError("the kernel needs ")
           << total << " bytes of shared memory, more than the "

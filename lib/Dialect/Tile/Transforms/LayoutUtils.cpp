@@ -97,46 +97,15 @@ phobos::tile::getMmaWarps(int64_t m, int64_t n, unsigned numWarps) {
 }
 
 Attribute phobos::tile::sliceToRank(Attribute layout, unsigned rank) {
-  unsigned current = 0;
-  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
-    current = blocked.getRank();
-  else if (isa<MmaLayoutAttr>(layout))
-    current = 2;
-  else if (auto slice = dyn_cast<SliceLayoutAttr>(layout)) {
-    // A slice of rank r-1 of a rank-r parent: count down through parents.
-    current = 0;
-    Attribute inner = layout;
-    unsigned sliced = 0;
-    while (auto s = dyn_cast<SliceLayoutAttr>(inner)) {
-      ++sliced;
-      inner = s.getParent();
-    }
-    unsigned parentRank = isa<MmaLayoutAttr>(inner)
-                              ? 2
-                              : cast<BlockedLayoutAttr>(inner).getRank();
-    current = parentRank - sliced;
-  }
-  while (current > rank) {
+  unsigned current = cast<DistributedLayoutInterface>(layout).getRank();
+  for (; current > rank; --current)
     layout = SliceLayoutAttr::get(layout.getContext(), 0, layout);
-    --current;
-  }
   return layout;
 }
 
 TileType phobos::tile::withLayout(TileType type, Attribute layout) {
   return TileType::get(type.getContext(), type.getShape(),
                        type.getElementType(), layout);
-}
-
-/// Warps a layout spreads along `axis` (through slices).
-static int64_t warpsAlong(Attribute layout, unsigned axis) {
-  if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
-    return warpsAlong(slice.getParent(), axis >= slice.getDim() ? axis + 1 : axis);
-  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
-    return blocked.getWarpsPerCTA()[axis];
-  if (auto mma = dyn_cast<MmaLayoutAttr>(layout))
-    return mma.getWarpsPerCTA()[axis];
-  return 1;
 }
 
 /// Bytes an element takes while it is summed (half types sum in f32).
@@ -158,9 +127,14 @@ int64_t phobos::tile::getScratchBytes(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     // One partial per output element and warp along the reduced axis.
     TileType source = reduce.getOperand().getType();
-    int64_t warps = warpsAlong(source.getEncoding(), reduce.getAxis());
-    if (!source.getEncoding() || warps <= 1)
-      return source.getEncoding() ? 0 : tileBytes(source);
+    auto layout =
+        dyn_cast_or_null<DistributedLayoutInterface>(source.getEncoding());
+    if (!layout)
+      return tileBytes(source);
+    int64_t warps =
+        layout.getAxisDistributions(source.getShape())[reduce.getAxis()].warpMod;
+    if (warps <= 1)
+      return 0;
     return reduce.getType().getNumElements() * warps *
            accumulateBytes(source.getElementType());
   }

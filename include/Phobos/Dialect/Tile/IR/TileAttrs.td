@@ -11,6 +11,7 @@
 include "Phobos/Dialect/Tile/IR/TileDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
+include "Phobos/Dialect/Tile/IR/TileAttrInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Enumerations
@@ -90,7 +91,8 @@ def Tile_TuneSpaceAttr : TypedArrayAttrBase<Tile_TuneDimAttr,
 // Layouts: which thread of the CTA holds which element of a tile
 //===----------------------------------------------------------------------===//
 
-def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
+def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked", [
+    DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface>]> {
   let summary = "each thread holds small contiguous blocks of a tile";
   let description = [{
     Along each axis a thread holds `sizePerThread` consecutive elements, the
@@ -119,13 +121,13 @@ def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    unsigned getRank() const { return getOrder().size(); }
     /// Warps the layout spreads over (the product of warpsPerCTA).
     unsigned getNumWarps() const;
   }];
 }
 
-def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
+def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma", [
+    DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface>]> {
   let summary = "the accumulator layout of warp-level mma.sync m16n8";
   let description = [{
     The fragment ownership of `mma.sync.m16n8kK` (sm_80 and later): the
@@ -142,7 +144,8 @@ def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
   let genVerifyDecl = 1;
 }
 
-def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice"> {
+def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice", [
+    DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface>]> {
   let summary = "a parent layout with one axis removed";
   let description = [{
     The layout of a tile that broadcasts along axis `dim` of a tile in

@@ -21,6 +21,14 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace phobos::tile {
+/// The CTA's shared memory, as a side-effect resource.
+struct SharedMemoryResource
+    : public mlir::SideEffects::Resource::Base<SharedMemoryResource> {
+  llvm::StringRef getName() final { return "<SharedMemory>"; }
+};
+} // namespace phobos::tile
+
 #define GET_OP_CLASSES
 #include "Phobos/Dialect/Tile/IR/TileOps.h.inc"
 

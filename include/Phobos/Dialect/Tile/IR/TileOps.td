@@ -20,6 +20,11 @@ include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// The CTA's shared memory: buffers written by `local_alloc` and read by
+/// `local_load` and by dots on promoted operands. tile-insert-barriers
+/// orders accesses to it.
+def Tile_SharedMemory : Resource<"::phobos::tile::SharedMemoryResource">;
+
 //===----------------------------------------------------------------------===//
 // Kernel structure
 //===----------------------------------------------------------------------===//
@@ -88,6 +93,16 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     static constexpr ::llvm::StringLiteral kDimsAttrName = "phobos.dims";
     /// The attribute name of an argument's source name.
     static constexpr ::llvm::StringLiteral kNameAttrName = "phobos.name";
+    /// Set by tile-allocate-shared: the bytes of dynamic shared memory the
+    /// kernel needs (kept on the lowered gpu.func for the launch contract)
+    /// and the byte offset of its scratch region.
+    static constexpr ::llvm::StringLiteral kSharedBytesAttrName =
+        "phobos.shared_bytes";
+    static constexpr ::llvm::StringLiteral kScratchOffsetAttrName =
+        "phobos.scratch_offset";
+    /// Set by tile-insert-barriers: the kernel's barriers are placed.
+    static constexpr ::llvm::StringLiteral kBarriersAttrName =
+        "phobos.barriers";
 
     /// The source name of argument `index` (`arg<index>` when unnamed).
     std::string getArgName(unsigned index);
@@ -498,7 +513,9 @@ def Tile_CastOp : Tile_Op<"cast", [Pure]> {
 // Structured tile operations
 //===----------------------------------------------------------------------===//
 
-def Tile_DotOp : Tile_Op<"dot", [Pure]> {
+def Tile_DotOp : Tile_Op<"dot", [
+    AlwaysSpeculatableImplTrait,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "matrix product of two tiles, with an optional accumulator";
   let description = [{
     `dot(a, b)` is `a @ b`, `[M, K] x [K, N] -> [M, N]`; with `transpose_b`
@@ -509,7 +526,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
     Operands share a float element type; the result is f32 for f16, bf16
     and f32 operands and f64 for f64 operands. Operands are tiles, or after
     shared-memory promotion `!phobos.smem` buffers (which may hold the f32
-    operands already rounded to f16/bf16). `kind`, set by MMA selection,
+    operands already rounded to f16/bf16; the dot then reads shared memory,
+    and has no other effect). `kind`, set by MMA selection,
     says which instructions compute it (`fma`, `mma_sync`). `precision` says what f32
     operands are rounded to before multiplying: `ieee` (exact, FMA),
     `tf32`, `f16` or `bf16` (tensor cores, from `@tensorcore`); products
@@ -630,40 +648,61 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
-    MemoryEffects<[MemAlloc, MemWrite]>]> {
+def Tile_LocalAllocOp : Tile_Op<"local_alloc"> {
   let summary = "copies a tile into a shared-memory buffer";
   let description = [{
     Writes `source` into a buffer in the CTA's shared memory, laid out as
-    the result type says, and makes it visible to every thread of the CTA
-    (a barrier). In a loop, each iteration reuses the buffer: the write
-    waits until the previous iteration's readers are done. `offset`, set
-    by shared-memory allocation, is the buffer's byte offset.
+    the result type says. In a loop, each iteration reuses the buffer.
+    Other threads see the writes after a `phobos.barrier`
+    (tile-insert-barriers places them). `offset`, set by shared-memory
+    allocation, is the buffer's byte offset.
 
     ```mlir
     %s = phobos.local_alloc %a : !phobos.tile<64x16xf32, #blocked> -> !phobos.smem<64x16xf32, #shared>
     ```
   }];
   let arguments = (ins Tile_AnyTile:$source, OptionalAttr<I64Attr>:$offset);
-  let results = (outs Tile_AnySharedMemory:$result);
+  let results = (outs Res<Tile_AnySharedMemory, "",
+                          [MemAlloc<Tile_SharedMemory>,
+                           MemWrite<Tile_SharedMemory>]>:$result);
   let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
 
-def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
+def Tile_LocalLoadOp : Tile_Op<"local_load"> {
   let summary = "reads a shared-memory buffer into a tile";
   let description = [{
     Reads the buffer a `phobos.local_alloc` wrote into registers laid out as
-    the result type says, after the barrier that makes the writes visible.
+    the result type says (after a `phobos.barrier` that makes the writes
+    visible).
 
     ```mlir
     %t = phobos.local_load %s : !phobos.smem<64x16xf32, #shared> -> !phobos.tile<64x16xf32, #blocked>
     ```
   }];
-  let arguments = (ins Tile_AnySharedMemory:$source);
+  let arguments = (ins Arg<Tile_AnySharedMemory, "",
+                           [MemRead<Tile_SharedMemory>]>:$source);
   let results = (outs Tile_AnyTile:$result);
   let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
   let hasVerifier = 1;
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "waits for every thread of the CTA; orders shared memory";
+  let description = [{
+    Every thread of the CTA waits here until all have arrived, and the
+    shared-memory writes made before it are visible to the reads after it
+    (`bar.sync 0`). Placed by tile-insert-barriers, which inserts exactly
+    the barriers the kernel's shared-memory accesses need; scalars are
+    uniform across the CTA, so every branch and loop a barrier sits in is
+    taken by all threads alike.
+
+    ```mlir
+    phobos.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

@@ -13,7 +13,9 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
 
+#include "Phobos/Dialect/Tile/IR/DistributedLayout.h"
 #include "Phobos/Dialect/Tile/IR/TileEnums.h.inc"
+#include "Phobos/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "Phobos/Dialect/Tile/IR/TileOpsTypes.h.inc"

@@ -146,4 +146,33 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"
   ];
 }
 
+def TileInsertBarriers : Pass<"tile-insert-barriers", "::phobos::tile::KernelOp"> {
+  let summary = "places the barriers the kernel's shared-memory accesses need";
+  let description = [{
+    Inserts `phobos.barrier` exactly where a shared-memory access could
+    race with an earlier one of another thread since the last barrier: a
+    read of bytes written before (read after write), a write of bytes read
+    or written before (write after read, write after write). What an op
+    touches comes from its memory effects on the SharedMemory resource
+    (`local_alloc` writes its buffer, `local_load` and dots on promoted
+    operands read theirs; byte ranges from the allocated offsets) and, for
+    the ops that exchange data through the scratch region
+    (`convert_layout`, `transpose`, `reshape`, cross-warp `reduce`,
+    `cumsum`), from getScratchBytes: such an op writes the scratch, waits
+    at a barrier of its own and reads it, so after it only its reads are
+    pending. Loops are analysed to a fixed point (an access of one
+    iteration may race with the next); after a branch, what either side
+    left pending is. Marks the kernel `phobos.barriers`, which
+    convert-tile-to-gpu requires of kernels that use shared memory.
+
+    Before: `%sa = phobos.local_alloc %a {offset = 0}` then
+            `%c = phobos.dot %sa, %sb ...`
+    After:  `%sa = phobos.local_alloc %a {offset = 0}`, `phobos.barrier`,
+            `%c = phobos.dot %sa, %sb ...`
+  }];
+  let statistics = [
+    Statistic<"numBarriers", "num-barriers", "Barriers inserted">
+  ];
+}
+
 #endif // PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_TD

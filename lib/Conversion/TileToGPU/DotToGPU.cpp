@@ -1,15 +1,16 @@
-//===- LowerDot.cpp - Dots on FMA micro-tiles and on mma.sync -------------===//
+//===- DotToGPU.cpp - Dots on FMA micro-tiles and on mma.sync -------------===//
 //
 // Both read their operands from shared memory (tile-promote-shared put
 // them there). FMA: each thread accumulates its micro-tiles of the
 // accumulator layout, reading for every k the rows of A and columns of B
 // it needs, as 16-byte vectors where the buffer layout allows. mma.sync:
 // each warp loads the m16n8k16 (k8 for tf32) fragments of its block of the
-// accumulator and issues one mma per fragment pair.
+// accumulator, with ldmatrix for 16-bit operands, and issues one mma per
+// fragment pair.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
+#include "PatternBase.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -20,9 +21,9 @@ namespace {
 
 /// Reads elements of a dot operand buffer.
 struct OperandBuffer {
-  Lowering &l;
+  ThreadEmitter &l;
   SharedMemoryType type;
-  int64_t offset;
+  Value base; ///< !llvm.ptr<3>
 
   /// Pointer to element `coords` (in the buffer's own axis order).
   Value pointer(ArrayRef<Value> coords) {
@@ -31,7 +32,7 @@ struct OperandBuffer {
     int64_t rowLength = type.getShape()[order[0]] + layout.getPadding();
     Value index = l.add(l.mul(coords[order[1]], l.i32(rowLength)),
                         coords[order[0]]);
-    return l.sharedPointer(offset, index, type.getElementType());
+    return l.elementPointer(base, index, type.getElementType());
   }
   unsigned contiguousAxis() const {
     return cast<SharedLayoutAttr>(type.getLayout()).getOrder().front();
@@ -55,14 +56,12 @@ struct OperandBuffer {
   }
 };
 
-OperandBuffer operandBuffer(Lowering &l, Value operand) {
-  auto alloc = operand.getDefiningOp<LocalAllocOp>();
-  return {l, cast<SharedMemoryType>(operand.getType()),
-          alloc ? static_cast<int64_t>(alloc.getOffset().value_or(0)) : 0};
+OperandBuffer operandBuffer(ThreadEmitter &l, Value operand, ValueRange base) {
+  return {l, cast<SharedMemoryType>(operand.getType()), base.front()};
 }
 
 /// Rounds an f32 operand as the dot's precision says.
-Value roundOperand(Lowering &l, Value value, DotPrecision precision) {
+Value roundOperand(ThreadEmitter &l, Value value, DotPrecision precision) {
   switch (precision) {
   case DotPrecision::ieee:
     return value;
@@ -82,18 +81,18 @@ Value roundOperand(Lowering &l, Value value, DotPrecision precision) {
   return value;
 }
 
-bool lowerFmaDot(Lowering &l, DotOp op) {
+Regs lowerFmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
   TileType resultType = op.getType();
-  DistributedLayout layout = l.layoutOf(resultType);
+  DistributedLayout layout = layoutOf(resultType);
   const AxisDistribution &rows = layout.axis(0), &cols = layout.axis(1);
-  OperandBuffer a = operandBuffer(l, op.getA());
-  OperandBuffer bBuffer = operandBuffer(l, op.getB());
+  OperandBuffer a = operandBuffer(l, op.getA(), adaptor.getA());
+  OperandBuffer bBuffer = operandBuffer(l, op.getB(), adaptor.getB());
   bool transposed = op.getTransposeB();
   int64_t k = a.type.getShape()[1];
   Type accumulate = resultType.getElementType();
   Type aElement = a.type.getElementType();
 
-  Regs acc = op.getAcc() ? l.regs(op.getAcc())
+  Regs acc = op.getAcc() ? Regs(adaptor.getAcc().begin(), adaptor.getAcc().end())
                          : Regs(layout.numRegisters(), l.zero(accumulate));
   SmallVector<Value> rowCoords, colCoords;
   for (int64_t q = 0; q < rows.registers(); ++q)
@@ -132,7 +131,6 @@ bool lowerFmaDot(Lowering &l, DotOp op) {
     return values;
   };
 
-  l.beforeSharedRead();
   for (int64_t kk = 0; kk < k; ++kk) {
     Value kIndex = l.i32(kk);
     SmallVector<Value> aValues = operandValues(a, rows, rowCoords, 0, kIndex);
@@ -145,8 +143,7 @@ bool lowerFmaDot(Lowering &l, DotOp op) {
                                      acc[reg]);
     }
   }
-  l.setRegs(op, std::move(acc));
-  return true;
+  return acc;
 }
 
 /// Two or four 8x8 b16 matrices with one `ldmatrix`; `coords` are the
@@ -154,7 +151,7 @@ bool lowerFmaDot(Lowering &l, DotOp op) {
 /// (lane l: row l % 8 of matrix l / 8; ldmatrix ignores the addresses of
 /// lanes past 8 * count). `.trans` when the buffer's rows run across the
 /// fragment's rows.
-SmallVector<Value, 4> loadMatrices(Lowering &l, OperandBuffer &buffer,
+SmallVector<Value, 4> loadMatrices(ThreadEmitter &l, OperandBuffer &buffer,
                                    int64_t count, bool transposed,
                                    ArrayRef<Value> coords) {
   MLIRContext *context = l.b.getContext();
@@ -174,13 +171,13 @@ SmallVector<Value, 4> loadMatrices(Lowering &l, OperandBuffer &buffer,
   return words;
 }
 
-bool lowerMmaDot(Lowering &l, DotOp op) {
+Regs lowerMmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
   TileType resultType = op.getType();
   auto mma = cast<MmaLayoutAttr>(resultType.getEncoding());
-  DistributedLayout layout = l.layoutOf(resultType);
+  DistributedLayout layout = layoutOf(resultType);
   const AxisDistribution &rows = layout.axis(0), &cols = layout.axis(1);
-  OperandBuffer a = operandBuffer(l, op.getA());
-  OperandBuffer bBuffer = operandBuffer(l, op.getB());
+  OperandBuffer a = operandBuffer(l, op.getA(), adaptor.getA());
+  OperandBuffer bBuffer = operandBuffer(l, op.getB(), adaptor.getB());
   bool transposed = op.getTransposeB();
   Type element = a.type.getElementType();
   bool tf32 = element.isF32();
@@ -196,7 +193,7 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
                                    word);
   };
 
-  Regs acc = op.getAcc() ? l.regs(op.getAcc())
+  Regs acc = op.getAcc() ? Regs(adaptor.getAcc().begin(), adaptor.getAcc().end())
                          : Regs(layout.numRegisters(), l.zero(f32));
   Value g = arith::ShRUIOp::create(l.b, l.loc, l.lane, l.i32(2));
   Value t = arith::AndIOp::create(l.b, l.loc, l.lane, l.i32(3));
@@ -227,9 +224,6 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
   // (B holding [K, N]) rather than K is read with .trans.
   bool aRowsAlongM = a.contiguousAxis() == 0;
   bool bRowsAlongN = !transposed && bBuffer.contiguousAxis() == 1;
-  if (!tf32 && (!a.vectorizable(8) || !bBuffer.vectorizable(8)))
-    return l.fail(op, "mma_sync operands need shared-memory rows of a "
-                      "multiple of 16 bytes (pad the buffer)");
   // ldmatrix addressing, once per dot: lane l addresses row `row` = l % 8
   // of matrix l / 8, whose index bits select `half0` = 8 * (bit 0) and
   // `half1` = 8 * (bit 1) along the fragment's two 8-wide halves.
@@ -248,7 +242,6 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
     return rowsAlongX ? std::make_pair(x, l.add(kIndex, laneRow))
                       : std::make_pair(l.add(x, laneRow), kIndex);
   };
-  l.beforeSharedRead();
   for (int64_t kk = 0; kk < k; kk += kStep) {
     // The A fragments of this warp's 16-row blocks.
     SmallVector<SmallVector<Value, 4>> aFragments;
@@ -305,18 +298,30 @@ bool lowerMmaDot(Lowering &l, DotOp op) {
                                                         ArrayRef<int64_t>{j});
       }
   }
-  l.setRegs(op, std::move(acc));
-  return true;
+  return acc;
 }
+
+struct DotLowering : TileToGPUPattern<DotOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Both operands in shared memory and, for mma.sync, rows ldmatrix can
+    // read were checked before the conversion started.
+    ThreadEmitter e = emitter(op, rewriter);
+    Regs acc = op.getKind() == DotKind::mma_sync &&
+                       isa<MmaLayoutAttr>(op.getType().getEncoding())
+                   ? lowerMmaDot(e, op, adaptor)
+                   : lowerFmaDot(e, op, adaptor);
+    replaceWithRegisters(rewriter, op, acc);
+    return success();
+  }
+};
 
 } // namespace
 
-bool Lowering::lowerDot(DotOp op) {
-  if (!isa<SharedMemoryType>(op.getA().getType()) ||
-      !isa<SharedMemoryType>(op.getB().getType()))
-    return fail(op, "operands must be in shared memory (run tile-promote-shared)");
-  if (op.getKind() == DotKind::mma_sync &&
-      isa<MmaLayoutAttr>(op.getType().getEncoding()))
-    return lowerMmaDot(*this, op);
-  return lowerFmaDot(*this, op);
+void phobos::tile::populateDotToGPUPatterns(const TypeConverter &converter,
+                                            RewritePatternSet &patterns,
+                                            TileLoweringState &state) {
+  patterns.add<DotLowering>(converter, patterns.getContext(), state);
 }

@@ -1,0 +1,197 @@
+//===- KernelToGPU.cpp - Kernels, their parameters and grid queries -------===//
+//
+// A `phobos.kernel` becomes a `gpu.func` kernel in `gpu.module
+// @phobos_kernels` whose parameters follow the launch ABI (Launcher.h): a
+// tensor is a global pointer and one i32 per dynamic extent, a scalar its
+// value (bool as i8). Its prologue reads the thread id and derives lane and
+// warp; the other patterns cache thread-dependent values there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PatternBase.h"
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+namespace {
+
+/// The kernel's GPU signature, per the launch ABI.
+SmallVector<Type> abiTypes(KernelOp kernel) {
+  MLIRContext *context = kernel.getContext();
+  SmallVector<Type> types;
+  for (Type type : kernel.getArgumentTypes()) {
+    if (auto tensor = dyn_cast<GlobalTensorType>(type)) {
+      types.push_back(LLVM::LLVMPointerType::get(context, 1));
+      for (int64_t axis = 0; axis < tensor.getRank(); ++axis)
+        if (tensor.isDynamicDim(axis))
+          types.push_back(IntegerType::get(context, 32));
+      continue;
+    }
+    types.push_back(type.isInteger(1) ? IntegerType::get(context, 8) : type);
+  }
+  return types;
+}
+
+struct KernelLowering : TileToGPUPattern<KernelOp> {
+  KernelLowering(const TypeConverter &converter, MLIRContext *context,
+                 TileLoweringState &state, gpu::GPUModuleOp gpuModule)
+      : TileToGPUPattern(converter, context, state), gpuModule(gpuModule) {}
+
+  LogicalResult
+  matchAndRewrite(KernelOp kernel, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = kernel.getLoc();
+    rewriter.setInsertionPointToEnd(gpu::GPUModuleOp(gpuModule).getBody());
+    auto func = gpu::GPUFuncOp::create(
+        rewriter, loc, kernel.getSymName(),
+        rewriter.getFunctionType(abiTypes(kernel), {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  rewriter.getUnitAttr());
+    int32_t threads = static_cast<int32_t>(kernel.getCtaSize());
+    func.setKnownBlockSizeAttr(rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
+    if (std::optional<uint32_t> blocks = kernel.getMinBlocks())
+      func->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(*blocks));
+    if (std::optional<uint32_t> regs = kernel.getMaxRegs())
+      func->setAttr("nvvm.maxnreg", rewriter.getI32IntegerAttr(*regs));
+    if (Attribute bytes = kernel->getAttr(KernelOp::kSharedBytesAttrName))
+      func->setAttr(KernelOp::kSharedBytesAttrName, bytes);
+
+    // The prologue: thread ids and the shared array.
+    Block *entry = &func.getBody().front();
+    rewriter.setInsertionPointToStart(entry);
+    KernelFrame &frame = state.newFrame(func);
+    frame.numWarps = getNumWarps(kernel);
+    if (auto offset =
+            kernel->getAttrOfType<IntegerAttr>(KernelOp::kScratchOffsetAttrName))
+      frame.scratchOffset = offset.getInt();
+    Type i32 = rewriter.getI32Type();
+    frame.tid = NVVM::ThreadIdXOp::create(rewriter, loc, i32);
+    frame.lane = arith::AndIOp::create(
+        rewriter, loc, frame.tid,
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(31)));
+    frame.warp = arith::ShRUIOp::create(
+        rewriter, loc, frame.tid,
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(5)));
+    frame.sharedBase =
+        LLVM::AddressOfOp::create(rewriter, loc, state.getSharedMemory());
+
+    // Parameters, per the launch ABI: each source argument is remapped to
+    // the values the type converter gives it.
+    Block &body = kernel.getBody().front();
+    TypeConverter::SignatureConversion signature(body.getNumArguments());
+    unsigned next = 0;
+    for (BlockArgument arg : body.getArguments()) {
+      if (auto tensorType = dyn_cast<GlobalTensorType>(arg.getType())) {
+        SmallVector<Value> values{entry->getArgument(next++)};
+        for (int64_t axis = 0; axis < tensorType.getRank(); ++axis)
+          if (tensorType.isDynamicDim(axis))
+            values.push_back(entry->getArgument(next++));
+        signature.remapInput(arg.getArgNumber(), values);
+        continue;
+      }
+      Value value = entry->getArgument(next++);
+      if (arg.getType().isInteger(1))
+        value = arith::TruncIOp::create(rewriter, loc, rewriter.getI1Type(),
+                                        value);
+      signature.remapInput(arg.getArgNumber(), {value});
+    }
+    // Values cached for the whole kernel go before this marker.
+    frame.prologueEnd =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+
+    Block *source = &body;
+    rewriter.inlineRegionBefore(kernel.getBody(), func.getBody(),
+                                func.getBody().end());
+    Block *converted =
+        rewriter.applySignatureConversion(source, signature, getTypeConverter());
+    rewriter.mergeBlocks(converted, entry, {});
+    rewriter.eraseOp(kernel);
+    return success();
+  }
+
+  gpu::GPUModuleOp gpuModule;
+};
+
+struct ReturnLowering : TileToGPUPattern<ReturnOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(ReturnOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
+    return success();
+  }
+};
+
+struct BlockIdLowering : TileToGPUPattern<BlockIdOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(BlockIdOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Location loc = op.getLoc();
+    Value id;
+    switch (op.getAxis()) {
+    case Axis::x: id = NVVM::BlockIdXOp::create(rewriter, loc, i32); break;
+    case Axis::y: id = NVVM::BlockIdYOp::create(rewriter, loc, i32); break;
+    case Axis::z: id = NVVM::BlockIdZOp::create(rewriter, loc, i32); break;
+    }
+    rewriter.replaceOp(op, id);
+    return success();
+  }
+};
+
+struct GridDimLowering : TileToGPUPattern<GridDimOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(GridDimOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Location loc = op.getLoc();
+    Value dim;
+    switch (op.getAxis()) {
+    case Axis::x: dim = NVVM::GridDimXOp::create(rewriter, loc, i32); break;
+    case Axis::y: dim = NVVM::GridDimYOp::create(rewriter, loc, i32); break;
+    case Axis::z: dim = NVVM::GridDimZOp::create(rewriter, loc, i32); break;
+    }
+    rewriter.replaceOp(op, dim);
+    return success();
+  }
+};
+
+/// A tensor's extent: the parameter for a dynamic one, a constant else.
+struct DimLowering : TileToGPUPattern<DimOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(DimOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    TensorParam tensor = e.tensor(op.getTensor().getType(), adaptor.getTensor());
+    rewriter.replaceOp(op, tensor.dims[op.getIndex()]);
+    return success();
+  }
+};
+
+struct BarrierLowering : TileToGPUPattern<BarrierOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void phobos::tile::populateKernelToGPUPatterns(const TypeConverter &converter,
+                                               RewritePatternSet &patterns,
+                                               TileLoweringState &state) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<KernelLowering>(converter, context, state, state.getGPUModule());
+  patterns.add<ReturnLowering, BlockIdLowering, GridDimLowering, DimLowering,
+               BarrierLowering>(converter, context, state);
+}

@@ -1,0 +1,52 @@
+//===- SharedMemoryAccess.cpp - What an op reads and writes of shared memory ===//
+
+#include "Phobos/Dialect/Tile/Transforms/SharedMemoryAccess.h"
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+ByteRange phobos::tile::getBufferRange(Value buffer) {
+  auto alloc = buffer.getDefiningOp<LocalAllocOp>();
+  if (!alloc || !alloc.getOffset())
+    return ByteRange{};
+  int64_t begin = *alloc.getOffset();
+  return ByteRange{begin, begin + getSharedMemoryBytes(alloc.getType())};
+}
+
+SharedMemoryAccess phobos::tile::getSharedMemoryAccess(Operation *op,
+                                                       KernelOp kernel) {
+  SharedMemoryAccess access;
+  if (isa<BarrierOp>(op)) {
+    access.isBarrier = true;
+    return access;
+  }
+  // Buffers, from the effects on the SharedMemory resource.
+  if (auto effecting = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    effecting.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (effect.getResource() != SharedMemoryResource::get())
+        continue;
+      ByteRange range =
+          effect.getValue() ? getBufferRange(effect.getValue()) : ByteRange{};
+      if (isa<MemoryEffects::Read>(effect.getEffect()))
+        access.reads.push_back(range);
+      else if (isa<MemoryEffects::Write>(effect.getEffect()))
+        access.writes.push_back(range);
+    }
+  }
+  // The scratch exchanges: write, barrier, read.
+  if (int64_t bytes = getScratchBytes(op)) {
+    ByteRange scratch;
+    if (auto offset =
+            kernel->getAttrOfType<IntegerAttr>(KernelOp::kScratchOffsetAttrName))
+      scratch = ByteRange{offset.getInt(), offset.getInt() + bytes};
+    access.writes.push_back(scratch);
+    access.reads.push_back(scratch);
+    access.internalBarrier = true;
+  }
+  return access;
+}
