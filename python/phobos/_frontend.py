@@ -639,6 +639,8 @@ class _KernelTranslator:
         if isinstance(node, ast.Pass):
             return
         method = getattr(self, "stmt_" + type(node).__name__, None)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self.expr(node.value, _PREC_OR)  # an unknown function is the better message
         if method is None:
             raise self.error(node, _REFUSED_STATEMENTS.get(
                 type(node), f"'{type(node).__name__}' statements do not exist in Phobos"))
