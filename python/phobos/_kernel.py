@@ -208,6 +208,8 @@ class Kernel:
             if result.returncode != 0:
                 message = result.stderr.strip() or f"phobos-compile exited {result.returncode}"
                 raise CompileError(message, self.name)
+            if result.stderr:
+                sys.stderr.write(result.stderr)  # warnings, at the Python lines
             entry, damage = _cache.lookup(root, digest)
             if entry is None:
                 raise CompileError(f"phobos-compile did not leave the kernel in the cache at "
