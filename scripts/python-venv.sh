@@ -15,7 +15,8 @@ fi
 # Build in a copy: setuptools writes build/ and *.egg-info beside the sources.
 staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
-cp -r "$root/python/." "$staging/"
+cp -r "$root/python/pyproject.toml" "$root/python/README.md" "$root/python/phobos" "$staging/"
+rm -rf "$staging/phobos/__pycache__"
 "$venv/bin/python" -m pip install --quiet --no-index --no-build-isolation \
   --disable-pip-version-check --force-reinstall --no-deps "$staging" >/dev/null
 echo "python: phobos installed into $venv"
