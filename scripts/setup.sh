@@ -11,7 +11,7 @@ packages=(
   clang-22 lld-22 libclang-rt-22-dev
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev
-  python3 python3-numpy python3-pytest
+  python3 python3-numpy python3-pytest python3-venv python3-setuptools python3-pip-whl
 )
 
 missing=()
@@ -36,4 +36,5 @@ cmake -G Ninja -S "$root" -B "$build_dir" \
   -DLLVM_USE_LINKER=lld -DLLVM_ENABLE_ASSERTIONS=ON >/dev/null
 # Two cores and MLIR translation units of ~1 GiB each: one job per core.
 ninja -C "$build_dir" -j "$(nproc)" all
+"$root/scripts/python-venv.sh"
 echo "setup: built into $build_dir"

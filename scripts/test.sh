@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Phobos test: lit (front end, dialects, passes, examples), the
-# GoogleTest unit tests and a bounded run of the front-end fuzzer.
+# GoogleTest unit tests, the Python package's tests (pytest, on the CPU) and
+# a bounded run of the front-end fuzzer.
 # Usage: scripts/test.sh   (after scripts/setup.sh)
 set -euo pipefail
 
@@ -23,8 +24,13 @@ ctest_status=0
 wait "$ctest_pid" || ctest_status=$?
 echo "== ctest"
 cat "$ctest_log"
-if [ "$lit_status" -ne 0 ] || [ "$ctest_status" -ne 0 ]; then
-  echo "test: lit exited $lit_status, ctest exited $ctest_status" >&2
+echo "== pytest"
+"$root/scripts/python-venv.sh"
+pytest_status=0
+PHOBOS_HOME="$build_dir" "$build_dir/venv/bin/python" -m pytest -q -p no:cacheprovider \
+  "$root/python/tests" || pytest_status=$?
+if [ "$lit_status" -ne 0 ] || [ "$ctest_status" -ne 0 ] || [ "$pytest_status" -ne 0 ]; then
+  echo "test: lit exited $lit_status, ctest exited $ctest_status, pytest exited $pytest_status" >&2
   exit 1
 fi
 if [ "$fuzz_seconds" -gt 0 ]; then

@@ -4,7 +4,10 @@
 //                [--all-variants] [--chip sm_90] -o DIR
 //
 // Writes, for each compiled kernel variant, DIR/<kernel>.<variant>.ptx, the
-// .cubin when ptxas is found, and the launch contract as .json.
+// .cubin when ptxas is found, and the launch contract as .json; with
+// --cache, publishes them in the kernel cache instead and prints each
+// entry's directory. --span-map reports diagnostics at the place a
+// generated program was written (the Python package's kernels).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +15,14 @@
 #include "Phobos/Frontend/Diagnostics.h"
 #include "Phobos/Frontend/Parser.h"
 #include "Phobos/Frontend/Sema.h"
+#include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/InitAllDialects.h"
+#include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Target/Compiler.h"
+#include "Phobos/Target/Pipeline.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -33,8 +41,7 @@ static cl::OptionCategory category("phobos-compile options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.ph>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputDir("o", cl::desc("Output directory"),
-                                      cl::value_desc("DIR"), cl::Required,
-                                      cl::cat(category));
+                                      cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string> kernelName("kernel",
                                        cl::desc("Compile only this kernel"),
                                        cl::value_desc("NAME"), cl::cat(category));
@@ -55,6 +62,26 @@ static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
 static cl::opt<bool> noCubin("no-cubin",
                              cl::desc("Do not run ptxas even if it is found"),
                              cl::cat(category));
+static cl::opt<bool> useCache("cache",
+                              cl::desc("Publish in the kernel cache (and "
+                                       "reuse what is there); prints each "
+                                       "entry's directory"),
+                              cl::cat(category));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("The kernel cache (default: $PHOBOS_CACHE_DIR, else "
+                      "~/.cache/phobos)"),
+             cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool>
+    contractOnly("contract-only",
+                 cl::desc("Write only the launch contract (no GPU pipeline): "
+                          "what the interpreter's launchers need"),
+                 cl::cat(category));
+static cl::opt<std::string>
+    spanMapFile("span-map",
+                cl::desc("Report diagnostics at the places this span map "
+                         "gives (a generated program's origin)"),
+                cl::value_desc("FILE"), cl::cat(category));
 
 static bool writeFile(const std::string &path, llvm::StringRef contents) {
   std::error_code error;
@@ -76,11 +103,36 @@ static std::string variantTag(const LaunchContract &contract) {
   return tag.empty() ? "default" : tag;
 }
 
+/// Writes the contract (with `chip` and `files`) as DIR/<stem>.json.
+static bool writeContract(const std::string &stem, const CompiledKernel &kernel,
+                          llvm::json::Object files) {
+  llvm::json::Value contract = kernel.contract.toJSON();
+  contract.getAsObject()->insert({"chip", kernel.chip});
+  contract.getAsObject()->insert({"files", std::move(files)});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", contract) << "\n";
+  return writeFile(stem + ".json", text);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "Phobos compiler version " << compilerVersion() << "\n";
+  });
   cl::ParseCommandLineOptions(argc, argv,
                               "phobos-compile: Phobos source to PTX\n");
+  if (outputDir.empty() == !useCache) {
+    llvm::errs() << "phobos-compile: give either -o DIR or --cache\n";
+    return 2;
+  }
+  std::string cacheRoot = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  if (useCache && cacheRoot.empty()) {
+    llvm::errs() << "phobos-compile: --cache: no cache directory (set "
+                    "PHOBOS_CACHE_DIR or HOME, or pass --cache-dir)\n";
+    return 2;
+  }
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);
@@ -95,11 +147,26 @@ int main(int argc, char **argv) {
   }
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  if (std::error_code error = llvm::sys::fs::create_directories(outputDir)) {
-    llvm::errs() << "phobos-compile: cannot create '" << outputDir
-                 << "': " << error.message() << "\n";
-    return 2;
+  std::optional<frontend::SpanMap> spanMap;
+  std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
+  if (!spanMapFile.empty()) {
+    llvm::Expected<frontend::SpanMap> map = frontend::SpanMap::readFile(spanMapFile);
+    if (!map) {
+      llvm::errs() << "phobos-compile: " << llvm::toString(map.takeError()) << "\n";
+      return 2;
+    }
+    spanMap = std::move(*map);
+    spanMapHandler.emplace(
+        *spanMap,
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier().str(),
+        sourceMgr, diagnostics, &context);
   }
+  if (!useCache)
+    if (std::error_code error = llvm::sys::fs::create_directories(outputDir)) {
+      llvm::errs() << "phobos-compile: cannot create '" << outputDir
+                   << "': " << error.message() << "\n";
+      return 2;
+    }
 
   frontend::ImportOptions base;
   base.kernelName = kernelName;
@@ -138,8 +205,91 @@ int main(int argc, char **argv) {
     }
   }
 
-  std::optional<std::string> ptxas = noCubin ? std::nullopt : findPtxas();
+  std::optional<std::string> ptxas =
+      noCubin || contractOnly ? std::nullopt : findPtxas();
   int status = 0;
+  if (useCache || contractOnly) {
+    if (!contractOnly && !isValidChip(chip)) {
+      llvm::errs() << "phobos-compile: --chip: unsupported chip '" << chip
+                   << "'\n";
+      return 2;
+    }
+    KernelCache cache(cacheRoot);
+    llvm::StringRef source =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+    for (const frontend::ImportOptions &job : jobs) {
+      mlir::OwningOpRef<mlir::ModuleOp> module =
+          frontend::importPhobos(sourceMgr, &context, job);
+      if (!module)
+        return 1;
+      for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>()) {
+        CompiledKernel kernel;
+        kernel.contract = buildLaunchContract(kernelOp);
+        kernel.chip = contractOnly ? "contract" : chip.getValue();
+        KernelCacheKey key;
+        key.source = source.str();
+        key.kernel = kernel.contract.kernel;
+        key.variant = kernel.contract.variant;
+        key.chip = kernel.chip;
+        if (useCache) {
+          std::string damage;
+          if (std::optional<KernelCacheEntry> entry =
+                  cache.lookup(key.digest(), &damage)) {
+            llvm::outs() << entry->directory << "\n";
+            continue;
+          }
+          if (!damage.empty())
+            llvm::errs() << "phobos-compile: note: " << damage << "\n";
+        }
+        std::optional<std::string> cubin;
+        if (!contractOnly) {
+          // One kernel alone in a module, as compileModule makes it.
+          mlir::OwningOpRef<mlir::ModuleOp> single =
+              mlir::ModuleOp::create(kernelOp.getLoc());
+          mlir::OpBuilder builder(&context);
+          builder.setInsertionPointToStart(single->getBody());
+          builder.clone(*kernelOp.getOperation());
+          mlir::FailureOr<std::vector<CompiledKernel>> compiled =
+              compileModule(*single, chip);
+          if (failed(compiled))
+            return 1;
+          kernel = std::move(compiled->front());
+          if (ptxas) {
+            llvm::Expected<std::string> assembled =
+                assembleCubin(*ptxas, kernel.ptx, chip);
+            if (!assembled) {
+              llvm::errs() << "phobos-compile: " << kernel.contract.kernel
+                           << ": " << llvm::toString(assembled.takeError())
+                           << "\n";
+              status = 1;
+            } else {
+              cubin = std::move(*assembled);
+            }
+          }
+        }
+        if (useCache) {
+          llvm::Expected<KernelCacheEntry> entry = cache.store(
+              key, kernel.contract.toJSON(),
+              contractOnly ? std::nullopt
+                           : std::optional<llvm::StringRef>(kernel.ptx),
+              cubin ? std::optional<llvm::StringRef>(*cubin) : std::nullopt);
+          if (!entry) {
+            llvm::errs() << "phobos-compile: " << llvm::toString(entry.takeError())
+                         << "\n";
+            return 1;
+          }
+          llvm::outs() << entry->directory << "\n";
+          continue;
+        }
+        std::string stem = outputDir + "/" + kernel.contract.kernel + "." +
+                           variantTag(kernel.contract);
+        if (!writeContract(stem, kernel, llvm::json::Object{}))
+          return 1;
+        llvm::outs() << stem << ".json\n";
+      }
+    }
+    return status;
+  }
   for (const frontend::ImportOptions &job : jobs) {
     mlir::FailureOr<std::vector<CompiledKernel>> compiled =
         compilePhobos(sourceMgr, &context, job, chip);
@@ -161,13 +311,7 @@ int main(int argc, char **argv) {
           files["cubin"] = stem.substr(outputDir.size() + 1) + ".cubin";
         }
       }
-      llvm::json::Value contract = kernel.contract.toJSON();
-      contract.getAsObject()->insert({"chip", kernel.chip});
-      contract.getAsObject()->insert({"files", std::move(files)});
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << llvm::formatv("{0:2}", contract) << "\n";
-      if (!writeFile(stem + ".json", text))
+      if (!writeContract(stem, kernel, std::move(files)))
         return 1;
       llvm::outs() << stem << ".{ptx" << (ptxas ? ",cubin" : "") << ",json}\n";
     }

@@ -3,20 +3,27 @@
 // Compiles one kernel variant, binds dims and scalars, fills the inputs with
 // seeded random data, poisons the outputs, runs the kernel (on the CPU with
 // --interpret), checks the outputs against a float64 reference, times it
-// and saves every tensor as .npy.
+// and saves every tensor as .npy. --input/--output read and write tensors
+// as .npy files (the Python package's CPU path), --span-map reports
+// diagnostics where a generated program was written, and GPU runs of .ph
+// sources go through the kernel cache.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Interpreter/Interpreter.h"
 #include "Phobos/Reference/Reference.h"
 #include "Phobos/Runtime/CudaDriver.h"
 #include "Phobos/Runtime/HostTensor.h"
+#include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Target/Compiler.h"
 #include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -34,6 +41,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 
@@ -114,6 +122,27 @@ static cl::opt<unsigned> threads("cpu-threads",
                                  cl::desc("CPU threads for --interpret (0: "
                                           "all cores)"),
                                  cl::init(0), cl::cat(category));
+static cl::list<std::string>
+    inputSpecs("input",
+               cl::desc("Read a tensor from a .npy file (its shape binds the "
+                        "tensor's dims)"),
+               cl::value_desc("NAME=FILE.npy"), cl::cat(category));
+static cl::list<std::string>
+    outputSpecs("output", cl::desc("Write a tensor to a .npy file after the run"),
+                cl::value_desc("NAME=FILE.npy"), cl::cat(category));
+static cl::opt<std::string>
+    spanMapFile("span-map",
+                cl::desc("Report diagnostics at the places this span map "
+                         "gives (a generated program's origin)"),
+                cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("The kernel cache for GPU runs (default: "
+                      "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
+             cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> noCache("no-cache",
+                             cl::desc("Compile without the kernel cache"),
+                             cl::cat(category));
 static cl::opt<uint64_t> stepLimit("step-limit",
                                    cl::desc("Operations one CTA may run under "
                                             "--interpret"),
@@ -183,7 +212,67 @@ bool reportError(llvm::Error error) {
 
 /// Compiles for the GPU, copies the tensors there, launches (and times),
 /// and copies them back.
-bool runOnGpu(mlir::ModuleOp sourceModule, std::vector<HostTensor> &tensors,
+/// The compiled kernel for `target`: from the kernel cache when the source
+/// is Phobos text (`source` non-empty) and the cache is on, else compiled
+/// (and published in the cache).
+std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
+                                            llvm::StringRef source,
+                                            const std::string &target,
+                                            std::optional<std::string> &cubin) {
+  tile::KernelOp kernelOp = *sourceModule.getOps<tile::KernelOp>().begin();
+  LaunchContract contract = buildLaunchContract(kernelOp);
+  std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  bool cached = !source.empty() && !noCache && !root.empty() && isValidChip(target);
+  KernelCache cache(root);
+  KernelCacheKey key;
+  key.source = source.str();
+  key.kernel = contract.kernel;
+  key.variant = contract.variant;
+  key.chip = target;
+  if (cached) {
+    std::string damage;
+    if (std::optional<KernelCacheEntry> entry = cache.lookup(key.digest(), &damage)) {
+      llvm::Expected<LaunchContract> read = LaunchContract::fromJSON(entry->contract);
+      if (read && entry->ptx) {
+        CompiledKernel kernel;
+        kernel.contract = std::move(*read);
+        kernel.chip = target;
+        kernel.ptx = std::move(*entry->ptx);
+        cubin = std::move(entry->cubin);
+        return kernel;
+      }
+      if (!read)
+        llvm::consumeError(read.takeError());
+    }
+    if (!damage.empty())
+      llvm::errs() << "phobos-run: note: " << damage << "\n";
+  }
+  mlir::FailureOr<std::vector<CompiledKernel>> compiled =
+      compileModule(sourceModule, target);
+  if (failed(compiled))
+    return std::nullopt;
+  CompiledKernel kernel = std::move(compiled->front());
+  if (std::optional<std::string> ptxas = findPtxas()) {
+    llvm::Expected<std::string> assembled = assembleCubin(*ptxas, kernel.ptx, target);
+    if (assembled)
+      cubin = std::move(*assembled);
+    else // the PTX still runs (the driver JIT-compiles it)
+      llvm::errs() << "phobos-run: note: " << llvm::toString(assembled.takeError())
+                   << "\n";
+  }
+  if (cached) {
+    llvm::Expected<KernelCacheEntry> entry = cache.store(
+        key, kernel.contract.toJSON(), llvm::StringRef(kernel.ptx),
+        cubin ? std::optional<llvm::StringRef>(*cubin) : std::nullopt);
+    if (!entry)
+      llvm::errs() << "phobos-run: note: not cached: "
+                   << llvm::toString(entry.takeError()) << "\n";
+  }
+  return kernel;
+}
+
+bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
+              std::vector<HostTensor> &tensors,
               const llvm::StringMap<double> &scalars,
               std::array<int64_t, 3> grid, bool timing, unsigned runs,
               std::vector<double> &times, std::string &backend) {
@@ -196,14 +285,16 @@ bool runOnGpu(mlir::ModuleOp sourceModule, std::vector<HostTensor> &tensors,
     std::array<int, 2> capability = driver->computeCapability();
     target = "sm_" + std::to_string(capability[0] * 10 + capability[1]);
   }
-  mlir::FailureOr<std::vector<CompiledKernel>> compiled =
-      compileModule(sourceModule, target);
-  if (failed(compiled))
+  std::optional<std::string> cubin;
+  std::optional<CompiledKernel> compiled =
+      compileForGpu(sourceModule, source, target, cubin);
+  if (!compiled)
     return false;
-  const CompiledKernel &kernel = compiled->front();
+  const CompiledKernel &kernel = *compiled;
   const LaunchContract &contract = kernel.contract;
   backend = "gpu " + driver->describeDevice();
-  llvm::Expected<cuda::Module> module = cuda::Module::load(kernel.ptx);
+  llvm::Expected<cuda::Module> module =
+      cuda::Module::load(cubin ? llvm::StringRef(*cubin) : llvm::StringRef(kernel.ptx));
   if (!module)
     return reportError(module.takeError());
   llvm::Expected<cuda::Function> function =
@@ -304,6 +395,19 @@ int main(int argc, char **argv) {
     usage("cannot read '" + inputFile + "': " + buffer.getError().message());
   sourceMgr->AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
+  std::optional<frontend::SpanMap> spanMap;
+  std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
+  if (!spanMapFile.empty()) {
+    llvm::Expected<frontend::SpanMap> map = frontend::SpanMap::readFile(spanMapFile);
+    if (!map)
+      usage(llvm::toString(map.takeError()));
+    spanMap = std::move(*map);
+    spanMapHandler.emplace(*spanMap,
+                           sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())
+                               ->getBufferIdentifier()
+                               .str(),
+                           *sourceMgr, diagnostics, &context);
+  }
 
   frontend::ImportOptions options;
   options.kernelName = kernelName;
@@ -333,6 +437,39 @@ int main(int argc, char **argv) {
   tile::KernelOp kernel = kernels.front();
   LaunchContract contract = buildLaunchContract(kernel);
 
+  // Tensors read from .npy files (--input); their shapes bind dims.
+  std::map<std::string, HostTensor> inputs;
+  for (const std::string &spec : inputSpecs) {
+    llvm::StringRef name, path;
+    if (!parseBinding(spec, name, path))
+      usage("--input expects NAME=FILE.npy, got '" + spec + "'");
+    const ParamSlot *slot = contract.findParam(name);
+    if (!slot || slot->kind != ParamSlot::Kind::Tensor)
+      usage("--input: '" + name + "' is not a tensor parameter");
+    llvm::Expected<HostTensor> tensor = readNpy(path);
+    if (!tensor)
+      usage("--input " + name + ": " + llvm::toString(tensor.takeError()));
+    if (tensor->getElementType() != slot->element)
+      usage("--input " + name + ": the file holds " +
+            phobos::name(tensor->getElementType()) + " elements but '" + name +
+            "' is a tensor of " + phobos::name(slot->element));
+    if (tensor->getShape().size() != slot->dims.size())
+      usage("--input " + name + ": the file holds a rank-" +
+            llvm::Twine(tensor->getShape().size()) + " array but '" + name +
+            "' has rank " + llvm::Twine(slot->dims.size()));
+    inputs[name.str()] = std::move(*tensor);
+  }
+  llvm::StringMap<std::string> outputs;
+  for (const std::string &spec : outputSpecs) {
+    llvm::StringRef name, path;
+    if (!parseBinding(spec, name, path))
+      usage("--output expects NAME=FILE.npy, got '" + spec + "'");
+    const ParamSlot *slot = contract.findParam(name);
+    if (!slot || slot->kind != ParamSlot::Kind::Tensor)
+      usage("--output: '" + name + "' is not a tensor parameter");
+    outputs[name] = path.str();
+  }
+
   // Dims: every launch-bound dim must be given; compile-time ones may be
   // given if they agree.
   LaunchContract::DimValues dims;
@@ -358,6 +495,16 @@ int main(int argc, char **argv) {
       usage("--dim " + name + "=" + text + ": extents must be between 1 and " +
             llvm::Twine(INT32_MAX) + " (the kernel's index width is 32 bits)");
     dims[name] = value;
+  }
+  // Dims an --input binds (the launcher's checks below catch a tensor that
+  // disagrees with another).
+  for (const ParamSlot &slot : contract.params) {
+    auto input = inputs.find(slot.name);
+    if (input == inputs.end())
+      continue;
+    for (auto [axis, dim] : llvm::enumerate(slot.dims))
+      if (slot.staticShape[axis] < 0)
+        dims.try_emplace(dim, input->second.getShape()[axis]);
   }
   for (const std::string &name : dynamic)
     if (!dims.count(name))
@@ -433,7 +580,11 @@ int main(int argc, char **argv) {
       shape.push_back(extent >= 0 ? extent : dims.lookup(dim));
     HostTensor &tensor = tensors[index] = HostTensor(slot.element, shape);
     std::string how = inits.lookup(slot.name);
-    if (how == "iota") {
+    if (auto input = inputs.find(slot.name); input != inputs.end()) {
+      if (!how.empty())
+        usage("--init " + slot.name + ": the tensor is read with --input");
+      tensor = input->second;
+    } else if (how == "iota") {
       tensor.fillIota();
     } else if (llvm::StringRef(how).starts_with("uniform:")) {
       // uniform:LO:HI
@@ -495,6 +646,27 @@ int main(int argc, char **argv) {
           usage(llvm::toString(std::move(error)));
   }
 
+  if (!inputs.empty()) {
+    // Arrays from files can disagree with each other: the launcher's checks
+    // say how, by argument.
+    std::vector<LaunchArgument> checked;
+    for (auto [index, slot] : llvm::enumerate(contract.params)) {
+      if (slot.kind == ParamSlot::Kind::Scalar) {
+        checked.push_back(ScalarArgument{referenceInputs.scalars[slot.name]});
+        continue;
+      }
+      TensorArgument argument;
+      argument.address = reinterpret_cast<uintptr_t>(tensors[index].data());
+      argument.element = slot.element;
+      argument.shape.assign(tensors[index].getShape().begin(),
+                            tensors[index].getShape().end());
+      checked.push_back(std::move(argument));
+    }
+    llvm::Expected<BoundLaunch> bound = bindArguments(contract, checked, grid);
+    if (!bound)
+      usage(llvm::toString(bound.takeError()));
+  }
+
   // Run (and time).
   std::vector<double> times;
   std::string backend = "interpreter";
@@ -526,7 +698,7 @@ int main(int argc, char **argv) {
       }
     }
   } else {
-    if (!runOnGpu(*module, tensors,
+    if (!runOnGpu(*module, mlirInput ? llvm::StringRef() : sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())->getBuffer(), tensors,
                   referenceInputs.scalars, grid, bench, repeat, times, backend))
       return 1;
   }
@@ -544,6 +716,10 @@ int main(int argc, char **argv) {
         if (llvm::Error error = tensors[index].writeNpy(
                 saveDir + "/" + slot.name + ".out.npy"))
           usage(llvm::toString(std::move(error)));
+  for (auto [index, slot] : llvm::enumerate(contract.params))
+    if (auto output = outputs.find(slot.name); output != outputs.end())
+      if (llvm::Error error = tensors[index].writeNpy(output->second))
+        usage("--output " + slot.name + ": " + llvm::toString(std::move(error)));
   if (printTensors)
     for (auto [index, slot] : llvm::enumerate(contract.params))
       if (slot.kind == ParamSlot::Kind::Tensor && slot.written)

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""The Python package on the GPU: every example launched from Python with torch
+and with CuPy arrays, compared with phobos-run on the same inputs and with a
+float64 reference (outputs poisoned with NaN first), and the launch overhead
+of a small cached kernel next to Triton's and torch's, in the same run.
+
+    PHOBOS_HOME=/path/to/dist python3 bench/python_gpu.py [--launches 5000] [--json out.json]
+
+PHOBOS_HOME holds bin/phobos-compile and bin/phobos-run (scripts/build-static.sh
+makes them: build-static/dist). Needs an NVIDIA GPU, NumPy, and torch and/or
+CuPy; Triton is optional (its column is left out when it is missing). The
+package is used from this checkout (python/) unless one is installed.
+Exit status 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "python" / "tests"))
+
+import numpy as np  # noqa: E402
+
+import phobos  # noqa: E402
+from phobos import Kernel  # noqa: E402
+from phobos.ph2py import convert  # noqa: E402
+from example_cases import CASES  # noqa: E402
+
+
+def load_example(name: str, folder: Path) -> Kernel:
+    path = folder / f"{name}.py"
+    path.write_text(convert((REPO / "examples" / f"{name}.ph").read_text(), f"{name}.ph"))
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    (kernel,) = [v for v in vars(module).values() if isinstance(v, Kernel)]
+    return kernel
+
+
+class Backend:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        if name == "torch":
+            import torch
+            self.lib = torch
+        else:
+            import cupy
+            self.lib = cupy
+
+    def to_device(self, array: np.ndarray):
+        if self.name == "torch":
+            return self.lib.from_numpy(array.copy()).cuda()
+        return self.lib.asarray(array)
+
+    def to_host(self, array) -> np.ndarray:
+        if self.name == "torch":
+            return array.cpu().numpy()
+        return self.lib.asnumpy(array)
+
+    def synchronize(self) -> None:
+        if self.name == "torch":
+            self.lib.cuda.synchronize()
+        else:
+            self.lib.cuda.get_current_stream().synchronize()
+
+
+def run_phobos_run(name: str, kernel: Kernel, args: list, variant: dict, folder: Path) -> dict:
+    """phobos-run on the .ph file, on the GPU, with the same inputs."""
+    tool = phobos._tools.find_tool("phobos-run")
+    command = [tool, str(REPO / "examples" / f"{name}.ph")]
+    if variant:
+        command += ["--variant", ",".join(f"{k}={v}" for k, v in variant.items())]
+    outputs = {}
+    contract = kernel.contract(**variant)
+    for slot, value in zip(contract.params, args):
+        if slot.kind == "tensor":
+            path = folder / f"{name}.{slot.name}.in.npy"
+            np.save(path, value)
+            command += ["--input", f"{slot.name}={path}"]
+            if slot.written:
+                outputs[slot.name] = folder / f"{name}.{slot.name}.out.npy"
+                command += ["--output", f"{slot.name}={outputs[slot.name]}"]
+        else:
+            command += ["--scalar", f"{slot.name}={value!r}"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"phobos-run failed: {result.stderr.strip()}")
+    return {n: np.load(p) for n, p in outputs.items()}
+
+
+def rel_err(got: np.ndarray, want: np.ndarray) -> float:
+    got = got.astype(np.float64)
+    want = want.astype(np.float64)
+    if not np.all(np.isfinite(got)):
+        return float("inf")
+    scale = np.max(np.abs(want)) or 1.0
+    return float(np.max(np.abs(got - want)) / scale)
+
+
+def check_examples(backends: list[Backend], folder: Path) -> list[dict]:
+    rows = []
+    for name in sorted(CASES):
+        make, reference, tolerance, variant = CASES[name]
+        kernel = load_example(name, folder)
+        args = make()
+        expected = reference([a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        try:
+            from_run = run_phobos_run(name, kernel, args, variant, folder)
+        except Exception as error:  # noqa: BLE001 - reported in the table
+            from_run = None
+            run_error = str(error).splitlines()[0]
+        names = [p.name for p in kernel.translation.params]
+        for backend in backends:
+            row = {"example": name, "backend": backend.name}
+            try:
+                device_args = [backend.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+                kernel[None](*device_args, **variant)
+                backend.synchronize()
+                errors, same = [], []
+                for output, want in expected.items():
+                    got = backend.to_host(device_args[names.index(output)])
+                    errors.append(rel_err(got, want))
+                    if from_run is not None:
+                        same.append(rel_err(got, from_run[output]))
+                row["max_rel_err"] = max(errors)
+                row["vs_phobos_run"] = max(same) if from_run is not None else None
+                row["ok"] = row["max_rel_err"] <= tolerance and from_run is not None and \
+                    row["vs_phobos_run"] <= tolerance
+                if from_run is None:
+                    row["error"] = run_error
+            except Exception as error:  # noqa: BLE001
+                row.update(ok=False, error=str(error).splitlines()[0])
+            rows.append(row)
+            print(f"  {name:26s} {backend.name:6s} "
+                  f"{'ok' if row['ok'] else 'FAILED'} {row.get('max_rel_err', float('nan')):.2e} "
+                  f"vs phobos-run {row.get('vs_phobos_run')} {row.get('error', '')}", flush=True)
+    return rows
+
+
+def time_launches(launch, synchronize, count: int) -> float:
+    """Microseconds per launch: ``count`` launches back to back (cached
+    kernel, small grid), wall clock, after a warm-up."""
+    for _ in range(50):
+        launch()
+    synchronize()
+    samples = []
+    for _ in range(5):
+        begin = time.perf_counter()
+        for _ in range(count):
+            launch()
+        synchronize()
+        samples.append((time.perf_counter() - begin) / count * 1e6)
+    return sorted(samples)[len(samples) // 2]
+
+
+def launch_overhead(folder: Path, count: int) -> dict:
+    import torch
+    kernel = load_example("vector_add", folder)
+    n = 1024
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    out = torch.empty(n, device="cuda")
+    results = {}
+    results["phobos (torch arrays)"] = time_launches(lambda: kernel[(1,)](x, y, out), torch.cuda.synchronize, count)
+    results["phobos (torch, variant given)"] = time_launches(
+        lambda: kernel[(1,)](x, y, out, BLOCK=1024), torch.cuda.synchronize, count)
+    assert torch.allclose(out, x + y)
+    try:
+        import cupy
+        cx, cy, cout = cupy.asarray(x.cpu().numpy()), cupy.asarray(y.cpu().numpy()), cupy.empty(n, cupy.float32)
+        results["phobos (CuPy arrays)"] = time_launches(
+            lambda: kernel[(1,)](cx, cy, cout), cupy.cuda.get_current_stream().synchronize, count)
+    except ImportError:
+        pass
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offsets < n
+            tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) +
+                     tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+        results["triton"] = time_launches(lambda: add_kernel[(1,)](x, y, out, n, BLOCK=1024),
+                                          torch.cuda.synchronize, count)
+        results["triton_version"] = triton.__version__
+    except ImportError:
+        pass
+    results["torch (x + y, out=)"] = time_launches(lambda: torch.add(x, y, out=out),
+                                                   torch.cuda.synchronize, count)
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--launches", type=int, default=5000, help="launches per timing sample")
+    parser.add_argument("--json", help="also write the results here")
+    options = parser.parse_args()
+    if "PHOBOS_HOME" not in os.environ:
+        print("python_gpu: set PHOBOS_HOME to the folder with bin/phobos-compile and bin/phobos-run",
+              file=sys.stderr)
+        return 2
+    os.environ.setdefault("PHOBOS_CACHE_DIR", tempfile.mkdtemp(prefix="phobos-cache-"))
+    backends = []
+    for name in ("torch", "cupy"):
+        try:
+            backends.append(Backend(name))
+        except ImportError:
+            print(f"python_gpu: {name} is not installed; skipping it", file=sys.stderr)
+    if not backends:
+        print("python_gpu: needs torch or CuPy", file=sys.stderr)
+        return 2
+    folder = Path(tempfile.mkdtemp(prefix="phobos-python-gpu-"))
+    print("== examples from Python on the GPU (vs float64 reference, vs phobos-run)")
+    rows = check_examples(backends, folder)
+    overhead = {}
+    if any(b.name == "torch" for b in backends):
+        print(f"== launch overhead (us per launch, {options.launches} launches of vector_add, N=1024)")
+        overhead = launch_overhead(folder, options.launches)
+    print("\n| example | backend | max rel err | vs phobos-run | result |")
+    print("| --- | --- | --- | --- | --- |")
+    for row in rows:
+        vs = row.get("vs_phobos_run")
+        print(f"| {row['example']} | {row['backend']} | {row.get('max_rel_err', float('nan')):.2e} | "
+              f"{'-' if vs is None else f'{vs:.2e}'} | {'ok' if row['ok'] else 'FAILED ' + row.get('error', '')} |")
+    if overhead:
+        print("\n| launcher | us per launch |")
+        print("| --- | --- |")
+        for name, value in overhead.items():
+            if isinstance(value, float):
+                print(f"| {name} | {value:.2f} |")
+        if "triton" in overhead:
+            ratio = overhead["phobos (torch arrays)"] / overhead["triton"]
+            overhead["ratio_phobos_to_triton"] = ratio
+            print(f"\nphobos / triton launch overhead: {ratio:.2f}x (triton {overhead.get('triton_version')})")
+    if options.json:
+        Path(options.json).write_text(json.dumps({"examples": rows, "launch_overhead_us": overhead},
+                                                 indent=1))
+    return 0 if all(row["ok"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

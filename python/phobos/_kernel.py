@@ -1,0 +1,439 @@
+"""The kernel object a ``@ph.kernel`` makes: its Phobos text, compilation
+through the kernel cache, the launcher (``kernel[grid](*args)``) for GPU and
+CPU arrays, and the autotuner."""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from phobos import _cache, _tools
+from phobos._arrays import HOST, ArrayInfo, describe
+from phobos._contract import Bound, Contract, bind, check_grid, parameter_types
+from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
+from phobos._frontend import Translation, translate_function
+
+Variant = tuple  # ((name, value), ...) in @autotune order
+
+_work_lock = threading.Lock()
+_work_dir: Path | None = None
+
+
+def _process_dir() -> Path:
+    """A folder for this process's generated sources and CPU-path arrays."""
+    global _work_dir
+    with _work_lock:
+        if _work_dir is None:
+            _work_dir = Path(tempfile.mkdtemp(prefix="phobos-"))
+            atexit.register(shutil.rmtree, _work_dir, True)
+        return _work_dir
+
+
+def expand_space(values: Sequence[int]) -> list[int]:
+    """An @autotune list as the language expands it (docs/language.md 9)."""
+    if len(values) == 1 or (len(values) == 2 and values[0] == values[1]):
+        return [values[0]]
+    if len(values) == 2 and values[0] < values[1]:
+        out, value = [], values[0]
+        while value <= values[1]:
+            out.append(value)
+            value *= 2
+        return out
+    return list(dict.fromkeys(values))
+
+
+@dataclasses.dataclass
+class CompiledVariant:
+    """One compiled variant: where it is in the cache, and what is in it."""
+    variant: dict[str, int]
+    chip: str
+    directory: Path
+    contract: Contract
+    ptx: bytes | None
+    cubin: bytes | None
+
+
+class _GpuKernel:
+    """A variant loaded on one device, with its parameters' buffers."""
+
+    def __init__(self, compiled: CompiledVariant, device: int, driver: Any) -> None:
+        self.contract = compiled.contract
+        self.device = device
+        driver.make_current(device)
+        image = compiled.cubin if compiled.cubin is not None else compiled.ptx
+        self.module, self.function = driver.load(image, self.contract.kernel)
+        driver.allow_shared_memory(self.function, device, self.contract.shared_memory_bytes)
+        self.slots = [kind() for kind in parameter_types(self.contract)]
+        self.params = (ctypes.c_void_p * max(1, len(self.slots)))(
+            *[ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots])
+        self.lock = threading.Lock()
+
+
+@dataclasses.dataclass
+class TuneResult:
+    """What Kernel.tune found: the best variant and every variant's outcome."""
+    best: dict[str, int]
+    results: list[dict[str, Any]]
+
+    def table(self) -> str:
+        lines = []
+        for row in self.results:
+            name = ",".join(f"{k}={v}" for k, v in row["variant"].items()) or "-"
+            if row["status"] == "ok":
+                lines.append(f"{name:40s} {row['time_ms']:10.4f} ms  err {row['max_rel_err']:.2e}")
+            else:
+                lines.append(f"{name:40s} {row['status']}: {row.get('error', '')}".rstrip())
+        return "\n".join(lines)
+
+
+class Kernel:
+    """A Phobos kernel written in Python.
+
+    ``source`` is the Phobos it spells; ``kernel[grid](*args, stream=None,
+    **variant)`` launches it: on the GPU for arrays with
+    ``__cuda_array_interface__`` (torch, CuPy, Numba), on the CPU interpreter
+    for NumPy arrays. ``grid`` is a tuple of 1 to 3 extents, a callable of a
+    dict of the dims and the variant's values that returns one, or None for
+    the grid the launch contract infers.
+    """
+
+    def __init__(self, translation: Translation, function: Callable[..., Any] | None = None) -> None:
+        self.translation = translation
+        self.function = function
+        self.name = translation.name
+        self.source = translation.source
+        self.__doc__ = getattr(function, "__doc__", None)
+        self.__wrapped__ = function
+        self.space: dict[str, list[int]] = {n: expand_space(v) for n, v in translation.autotune}
+        self._files: tuple[Path, Path] | None = None
+        self._compiled: dict[tuple[Variant, str], CompiledVariant] = {}
+        self._gpu: dict[tuple[Variant, int], _GpuKernel] = {}
+        self._tuned: dict[str, dict[str, int]] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_function(cls, function: Callable[..., Any]) -> "Kernel":
+        return cls(translate_function(function), function)
+
+    def __repr__(self) -> str:
+        return f"<phobos kernel {self.name} from {self.translation.python_file}:{self.translation.def_pos[0]}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"launch a kernel with a grid: {self.name}[grid](...) (grid: a tuple, a "
+                        "callable of the dims and variant, or None to infer it)")
+
+    def __getitem__(self, grid: Any) -> "Launcher":
+        return Launcher(self, grid)
+
+    # -- variants ---------------------------------------------------------------------
+
+    def default_variant(self) -> dict[str, int]:
+        return {name: values[0] for name, values in self.space.items()}
+
+    def variants(self) -> list[dict[str, int]]:
+        """Every variant of the @autotune space, the default first."""
+        names = list(self.space)
+        return [dict(zip(names, combo)) for combo in itertools.product(*self.space.values())]
+
+    def _variant(self, given: Mapping[str, Any], implied: Mapping[str, int] | None = None) -> Variant:
+        """Keywords first, then what the arguments imply, then the first value."""
+        for name, value in given.items():
+            if name not in self.space:
+                known = ", ".join(self.space) or "none"
+                raise ArgumentError(self.name, name, f"is not an @autotune dimension of "
+                                    f"'{self.name}' (its dimensions: {known})")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ArgumentError(self.name, name, f"a variant value is an integer, got {value!r}")
+        chosen = []
+        for name, values in self.space.items():
+            if name in given:
+                chosen.append((name, int(given[name])))
+            elif implied and name in implied:
+                chosen.append((name, int(implied[name])))
+            else:
+                chosen.append((name, values[0]))
+        return tuple(chosen)
+
+    # -- compiling --------------------------------------------------------------------
+
+    def _source_files(self) -> tuple[Path, Path]:
+        with self._lock:
+            if self._files is None:
+                digest = hashlib.sha256((self.source + self.translation.span_map_json())
+                                        .encode()).hexdigest()[:16]
+                folder = _process_dir() / f"{self.name}-{digest}"
+                folder.mkdir(exist_ok=True)
+                source = folder / f"{self.name}.ph"
+                span_map = folder / f"{self.name}.map.json"
+                source.write_text(self.source + "\n")
+                span_map.write_text(self.translation.span_map_json())
+                self._files = (source, span_map)
+            return self._files
+
+    def _compile(self, variant: Variant, chip: str) -> CompiledVariant:
+        """The variant for ``chip`` ("contract" for the contract alone), from
+        the cache or compiled into it."""
+        key = (variant, chip)
+        compiled = self._compiled.get(key)
+        if compiled is not None:
+            return compiled
+        tool = _tools.find_tool("phobos-compile")
+        root = _cache.cache_root()
+        source_text = self.source + "\n"
+        digest = _cache.key_digest(_tools.compiler_version(tool), chip, self.name, variant, source_text)
+        entry, damage = _cache.lookup(root, digest)
+        if entry is None:
+            if damage:
+                print(f"phobos: note: {damage}", file=sys.stderr)
+            source, span_map = self._source_files()
+            args = [tool, str(source), "--kernel", self.name, "--cache", "--cache-dir", str(root),
+                    "--span-map", str(span_map)]
+            if variant:
+                args += ["--variant", ",".join(f"{n}={v}" for n, v in variant)]
+            args += ["--contract-only"] if chip == "contract" else ["--chip", chip]
+            result = _tools.run_tool(args)
+            if result.returncode != 0:
+                message = result.stderr.strip() or f"phobos-compile exited {result.returncode}"
+                raise CompileError(message, self.name)
+            if result.stderr:
+                sys.stderr.write(result.stderr)  # warnings, at the Python lines
+            entry, damage = _cache.lookup(root, digest)
+            if entry is None:
+                raise CompileError(f"phobos-compile did not leave the kernel in the cache at "
+                                   f"{_cache.entry_dir(root, digest)} {damage}".strip(), self.name)
+        compiled = CompiledVariant(dict(variant), chip, entry.directory, Contract(entry.contract),
+                                   entry.ptx, entry.cubin)
+        self._compiled[key] = compiled
+        return compiled
+
+    def compile(self, chip: str = "sm_90", **variant: int) -> CompiledVariant:
+        """Compiles a variant (keywords; the rest take their first value) for
+        ``chip`` into the kernel cache, or takes it from there."""
+        return self._compile(self._variant(variant), chip)
+
+    def contract(self, **variant: int) -> Contract:
+        """The launch contract of a variant (no GPU pipeline runs)."""
+        return self._compile(self._variant(variant), "contract").contract
+
+    # -- launching --------------------------------------------------------------------
+
+    def _implied(self, infos: Sequence[ArrayInfo | None]) -> dict[str, int]:
+        """Dims bound by the arrays' shapes, by name (first tensor wins)."""
+        dims: dict[str, int] = {}
+        for param, info in zip(self.translation.params, infos):
+            if info is None or param.kind != "tensor" or len(info.shape) != len(param.dims):
+                continue
+            for dim, extent in zip(param.dims, info.shape):
+                dims.setdefault(dim, int(extent))
+        return dims
+
+    def _choose(self, given: Mapping[str, Any], infos: Sequence[ArrayInfo | None], chip: str) -> Variant:
+        if len(given) == len(self.space):
+            return self._variant(given)
+        dims = self._implied(infos)
+        tuned = self._tuned_variant(chip, dims)
+        implied = {name: dims[name] for name in self.space if name in dims}
+        if tuned:
+            implied.update(tuned)
+        return self._variant(given, implied)
+
+    def _grid(self, grid: Any, contract: Contract, bound: Bound, variant: Variant) -> tuple[int, int, int]:
+        if grid is None:
+            return check_grid(self.name, contract.grid_for(bound.dims))
+        if callable(grid):
+            meta: dict[str, int] = {}
+            for slot in contract.params:
+                for dim, extent in zip(slot.dims, slot.static_shape):
+                    if extent >= 0 and not dim.isdigit():
+                        meta[dim] = extent
+            meta.update(bound.dims)
+            meta.update(dict(variant))
+            grid = grid(meta)
+        return check_grid(self.name, grid)
+
+    def launch(self, grid: Any, args: Sequence[Any], stream: Any = None, **variant: int) -> None:
+        infos = [describe(arg) for arg in args]
+        on_gpu = any(info is not None and info.device >= 0 for info in infos)
+        if on_gpu:
+            self._launch_gpu(grid, args, infos, stream, variant)
+        else:
+            if stream is not None:
+                raise ArgumentError(self.name, "stream", "NumPy arrays run on the CPU "
+                                    "interpreter, which has no streams")
+            self._launch_cpu(grid, args, infos, variant)
+
+    def _launch_gpu(self, grid: Any, args: Sequence[Any], infos: list[ArrayInfo | None],
+                    stream: Any, given: Mapping[str, Any]) -> None:
+        from phobos._cuda import Driver
+        driver = Driver.get()
+        device = next(info.device for info in infos if info is not None and info.device >= 0)
+        chip = driver.chip(device)
+        variant = self._choose(given, infos, chip)
+        loaded = self._gpu.get((variant, device))
+        if loaded is None:
+            loaded = self._load(variant, device, chip, driver)
+        contract = loaded.contract
+        bound = bind(contract, args, infos)
+        grid3 = self._grid(grid, contract, bound, variant)
+        handle = _stream_handle(stream, infos, device)
+        driver.make_current(device)
+        with loaded.lock:
+            for slot, value in zip(loaded.slots, bound.values):
+                slot.value = value
+            driver.launch(loaded.function, grid3, contract.cta_threads,
+                          contract.shared_memory_bytes, handle, loaded.params)
+
+    def _load(self, variant: Variant, device: int, chip: str, driver: Any) -> _GpuKernel:
+        compiled = self._compile(variant, chip)
+        with self._lock:
+            loaded = self._gpu.get((variant, device))
+            if loaded is None:
+                loaded = _GpuKernel(compiled, device, driver)
+                self._gpu[(variant, device)] = loaded
+        return loaded
+
+    def _launch_cpu(self, grid: Any, args: Sequence[Any], infos: list[ArrayInfo | None],
+                    given: Mapping[str, Any]) -> Bound:
+        variant = self._choose(given, infos, "interpreter")
+        contract = self._compile(variant, "contract").contract
+        bound = bind(contract, args, infos)
+        grid3 = self._grid(grid, contract, bound, variant)
+        run_interpreter(self, variant, contract, bound, grid3)
+        return bound
+
+    # -- autotuning -------------------------------------------------------------------
+
+    def _tuning_file(self) -> Path:
+        digest = hashlib.sha256(f"{self.name}\n{self.source}".encode()).hexdigest()
+        return _cache.cache_root() / "v1" / "tuning" / f"{digest}.json"
+
+    @staticmethod
+    def _tuning_key(chip: str, dims: Mapping[str, int]) -> str:
+        return chip + "|" + ",".join(f"{k}={dims[k]}" for k in sorted(dims))
+
+    def _tuned_variant(self, chip: str, dims: Mapping[str, int]) -> dict[str, int] | None:
+        if self._tuned is None:
+            try:
+                self._tuned = json.loads(self._tuning_file().read_text())
+            except (OSError, ValueError):
+                self._tuned = {}
+        if not self._tuned:
+            return None
+        choice = self._tuned.get(self._tuning_key(chip, dims))
+        return dict(choice["variant"]) if choice else None
+
+    def tune(self, grid: Any, *args: Any, reference: Callable[..., Any] | None = None,
+             rtol: float | None = None, warmup: int = 2, rep: int = 10, stream: Any = None,
+             variants: Iterable[Mapping[str, int]] | None = None, **fixed: int) -> TuneResult:
+        """Searches the @autotune space for these arguments: runs every
+        variant (or ``variants``), checks the tensors it writes against
+        ``reference`` (a callable of the arguments, as they were before the
+        launch, returning the expected outputs: one array, a tuple in
+        parameter order, or a dict by name; without one, against the default
+        variant's outputs), times the ones that pass and remembers the
+        fastest for these dims and this chip: later launches without variant
+        keywords use it. Keywords fix dimensions."""
+        from phobos import _tuner
+        return _tuner.tune(self, grid, args, reference, rtol, warmup, rep, stream, variants, fixed)
+
+
+class Launcher:
+    """``kernel[grid]``: call it with the kernel's arguments."""
+
+    __slots__ = ("kernel", "grid")
+
+    def __init__(self, kernel: Kernel, grid: Any) -> None:
+        self.kernel = kernel
+        self.grid = grid
+
+    def __call__(self, *args: Any, stream: Any = None, **variant: int) -> None:
+        self.kernel.launch(self.grid, args, stream, **variant)
+
+
+def _stream_handle(stream: Any, infos: Sequence[ArrayInfo | None], device: int) -> int:
+    """The CUstream to launch on: the one given, else torch's current stream
+    (torch arrays), else the stream the arrays' __cuda_array_interface__
+    names, else CuPy's current stream, else the legacy default stream."""
+    if stream is not None:
+        if isinstance(stream, int):
+            return stream
+        for attribute in ("cuda_stream", "ptr"):
+            value = getattr(stream, attribute, None)
+            if isinstance(value, int):
+                return value
+        handle = getattr(stream, "handle", None)
+        value = getattr(handle, "value", handle)
+        if isinstance(value, int) or value is None and handle is not None:
+            return value or 0
+        raise ArgumentError("launch", "stream", f"expected a CUDA stream (an int, a torch or "
+                            f"CuPy stream), got {type(stream).__name__}")
+    libraries = {info.library for info in infos if info is not None}
+    if "torch" in libraries:
+        torch = sys.modules["torch"]
+        return torch.cuda.current_stream(device).cuda_stream
+    for info in infos:
+        if info is not None and info.stream is not None:
+            return int(info.stream)
+    if "cupy" in libraries:
+        return sys.modules["cupy"].cuda.get_current_stream().ptr
+    return 0
+
+
+def run_interpreter(kernel: Kernel, variant: Variant, contract: Contract, bound: Bound,
+                    grid: tuple[int, int, int]) -> None:
+    """Runs a bound launch on the CPU interpreter (phobos-run --interpret)
+    and copies the tensors it writes back into the NumPy arrays."""
+    import numpy as np
+    tool = _tools.find_tool("phobos-run")
+    source, span_map = kernel._source_files()
+    folder = Path(tempfile.mkdtemp(prefix="launch-", dir=_process_dir()))
+    try:
+        args = [tool, str(source), "--kernel", kernel.name, "--interpret", "--span-map",
+                str(span_map), "--grid", ",".join(map(str, grid))]
+        if variant:
+            args += ["--variant", ",".join(f"{n}={v}" for n, v in variant)]
+        outputs = {}
+        for slot in contract.params:
+            if slot.kind == "tensor":
+                info = bound.arrays[slot.name]
+                path = folder / f"{slot.name}.in.npy"
+                np.save(path, info.obj, allow_pickle=False)
+                args += ["--input", f"{slot.name}={path}"]
+                if slot.written:
+                    outputs[slot.name] = folder / f"{slot.name}.out.npy"
+                    args += ["--output", f"{slot.name}={outputs[slot.name]}"]
+            else:
+                value = bound.scalars[slot.name]
+                args += ["--scalar", f"{slot.name}={_scalar_text(value)}"]
+        result = _tools.run_tool(args)
+        if result.returncode != 0:
+            message = result.stderr.strip() or f"phobos-run exited {result.returncode}"
+            raise KernelRuntimeError(message)
+        for name, path in outputs.items():
+            target = bound.arrays[name].obj
+            np.copyto(target, np.load(path, allow_pickle=False))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _scalar_text(value: float | int) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    return str(value)

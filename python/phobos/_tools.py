@@ -1,0 +1,90 @@
+"""Finding and running the Phobos tools (phobos-compile, phobos-run).
+
+The tools are looked for in ``$PHOBOS_HOME/bin`` (or ``$PHOBOS_HOME``), next
+to the package (``phobos/bin``, or ``build/bin`` of the checkout the package
+sits in), then on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from phobos._errors import PhobosError, ToolNotFoundError
+
+_lock = threading.Lock()
+_found: dict[str, str] = {}
+_versions: dict[tuple[str, int, int], str] = {}
+
+
+def _candidates(name: str) -> list[Path]:
+    places: list[Path] = []
+    home = os.environ.get("PHOBOS_HOME")
+    if home:
+        places += [Path(home) / "bin" / name, Path(home) / name]
+    package = Path(__file__).resolve().parent
+    places.append(package / "bin" / name)
+    # A checkout: python/phobos/ beside build/bin/.
+    places.append(package.parent.parent / "build" / "bin" / name)
+    return places
+
+
+def find_tool(name: str) -> str:
+    """The path of tool ``name``; raises ToolNotFoundError naming where it looked."""
+    with _lock:
+        if name in _found:
+            return _found[name]
+    places = _candidates(name)
+    for place in places:
+        if place.is_file() and os.access(place, os.X_OK):
+            path = str(place)
+            break
+    else:
+        which = shutil.which(name)
+        if which is None:
+            looked = ", ".join(str(p.parent) for p in places)
+            raise ToolNotFoundError(
+                f"cannot find {name}: looked in {looked} and on PATH; build the tools "
+                "(scripts/setup.sh, or scripts/build-static.sh for a machine without LLVM) "
+                "and set PHOBOS_HOME to the folder that holds bin/")
+        path = which
+    with _lock:
+        _found[name] = path
+    return path
+
+
+def reset() -> None:
+    """Forgets the tools found (after PHOBOS_HOME changes)."""
+    with _lock:
+        _found.clear()
+
+
+def compiler_version(tool: str | None = None) -> str:
+    """The compiler's version (``phobos-compile --version``), part of every
+    kernel cache key; asked once per build of the tool."""
+    tool = tool or find_tool("phobos-compile")
+    stat = os.stat(tool)
+    key = (tool, stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        if key in _versions:
+            return _versions[key]
+    result = subprocess.run([tool, "--version"], capture_output=True, text=True)
+    for line in result.stdout.splitlines():
+        if line.strip().startswith("Phobos compiler version "):
+            version = line.strip().split()[-1]
+            break
+    else:
+        raise PhobosError(f"{tool} --version does not say its Phobos compiler version; "
+                          "is it an older build?")
+    with _lock:
+        _versions[key] = version
+    return version
+
+
+def run_tool(args: list[str]) -> subprocess.CompletedProcess[str]:
+    """Runs a tool with the locale of a terminal (errors are UTF-8 text)."""
+    return subprocess.run(args, capture_output=True, text=True, encoding="utf-8",
+                          errors="replace")

@@ -1,0 +1,219 @@
+"""The Phobos language, spelled in Python: ``import phobos.lang as ph``.
+
+A function decorated with :func:`kernel` is a Phobos kernel. The package reads
+its source with :mod:`ast` and never runs it, so nothing in this module does
+anything when called from ordinary Python: the names here exist so that the
+decorators, annotations and built-ins of a kernel resolve, and so that editors
+and linters know them. docs/python.md has the full spelling table.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Callable
+
+__all__ = [
+    # decorators
+    "kernel", "autotune", "cluster", "launch", "pipeline", "tensorcore", "aligned",
+    # types
+    "tensor", "tile", "f16", "bf16", "f32", "f64", "i32", "i64", "bool", "tf32",
+    # declarations
+    "let", "var",
+    # context values
+    "ctx", "program_id",
+    # built-ins
+    "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "abs", "tmax", "tmin", "where",
+    "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum", "tril",
+    "transpose", "arange", "reshape",
+]
+
+
+class _LanguageName:
+    """A name of the language; meaningful only inside a kernel."""
+
+    __slots__ = ("phobos_name", "kind")
+
+    def __init__(self, phobos_name: str, kind: str) -> None:
+        self.phobos_name = phobos_name
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"ph.{self.phobos_name}"
+
+    def _outside(self) -> Any:
+        raise RuntimeError(
+            f"ph.{self.phobos_name} is part of the Phobos language: it has a meaning only "
+            "inside a @ph.kernel function, which the package reads and never runs")
+
+
+class _Builtin(_LanguageName):
+    def __init__(self, phobos_name: str) -> None:
+        super().__init__(phobos_name, "builtin")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._outside()
+
+
+class ScalarType(_LanguageName):
+    """An element type (``ph.f32``); called, it is a cast (``ph.f16(x)``)."""
+
+    def __init__(self, phobos_name: str) -> None:
+        super().__init__(phobos_name, "scalar")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._outside()
+
+
+class _Shaped:
+    """``ph.tensor[ph.f32][M, N]``: subscriptable so that evaluated annotations work."""
+
+    __slots__ = ("phobos_name", "element", "dims")
+
+    def __init__(self, phobos_name: str, element: Any = None, dims: Any = None) -> None:
+        self.phobos_name = phobos_name
+        self.element = element
+        self.dims = dims
+
+    def __getitem__(self, item: Any) -> "_Shaped":
+        if self.element is None:
+            return _Shaped(self.phobos_name, item)
+        return _Shaped(self.phobos_name, self.element, item)
+
+    def __repr__(self) -> str:
+        text = f"ph.{self.phobos_name}"
+        if self.element is not None:
+            text += f"[{self.element!r}]"
+        if self.dims is not None:
+            text += f"[{self.dims!r}]"
+        return text
+
+
+class _Declaration:
+    """``ph.let`` / ``ph.var``, optionally typed: ``ph.var[ph.f32]``."""
+
+    __slots__ = ("phobos_name", "type")
+
+    def __init__(self, phobos_name: str, type: Any = None) -> None:
+        self.phobos_name = phobos_name
+        self.type = type
+
+    def __getitem__(self, item: Any) -> "_Declaration":
+        return _Declaration(self.phobos_name, item)
+
+    def __repr__(self) -> str:
+        return f"ph.{self.phobos_name}" + (f"[{self.type!r}]" if self.type is not None else "")
+
+
+class _Axes:
+    __slots__ = ("x", "y", "z")
+
+    def __init__(self, what: str) -> None:
+        self.x = _LanguageName(f"ctx.{what}.x", "context")
+        self.y = _LanguageName(f"ctx.{what}.y", "context")
+        self.z = _LanguageName(f"ctx.{what}.z", "context")
+
+
+class _Context:
+    """``ph.ctx.block.x`` (this CTA's index) and ``ph.ctx.grid.x`` (the grid's extent)."""
+
+    __slots__ = ("block", "grid")
+
+    def __init__(self) -> None:
+        self.block = _Axes("block")
+        self.grid = _Axes("grid")
+
+    def __repr__(self) -> str:
+        return "ph.ctx"
+
+
+# Types.
+tensor = _Shaped("tensor")
+tile = _Shaped("tile")
+f16 = ScalarType("f16")
+bf16 = ScalarType("bf16")
+f32 = ScalarType("f32")
+f64 = ScalarType("f64")
+i32 = ScalarType("i32")
+i64 = ScalarType("i64")
+bool = ScalarType("bool")  # noqa: A001 - the language's name for the type
+#: The precision of ``@ph.tensorcore(ph.tf32)``.
+tf32 = _LanguageName("tf32", "precision")
+
+let = _Declaration("let")
+var = _Declaration("var")
+ctx = _Context()
+
+program_id = _Builtin("program_id")
+dot = _Builtin("dot")
+dot_t = _Builtin("dot_t")
+exp = _Builtin("exp")
+log = _Builtin("log")
+sqrt = _Builtin("sqrt")
+rsqrt = _Builtin("rsqrt")
+abs = _Builtin("abs")  # noqa: A001
+tmax = _Builtin("tmax")
+tmin = _Builtin("tmin")
+where = _Builtin("where")
+rowmax = _Builtin("rowmax")
+rowsum = _Builtin("rowsum")
+rowmin = _Builtin("rowmin")
+colmax = _Builtin("colmax")
+colsum = _Builtin("colsum")
+colmin = _Builtin("colmin")
+cumsum = _Builtin("cumsum")
+tril = _Builtin("tril")
+transpose = _Builtin("transpose")
+arange = _Builtin("arange")
+reshape = _Builtin("reshape")
+
+
+def _is_decorated(target: Any) -> builtins.bool:
+    from phobos._kernel import Kernel
+    import inspect
+    return inspect.isfunction(target) or isinstance(target, Kernel)
+
+
+
+class _Attribute:
+    """A kernel attribute. The package reads the decorator from the source, so
+    applying one changes nothing at run time: it returns what it decorates."""
+
+    def __init__(self, phobos_name: str, bare: builtins.bool) -> None:
+        self.phobos_name = phobos_name
+        self.bare = bare  # usable without parentheses (@ph.pipeline)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.bare and len(args) == 1 and not kwargs and _is_decorated(args[0]):
+            return args[0]
+        return _identity
+
+    def __repr__(self) -> str:
+        return f"ph.{self.phobos_name}"
+
+
+def _identity(target: Any) -> Any:
+    return target
+
+
+#: ``@ph.autotune(BLOCK=[16, 8192])``: one search dimension per keyword.
+autotune = _Attribute("autotune", bare=False)
+#: ``@ph.cluster(BR=[1024, 4096])``: super-tile sizes for the cluster path.
+cluster = _Attribute("cluster", bare=False)
+#: ``@ph.launch(256[, min_blocks[, max_regs]])``: CTA size and PTX bounds.
+launch = _Attribute("launch", bare=False)
+#: ``@ph.pipeline``: software-pipeline the main loop's loads.
+pipeline = _Attribute("pipeline", bare=True)
+#: ``@ph.tensorcore`` or ``@ph.tensorcore(ph.tf32)``: dots on tensor cores.
+tensorcore = _Attribute("tensorcore", bare=True)
+#: ``@ph.aligned(M="TILE_M")``: a promise that dim M is a multiple of TILE_M.
+aligned = _Attribute("aligned", bare=False)
+
+
+def kernel(function: Callable[..., Any]) -> Any:
+    """Makes ``function`` a Phobos kernel: reads its source, checks that every
+    construct spells Phobos, and returns a :class:`phobos.Kernel` that prints
+    its Phobos (``.source``) and launches with ``kernel[grid](*args)``."""
+    from phobos._kernel import Kernel
+    if isinstance(function, Kernel):
+        return function
+    return Kernel.from_function(function)

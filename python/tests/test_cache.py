@@ -1,0 +1,100 @@
+"""The kernel cache: the same keys as the C++ side, 8 processes compiling one
+kernel at once, and damaged entries found and rebuilt."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import HEADER
+from phobos import _cache, _tools
+
+KERNEL = HEADER + '''@ph.kernel
+@ph.autotune(BLOCK=[64, 256])
+def twice(x: ph.tensor[ph.f32][N], y: ph.tensor[ph.f32][N]):
+    base: ph.let = ph.ctx.block.x * BLOCK
+    y[base:+BLOCK] = 2.0 * x[base:+BLOCK]
+'''
+
+
+def test_python_and_phobos_compile_agree_on_keys(write_module, tmp_path, monkeypatch):
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    kernel = write_module(KERNEL).twice
+    compiled = kernel.compile(chip="sm_80", BLOCK=128)
+    digest = _cache.key_digest(_tools.compiler_version(), "sm_80", "twice",
+                               [("BLOCK", 128)], kernel.source + "\n")
+    assert compiled.directory == _cache.entry_dir(tmp_path / "cache", digest)
+    assert compiled.ptx and b".entry twice" in compiled.ptx
+    assert compiled.contract.variant == [("BLOCK", 128)]
+    assert compiled.contract.chip == "sm_80"
+    # phobos-compile on the same source finds the entry instead of compiling.
+    source, _ = kernel._source_files()
+    result = subprocess.run([_tools.find_tool("phobos-compile"), str(source), "--cache",
+                             "--chip", "sm_80", "--variant", "BLOCK=128"], capture_output=True,
+                            text=True)
+    assert result.returncode == 0 and result.stdout.strip() == str(compiled.directory)
+
+
+def test_eight_processes_compile_one_kernel(write_module, tmp_path):
+    module = write_module(KERNEL, "cache_race")
+    cache = tmp_path / "race-cache"
+    script = (f"import sys; sys.path.insert(0, {str(Path(module.__file__).parent)!r})\n"
+              "import cache_race\n"
+              "c = cache_race.twice.compile(chip='sm_90', BLOCK=256)\n"
+              "print(c.directory)\n")
+    env = dict(os.environ, PHOBOS_CACHE_DIR=str(cache))
+    processes = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    outputs = [p.communicate(timeout=300) for p in processes]
+    for process, (out, err) in zip(processes, outputs):
+        assert process.returncode == 0, err
+    directories = {out.strip() for out, _ in outputs}
+    assert len(directories) == 1
+    entries = [p for p in (cache / "v1").glob("??/*") if p.is_dir()]
+    assert len(entries) == 1
+    assert not list((cache / "v1" / "tmp").iterdir())  # no staging left behind
+    entry, damage = _cache.lookup(cache, entries[0].name)
+    assert entry is not None and damage == ""
+
+
+@pytest.mark.parametrize("damage", ["truncate-ptx", "flip-cubin", "drop-manifest", "bad-json"])
+def test_a_damaged_entry_is_rebuilt(write_module, tmp_path, monkeypatch, damage, capfd):
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    kernel = write_module(KERNEL).twice
+    first = kernel.compile(chip="sm_90")
+    directory = first.directory
+    if damage == "truncate-ptx":
+        (directory / "kernel.ptx").write_bytes(first.ptx[:100])
+    elif damage == "flip-cubin":
+        path = directory / ("kernel.cubin" if first.cubin else "kernel.ptx")
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    elif damage == "drop-manifest":
+        (directory / "manifest.json").unlink()
+    else:
+        (directory / "contract.json").write_text("{not json")
+    # A fresh kernel object (a new process) finds the damage, never loads it.
+    again = write_module(KERNEL).twice
+    rebuilt = again.compile(chip="sm_90")
+    assert "is damaged" in capfd.readouterr().err
+    assert rebuilt.directory == directory
+    assert rebuilt.ptx == first.ptx
+    assert _cache.lookup(tmp_path / "cache", directory.name)[0] is not None
+
+
+def test_the_cpp_cache_reports_damage_too(write_module, tmp_path, monkeypatch):
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    kernel = write_module(KERNEL).twice
+    first = kernel.compile(chip="sm_90")
+    (first.directory / "kernel.ptx").write_bytes(b"garbage")
+    source, _ = kernel._source_files()
+    result = subprocess.run([_tools.find_tool("phobos-compile"), str(source), "--cache",
+                             "--chip", "sm_90"], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert "is damaged ('kernel.ptx' does not match its digest)" in result.stderr
+    assert _cache.lookup(tmp_path / "cache", first.directory.name)[0].ptx == first.ptx

@@ -1,0 +1,189 @@
+"""What a launch checks before anything reaches the GPU, and the GPU launch
+path driven through a stand-in for libcuda (no GPU needed)."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+import numpy as np
+import pytest
+
+from conftest import HEADER
+from phobos import ArgumentError
+from phobos import _cuda
+from phobos._contract import Contract, bind
+
+KERNELS = HEADER + '''@ph.kernel
+@ph.autotune(TM=[16], TN=[32])
+@ph.aligned(M="TM")
+def scaled(A: ph.tensor[ph.f32][M, N], B: ph.tensor[ph.f32][M, 8], C: ph.tensor[ph.f16][M, N],
+           alpha: ph.f32, k: ph.i32, flag: ph.bool, h: ph.f16):
+    m0: ph.let = ph.ctx.block.x * TM
+    n0: ph.let = ph.ctx.block.y * TN
+    C[m0:+TM, n0:+TN] = alpha * A[m0:+TM, n0:+TN]
+'''
+
+
+@pytest.fixture
+def scaled(write_module):
+    return write_module(KERNELS).scaled
+
+
+def arrays(m=32, n=40):
+    a = np.ones((m, n), np.float32)
+    b = np.ones((m, 8), np.float32)
+    c = np.zeros((m, n), np.float16)
+    return a, b, c
+
+
+def check(scaled, *args, **variant):
+    contract = scaled.contract(**variant)
+    return bind(contract, args)
+
+
+@pytest.mark.parametrize("change,param,reason", [
+    (lambda a, b, c: (a.astype(np.float64), b, c), "A", "expected f32 elements, got numpy float64"),
+    (lambda a, b, c: (a[0], b, c), "A", "expected rank 2, got 1"),
+    (lambda a, b, c: (a, b[:16], c), "B", "dim 'M' is 16 here but 32 in argument 'A'"),
+    (lambda a, b, c: (a, np.ones((32, 9), np.float32), c), "B",
+     "axis 1 (dim '8') is 9 but the kernel was compiled for 8"),
+    (lambda a, b, c: (np.asfortranarray(a), b, c), "A", "are not dense row-major"),
+    (lambda a, b, c: (a[:, 1:], b, np.zeros((32, 39), np.float16)), "A", "not 16-byte aligned"),
+    (lambda a, b, c: (a[:30], b[:30], c[:30]), "A", "breaks @aligned(M = 16): M is 30"),
+    (lambda a, b, c: (a, b, 3.0), "C", "expected a tensor of f16, got a scalar"),
+    (lambda a, b, c: (a, b, [1, 2]), "C", "expected a tensor of f16, got a list"),
+])
+def test_tensor_checks_name_the_parameter(scaled, change, param, reason):
+    a, b, c = change(*arrays())
+    with pytest.raises(ArgumentError) as error:
+        check(scaled, a, b, c, 1.0, 2, True, 0.5)
+    assert error.value.param == param
+    assert reason in error.value.reason
+    assert str(error.value).startswith(f"scaled: argument '{param}': ")
+
+
+@pytest.mark.parametrize("scalars,param,reason", [
+    ((1e40, 2, True, 0.5), "alpha", "overflows f32 to infinity"),
+    ((1.0, 2.5, True, 0.5), "k", "expected an integral i32, got 2.5"),
+    ((1.0, 2 ** 31, True, 0.5), "k", "does not fit in i32"),
+    ((1.0, 2, 2, 0.5), "flag", "expected a bool (0 or 1), got 2"),
+    ((1.0, 2, True, 1e5), "h", "overflows f16 to infinity"),
+    ((1.0, 2, True, "x"), "h", "expected a scalar (f16)"),
+    ((np.ones(3), 2, True, 0.5), "alpha", "expected a scalar (f32), got a tensor"),
+])
+def test_scalar_checks(scaled, scalars, param, reason):
+    with pytest.raises(ArgumentError) as error:
+        check(scaled, *arrays(), *scalars)
+    assert error.value.param == param and reason in error.value.reason
+
+
+def test_count_and_grid_checks(scaled):
+    with pytest.raises(ArgumentError, match=r"expected 7 arguments \(A, B, C, alpha, k, flag, h\), got 3"):
+        check(scaled, *arrays())
+    a, b, c = arrays()
+    with pytest.raises(ArgumentError, match="grid y extent is 70000, more than the 65535"):
+        scaled[(1, 70000)](a, b, c, 1.0, 2, True, 0.5)
+    with pytest.raises(ArgumentError, match="grid x extent is 0"):
+        scaled[lambda meta: (0,)](a, b, c, 1.0, 2, True, 0.5)
+    with pytest.raises(ArgumentError, match="is not an @autotune dimension of 'scaled'"):
+        scaled[None](a, b, c, 1.0, 2, True, 0.5, TK=4)
+
+
+def test_bound_values_follow_the_abi(scaled):
+    a, b, c = arrays()
+    bound = check(scaled, a, b, c, 0.1, -3, True, 1.5)
+    # A: pointer, M, N; B: pointer, M (8 is static); C: pointer, M, N; scalars.
+    assert bound.values[:3] == [a.ctypes.data, 32, 40]
+    assert bound.values[3:5] == [b.ctypes.data, 32]
+    assert bound.values[5:8] == [c.ctypes.data, 32, 40]
+    assert bound.values[8] == struct.unpack("<f", struct.pack("<f", 0.1))[0]
+    assert bound.values[9:] == [-3, 1, 0x3E00]
+    assert bound.dims["M"] == 32 and bound.dims["N"] == 40
+
+
+def test_the_cpu_path_runs_and_copies_back(scaled):
+    a, b, c = arrays()
+    a[:] = np.arange(32 * 40, dtype=np.float32).reshape(32, 40) / 100
+    scaled[lambda meta: (meta["M"] // meta["TM"], -(-meta["N"] // meta["TN"]))](a, b, c, 2.0, 1, False, 0.0)
+    np.testing.assert_allclose(c, (2 * a).astype(np.float16))
+
+
+# -- the GPU path, with a stand-in for libcuda -------------------------------------------
+
+class FakeDeviceArray:
+    """An array that offers __cuda_array_interface__ (as CuPy or Numba do)."""
+
+    def __init__(self, shape, typestr, ptr, stream=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (ptr, False),
+                                         "strides": None, "version": 3, "stream": stream}
+
+
+class FakeLibcuda:
+    """The driver functions the launcher calls, recording the launches."""
+
+    def __init__(self):
+        self.launches = []
+        self.loaded = []
+
+    def __getattr__(self, name):
+        if name.startswith("cu"):
+            return lambda *args: 0
+        raise AttributeError(name)
+
+    def cuDeviceGetAttribute(self, value, attribute, device):
+        value._obj.value = {75: 9, 76: 0}.get(attribute, 0)
+        return 0
+
+    def cuPointerGetAttribute(self, value, attribute, pointer):
+        ctypes.cast(value, ctypes.POINTER(ctypes.c_int))[0] = 0
+        return 0
+
+    def cuModuleLoadDataEx(self, module, image, count, options, values):
+        self.loaded.append(bytes(image[:4]))
+        return 0
+
+    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        values = []
+        self.launches.append(((gx, gy, gz), (bx, by, bz), shared, stream, params))
+        return 0
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    lib = FakeLibcuda()
+    driver = _cuda.Driver(lib=lib)
+    monkeypatch.setattr(_cuda.Driver, "_instance", driver)
+    import phobos._arrays as arrays_module
+    monkeypatch.setattr(arrays_module, "_pointer_device", driver.pointer_device)
+    return lib
+
+
+def test_gpu_launch_through_the_driver(scaled, fake_gpu):
+    a = FakeDeviceArray((32, 40), "<f4", 0x10000)
+    b = FakeDeviceArray((32, 8), "<f4", 0x20000)
+    c = FakeDeviceArray((32, 40), "<f2", 0x30000, stream=0x77)
+    scaled[None](a, b, c, 0.5, 7, True, 1.0)
+    (grid, block, shared, stream, params), = fake_gpu.launches
+    assert grid == (2, 2, 1) and block == (256, 1, 1) and shared == 0
+    assert stream == 0x77  # the stream the arrays' interface names
+    assert fake_gpu.loaded  # the cubin or PTX from the kernel cache
+    kernel_params = [ctypes.cast(params[i], ctypes.POINTER(t))[0] for i, t in enumerate(
+        [ctypes.c_uint64, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32,
+         ctypes.c_uint64, ctypes.c_int32, ctypes.c_int32, ctypes.c_float, ctypes.c_int32,
+         ctypes.c_uint8, ctypes.c_uint16])]
+    assert kernel_params == [0x10000, 32, 40, 0x20000, 32, 0x30000, 32, 40, 0.5, 7, 1, 0x3C00]
+    # An explicit stream wins; a second launch reuses the loaded kernel.
+    scaled[(1, 1)](a, b, c, 0.5, 7, True, 1.0, stream=5)
+    assert fake_gpu.launches[-1][3] == 5 and len(fake_gpu.loaded) == 1
+
+
+def test_gpu_arrays_are_checked_first(scaled, fake_gpu):
+    a = FakeDeviceArray((32, 40), "<f4", 0x10000)
+    b = FakeDeviceArray((32, 8), "<f4", 0x20008)
+    c = FakeDeviceArray((32, 40), "<f2", 0x30000)
+    with pytest.raises(ArgumentError, match="argument 'B': data at 0x20008 is not 16-byte aligned"):
+        scaled[None](a, b, c, 0.5, 7, True, 1.0)
+    with pytest.raises(ArgumentError, match="argument 'B': is in host memory .* every array"):
+        scaled[None](a, np.ones((32, 8), np.float32), c, 0.5, 7, True, 1.0)
+    assert not fake_gpu.launches
