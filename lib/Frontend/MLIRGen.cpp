@@ -21,6 +21,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cmath>
+
 using namespace phobos::frontend;
 using namespace phobos::frontend::ast;
 using llvm::cast;
@@ -76,7 +78,7 @@ private:
   Value genBinary(BinaryOp op, Value lhs, const Type &lhsType, Value rhs,
                   const Type &rhsType, const Type &resultType, Location at);
   Value genCall(CallExpr &expr);
-  Value genUnaryMath(llvm::StringRef callee, Value operand, const Type &type,
+  Value genUnaryMath(ast::Builtin builtin, Value operand, const Type &type,
                      Location at);
   /// The tensor, offsets and point axes of a slice or element access.
   struct Access {
@@ -186,8 +188,38 @@ Value Generator::castElements(Value value, const Type &from, ScalarKind to,
   }
   if (isFloat(to))
     return arith::SIToFPOp::create(builder, at, target, value);
-  if (isFloat(source))
-    return arith::FPToSIOp::create(builder, at, target, value);
+  if (isFloat(source)) {
+    // Saturating, NaN to 0: the rule tile casts (phobos.cast) and the
+    // interpreter follow; a bare fptosi would be poison out of range.
+    if (source == ScalarKind::F16 || source == ScalarKind::BF16)
+      value = arith::ExtFOp::create(builder, at, builder.getF32Type(), value);
+    mlir::Type floatType = value.getType();
+    unsigned bits = bitWidth(to);
+    double limit = std::ldexp(1.0, bits - 1); // 2^31 or 2^63, exact
+    auto floatConst = [&](double x) -> Value {
+      return arith::ConstantOp::create(
+          builder, at, builder.getFloatAttr(floatType, x));
+    };
+    auto intConst = [&](llvm::APInt x) -> Value {
+      return arith::ConstantOp::create(builder, at,
+                                       builder.getIntegerAttr(target, x));
+    };
+    Value truncated = arith::FPToSIOp::create(builder, at, target, value);
+    Value tooLarge = arith::CmpFOp::create(
+        builder, at, arith::CmpFPredicate::OGE, value, floatConst(limit));
+    Value tooSmall = arith::CmpFOp::create(
+        builder, at, arith::CmpFPredicate::OLT, value, floatConst(-limit));
+    Value isNaN = arith::CmpFOp::create(builder, at, arith::CmpFPredicate::UNO,
+                                        value, value);
+    Value result = arith::SelectOp::create(
+        builder, at, tooLarge, intConst(llvm::APInt::getSignedMaxValue(bits)),
+        truncated);
+    result = arith::SelectOp::create(
+        builder, at, tooSmall, intConst(llvm::APInt::getSignedMinValue(bits)),
+        result);
+    return arith::SelectOp::create(builder, at, isNaN,
+                                   intConst(llvm::APInt(bits, 0)), result);
+  }
   if (bitWidth(to) > bitWidth(source))
     return arith::ExtSIOp::create(builder, at, target, value);
   return arith::TruncIOp::create(builder, at, target, value);
@@ -247,9 +279,7 @@ void Generator::run() {
     op.setMaxRegs(static_cast<uint32_t>(*attrs.maxRegs));
   op.setPipeline(attrs.pipeline);
   if (attrs.tensorcore)
-    op.setTensorcore(*attrs.tensorcore == TensorCorePrecision::TF32   ? "tf32"
-                     : *attrs.tensorcore == TensorCorePrecision::BF16 ? "bf16"
-                                                                      : "f16");
+    op.setTensorcore(tile::stringifyDotPrecision(*attrs.tensorcore));
   if (!checked.aligned.empty()) {
     llvm::SmallVector<mlir::NamedAttribute> promises;
     for (auto &[name, multiple] : checked.aligned)
@@ -601,37 +631,50 @@ Value Generator::genBinary(BinaryOp op, Value lhs, const Type &lhsType,
   llvm_unreachable("not a scalar binary operator");
 }
 
-Value Generator::genUnaryMath(llvm::StringRef callee, Value operand,
+Value Generator::genUnaryMath(ast::Builtin builtin, Value operand,
                               const Type &type, Location at) {
+  using ast::Builtin;
   if (type.isTile()) {
-    if (callee == "exp") return tile::ExpOp::create(builder, at, operand);
-    if (callee == "log") return tile::LogOp::create(builder, at, operand);
-    if (callee == "sqrt") return tile::SqrtOp::create(builder, at, operand);
-    if (callee == "rsqrt") return tile::RsqrtOp::create(builder, at, operand);
-    return tile::AbsOp::create(builder, at, operand);
+    switch (builtin) {
+    case Builtin::Exp: return tile::ExpOp::create(builder, at, operand);
+    case Builtin::Log: return tile::LogOp::create(builder, at, operand);
+    case Builtin::Sqrt: return tile::SqrtOp::create(builder, at, operand);
+    case Builtin::Rsqrt: return tile::RsqrtOp::create(builder, at, operand);
+    default: return tile::AbsOp::create(builder, at, operand);
+    }
   }
-  if (callee == "exp") return math::ExpOp::create(builder, at, operand);
-  if (callee == "log") return math::LogOp::create(builder, at, operand);
-  if (callee == "sqrt") return math::SqrtOp::create(builder, at, operand);
-  if (callee == "rsqrt") return math::RsqrtOp::create(builder, at, operand);
-  if (isFloat(type.element))
-    return math::AbsFOp::create(builder, at, operand);
-  return math::AbsIOp::create(builder, at, operand);
+  switch (builtin) {
+  case Builtin::Exp: return math::ExpOp::create(builder, at, operand);
+  case Builtin::Log: return math::LogOp::create(builder, at, operand);
+  case Builtin::Sqrt: return math::SqrtOp::create(builder, at, operand);
+  case Builtin::Rsqrt: return math::RsqrtOp::create(builder, at, operand);
+  default:
+    if (isFloat(type.element))
+      return math::AbsFOp::create(builder, at, operand);
+    return math::AbsIOp::create(builder, at, operand);
+  }
 }
 
 Value Generator::genCall(CallExpr &expr) {
+  using ast::Builtin;
   Location at = loc(expr.getLoc());
-  llvm::StringRef callee = expr.callee;
   auto arg = [&](size_t i) { return gen(*expr.args[i]); };
   auto argType = [&](size_t i) -> const Type & { return expr.args[i]->type; };
 
-  if (std::optional<ScalarKind> target = parseScalarKind(callee))
-    return castElements(arg(0), argType(0), *target, at);
-  if (callee == "exp" || callee == "log" || callee == "sqrt" ||
-      callee == "rsqrt" || callee == "abs")
-    return genUnaryMath(callee, arg(0), argType(0), at);
-  if (callee == "tmax" || callee == "tmin") {
-    bool isMax = callee == "tmax";
+  switch (expr.builtin) {
+  case Builtin::Unknown:
+    break;
+  case Builtin::Cast:
+    return castElements(arg(0), argType(0), expr.castTarget, at);
+  case Builtin::Exp:
+  case Builtin::Log:
+  case Builtin::Sqrt:
+  case Builtin::Rsqrt:
+  case Builtin::Abs:
+    return genUnaryMath(expr.builtin, arg(0), argType(0), at);
+  case Builtin::TMax:
+  case Builtin::TMin: {
+    bool isMax = expr.builtin == Builtin::TMax;
     ScalarKind element = expr.type.element;
     Value lhs = castElements(arg(0), argType(0), element, at);
     Value rhs = castElements(arg(1), argType(1), element, at);
@@ -644,7 +687,7 @@ Value Generator::genCall(CallExpr &expr) {
     return isMax ? Value(arith::MaxSIOp::create(builder, at, lhs, rhs))
                  : Value(arith::MinSIOp::create(builder, at, lhs, rhs));
   }
-  if (callee == "where") {
+  case Builtin::Where: {
     ScalarKind element = expr.type.element;
     Value cond = arg(0);
     Value lhs = castElements(arg(1), argType(1), element, at);
@@ -653,44 +696,51 @@ Value Generator::genCall(CallExpr &expr) {
       return arith::SelectOp::create(builder, at, cond, lhs, rhs);
     return tile::SelectOp::create(builder, at, cond, lhs, rhs);
   }
-  if (callee == "dot" || callee == "dot_t") {
+  case Builtin::Dot:
+  case Builtin::DotT: {
     ScalarKind element = *promote(argType(0).element, argType(1).element);
     Value a = castElements(arg(0), argType(0), element, at);
     Value b = castElements(arg(1), argType(1), element, at);
     tile::DotPrecision precision = tile::DotPrecision::ieee;
-    if (element == ScalarKind::F32 && checked.attrs.tensorcore) {
-      switch (*checked.attrs.tensorcore) {
-      case TensorCorePrecision::F16: precision = tile::DotPrecision::f16; break;
-      case TensorCorePrecision::TF32: precision = tile::DotPrecision::tf32; break;
-      case TensorCorePrecision::BF16: precision = tile::DotPrecision::bf16; break;
-      }
-    }
+    if (element == ScalarKind::F32 && checked.attrs.tensorcore)
+      precision = *checked.attrs.tensorcore;
     return tile::DotOp::create(builder, at, mlirType(expr.type), a, b,
                                /*acc=*/Value(), precision,
-                               /*transpose_b=*/callee == "dot_t",
+                               /*transpose_b=*/expr.builtin == Builtin::DotT,
                                /*kind=*/nullptr);
   }
-  if (callee.starts_with("row") || callee.starts_with("col")) {
-    tile::ReduceKind kind = callee.ends_with("sum")   ? tile::ReduceKind::sum
-                            : callee.ends_with("max") ? tile::ReduceKind::max
-                                                      : tile::ReduceKind::min;
-    int64_t axis = callee.starts_with("row") ? 1 : 0;
+  case Builtin::RowSum:
+  case Builtin::RowMax:
+  case Builtin::RowMin:
+  case Builtin::ColSum:
+  case Builtin::ColMax:
+  case Builtin::ColMin: {
+    Builtin b = expr.builtin;
+    tile::ReduceKind kind =
+        b == Builtin::RowSum || b == Builtin::ColSum   ? tile::ReduceKind::sum
+        : b == Builtin::RowMax || b == Builtin::ColMax ? tile::ReduceKind::max
+                                                       : tile::ReduceKind::min;
+    int64_t axis =
+        b == Builtin::RowSum || b == Builtin::RowMax || b == Builtin::RowMin
+            ? 1
+            : 0;
     return tile::ReduceOp::create(builder, at, mlirType(expr.type), kind,
                                   arg(0), axis);
   }
-  if (callee == "cumsum")
+  case Builtin::Cumsum:
     return tile::CumsumOp::create(builder, at, arg(0), 0);
-  if (callee == "tril")
+  case Builtin::Tril:
     return tile::TrilOp::create(builder, at, arg(0));
-  if (callee == "transpose")
+  case Builtin::Transpose:
     return tile::TransposeOp::create(builder, at, mlirType(expr.type), arg(0));
-  if (callee == "arange")
+  case Builtin::Arange:
     return tile::ArangeOp::create(builder, at, mlirType(expr.type));
-  if (callee == "reshape")
+  case Builtin::Reshape:
     return tile::ReshapeOp::create(builder, at, mlirType(expr.type), arg(0));
-  if (callee == "program_id") {
+  case Builtin::ProgramId: {
     auto axis = static_cast<tile::Axis>(cast<IntExpr>(*expr.args[0]).value);
     return tile::BlockIdOp::create(builder, at, axis);
+  }
   }
   llvm_unreachable("Sema accepted an unknown call");
 }

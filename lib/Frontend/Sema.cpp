@@ -230,21 +230,18 @@ bool AttributeReader::readLaunch(const Attribute &attr) {
 
 bool AttributeReader::readTensorcore(const Attribute &attr) {
   if (attr.args.empty()) {
-    attrs.tensorcore = TensorCorePrecision::F16;
+    attrs.tensorcore = phobos::tile::DotPrecision::f16;
     return true;
   }
   auto *name = attr.args.size() == 1 &&
                        attr.args[0].kind == AttrArg::Kind::Positional
                    ? dyn_cast<NameExpr>(attr.args[0].value.get())
                    : nullptr;
-  std::optional<TensorCorePrecision> precision;
+  // The spellings are the dot precisions', less `ieee` (no tensor cores).
+  std::optional<phobos::tile::DotPrecision> precision;
   if (name)
-    precision = llvm::StringSwitch<std::optional<TensorCorePrecision>>(name->name)
-                    .Case("f16", TensorCorePrecision::F16)
-                    .Case("tf32", TensorCorePrecision::TF32)
-                    .Case("bf16", TensorCorePrecision::BF16)
-                    .Default(std::nullopt);
-  if (!precision) {
+    precision = phobos::tile::symbolizeDotPrecision(name->name);
+  if (!precision || *precision == phobos::tile::DotPrecision::ieee) {
     diags.error(attr.args[0].loc)
         << "@tensorcore takes one of f16, tf32 or bf16 (the precision f32 "
            "operands are rounded to)";
@@ -966,6 +963,12 @@ Type Checker::checkBinary(BinaryExpr &expr) {
 
 Type Checker::checkCall(CallExpr &expr) {
   StringRef callee = expr.callee;
+  expr.builtin = lookupBuiltin(callee);
+  if (expr.builtin == Builtin::Unknown) {
+    diags.error(expr.getLoc()) << "unknown function '" << callee << "'";
+    return Type::invalid();
+  }
+  Builtin builtin = expr.builtin;
   std::vector<Type> args;
   auto arity = [&](size_t count) {
     if (expr.args.size() == count)
@@ -976,11 +979,11 @@ Type Checker::checkCall(CallExpr &expr) {
     return false;
   };
   // Arguments that are compile-time shapes are not values.
-  bool shapeArgs = callee == "arange" || callee == "reshape" ||
-                   callee == "program_id";
-  if (!shapeArgs || callee == "reshape") {
+  bool shapeArgs = builtin == Builtin::Arange ||
+                   builtin == Builtin::Reshape || builtin == Builtin::ProgramId;
+  if (!shapeArgs || builtin == Builtin::Reshape) {
     for (size_t i = 0; i < expr.args.size(); ++i) {
-      if (callee == "reshape" && i > 0)
+      if (builtin == Builtin::Reshape && i > 0)
         break;
       args.push_back(check(*expr.args[i]));
     }
@@ -990,10 +993,11 @@ Type Checker::checkCall(CallExpr &expr) {
   }
 
   // Casts: `f16(x)`.
-  if (std::optional<ScalarKind> target = parseScalarKind(callee)) {
+  if (builtin == Builtin::Cast) {
     if (!arity(1))
       return Type::invalid();
-    return args[0].withElement(*target);
+    expr.castTarget = *parseScalarKind(callee);
+    return args[0].withElement(expr.castTarget);
   }
   auto requireFloat = [&](size_t i) {
     if (isFloat(args[i].element))
@@ -1021,23 +1025,30 @@ Type Checker::checkCall(CallExpr &expr) {
     return false;
   };
 
-  if (callee == "exp" || callee == "log" || callee == "sqrt" ||
-      callee == "rsqrt") {
+  switch (builtin) {
+  case Builtin::Unknown:
+  case Builtin::Cast:
+    break;
+  case Builtin::Exp:
+  case Builtin::Log:
+  case Builtin::Sqrt:
+  case Builtin::Rsqrt: {
     if (!arity(1) || !requireFloat(0))
       return Type::invalid();
     return args[0];
   }
-  if (callee == "abs") {
+  case Builtin::Abs: {
     if (!arity(1) || !requireNumeric(0))
       return Type::invalid();
     return args[0];
   }
-  if (callee == "tmax" || callee == "tmin") {
+  case Builtin::TMax:
+  case Builtin::TMin: {
     if (!arity(2) || !requireNumeric(0) || !requireNumeric(1))
       return Type::invalid();
     return binaryType(BinaryOp::Add, args[0], args[1], expr.getLoc(), callee);
   }
-  if (callee == "where") {
+  case Builtin::Where: {
     if (!arity(3))
       return Type::invalid();
     if (args[0].element != ScalarKind::Bool) {
@@ -1065,11 +1076,12 @@ Type Checker::checkCall(CallExpr &expr) {
       return Type::scalar(*element);
     return Type::tile(*element, shape);
   }
-  if (callee == "dot" || callee == "dot_t") {
+  case Builtin::Dot:
+  case Builtin::DotT: {
     if (!arity(2) || !requireTile(0, 2) || !requireTile(1, 2) ||
         !requireFloat(0) || !requireFloat(1))
       return Type::invalid();
-    bool transposed = callee == "dot_t";
+    bool transposed = builtin == Builtin::DotT;
     int64_t k = args[0].shape[1];
     int64_t bk = transposed ? args[1].shape[1] : args[1].shape[0];
     if (k != bk) {
@@ -1085,30 +1097,36 @@ Type Checker::checkCall(CallExpr &expr) {
                                                  : ScalarKind::F32,
                       {args[0].shape[0], n});
   }
-  if (callee == "rowmax" || callee == "rowsum" || callee == "rowmin" ||
-      callee == "colmax" || callee == "colsum" || callee == "colmin") {
+  case Builtin::RowSum:
+  case Builtin::RowMax:
+  case Builtin::RowMin:
+  case Builtin::ColSum:
+  case Builtin::ColMax:
+  case Builtin::ColMin: {
     if (!arity(1) || !requireTile(0, 2) || !requireNumeric(0))
       return Type::invalid();
     Type type = args[0];
-    type.shape[callee.starts_with("row") ? 1 : 0] = 1;
+    bool rows = builtin == Builtin::RowSum || builtin == Builtin::RowMax ||
+                builtin == Builtin::RowMin;
+    type.shape[rows ? 1 : 0] = 1;
     return type;
   }
-  if (callee == "cumsum") {
+  case Builtin::Cumsum: {
     if (!arity(1) || !requireTile(0, -1) || !requireNumeric(0))
       return Type::invalid();
     return args[0];
   }
-  if (callee == "tril") {
+  case Builtin::Tril: {
     if (!arity(1) || !requireTile(0, 2))
       return Type::invalid();
     return args[0];
   }
-  if (callee == "transpose") {
+  case Builtin::Transpose: {
     if (!arity(1) || !requireTile(0, 2))
       return Type::invalid();
     return Type::tile(args[0].element, {args[0].shape[1], args[0].shape[0]});
   }
-  if (callee == "arange") {
+  case Builtin::Arange: {
     if (!arity(1))
       return Type::invalid();
     std::optional<int64_t> n = requireConst(*expr.args[0], "the arange length");
@@ -1116,7 +1134,7 @@ Type Checker::checkCall(CallExpr &expr) {
       return Type::invalid();
     return Type::tile(ScalarKind::I32, {*n});
   }
-  if (callee == "reshape") {
+  case Builtin::Reshape: {
     if (expr.args.size() < 2) {
       diags.error(expr.getLoc()) << "'reshape' takes a tile and its new "
                                     "extents, reshape(t, d0, d1, ...)";
@@ -1143,7 +1161,7 @@ Type Checker::checkCall(CallExpr &expr) {
     }
     return type;
   }
-  if (callee == "program_id") {
+  case Builtin::ProgramId: {
     if (!arity(1))
       return Type::invalid();
     auto *axis = dyn_cast<IntExpr>(expr.args[0].get());
@@ -1155,8 +1173,8 @@ Type Checker::checkCall(CallExpr &expr) {
     expr.args[0]->type = Type::scalar(ScalarKind::I32);
     return Type::scalar(ScalarKind::I32);
   }
-  diags.error(expr.getLoc()) << "unknown function '" << callee << "'";
-  return Type::invalid();
+  }
+  llvm_unreachable("every built-in is checked above");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1458,4 +1476,33 @@ phobos::frontend::checkKernel(Kernel &kernel,
   if (!checker.run() || diags.getErrorCount() != errorsBefore)
     return nullptr;
   return result;
+}
+
+Builtin phobos::frontend::ast::lookupBuiltin(llvm::StringRef name) {
+  if (parseScalarKind(name))
+    return Builtin::Cast;
+  return llvm::StringSwitch<Builtin>(name)
+      .Case("exp", Builtin::Exp)
+      .Case("log", Builtin::Log)
+      .Case("sqrt", Builtin::Sqrt)
+      .Case("rsqrt", Builtin::Rsqrt)
+      .Case("abs", Builtin::Abs)
+      .Case("tmax", Builtin::TMax)
+      .Case("tmin", Builtin::TMin)
+      .Case("where", Builtin::Where)
+      .Case("dot", Builtin::Dot)
+      .Case("dot_t", Builtin::DotT)
+      .Case("rowsum", Builtin::RowSum)
+      .Case("rowmax", Builtin::RowMax)
+      .Case("rowmin", Builtin::RowMin)
+      .Case("colsum", Builtin::ColSum)
+      .Case("colmax", Builtin::ColMax)
+      .Case("colmin", Builtin::ColMin)
+      .Case("cumsum", Builtin::Cumsum)
+      .Case("tril", Builtin::Tril)
+      .Case("transpose", Builtin::Transpose)
+      .Case("arange", Builtin::Arange)
+      .Case("reshape", Builtin::Reshape)
+      .Case("program_id", Builtin::ProgramId)
+      .Default(Builtin::Unknown);
 }

@@ -211,6 +211,23 @@ private:
   std::map<int64_t, std::pair<double, double>> rows;
 };
 
+/// C[i, j] + alpha * x[i] * y[j] where j <= i, else C[i, j]
+class OuterUpdate : public Reference {
+public:
+  std::vector<std::string> tensorNames() const override { return {"x", "y", "C"}; }
+  std::vector<std::string> scalarNames() const override { return {"alpha"}; }
+  std::vector<std::string> outputNames() const override { return {"C"}; }
+  double element(const Problem &p, llvm::StringRef, llvm::ArrayRef<int64_t> index) override {
+    const HostTensor &c = tensor(p, "C");
+    int64_t n = c.getShape()[1], i = index[0], j = index[1];
+    double old = c.get(i * n + j);
+    if (j > i)
+      return old;
+    return old + p.scalars.lookup("alpha") * tensor(p, "x").get(i) *
+                     tensor(p, "y").get(j);
+  }
+};
+
 } // namespace
 
 std::unique_ptr<Reference> phobos::reference::makeReference(llvm::StringRef name) {
@@ -221,11 +238,13 @@ std::unique_ptr<Reference> phobos::reference::makeReference(llvm::StringRef name
   if (name == "gla") return std::make_unique<GatedLinearAttention>();
   if (name == "softmax") return std::make_unique<Softmax>();
   if (name == "layernorm") return std::make_unique<LayerNorm>();
+  if (name == "outer_update") return std::make_unique<OuterUpdate>();
   return nullptr;
 }
 
 std::vector<std::string> phobos::reference::referenceNames() {
-  return {"saxpy", "add", "gemm", "attention", "gla", "softmax", "layernorm"};
+  return {"saxpy",   "add",       "gemm",        "attention",
+          "gla",     "softmax",   "layernorm",   "outer_update"};
 }
 
 llvm::StringRef phobos::reference::defaultReferenceFor(llvm::StringRef kernel) {
@@ -237,6 +256,7 @@ llvm::StringRef phobos::reference::defaultReferenceFor(llvm::StringRef kernel) {
       .Case("gla_chunk", "gla")
       .Case("softmax", "softmax")
       .Case("layernorm", "layernorm")
+      .Case("outer_update", "outer_update")
       .Default("");
 }
 

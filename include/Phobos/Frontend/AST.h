@@ -127,6 +127,22 @@ public:
   ExprPtr lhs, rhs;
 };
 
+/// The built-in functions, and casts by type name. Sema resolves a call's
+/// callee once (lookupBuiltin); later stages switch on the result.
+enum class Builtin {
+  Unknown,
+  Cast, ///< `f16(x)`, `i32(x)`, ...: CallExpr::castTarget says to what
+  Exp, Log, Sqrt, Rsqrt, Abs,
+  TMax, TMin, Where,
+  Dot, DotT,
+  RowSum, RowMax, RowMin, ColSum, ColMax, ColMin,
+  Cumsum, Tril, Transpose,
+  Arange, Reshape, ProgramId,
+};
+
+/// The built-in `name` spells (a scalar type name is a cast), or Unknown.
+Builtin lookupBuiltin(llvm::StringRef name);
+
 /// A call of a built-in function or a cast (`f16(x)`).
 class CallExpr : public Expr {
 public:
@@ -136,6 +152,9 @@ public:
   static bool classof(const Expr *e) { return e->getKind() == Kind::Call; }
   std::string callee;
   std::vector<ExprPtr> args;
+  /// Set by Sema.
+  Builtin builtin = Builtin::Unknown;
+  ScalarKind castTarget = ScalarKind::F32; ///< For Builtin::Cast.
 };
 
 /// One subscript of `T[...]`.

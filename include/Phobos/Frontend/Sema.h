@@ -10,6 +10,7 @@
 #ifndef PHOBOS_FRONTEND_SEMA_H
 #define PHOBOS_FRONTEND_SEMA_H
 
+#include "Phobos/Dialect/Tile/IR/TileTypes.h"
 #include "Phobos/Frontend/AST.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -43,9 +44,6 @@ struct Symbol {
 };
 } // namespace ast
 
-/// The precision `@tensorcore` asks dots on f32 operands to round to.
-enum class TensorCorePrecision { F16, TF32, BF16 };
-
 /// One dimension of an @autotune or @cluster space.
 struct SearchDim {
   std::string name;
@@ -59,7 +57,8 @@ struct KernelAttributes {
   std::vector<SearchDim> cluster;
   std::optional<int64_t> maxThreads, minBlocks, maxRegs;
   bool pipeline = false;
-  std::optional<TensorCorePrecision> tensorcore;
+  /// `@tensorcore`: what dots on f32 operands round to (f16, tf32, bf16).
+  std::optional<tile::DotPrecision> tensorcore;
   /// `@aligned(M = TILE_M)`: dim name, the expression of the multiple.
   std::vector<std::pair<std::string, const ast::Expr *>> aligned;
   std::vector<std::string> unknown;

@@ -51,7 +51,20 @@ kernel scalar_casts(x: f32, h: f16, n: i32, w: i64, p: bool) {
 // CHECK-NEXT: %[[HW:.*]] = arith.extf %[[H]] : f16 to f32
 // CHECK-NEXT: arith.truncf %[[HW]] : f32 to bf16
 // CHECK-NEXT: arith.sitofp %[[N]] : i32 to f32
-// CHECK-NEXT: arith.fptosi %[[X]] : f32 to i32
+// Float to integer saturates at the integer's range, NaN to 0, as tile
+// casts do (docs/language.md, "Casts").
+// CHECK-NEXT: %[[T:.*]] = arith.fptosi %[[X]] : f32 to i32
+// CHECK-NEXT: %[[HI:.*]] = arith.constant 2.14748365E+9 : f32
+// CHECK-NEXT: %[[BIG:.*]] = arith.cmpf oge, %[[X]], %[[HI]] : f32
+// CHECK-NEXT: %[[LO:.*]] = arith.constant -2.14748365E+9 : f32
+// CHECK-NEXT: %[[SMALL:.*]] = arith.cmpf olt, %[[X]], %[[LO]] : f32
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK-NEXT: %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-NEXT: %[[S1:.*]] = arith.select %[[BIG]], %[[MAX]], %[[T]] : i32
+// CHECK-NEXT: %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK-NEXT: %[[S2:.*]] = arith.select %[[SMALL]], %[[MIN]], %[[S1]] : i32
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: arith.select %[[NAN]], %[[Z]], %[[S2]] : i32
 // CHECK-NEXT: arith.extsi %[[N]] : i32 to i64
 // CHECK-NEXT: arith.trunci %[[W]] : i64 to i32
 // CHECK-NEXT: %[[FZ:.*]] = arith.constant 0.000000e+00 : f32

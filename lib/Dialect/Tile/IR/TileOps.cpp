@@ -373,17 +373,26 @@ static LogicalResult inferBroadcastType(std::optional<Location> location,
              << elementType << " is not a tile element type";
     return failure();
   }
-  // The layout carries over when every tile operand of the result's shape
-  // agrees on it.
+  // The layout carries over when every tile operand agrees on it: an
+  // operand of the result's rank holds it as is (an extent-1 axis wraps),
+  // a lower-rank one as that layout sliced along its missing leading axes
+  // (see sliceToRank), which is what broadcasting without moving data
+  // needs.
   Attribute encoding;
   bool first = true;
   for (Type type : operands) {
     auto tile = dyn_cast<TileType>(type);
-    if (!tile || tile.getShape() != ArrayRef<int64_t>(shape))
+    if (!tile)
       continue;
+    Attribute lifted = tile.getEncoding();
+    for (int64_t missing = shape.size() - tile.getRank(); missing > 0 && lifted;
+         --missing) {
+      auto slice = dyn_cast<SliceLayoutAttr>(lifted);
+      lifted = slice && slice.getDim() == 0 ? slice.getParent() : Attribute();
+    }
     if (first)
-      encoding = tile.getEncoding();
-    else if (encoding != tile.getEncoding())
+      encoding = lifted;
+    else if (encoding != lifted)
       encoding = Attribute();
     first = false;
   }

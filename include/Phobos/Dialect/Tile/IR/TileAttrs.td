@@ -53,11 +53,12 @@ def Tile_DotKindAttr : I32EnumAttr<"DotKind",
   let cppNamespace = "::phobos::tile";
 }
 
-// `@tensorcore`'s precision on a kernel, spelled as in the source.
+// `@tensorcore`'s precision on a kernel: a DotPrecision other than `ieee`,
+// by its name (the source spells it the same way).
 def Tile_TensorcoreAttr : ConfinedAttr<StrAttr, [AttrConstraint<CPred<[{
-    ::llvm::cast<::mlir::StringAttr>($_self).getValue() == "f16" ||
-    ::llvm::cast<::mlir::StringAttr>($_self).getValue() == "tf32" ||
-    ::llvm::cast<::mlir::StringAttr>($_self).getValue() == "bf16"
+    ::phobos::tile::symbolizeDotPrecision(
+        ::llvm::cast<::mlir::StringAttr>($_self).getValue()).value_or(
+        ::phobos::tile::DotPrecision::ieee) != ::phobos::tile::DotPrecision::ieee
   }]>, "one of \"f16\", \"tf32\" or \"bf16\"">]>;
 
 //===----------------------------------------------------------------------===//
