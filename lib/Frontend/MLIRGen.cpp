@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Dialect/Tile/IR/ElementTypes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Frontend/Diagnostics.h"
 #include "Phobos/Frontend/Parser.h"
@@ -108,16 +109,7 @@ private:
 //===----------------------------------------------------------------------===//
 
 mlir::Type Generator::elementType(ScalarKind kind) {
-  switch (kind) {
-  case ScalarKind::Bool: return builder.getI1Type();
-  case ScalarKind::I32: return builder.getI32Type();
-  case ScalarKind::I64: return builder.getI64Type();
-  case ScalarKind::F16: return builder.getF16Type();
-  case ScalarKind::BF16: return builder.getBF16Type();
-  case ScalarKind::F32: return builder.getF32Type();
-  case ScalarKind::F64: return builder.getF64Type();
-  }
-  llvm_unreachable("unknown scalar kind");
+  return tile::getMLIRType(builder.getContext(), kind);
 }
 
 mlir::Type Generator::mlirType(const Type &type) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Interpreter/Interpreter.h"
+#include "Phobos/Dialect/Tile/IR/ElementTypes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,21 +37,8 @@ namespace scf = mlir::scf;
 namespace {
 
 ElementType elementOf(mlir::Type type) {
-  if (auto tileType = llvm::dyn_cast<tile::TileType>(type))
-    type = tileType.getElementType();
-  if (type.isInteger(1))
-    return ElementType::Bool;
-  if (type.isInteger(32))
-    return ElementType::I32;
-  if (type.isF16())
-    return ElementType::F16;
-  if (type.isBF16())
-    return ElementType::BF16;
-  if (type.isF32())
-    return ElementType::F32;
-  if (type.isF64())
-    return ElementType::F64;
-  return ElementType::I64; // i64 and index
+  // The verifier admits no other element types.
+  return tile::getElementType(type).value_or(ElementType::I64);
 }
 
 /// A tile's elements: doubles for float types, int64 for the others.

@@ -53,6 +53,14 @@ def layernorm(args):
     return {"Y": (x - mu) / np.sqrt(var + eps) * w.astype(np.float64) + b.astype(np.float64)}
 
 
+def outer_update(args):
+    x, y, c, alpha = args
+    m, n = c.shape
+    lower = np.arange(n)[None, :] <= np.arange(m)[:, None]
+    outer = alpha * np.outer(x.astype(np.float64), y.astype(np.float64))
+    return {"C": c.astype(np.float64) + np.where(lower, outer, 0.0)}
+
+
 CASES = {
     "saxpy_fp32": (lambda: [uniform(1000), uniform(1000), poison(1000), 1.5],
                    lambda a: {"out": a[3] * a[0].astype(np.float64) + a[1]}, 1e-6, {}),
@@ -80,4 +88,6 @@ CASES = {
     "layernorm": (lambda: [uniform(5, 300, dtype=np.float16), uniform(300, dtype=np.float16),
                            uniform(300, dtype=np.float16), poison(5, 300, dtype=np.float16), 1e-5],
                   layernorm, 1e-2, {}),
+    "outer_update": (lambda: [uniform(77), uniform(150), uniform(77, 150), 1.5],
+                     outer_update, 1e-5, {}),
 }

@@ -19,7 +19,7 @@
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Runtime/KernelCache.h"
-#include "Phobos/Target/Compiler.h"
+#include "Phobos/Driver/Compiler.h"
 #include "Phobos/Target/Pipeline.h"
 
 #include "mlir/IR/Builders.h"

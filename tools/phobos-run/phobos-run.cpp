@@ -21,7 +21,7 @@
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Runtime/Launcher.h"
-#include "Phobos/Target/Compiler.h"
+#include "Phobos/Driver/Compiler.h"
 #include "Phobos/Target/LaunchContract.h"
 #include "Phobos/Target/Pipeline.h"
 

@@ -15,7 +15,7 @@
 #ifndef PHOBOS_RUNTIME_LAUNCHER_H
 #define PHOBOS_RUNTIME_LAUNCHER_H
 
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Runtime/LaunchContract.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"

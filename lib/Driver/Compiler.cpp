@@ -1,6 +1,6 @@
 //===- Compiler.cpp - From Phobos source to PTX and a contract ------------===//
 
-#include "Phobos/Target/Compiler.h"
+#include "Phobos/Driver/Compiler.h"
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Target/Pipeline.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PHOBOS_TARGET_COMPILER_H
-#define PHOBOS_TARGET_COMPILER_H
+#ifndef PHOBOS_DRIVER_COMPILER_H
+#define PHOBOS_DRIVER_COMPILER_H
 
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Target/LaunchContract.h"
@@ -58,4 +58,4 @@ llvm::Expected<std::string> assembleCubin(llvm::StringRef ptxas,
 
 } // namespace phobos
 
-#endif // PHOBOS_TARGET_COMPILER_H
+#endif // PHOBOS_DRIVER_COMPILER_H

@@ -1,0 +1,86 @@
+//===- LaunchContract.h - What a launch of a kernel must agree to -*- C++ -*-===//
+//
+// A compiled kernel variant's launch contract: its parameter slots in order
+// (tensors with their element type and dim names, scalars), the index
+// width, the CTA size, the shared memory, the @aligned promises and the
+// grid as a function of the dims. Derived from the tile-dialect kernel by
+// the compiler (Phobos/Target/LaunchContract.h); written beside the PTX as
+// JSON; read by every launcher. Plain C++ and LLVM Support: a program that
+// only launches cached kernels needs no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_RUNTIME_LAUNCHCONTRACT_H
+#define PHOBOS_RUNTIME_LAUNCHCONTRACT_H
+
+#include "Phobos/Support/Numerics.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace phobos {
+
+/// One parameter of the kernel, in order.
+struct ParamSlot {
+  enum class Kind { Tensor, Scalar };
+  Kind kind = Kind::Tensor;
+  std::string name;
+  ElementType element = ElementType::F32;
+  /// Tensor: the source name of each extent ("M", or "64" for a literal).
+  std::vector<std::string> dims;
+  /// Tensor: each extent's compile-time value, or -1 when bound at launch.
+  std::vector<int64_t> staticShape;
+  /// Tensor: whether the kernel reads / writes it.
+  bool read = false, written = false;
+};
+
+/// `ceil(dim / divisor)`: the CTAs a grid axis needs to cover `dim` when a
+/// slice offset is `ctx.block.<axis> * divisor`.
+struct GridTerm {
+  std::string dim;
+  int64_t divisor = 1;
+};
+
+struct GridAxis {
+  /// The extent is the largest term (1 when there is none).
+  std::vector<GridTerm> terms;
+  /// The body reads this axis's block index but no term says how far it
+  /// goes: the launcher must be told the grid.
+  bool needsExplicitGrid = false;
+};
+
+struct LaunchContract {
+  std::string kernel;
+  /// The variant: @autotune name -> value, in source order.
+  std::vector<std::pair<std::string, int64_t>> variant;
+  std::vector<ParamSlot> params;
+  /// Per-axis offsets and dims are i32.
+  unsigned indexBits = 32;
+  int64_t ctaThreads = 256;
+  int64_t sharedMemoryBytes = 0;
+  /// @aligned: dim name -> the multiple the launch must respect.
+  std::vector<std::pair<std::string, int64_t>> aligned;
+  std::array<GridAxis, 3> grid;
+
+  /// The extent each dim name has in a launch; every name must be given.
+  using DimValues = llvm::StringMap<int64_t>;
+  /// The grid for `dims`, or an error naming what is missing.
+  llvm::Expected<std::array<int64_t, 3>> gridFor(const DimValues &dims) const;
+  /// Every dim name the parameters use that is bound at launch.
+  std::vector<std::string> dynamicDims() const;
+  const ParamSlot *findParam(llvm::StringRef name) const;
+
+  llvm::json::Value toJSON() const;
+  static llvm::Expected<LaunchContract> fromJSON(const llvm::json::Value &json);
+};
+
+
+} // namespace phobos
+
+#endif // PHOBOS_RUNTIME_LAUNCHCONTRACT_H
