@@ -9,7 +9,7 @@ from lit.llvm import llvm_config
 config.name = "Phobos"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".ph", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "CMakeLists.txt"]
+config.excludes = ["Inputs", "lit.cfg.py", "CMakeLists.txt", "phobos-capi-test.c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.phobos_obj_root, "test")
 
@@ -29,5 +29,6 @@ if os.path.exists(os.path.join(cuda_bin, "ptxas")):
     config.available_features.add("ptxas")
 
 tool_dirs = [config.phobos_tools_dir, config.llvm_tools_dir]
-tools = ["phobos-opt", "phobos-translate", "phobos-run", "phobos-compile"]
+tools = ["phobos-opt", "phobos-translate", "phobos-run", "phobos-compile",
+         "phobos-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
