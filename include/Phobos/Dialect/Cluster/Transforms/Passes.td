@@ -75,4 +75,63 @@ def ClusterSplit : Pass<"phobos-cluster-split", "::mlir::ModuleOp"> {
   ];
 }
 
+def ClusterPlan : Pass<"phobos-cluster-plan", "::mlir::ModuleOp"> {
+  let summary = "binds a cluster program and unrolls it into per-node programs";
+  let description = [{
+    For every `phobos_cluster.program`: binds the problem's dims and the
+    `@cluster` sizes, checks that super-tiles divide the problem and that
+    the leaf's tiles (its first `@autotune` values) divide the super-tiles,
+    places each unit of work on the node that owns its output super-tile
+    (round robin over the nodes by the super-tile's row-major index), and
+    appends one `phobos_cluster.node` per node: allocate before first use,
+    load (or fetch from the node that holds the tile), compute, store, and
+    free after the last use on that node, with explicit dependencies.
+
+    Input super-tiles are loaded from storage once, by the node of the
+    first unit that reads them, and fetched by the other nodes
+    (`ingest=fetch`), or loaded by every node that reads them
+    (`ingest=direct`). Each node's peak memory (buffers alive at once in
+    program order) is recorded as `peak_bytes` and checked against
+    `vram-bytes`.
+
+    `@cluster` sizes: the values of `cluster`, else the first value of each
+    `@cluster` dimension, or with `autotune` the best combination of the
+    cost model: every combination is planned; those that do not divide the
+    problem, leave a node without a unit or exceed `vram-bytes` are
+    dropped; the rest are ranked by the busiest node's compute time (the
+    leaves' FLOPs at `node-tflops`) plus transfer time (the larger of the
+    bytes into and out of the node at `link-gbps` GB/s).
+
+    Before: a program from `--phobos-cluster-split`. After (`nodes=4`):
+    ```mlir
+    phobos_cluster.program @matmul attributes {bindings = {TILE_K = 4096, ...}, dims = {K = 20480, ...}, nodes = 4} {
+      ...
+      phobos_cluster.node 0 attributes {peak_bytes = ...} {
+        %b, %t = phobos_cluster.allocate @C [0, 0] ...
+    ```
+  }];
+  let options = [
+    ListOption<"dims", "dims", "std::string",
+               "The problem's dims, NAME=VALUE">,
+    Option<"nodes", "nodes", "int64_t", "1", "The number of nodes">,
+    Option<"vramBytes", "vram-bytes", "int64_t", "0",
+           "Memory of one node in bytes (0: unlimited)">,
+    ListOption<"cluster", "cluster", "std::string",
+               "@cluster sizes, NAME=VALUE (the rest take their first value)">,
+    Option<"autotune", "autotune", "bool", "false",
+           "Choose the @cluster sizes by the cost model">,
+    Option<"nodeTflops", "node-tflops", "double", "50.0",
+           "Cost model: a node's TFLOP/s">,
+    Option<"linkGbps", "link-gbps", "double", "25.0",
+           "Cost model: a node's link bandwidth in GB/s">,
+    Option<"ingest", "ingest", "std::string", "\"fetch\"",
+           "How inputs reach the nodes: fetch (loaded once, fetched by the "
+           "other nodes) or direct (every node loads them)">
+  ];
+  let statistics = [
+    Statistic<"numInstructions", "num-instructions",
+              "Per-node instructions made">
+  ];
+}
+
 #endif // PHOBOS_DIALECT_CLUSTER_TRANSFORMS_PASSES_TD
