@@ -29,5 +29,6 @@ if os.path.exists(os.path.join(cuda_bin, "ptxas")):
     config.available_features.add("ptxas")
 
 tool_dirs = [config.phobos_tools_dir, config.llvm_tools_dir]
-tools = ["phobos-opt", "phobos-translate", "phobos-run", "phobos-compile"]
+tools = ["phobos-opt", "phobos-translate", "phobos-run", "phobos-compile",
+         "phobos-sched"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
