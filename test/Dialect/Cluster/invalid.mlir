@@ -854,3 +854,36 @@ phobos_cluster.program @p attributes {nodes = 1 : i64} {
     phobos.return
   }
 }
+
+// -----
+
+// Between nodes: a fetch from a node that never holds the tile.
+phobos_cluster.program @p attributes {nodes = 2 : i64} {
+  phobos_cluster.tensor @x read dims ["N"] split [""] : !phobos.tensor<?xf32>
+  phobos_cluster.node 0 {
+  }
+  phobos_cluster.node 1 {
+    %b, %t = phobos_cluster.allocate @x [] : !phobos_cluster.buffer<4xf32>
+    // expected-error@+1 {{fetches tile @x [] from node 0, which never holds it}}
+    %l = phobos_cluster.fetch %b from 0 after [%t] : !phobos_cluster.buffer<4xf32>
+    %f = phobos_cluster.free %b after [%l] : !phobos_cluster.buffer<4xf32>
+  }
+}
+
+// -----
+
+// Between nodes: the holder frees a tile before serving every fetch.
+phobos_cluster.program @p attributes {nodes = 2 : i64} {
+  phobos_cluster.tensor @x read dims ["N"] split [""] : !phobos.tensor<?xf32>
+  phobos_cluster.node 0 {
+    %b, %t = phobos_cluster.allocate @x [] : !phobos_cluster.buffer<4xf32>
+    %l = phobos_cluster.load %b after [%t] : !phobos_cluster.buffer<4xf32>
+    // expected-error@+1 {{frees tile @x [] after serving 0 fetches, but 1 are made from this node}}
+    %f = phobos_cluster.free %b after [%l] : !phobos_cluster.buffer<4xf32>
+  }
+  phobos_cluster.node 1 {
+    %b, %t = phobos_cluster.allocate @x [] : !phobos_cluster.buffer<4xf32>
+    %l = phobos_cluster.fetch %b from 0 after [%t] : !phobos_cluster.buffer<4xf32>
+    %f = phobos_cluster.free %b after [%l] : !phobos_cluster.buffer<4xf32>
+  }
+}

@@ -16,6 +16,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace phobos::cluster;
 namespace tile = phobos::tile;
@@ -207,6 +209,51 @@ LogicalResult ProgramOp::verify() {
   return success();
 }
 
+/// Between nodes: every fetch names a node that holds the tile, and that
+/// node frees it only after serving every fetch.
+static LogicalResult verifyFetches(ProgramOp program) {
+  using TileKey = std::pair<StringRef, SmallVector<int64_t>>;
+  auto keyOf = [](Value buffer) {
+    auto alloc = buffer.getDefiningOp<AllocateOp>();
+    return TileKey(alloc.getTensor(), SmallVector<int64_t>(alloc.getCoords()));
+  };
+  // node -> tile -> its free; (holder, tile) -> fetches from other nodes.
+  std::map<int64_t, std::map<TileKey, FreeOp>> frees;
+  std::map<std::pair<int64_t, TileKey>, std::pair<int64_t, FetchOp>> fetches;
+  for (NodeOp node : program.getBody().front().getOps<NodeOp>())
+    for (Operation &op : node.getBodyBlock()) {
+      if (auto free = dyn_cast<FreeOp>(op))
+        frees[node.getIndex()][keyOf(free.getBuffer())] = free;
+      if (auto fetch = dyn_cast<FetchOp>(op)) {
+        auto &entry = fetches[{static_cast<int64_t>(fetch.getSource()),
+                               keyOf(fetch.getBuffer())}];
+        entry.first++;
+        entry.second = fetch;
+      }
+    }
+  for (auto &[key, entry] : fetches) {
+    auto &[holder, tile] = key;
+    auto [count, fetch] = entry;
+    auto tileName = [&, &tile = tile]() {
+      std::string text = ("@" + tile.first + " [").str();
+      for (auto [i, coord] : llvm::enumerate(tile.second))
+        text += (i ? ", " : "") + std::to_string(coord);
+      return text + "]";
+    };
+    auto it = frees[holder].find(tile);
+    if (it == frees[holder].end())
+      return fetch.emitOpError("fetches tile ")
+             << tileName() << " from node " << holder
+             << ", which never holds it";
+    int64_t serves = it->second.getServes().value_or(0);
+    if (serves != count)
+      return it->second.emitOpError("frees tile ")
+             << tileName() << " after serving " << serves << " fetches, but "
+             << count << " are made from this node";
+  }
+  return success();
+}
+
 LogicalResult ProgramOp::verifyRegions() {
   unsigned units = 0;
   llvm::SmallDenseSet<int64_t> nodeIndices;
@@ -232,6 +279,8 @@ LogicalResult ProgramOp::verifyRegions() {
     }
     return op.emitOpError("is not allowed in a phobos_cluster.program");
   }
+  if (failed(verifyFetches(*this)))
+    return failure();
   if (!getBindingsAttr())
     return success();
   // A planned program binds every @cluster name its tensors split by and

@@ -44,7 +44,9 @@ def Cluster_ProgramOp : Cluster_Op<"program", [
     parametric: problem dims and `@cluster` sizes are names until
     `--phobos-cluster-plan` binds them, recording `dims` (dim name ->
     extent), `bindings` (`@cluster` name -> super-tile extent) and `nodes`,
-    and appending one `phobos_cluster.node` per node.
+    and appending one `phobos_cluster.node` per node. Between nodes, the
+    verifier checks that every fetch names a node that holds the tile and
+    that the holder frees it after serving exactly the fetches made from it.
 
     ```mlir
     phobos_cluster.program @add attributes {cluster = [#phobos.tune_dim<"BLOCK", [1048576]>]} {
