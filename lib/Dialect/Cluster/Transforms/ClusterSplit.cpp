@@ -165,7 +165,6 @@ private:
   std::string uniqueLeafName(StringRef base);
 
   tile::KernelOp kernel;
-  llvm::StringSet<> clusterNames;
   SmallVector<std::string> names;
   SmallVector<SmallVector<std::string>> dims;
   scf::ForOp clusterLoop;
@@ -679,8 +678,8 @@ LogicalResult Splitter::checkGrid() {
 }
 
 void Splitter::warnUnusedNames() {
-  for (StringRef name : clusterNames.keys())
-    if (!usedNames.contains(name))
+  for (auto dim : kernel.getClusterAttr().getAsRange<tile::TuneDimAttr>())
+    if (StringRef name = dim.getName().getValue(); !usedNames.contains(name))
       kernel.emitWarning("@cluster name '")
           << name << "' cuts nothing: no super-tile slice or cluster loop "
           << "uses it";
@@ -710,8 +709,6 @@ LogicalResult Splitter::analyze() {
            << kernel.getName()
            << "' has @cluster but was imported without the marks the split "
               "needs; import it with phobos-translate --import-phobos --cluster";
-  for (auto dim : kernel.getClusterAttr().getAsRange<tile::TuneDimAttr>())
-    clusterNames.insert(dim.getName().getValue());
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
     names.push_back(kernel.getArgName(i));
     SmallVector<std::string> axes;
