@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Dialect/Cluster/IR/ClusterDialect.h"
 #include "Phobos/Dialect/Tile/IR/ElementTypes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Frontend/Diagnostics.h"
@@ -41,9 +42,10 @@ namespace {
 
 class Generator {
 public:
-  Generator(CheckedKernel &checked, mlir::ModuleOp module, Diagnostics &diags)
+  Generator(CheckedKernel &checked, mlir::ModuleOp module, Diagnostics &diags,
+            bool markCluster)
       : checked(checked), diags(diags), builder(module.getContext()),
-        module(module) {}
+        module(module), markCluster(markCluster && !checked.attrs.cluster.empty()) {}
 
   void run();
 
@@ -95,10 +97,19 @@ private:
   }
   Value genLoad(SubscriptExpr &expr);
 
+  //===--- Marks for the cluster compiler ---------------------------------===//
+  /// The @cluster name `expr` spells, when marking and it is one.
+  std::optional<std::string> clusterName(const Expr *expr) const;
+  /// Marks `value`'s constant as standing for `expr`'s @cluster name.
+  Value markName(Value value, const Expr *expr);
+  /// Marks a slice op with the @cluster names its extents are written as.
+  void markExtents(mlir::Operation *op, const SubscriptExpr &expr);
+
   CheckedKernel &checked;
   Diagnostics &diags;
   OpBuilder builder;
   mlir::ModuleOp module;
+  bool markCluster;
   llvm::DenseMap<const Symbol *, Value> values;
 };
 
@@ -302,6 +313,10 @@ void Generator::run() {
                   builder.getArrayAttr(names));
   }
 
+  if (markCluster)
+    op->setAttr(phobos::cluster::ClusterDialect::kMarkedAttrName,
+                builder.getUnitAttr());
+
   builder.setInsertionPointToStart(entry);
   genBlock(kernel.body);
   tile::ReturnOp::create(builder, loc(kernel.body.loc));
@@ -384,8 +399,10 @@ void Generator::genAssign(AssignStmt &stmt) {
                                 access.offsets);
     return;
   }
-  tile::StoreOp::create(builder, at, value, access.tensor, access.offsets,
-                        pointAxesAttr(access), /*in_bounds=*/nullptr);
+  auto store = tile::StoreOp::create(builder, at, value, access.tensor,
+                                     access.offsets, pointAxesAttr(access),
+                                     /*in_bounds=*/nullptr);
+  markExtents(store, slice);
 }
 
 llvm::SmallVector<Value> Generator::carriedValues(const ControlStmt &stmt) {
@@ -409,6 +426,8 @@ void Generator::genFor(ForStmt &stmt) {
                      loc(stmt.end->getLoc()));
   Value step = intConstant(stmt.stepValue, ivType.element,
                            stmt.step ? loc(stmt.step->getLoc()) : at);
+  if (stmt.step)
+    step = markName(step, stmt.step.get());
   auto loop = scf::ForOp::create(
       builder, at, lb, ub, step, carriedValues(stmt),
       [&](OpBuilder &, Location, Value iv, mlir::ValueRange args) {
@@ -486,7 +505,7 @@ Value Generator::gen(Expr &expr) {
     Symbol *symbol = cast<NameExpr>(expr).symbol;
     switch (symbol->kind) {
     case Symbol::Kind::Constant:
-      return intConstant(symbol->value, ScalarKind::I32, at);
+      return markName(intConstant(symbol->value, ScalarKind::I32, at), &expr);
     case Symbol::Kind::Dim:
       return tile::DimOp::create(builder, at,
                                  values.lookup(checked.params[symbol->paramIndex]),
@@ -759,9 +778,53 @@ Value Generator::genLoad(SubscriptExpr &expr) {
   if (expr.type.isScalar())
     return tile::LoadScalarOp::create(builder, at, access.tensor,
                                       access.offsets);
-  return tile::LoadOp::create(builder, at, mlirType(expr.type), access.tensor,
-                              access.offsets, pointAxesAttr(access),
-                              /*in_bounds=*/nullptr);
+  auto load = tile::LoadOp::create(builder, at, mlirType(expr.type),
+                                   access.tensor, access.offsets,
+                                   pointAxesAttr(access),
+                                   /*in_bounds=*/nullptr);
+  markExtents(load, expr);
+  return load;
+}
+
+//===----------------------------------------------------------------------===//
+// Marks for the cluster compiler
+//===----------------------------------------------------------------------===//
+
+std::optional<std::string> Generator::clusterName(const Expr *expr) const {
+  auto *name = llvm::dyn_cast_or_null<NameExpr>(expr);
+  if (!markCluster || !name || !name->symbol ||
+      name->symbol->kind != Symbol::Kind::Constant)
+    return std::nullopt;
+  for (const SearchDim &dim : checked.attrs.cluster)
+    if (dim.name == name->name)
+      return dim.name;
+  return std::nullopt;
+}
+
+Value Generator::markName(Value value, const Expr *expr) {
+  if (std::optional<std::string> name = clusterName(expr))
+    value.getDefiningOp()->setAttr(
+        phobos::cluster::ClusterDialect::kDimAttrName,
+        builder.getStringAttr(*name));
+  return value;
+}
+
+void Generator::markExtents(mlir::Operation *op, const SubscriptExpr &expr) {
+  if (!markCluster)
+    return;
+  // Per tensor axis: the @cluster name of `:+ NAME`, or "".
+  llvm::SmallVector<mlir::Attribute> names;
+  bool any = false;
+  for (const Subscript &sub : expr.subscripts) {
+    std::optional<std::string> name;
+    if (sub.kind == Subscript::Kind::Sized)
+      name = clusterName(sub.end.get());
+    names.push_back(builder.getStringAttr(name ? *name : ""));
+    any |= name.has_value();
+  }
+  if (any)
+    op->setAttr(phobos::cluster::ClusterDialect::kExtentsAttrName,
+                builder.getArrayAttr(names));
 }
 
 //===----------------------------------------------------------------------===//
@@ -770,8 +833,8 @@ Value Generator::genLoad(SubscriptExpr &expr) {
 
 void phobos::frontend::generateKernel(CheckedKernel &kernel,
                                       mlir::ModuleOp module,
-                                      Diagnostics &diags) {
-  Generator(kernel, module, diags).run();
+                                      Diagnostics &diags, bool markCluster) {
+  Generator(kernel, module, diags, markCluster).run();
 }
 
 std::string phobos::frontend::parseVariantSpec(llvm::StringRef text,
@@ -798,6 +861,8 @@ phobos::frontend::importPhobos(llvm::SourceMgr &sourceMgr,
                                const ImportOptions &options) {
   context->loadDialect<tile::TileDialect, arith::ArithDialect,
                        math::MathDialect, scf::SCFDialect>();
+  if (options.markCluster)
+    context->loadDialect<phobos::cluster::ClusterDialect>();
   unsigned bufferId = sourceMgr.getMainFileID();
   Diagnostics diags(sourceMgr, context, bufferId);
   std::unique_ptr<Program> program = parseProgram(diags);
@@ -848,7 +913,7 @@ phobos::frontend::importPhobos(llvm::SourceMgr &sourceMgr,
     std::unique_ptr<CheckedKernel> checked =
         checkKernel(*kernel, options.variant, diags);
     if (checked)
-      generateKernel(*checked, *module, diags);
+      generateKernel(*checked, *module, diags, options.markCluster);
   }
   if (diags.hadError())
     return nullptr;

@@ -2,6 +2,7 @@
 
 #include "Phobos/InitAllDialects.h"
 
+#include "Phobos/Dialect/Cluster/IR/ClusterDialect.h"
 #include "Phobos/Dialect/Tile/IR/TileDialect.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -19,7 +20,8 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void phobos::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
+  registry.insert<tile::TileDialect, cluster::ClusterDialect,
+                  mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                   mlir::NVVM::NVVMDialect, mlir::math::MathDialect,

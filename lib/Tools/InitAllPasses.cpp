@@ -3,6 +3,7 @@
 #include "Phobos/InitAllPasses.h"
 
 #include "Phobos/Conversion/Passes.h"
+#include "Phobos/Dialect/Cluster/Transforms/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -13,6 +14,7 @@
 
 void phobos::registerAllPasses() {
   tile::registerPhobosTilePasses();
+  cluster::registerPhobosClusterPasses();
   registerPhobosConversionPasses();
   registerPhobosToNVVMPipeline();
 

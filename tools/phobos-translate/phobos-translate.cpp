@@ -1,7 +1,8 @@
 //===- phobos-translate.cpp - Phobos's mlir-translate ---------------------===//
 //
 // Imports Phobos source into the phobos dialect (--import-phobos), with the
-// variant and kernel chosen on the command line.
+// variant and kernel chosen on the command line (and, with --cluster, the
+// marks the cluster compiler reads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,13 @@ llvm::cl::opt<std::string>
     kernelOption("kernel",
                  llvm::cl::desc("Import only the kernel of this name"),
                  llvm::cl::value_desc("NAME"), llvm::cl::init(""));
+
+llvm::cl::opt<bool> clusterOption(
+    "cluster",
+    llvm::cl::desc("Import for the cluster compiler: mark where @cluster "
+                   "kernels use their @cluster names (the input of "
+                   "--phobos-cluster-split)"),
+    llvm::cl::init(false));
 
 llvm::cl::opt<std::string> chipOption("chip",
                                       llvm::cl::desc("--phobos-to-ptx: the GPU"),
@@ -71,6 +79,7 @@ void registerImportPhobos() {
          mlir::MLIRContext *context) -> mlir::OwningOpRef<mlir::Operation *> {
         phobos::frontend::ImportOptions options;
         options.kernelName = kernelOption;
+        options.markCluster = clusterOption;
         std::string problem =
             phobos::frontend::parseVariantSpec(variantOption, options.variant);
         if (!problem.empty()) {

@@ -25,9 +25,11 @@ class Diagnostics;
 struct CheckedKernel;
 
 /// Adds the `phobos.kernel` of `kernel` to `module`. Sema has accepted the
-/// kernel, so this cannot fail on user errors.
+/// kernel, so this cannot fail on user errors. With `markCluster`, a kernel
+/// with @cluster carries the marks the cluster compiler's split reads (see
+/// ImportOptions::markCluster).
 void generateKernel(CheckedKernel &kernel, mlir::ModuleOp module,
-                    Diagnostics &diags);
+                    Diagnostics &diags, bool markCluster = false);
 
 /// What to import from a source file.
 struct ImportOptions {
@@ -36,6 +38,12 @@ struct ImportOptions {
   /// Values for @autotune names; a name no imported kernel declares is an
   /// error. Every other name takes the first value of its search space.
   llvm::StringMap<int64_t> variant;
+  /// Import for the cluster compiler: in kernels with @cluster, mark each
+  /// constant that spells an @cluster name (`phobos_cluster.dim`), each
+  /// slice whose extent does (`phobos_cluster.extents`) and the kernel
+  /// (`phobos_cluster.marked`), so that --phobos-cluster-split can read the
+  /// body at the cluster level, where those names are super-tile sizes.
+  bool markCluster = false;
 };
 
 /// Parses `text` (`NAME=V,NAME=V`) into `variant`. Returns an error message,
