@@ -47,6 +47,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTilePromoteShared());
   kernel.addPass(tile::createTilePipeline());
   kernel.addPass(tile::createTileAllocateShared());
+  kernel.addPass(tile::createTileChooseOccupancy());
   kernel.addPass(tile::createTileInsertBarriers());
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
   pm.addPass(createConvertTileToGPU());
