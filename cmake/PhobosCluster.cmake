@@ -1,0 +1,46 @@
+# What the cluster runtime (phobos-sched, phobos-pod, phobos-tensor) builds
+# on, from Debian's packages: gRPC and protobuf for every message
+# (libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev) and Abseil
+# (libabsl-dev) for status, flags and synchronisation.
+#
+# phobos_cluster_deps carries them. With PHOBOS_STATIC_TOOLS it links
+# Debian's static archives instead (the libraries pkg-config lists with
+# --static: gRPC, protobuf, Abseil, OpenSSL, c-ares, re2, upb, zlib), so
+# the tools carried to the GPU machine need only the C library.
+
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_package(absl CONFIG REQUIRED)
+find_program(PHOBOS_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
+find_program(PHOBOS_PROTOC protoc REQUIRED)
+
+add_library(phobos_cluster_deps INTERFACE)
+if(PHOBOS_STATIC_TOOLS)
+  find_package(PkgConfig REQUIRED)
+  set(phobos_cluster_pkgs grpc++ protobuf absl_flags absl_flags_parse
+      absl_flags_usage absl_statusor absl_status absl_synchronization
+      absl_str_format absl_strings absl_time)
+  execute_process(
+    COMMAND ${PKG_CONFIG_EXECUTABLE} --static --libs ${phobos_cluster_pkgs}
+    OUTPUT_VARIABLE phobos_cluster_static_libs
+    OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE phobos_pkg_status)
+  if(NOT phobos_pkg_status EQUAL 0)
+    message(FATAL_ERROR "pkg-config --static --libs ${phobos_cluster_pkgs} failed")
+  endif()
+  separate_arguments(phobos_cluster_static_libs UNIX_COMMAND
+    "${phobos_cluster_static_libs}")
+  # The C library's own parts (libpthread, libm, libdl, librt) stay shared.
+  list(FILTER phobos_cluster_static_libs EXCLUDE REGEX
+    "^-l(pthread|m|dl|rt)$|^-pthread$|^-Wl,--(push|pop)-state|^-Wl,--as-needed$")
+  list(REMOVE_DUPLICATES phobos_cluster_static_libs)
+  target_link_libraries(phobos_cluster_deps INTERFACE
+    "-Wl,-Bstatic" "-Wl,--start-group" ${phobos_cluster_static_libs}
+    "-Wl,--end-group" "-Wl,-Bdynamic" pthread dl m rt)
+else()
+  target_link_libraries(phobos_cluster_deps INTERFACE
+    gRPC::grpc++ protobuf::libprotobuf
+    absl::flags absl::flags_parse absl::flags_usage absl::statusor
+    absl::status absl::synchronization absl::str_format absl::strings
+    absl::time)
+endif()
