@@ -61,7 +61,8 @@ ABSL_FLAG(bool, insecure, false,
           "No TLS and no authentication (loopback addresses only)");
 ABSL_FLAG(int, io_threads, 4, "Threads for loads, stores and allocations");
 ABSL_FLAG(int64_t, memory_budget, 0,
-          "Bytes a segment may hold beyond its planned peak");
+          "The most bytes of tiles this pod holds at once (0: no limit but "
+          "the device's)");
 ABSL_FLAG(int64_t, chunk_bytes, 1 << 20, "Bytes per chunk of a served tile");
 ABSL_FLAG(bool, verbose, false, "Log every instruction");
 ABSL_FLAG(std::string, address_file, "",

@@ -4,7 +4,7 @@
 //                              [--fill zero|random|iota|VALUE] [--seed N]
 //   phobos-tensor fill    URI --fill random|iota|VALUE [--seed N]
 //   phobos-tensor inspect URI [--values N]
-//   phobos-tensor compare URI URI [--tolerance REL]
+//   phobos-tensor compare URI URI [--tolerance REL [--atol ABS]]
 //   phobos-tensor convert SRC DST [--format raw|header]
 //
 // URI is file:///path or a plain path; a path ending in .npy is a NumPy
@@ -56,8 +56,11 @@ ABSL_FLAG(std::string, fill, "zero",
 ABSL_FLAG(uint64_t, seed, 0, "Seed of --fill random");
 ABSL_FLAG(int64_t, values, 8, "inspect: how many leading values to print");
 ABSL_FLAG(double, tolerance, -1,
-          "compare: accept a largest relative error up to this (default: "
-          "bit for bit)");
+          "compare: accept elements whose difference is at most this times "
+          "the larger magnitude, plus --atol (default: bit for bit)");
+ABSL_FLAG(double, atol, 0,
+          "compare: with --tolerance, an absolute difference always accepted "
+          "(for elements near zero)");
 ABSL_FLAG(int, threads, 0, "Threads for fills (0: every core)");
 
 namespace {
@@ -356,8 +359,10 @@ int compare(const std::string &left, const std::string &right) {
     return 0;
   }
   unsigned width = byteWidth(a->info.element);
-  int64_t differing = 0, first = -1, worst = -1;
+  int64_t differing = 0, first = -1, worst = -1, rejected = 0;
   double worstRelative = 0, worstAbsolute = 0;
+  double tolerance = absl::GetFlag(FLAGS_tolerance);
+  double atol = std::max(0.0, absl::GetFlag(FLAGS_atol));
   for (int64_t i = 0; i < count; ++i) {
     if (std::memcmp(a->data() + i * width, b->data() + i * width, width) == 0)
       continue;
@@ -375,16 +380,22 @@ int compare(const std::string &left, const std::string &right) {
     }
     if (!std::isnan(absolute))
       worstAbsolute = std::max(worstAbsolute, absolute);
+    if (!(absolute <= atol + std::max(tolerance, 0.0) * scale))
+      ++rejected;
   }
-  double tolerance = absl::GetFlag(FLAGS_tolerance);
-  bool accepted = tolerance >= 0 && worstRelative <= tolerance;
+  bool accepted = tolerance >= 0 && rejected == 0;
   std::printf("%s: %lld of %lld elements differ; max abs err %s, max rel err %s"
               "%s\n",
               accepted ? "close" : "different", static_cast<long long>(differing),
               static_cast<long long>(count), formatValue(worstAbsolute).c_str(),
               formatValue(worstRelative).c_str(),
-              tolerance >= 0 ? absl::StrCat(" (tolerance ", formatValue(tolerance), ")").c_str()
-                             : "");
+              tolerance >= 0
+                  ? absl::StrCat(" (tolerance ", formatValue(tolerance),
+                                 atol > 0 ? absl::StrCat(" + ", formatValue(atol))
+                                          : "",
+                                 ": ", rejected, " outside)")
+                        .c_str()
+                  : "");
   std::printf("  first at %s: %s vs %s\n",
               multiIndex(first, a->info.shape).c_str(),
               formatValue(elementAt(*a, first)).c_str(),

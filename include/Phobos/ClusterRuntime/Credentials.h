@@ -64,7 +64,7 @@ struct Credentials {
 /// it is an error that says how to make them.
 absl::StatusOr<Credentials> loadCredentials(const CredentialOptions &options);
 
-/// With --insecure, `address` must be a loopback address; else an error.
+/// `address` must be HOST:PORT, and with --insecure a loopback address.
 absl::Status checkListenAddress(const Credentials &credentials,
                                 absl::string_view address);
 

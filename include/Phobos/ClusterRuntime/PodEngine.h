@@ -4,7 +4,7 @@
 // plan, more when a lost node's work is re-planned here), each started as
 // soon as the instructions it depends on have retired:
 //
-//  - allocate: in program order, within the segment's planned peak;
+//  - allocate: in program order (within the pod's memory budget, if any);
 //  - load / store: a super-tile read from or written to its tensor file;
 //  - fetch: from the holder, over gRPC in chunks with checksums, or GPU to
 //    GPU through CUDA IPC when both pods share a host; when the holder is
@@ -56,8 +56,11 @@ struct EngineOptions {
   std::string hostId;
   /// Threads for allocations, loads, stores and frees.
   unsigned ioThreads = 4;
-  /// Bytes a segment may hold at once beyond its planned peak (0: the
-  /// peak). A segment stalled for a second runs past it rather than wait.
+  /// The most bytes of tiles the pod holds at once (0: no limit but the
+  /// device's). Allocations run in program order within it; one stalled
+  /// for a second runs past it rather than wait on fetchers for ever. The
+  /// plan's peak (checked against the device when planning) assumes frees
+  /// in program order; a holder's tile outlives that until it is fetched.
   int64_t memoryBudget = 0;
   /// Bytes per chunk of a tile sent over gRPC.
   int64_t chunkBytes = 1 << 20;

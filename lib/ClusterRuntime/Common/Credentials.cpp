@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/credentials.h>
@@ -107,6 +108,14 @@ phobos::cluster::runtime::loadCredentials(const CredentialOptions &options) {
 absl::Status
 phobos::cluster::runtime::checkListenAddress(const Credentials &credentials,
                                              absl::string_view address) {
+  size_t colon = address.rfind(':');
+  int port = -1;
+  if (colon == absl::string_view::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 0 ||
+      port > 65535)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", address, "' is not an address to listen on: expected HOST:PORT "
+        "with a port from 0 to 65535"));
   if (!credentials.insecure)
     return absl::OkStatus();
   for (absl::string_view loopback : {"127.", "localhost:", "[::1]:"})

@@ -102,8 +102,6 @@ struct JobRun::State {
     /// Allocations ready to run, in program order.
     std::deque<size_t> allocations;
     int64_t resident = 0;
-    /// 0: no limit.
-    int64_t budget = 0;
     std::optional<absl::Time> stalledSince;
     bool forceNext = false;
     size_t remaining = 0;
@@ -216,8 +214,6 @@ struct JobRun::State {
         seg->instrs[found->second].dependents.push_back(i);
         seg->instrs[i].pending++;
       }
-    if (seg->spec.peak_bytes() > 0)
-      seg->budget = seg->spec.peak_bytes() + options.memoryBudget;
     seg->remaining = seg->instrs.size();
     totalInstrs += static_cast<int64_t>(seg->instrs.size());
     uint32_t id = given.id();
@@ -254,14 +250,22 @@ struct JobRun::State {
     changed.SignalAll();
   }
 
-  /// Starts the segment's next allocations while they fit its budget.
+  int64_t residentBytes() const {
+    int64_t resident = 0;
+    for (auto &entry : segments)
+      resident += entry.second->resident;
+    return resident;
+  }
+
+  /// Starts the segment's next allocations, in program order, while they
+  /// fit the pod's memory budget (when it has one).
   void pumpAllocations(uint32_t id) {
     Segment &seg = segment(id);
     while (!seg.allocations.empty()) {
       size_t index = seg.allocations.front();
       int64_t bytes = seg.tiles.at(seg.instrs[index].spec->tile())->bytes();
-      if (seg.budget > 0 && seg.resident + bytes > seg.budget &&
-          !seg.forceNext) {
+      if (options.memoryBudget > 0 &&
+          residentBytes() + bytes > options.memoryBudget && !seg.forceNext) {
         if (!seg.stalledSince)
           seg.stalledSince = absl::Now();
         return;
@@ -271,9 +275,7 @@ struct JobRun::State {
       seg.allocations.pop_front();
       seg.resident += bytes;
       ioReady.insert({id, index});
-      int64_t resident = 0;
-      for (auto &entry : segments)
-        resident += entry.second->resident;
+      int64_t resident = residentBytes();
       stats.set_resident_bytes(resident);
       stats.set_peak_bytes(std::max(stats.peak_bytes(), resident));
     }
@@ -438,11 +440,10 @@ struct JobRun::State {
           entry->second.buffer = nullptr;
         }
         seg.resident -= tile.bytes();
-        int64_t resident = 0;
+        stats.set_resident_bytes(residentBytes());
+        // Memory came back: every segment may allocate again.
         for (auto &other : segments)
-          resident += other.second->resident;
-        stats.set_resident_bytes(resident);
-        pumpAllocations(ref.first);
+          pumpAllocations(other.first);
         in.phase = Instr::Phase::Running;
         mu.Unlock();
         released.reset();
@@ -951,9 +952,10 @@ void JobRun::tick() {
     if (seg->stalledSince && absl::Now() - *seg->stalledSince > absl::Seconds(1)) {
       logLine(state->who,
               absl::StrCat("segment ", id, " waited a second for memory "
-                           "within its planned peak of ",
-                           formatBytes(seg->budget),
-                           " (its tiles wait for fetchers); allocating past it"));
+                           "within the budget of ",
+                           formatBytes(state->options.memoryBudget),
+                           " (held tiles wait for their fetchers); "
+                           "allocating past it"));
       seg->forceNext = true;
       seg->stalledSince.reset();
       state->pumpAllocations(id);
