@@ -2,6 +2,7 @@
 # lit configuration of the Phobos tests.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -17,6 +18,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%phobos_src_root", config.phobos_src_root))
 config.substitutions.append(("%phobos_obj_root", config.phobos_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.phobos_src_root, "examples")))
+config.substitutions.append(("%python", sys.executable))
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 llvm_config.use_default_substitutions()
@@ -30,5 +32,5 @@ if os.path.exists(os.path.join(cuda_bin, "ptxas")):
 
 tool_dirs = [config.phobos_tools_dir, config.llvm_tools_dir]
 tools = ["phobos-opt", "phobos-translate", "phobos-run", "phobos-compile",
-         "phobos-capi-test", "phobos-sched"]
+         "phobos-capi-test", "phobos-sched", "phobos-pod", "phobos-tensor"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
