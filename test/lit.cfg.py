@@ -20,6 +20,8 @@ config.substitutions.append(("%phobos_obj_root", config.phobos_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.phobos_src_root, "examples")))
 config.substitutions.append(("%python", sys.executable))
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+# Compiled kernels go to a cache of the test run's own, not the user's.
+config.environment["PHOBOS_CACHE_DIR"] = os.path.join(config.phobos_obj_root, "test", "kernel-cache")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

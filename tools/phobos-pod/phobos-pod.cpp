@@ -201,7 +201,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
       return;
     logLine("pod", absl::StrFormat("job %016x %s", job->jobId(), how));
     service.setCurrent(nullptr);
-    job->stop();
+    job->shutdown();
     job.reset();
   };
   wire::SchedulerMessage message;

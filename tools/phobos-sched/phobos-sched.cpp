@@ -26,6 +26,7 @@
 #include "Phobos/Job/JobFile.h"
 #include "Phobos/Driver/Compiler.h"
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Target/Pipeline.h"
 
 #include "ClusterRun.h"
 #include "Phobos/ClusterRuntime/Credentials.h"
@@ -50,6 +51,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <set>
 #include <sys/stat.h>
 
@@ -461,6 +463,76 @@ static bool basePlanOptions(const LoadedJob &loaded,
   return true;
 }
 
+namespace {
+/// A leaf compiled for one chip.
+struct CompiledLeaf {
+  std::string ptx;
+  /// Empty where there is no ptxas.
+  std::string cubin;
+  llvm::json::Value contract = nullptr;
+};
+} // namespace
+
+/// Compiles `leaf` for `target` through the kernel cache (the same cache
+/// phobos-run and the Python package use): a leaf compiled before, by
+/// --plan or a run, is read back; otherwise it is compiled (and assembled
+/// where ptxas is) and published.
+static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
+                                           tile::KernelOp leaf,
+                                           const std::string &target) {
+  LaunchContract contract = buildLaunchContract(leaf);
+  std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  bool cached = !noCache && !root.empty() && isValidChip(target);
+  KernelCache cache(root);
+  KernelCacheKey key;
+  key.source = loaded.sourceText().str();
+  // The leaf of an @cluster kernel, not a kernel of the source itself.
+  key.kernel = leaf.getName().str() + "@cluster:" + loaded.kernelName;
+  key.variant = contract.variant;
+  key.chip = target;
+  CompiledLeaf result;
+  if (cached) {
+    std::string damage;
+    if (std::optional<KernelCacheEntry> entry =
+            cache.lookup(key.digest(), &damage);
+        entry && entry->ptx) {
+      result.ptx = std::move(*entry->ptx);
+      result.cubin = entry->cubin.value_or("");
+      result.contract = std::move(entry->contract);
+      return result;
+    }
+    if (!damage.empty())
+      llvm::errs() << "phobos-sched: note: " << damage << "\n";
+  }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(leaf.getLoc());
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  builder.clone(*leaf);
+  FailureOr<std::vector<CompiledKernel>> compiled =
+      compileModule(*module, target);
+  if (failed(compiled) || compiled->empty())
+    return failure();
+  CompiledKernel &kernel = compiled->front();
+  result.ptx = std::move(kernel.ptx);
+  result.contract = kernel.contract.toJSON();
+  if (std::optional<std::string> ptxas = findPtxas()) {
+    llvm::Expected<std::string> cubin = assembleCubin(*ptxas, result.ptx, target);
+    if (cubin)
+      result.cubin = std::move(*cubin);
+    else // the PTX still runs: the driver JIT-compiles it
+      llvm::consumeError(cubin.takeError());
+  }
+  if (cached) {
+    llvm::Expected<KernelCacheEntry> entry = cache.store(
+        key, result.contract, StringRef(result.ptx),
+        result.cubin.empty() ? std::nullopt
+                             : std::optional<StringRef>(result.cubin));
+    if (!entry)
+      llvm::errs() << "phobos-sched: note: not cached: "
+                   << llvm::toString(entry.takeError()) << "\n";
+  }
+  return result;
+}
+
 /// --plan: print the plan (or its JSON) and compile the leaves.
 static int printPlanOf(LoadedJob &loaded) {
   cluster::PlanOptions options;
@@ -473,28 +545,29 @@ static int printPlanOf(LoadedJob &loaded) {
   if (failed(mlir::verify(program)))
     return fail("internal error: the plan does not verify");
 
-  // The leaves, compiled one module each.
-  OwningOpRef<ModuleOp> leaves = ModuleOp::create(program.getLoc());
-  OpBuilder builder = OpBuilder::atBlockEnd(leaves->getBody());
-  for (tile::KernelOp leaf : program.getBody().front().getOps<tile::KernelOp>())
-    builder.clone(*leaf);
-  FailureOr<std::vector<CompiledKernel>> compiled =
-      compileModule(*leaves, chip);
-  if (failed(compiled))
-    return 1;
+  // The leaves, each through the kernel cache.
+  std::map<std::string, CompiledLeaf> compiled;
+  for (tile::KernelOp leaf :
+       program.getBody().front().getOps<tile::KernelOp>()) {
+    FailureOr<CompiledLeaf> result = compileLeaf(loaded, leaf, chip);
+    if (failed(result))
+      return 1;
+    compiled[leaf.getName().str()] = std::move(*result);
+  }
   llvm::StringMap<std::string> ptxFiles;
   if (!ptxDir.empty()) {
     if (std::error_code error = llvm::sys::fs::create_directories(ptxDir))
       return fail("cannot create '" + ptxDir + "': " + error.message());
-    for (CompiledKernel &leaf : *compiled) {
-      std::string stem = ptxDir + "/" + leaf.contract.kernel;
-      llvm::json::Value contract = leaf.contract.toJSON();
-      contract.getAsObject()->insert({"chip", leaf.chip});
+    for (auto &[name, leaf] : compiled) {
+      std::string stem = ptxDir + "/" + name;
+      llvm::json::Value contract = leaf.contract;
+      if (llvm::json::Object *object = contract.getAsObject())
+        (*object)["chip"] = chip.getValue();
       if (!writeFile(stem + ".ptx", leaf.ptx) ||
           !writeFile(stem + ".json",
                      llvm::formatv("{0:2}", contract).str() + "\n"))
         return 1;
-      ptxFiles[leaf.contract.kernel] = stem + ".ptx";
+      ptxFiles[name] = stem + ".ptx";
     }
   }
 
@@ -509,10 +582,10 @@ static int printPlanOf(LoadedJob &loaded) {
       for (llvm::json::Value &leaf : *leavesJSON) {
         llvm::json::Object *object = leaf.getAsObject();
         StringRef name = *object->getString("name");
-        for (CompiledKernel &compiledLeaf : *compiled)
-          if (compiledLeaf.contract.kernel == name)
-            object->insert({"ptx_bytes",
-                            static_cast<int64_t>(compiledLeaf.ptx.size())});
+        auto found = compiled.find(name.str());
+        if (found != compiled.end())
+          object->insert(
+              {"ptx_bytes", static_cast<int64_t>(found->second.ptx.size())});
         object->insert({"ptx", ptxFiles.count(name)
                                    ? llvm::json::Value(ptxFiles[name])
                                    : llvm::json::Value(nullptr)});
@@ -553,9 +626,9 @@ static int printPlanOf(LoadedJob &loaded) {
     os << "  " << leaf.getName() << ": grid " << grid[0] << "x" << grid[1]
        << "x" << grid[2] << " of " << leaf.getCtaSize() << " threads per "
        << "super-tile";
-    for (CompiledKernel &compiledLeaf : *compiled)
-      if (compiledLeaf.contract.kernel == leaf.getName())
-        os << ", " << chip << " PTX " << compiledLeaf.ptx.size() << " bytes";
+    auto found = compiled.find(leaf.getName().str());
+    if (found != compiled.end())
+      os << ", " << chip << " PTX " << found->second.ptx.size() << " bytes";
     if (ptxFiles.count(leaf.getName()))
       os << " (" << ptxFiles[leaf.getName()] << ")";
     os << "\n";
@@ -662,11 +735,15 @@ public:
         module->print(os, OpPrintingFlags().enableDebugInfo());
       }
       for (const std::string &target : chips) {
-        absl::StatusOr<runtime::LeafBuild::Compiled> compiled =
-            compileLeaf(*module, leaf, target);
-        if (!compiled.ok())
-          return compiled.status();
-        build.byChip[target] = std::move(*compiled);
+        FailureOr<CompiledLeaf> compiled = compileLeaf(loaded, leaf, target);
+        if (failed(compiled))
+          return absl::InternalError(absl::StrCat(
+              "cannot compile leaf '", build.name, "' for ", target,
+              " (the error is above)"));
+        runtime::LeafBuild::Compiled &out = build.byChip[target];
+        out.ptx = std::move(compiled->ptx);
+        out.cubin = std::move(compiled->cubin);
+        out.contract = llvm::formatv("{0}", compiled->contract).str();
       }
       planned.leaves.push_back(std::move(build));
     }
@@ -690,60 +767,6 @@ public:
   }
 
 private:
-  /// One leaf for one chip: from the kernel cache, or compiled (and
-  /// assembled with ptxas where there is one) and published in it.
-  absl::StatusOr<runtime::LeafBuild::Compiled>
-  compileLeaf(ModuleOp module, tile::KernelOp leaf, const std::string &target) {
-    LaunchContract contract = buildLaunchContract(leaf);
-    std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
-    bool cached = !noCache && !root.empty();
-    KernelCache cache(root);
-    KernelCacheKey key;
-    key.source = loaded.sourceText().str();
-    // The leaf of one @cluster kernel: not a kernel of the source itself.
-    key.kernel = leaf.getName().str() + "@cluster:" + loaded.kernelName;
-    key.variant = contract.variant;
-    key.chip = target;
-    runtime::LeafBuild::Compiled result;
-    if (cached) {
-      std::string damage;
-      if (std::optional<KernelCacheEntry> entry =
-              cache.lookup(key.digest(), &damage);
-          entry && entry->ptx) {
-        result.ptx = *entry->ptx;
-        result.cubin = entry->cubin.value_or("");
-        result.contract = llvm::formatv("{0}", entry->contract).str();
-        return result;
-      }
-    }
-    FailureOr<std::vector<CompiledKernel>> compiled =
-        compileModule(module, target);
-    if (failed(compiled) || compiled->empty())
-      return absl::InternalError(absl::StrCat(
-          "cannot compile leaf '", leaf.getName().str(), "' for ", target));
-    CompiledKernel &kernel = compiled->front();
-    result.ptx = kernel.ptx;
-    if (std::optional<std::string> ptxas = findPtxas()) {
-      llvm::Expected<std::string> cubin =
-          assembleCubin(*ptxas, kernel.ptx, target);
-      if (cubin)
-        result.cubin = std::move(*cubin);
-      else // the PTX still runs: the driver JIT-compiles it
-        llvm::consumeError(cubin.takeError());
-    }
-    llvm::json::Value contractJSON = kernel.contract.toJSON();
-    result.contract = llvm::formatv("{0}", contractJSON).str();
-    if (cached) {
-      llvm::Expected<KernelCacheEntry> entry = cache.store(
-          key, contractJSON, StringRef(result.ptx),
-          result.cubin.empty() ? std::nullopt
-                               : std::optional<StringRef>(result.cubin));
-      if (!entry)
-        llvm::consumeError(entry.takeError());
-    }
-    return result;
-  }
-
   LoadedJob &loaded;
   OwningOpRef<ModuleOp> pristine;
   llvm::StringMap<int64_t> bindings;

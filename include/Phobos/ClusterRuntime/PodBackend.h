@@ -64,11 +64,9 @@ public:
   virtual int deviceOrdinal() const { return -1; }
   virtual int64_t memoryBytes() const { return 0; }
 
-  /// Makes the job's leaves runnable (parses or loads them); compiled
-  /// leaves are kept across jobs.
+  /// Makes the job's leaves runnable (parses or loads them), replacing the
+  /// last job's; compiled leaves are kept across jobs.
   virtual absl::Status prepare(const wire::StartJob &job) = 0;
-  /// Drops what prepare() made for the job.
-  virtual void finish() {}
 
   virtual absl::StatusOr<std::unique_ptr<TileBuffer>> allocate(int64_t bytes,
                                                                bool zero) = 0;

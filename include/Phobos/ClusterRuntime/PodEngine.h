@@ -92,6 +92,10 @@ public:
   void nodeLost(uint32_t node);
   /// Stops: no instruction starts any more, waiting serves end.
   void stop();
+  /// Stops and waits for the job's threads (the leaf running, if any), so
+  /// that the backend can take the next job; serves still running keep the
+  /// job's tiles until they end.
+  void shutdown();
 
   uint64_t jobId() const;
   uint32_t node() const;

@@ -125,8 +125,6 @@ public:
     return absl::OkStatus();
   }
 
-  void finish() override { leaves.clear(); }
-
   absl::StatusOr<std::unique_ptr<TileBuffer>> allocate(int64_t bytes,
                                                        bool zero) override {
     llvm::Expected<cuda::DeviceBuffer> buffer =

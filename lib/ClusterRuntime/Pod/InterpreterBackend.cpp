@@ -107,8 +107,6 @@ public:
     return absl::OkStatus();
   }
 
-  void finish() override { leaves.clear(); }
-
   absl::StatusOr<std::unique_ptr<TileBuffer>> allocate(int64_t bytes,
                                                        bool zero) override {
     return std::unique_ptr<TileBuffer>(new HostBuffer(bytes, zero));

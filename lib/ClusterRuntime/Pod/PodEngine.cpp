@@ -861,8 +861,18 @@ JobRun::JobRun(Backend &backend, const Credentials &credentials,
 }
 
 JobRun::~JobRun() {
+  shutdown();
+  state->segments.clear();
+}
+
+void JobRun::shutdown() {
   stop();
-  for (std::thread &worker : state->workers)
+  std::vector<std::thread> workers;
+  {
+    absl::MutexLock lock(&state->mu);
+    workers.swap(state->workers);
+  }
+  for (std::thread &worker : workers)
     worker.join();
   // Fetch threads may be added while others finish: join until none is left.
   while (true) {
@@ -876,8 +886,6 @@ JobRun::~JobRun() {
     for (std::thread &fetcher : fetchers)
       fetcher.join();
   }
-  state->segments.clear();
-  state->backend.finish();
 }
 
 absl::Status JobRun::start() {
@@ -887,9 +895,10 @@ absl::Status JobRun::start() {
   if (absl::Status status = state->addSegmentLocked(state->spec.segment());
       !status.ok())
     return status;
-  for (unsigned i = 0; i < std::max(1u, state->options.ioThreads); ++i)
-    state->workers.emplace_back([this] { state->ioWorker(); });
-  state->workers.emplace_back([this] { state->computeWorker(); });
+  State *s = state.get();
+  for (unsigned i = 0; i < std::max(1u, s->options.ioThreads); ++i)
+    s->workers.emplace_back([s] { s->ioWorker(); });
+  s->workers.emplace_back([s] { s->computeWorker(); });
   return absl::OkStatus();
 }
 
