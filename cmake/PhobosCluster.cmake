@@ -5,8 +5,9 @@
 #
 # phobos_cluster_deps carries them. With PHOBOS_STATIC_TOOLS it links
 # Debian's static archives instead (the libraries pkg-config lists with
-# --static: gRPC, protobuf, Abseil, OpenSSL, c-ares, re2, upb, zlib), so
-# the tools carried to the GPU machine need only the C library.
+# --static: gRPC, protobuf, Abseil, OpenSSL, c-ares, re2, upb, zlib,
+# libatomic), so the tools carried to the GPU machine need only the C
+# library.
 
 find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
@@ -30,13 +31,36 @@ if(PHOBOS_STATIC_TOOLS)
   endif()
   separate_arguments(phobos_cluster_static_libs UNIX_COMMAND
     "${phobos_cluster_static_libs}")
-  # The C library's own parts (libpthread, libm, libdl, librt) stay shared.
-  list(FILTER phobos_cluster_static_libs EXCLUDE REGEX
-    "^-l(pthread|m|dl|rt)$|^-pthread$|^-Wl,--(push|pop)-state|^-Wl,--as-needed$")
-  list(REMOVE_DUPLICATES phobos_cluster_static_libs)
+  # Each -lNAME becomes the path of libNAME.a (no -Bstatic: the C library's
+  # own parts, libpthread, libm, libdl and librt, stay shared, as for the
+  # rest of the tools). libatomic.a lives with the compiler's runtime.
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libatomic.a
+    OUTPUT_VARIABLE phobos_atomic OUTPUT_STRIP_TRAILING_WHITESPACE
+    ERROR_QUIET)
+  set(phobos_cluster_archives "")
+  foreach(item IN LISTS phobos_cluster_static_libs)
+    if(NOT item MATCHES "^-l(.+)$")
+      continue()
+    endif()
+    set(name "${CMAKE_MATCH_1}")
+    if(name MATCHES "^(pthread|m|dl|rt)$")
+      continue()
+    endif()
+    if(name STREQUAL "atomic" AND EXISTS "${phobos_atomic}")
+      list(APPEND phobos_cluster_archives "${phobos_atomic}")
+      continue()
+    endif()
+    find_library(PHOBOS_STATIC_${name} NAMES lib${name}.a)
+    if(NOT PHOBOS_STATIC_${name})
+      message(FATAL_ERROR "PHOBOS_STATIC_TOOLS: lib${name}.a not found "
+        "(the static archive of a library gRPC needs)")
+    endif()
+    list(APPEND phobos_cluster_archives "${PHOBOS_STATIC_${name}}")
+  endforeach()
+  list(REMOVE_DUPLICATES phobos_cluster_archives)
   target_link_libraries(phobos_cluster_deps INTERFACE
-    "-Wl,-Bstatic" "-Wl,--start-group" ${phobos_cluster_static_libs}
-    "-Wl,--end-group" "-Wl,-Bdynamic" pthread dl m rt)
+    "-Wl,--start-group" ${phobos_cluster_archives} "-Wl,--end-group"
+    pthread dl m rt)
 else()
   target_link_libraries(phobos_cluster_deps INTERFACE
     gRPC::grpc++ protobuf::libprotobuf
