@@ -58,7 +58,8 @@ using namespace phobos::cuda;
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
   X(cuEventElapsedTime)                                                        \
-  X(cuMemcpyDtoD)                                                              \
+  X(cuMemcpyDtoDAsync)                                                         \
+  X(cuMemsetD8Async)                                                           \
   X(cuMemHostAlloc)                                                            \
   X(cuMemFreeHost)                                                             \
   X(cuIpcGetMemHandle)                                                         \
@@ -408,7 +409,8 @@ llvm::Error DeviceBuffer::fill(uint8_t byte) {
                        "cuMemsetD8");
 }
 
-llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count) {
+llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count,
+                                         const Stream &stream) {
   if (count > bytes)
     return llvm::createStringError(
         "cannot copy %zu bytes into a device buffer of %zu bytes", count,
@@ -418,8 +420,28 @@ llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count) {
   llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
   if (!driver)
     return driver.takeError();
-  return driver->check(driver->api.cuMemcpyDtoD(pointer, source, count),
-                       "cuMemcpyDtoD");
+  CUstream handle = static_cast<CUstream>(stream.handle());
+  if (llvm::Error error = driver->check(
+          driver->api.cuMemcpyDtoDAsync(pointer, source, count, handle),
+          "cuMemcpyDtoDAsync"))
+    return error;
+  return driver->check(driver->api.cuStreamSynchronize(handle),
+                       "cuStreamSynchronize");
+}
+
+llvm::Error DeviceBuffer::fill(uint8_t byte, const Stream &stream) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUstream handle = static_cast<CUstream>(stream.handle());
+  if (llvm::Error error = driver->check(
+          driver->api.cuMemsetD8Async(pointer, byte, bytes, handle),
+          "cuMemsetD8Async"))
+    return error;
+  return driver->check(driver->api.cuStreamSynchronize(handle),
+                       "cuStreamSynchronize");
 }
 
 llvm::Expected<std::string> DeviceBuffer::ipcHandle() const {

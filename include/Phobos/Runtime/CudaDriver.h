@@ -58,6 +58,8 @@ private:
   friend class PinnedBuffer;
 };
 
+class Stream;
+
 /// A buffer in device memory.
 class DeviceBuffer {
 public:
@@ -73,10 +75,16 @@ public:
   llvm::Error copyToHost(void *data, size_t count) const;
   /// Fills the buffer with `byte` (cuMemsetD8).
   llvm::Error fill(uint8_t byte);
-  /// Copies `count` bytes from device address `source` into the buffer
-  /// (cuMemcpyDtoD; with unified addressing the source may be memory of
-  /// another device, or of another process opened through IpcMapping).
-  llvm::Error copyFromDevice(uint64_t source, size_t count);
+  /// Fills the buffer with `byte` on `stream` and waits for it: done before
+  /// any later launch, whatever its stream (cuMemsetD8 on the default
+  /// stream is asynchronous and ordered only with that stream).
+  llvm::Error fill(uint8_t byte, const Stream &stream);
+  /// Copies `count` bytes from device address `source` into the buffer on
+  /// `stream` and waits for it (device-to-device copies are asynchronous
+  /// otherwise). With unified addressing the source may be memory of
+  /// another device, or of another process opened through IpcMapping.
+  llvm::Error copyFromDevice(uint64_t source, size_t count,
+                             const Stream &stream);
   /// A handle through which another process of this host can open the
   /// buffer (cuIpcGetMemHandle): CU_IPC_HANDLE_SIZE bytes.
   llvm::Expected<std::string> ipcHandle() const;

@@ -22,6 +22,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <optional>
 
 using namespace phobos;
 using namespace phobos::cluster::runtime;
@@ -133,10 +134,15 @@ public:
       return absl::ResourceExhaustedError(absl::StrCat(
           "allocating ", bytes, " bytes on the GPU: ",
           llvm::toString(buffer.takeError())));
-    if (zero)
-      if (absl::Status status = fromLlvm(buffer->fill(0), "zeroing a tile");
+    if (zero) {
+      absl::StatusOr<cuda::Stream *> copies = threadStream();
+      if (!copies.ok())
+        return copies.status();
+      if (absl::Status status =
+              fromLlvm(buffer->fill(0, **copies), "zeroing a tile");
           !status.ok())
         return status;
+    }
     return std::unique_ptr<TileBuffer>(new DeviceTile(std::move(*buffer)));
   }
 
@@ -150,13 +156,14 @@ public:
         return std::unique_ptr<Staging>(new PinnedStaging(*this, std::move(buffer)));
       }
     }
+    // Page-locked only: a copy from pageable memory may return before its
+    // DMA is done, and leaves run on a stream that does not wait for it.
     llvm::Expected<cuda::PinnedBuffer> buffer =
         cuda::PinnedBuffer::allocate(static_cast<size_t>(bytes));
-    if (!buffer) {
-      // Pageable memory still works, only slower.
-      llvm::consumeError(buffer.takeError());
-      return Backend::staging(bytes);
-    }
+    if (!buffer)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "page-locking ", bytes, " bytes of host memory for a tile: ",
+          llvm::toString(buffer.takeError())));
     return std::unique_ptr<Staging>(new PinnedStaging(*this, std::move(*buffer)));
   }
 
@@ -241,16 +248,34 @@ public:
 
   absl::Status copyFromExported(const std::string &handle, int64_t bytes,
                                 TileBuffer &target) override {
+    absl::StatusOr<cuda::Stream *> copies = threadStream();
+    if (!copies.ok())
+      return copies.status();
     llvm::Expected<cuda::IpcMapping> mapping = cuda::IpcMapping::open(handle);
     if (!mapping)
       return fromLlvm(mapping.takeError(), "opening a peer's tile");
+    // Waits for the copy: the holder frees the tile once told it is done.
     return fromLlvm(static_cast<DeviceTile &>(target).buffer.copyFromDevice(
-                        mapping->devicePointer(), static_cast<size_t>(bytes)),
+                        mapping->devicePointer(), static_cast<size_t>(bytes),
+                        **copies),
                     "copying a peer's tile GPU to GPU");
   }
 
 private:
   static constexpr size_t kPooledPerSize = 4;
+
+  /// A stream of the calling thread's own, for the copies and fills that
+  /// must be complete before the call returns.
+  static absl::StatusOr<cuda::Stream *> threadStream() {
+    thread_local std::optional<cuda::Stream> stream;
+    if (!stream) {
+      llvm::Expected<cuda::Stream> made = cuda::Stream::create();
+      if (!made)
+        return absl::UnavailableError(llvm::toString(made.takeError()));
+      stream = std::move(*made);
+    }
+    return &*stream;
+  }
 
   struct Leaf {
     std::string name;
