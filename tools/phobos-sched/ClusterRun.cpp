@@ -848,11 +848,12 @@ void Run::printProgress(bool force) {
         continue;
       const wire::NodeStats &s = node.stats;
       std::string line = absl::StrFormat(
-          "node %zu: %zu/%zu units, %d/%d instructions (%d computes), loaded "
+          "node %zu: %zu/%zu units, %d/%d instructions, %d compute%s, loaded "
           "%s, fetched %s, served %s, stored %s, busy %.2f s",
           i, node.storedHere.size() / std::max(1, outputTensors),
           node.owned.size() / std::max(1, outputTensors), node.retired,
-          node.instructions, s.computes(), formatBytes(s.loaded_bytes()),
+          node.instructions, s.computes(), s.computes() == 1 ? "" : "s",
+          formatBytes(s.loaded_bytes()),
           formatBytes(s.fetched_bytes() + s.peer_bytes()),
           formatBytes(s.served_bytes()), formatBytes(s.stored_bytes()),
           s.busy_ns() / 1e9);

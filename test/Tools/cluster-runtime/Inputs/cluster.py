@@ -300,7 +300,7 @@ def case_kill(cluster):
         if "re-planned" in line:
             replans.append(line)
         # The first victim: node 1, once it has computed something.
-        match = re.search(r"progress: node 1: (\d+)/(\d+) units.*\((\d+) computes", line)
+        match = re.search(r"progress: node 1: (\d+)/(\d+) units.*, (\d+) computes?,", line)
         if not killed and match and int(match.group(3)) >= 1:
             pods[1]["process"].send_signal(signal.SIGKILL)
             killed.append(1)
@@ -335,7 +335,7 @@ def case_stall(cluster):
     stopped = []
 
     def on_line(line):
-        match = re.search(r"progress: node 2: .*\((\d+) computes", line)
+        match = re.search(r"progress: node 2: .*, (\d+) computes?,", line)
         if not stopped and match and int(match.group(1)) >= 1:
             pods[2]["process"].send_signal(signal.SIGSTOP)
             stopped.append(2)
@@ -363,7 +363,7 @@ def case_all_lost(cluster):
     killed = []
 
     def on_line(line):
-        if not killed and "(1 computes" in line:
+        if not killed and ", 1 compute," in line:
             for pod in pods:
                 pod["process"].send_signal(signal.SIGKILL)
             killed.append(True)
