@@ -120,6 +120,10 @@ private:
                           const std::vector<int64_t> &shape,
                           Visit visit) const;
 
+  /// A read that found fewer than `bytes` at `offset`: the file is shorter
+  /// than when it was checked.
+  absl::Status cutShort(int64_t bytes, int64_t offset) const;
+
   int fd = -1;
   std::string filePath;
   TensorInfo layout;

@@ -372,6 +372,14 @@ absl::Status TensorFile::forEachRun(const std::vector<int64_t> &offsets,
   }
 }
 
+absl::Status TensorFile::cutShort(int64_t bytes, int64_t offset) const {
+  struct stat status;
+  int64_t size = ::fstat(fd, &status) == 0 ? status.st_size : -1;
+  return absl::OutOfRangeError(absl::StrCat(
+      filePath, ": the file ends at byte ", size, ", before the ", bytes,
+      " bytes at byte ", offset, ": it was cut short"));
+}
+
 absl::Status TensorFile::readRegion(const std::vector<int64_t> &offsets,
                                     const std::vector<int64_t> &shape,
                                     void *out) const {
@@ -384,10 +392,7 @@ absl::Status TensorFile::readRegion(const std::vector<int64_t> &offsets,
                       if (!got.ok())
                         return got.status();
                       if (*got != count)
-                        return absl::OutOfRangeError(absl::StrCat(
-                            filePath, ": ended at byte ", fileOffset + *got,
-                            " while reading ", count, " bytes at byte ",
-                            fileOffset, ": the file was truncated"));
+                        return cutShort(count, fileOffset);
                       return absl::OkStatus();
                     });
 }
@@ -411,9 +416,7 @@ absl::Status TensorFile::readBytes(int64_t offset, int64_t bytes,
   if (!got.ok())
     return got.status();
   if (*got != bytes)
-    return absl::OutOfRangeError(absl::StrCat(
-        filePath, ": ended ", bytes - *got,
-        " bytes early: the file was truncated"));
+    return cutShort(bytes, layout.dataOffset + offset);
   return absl::OkStatus();
 }
 

@@ -464,8 +464,8 @@ def case_broken_input(cluster):
         job["job"], ",".join(f"127.0.0.1:{p}" for p in ports), "--cluster",
         job["cluster"]), on_line)
     check(code == 1, "the job failed")
-    check(any("failed" in l and "a.tensor" in l and "truncated" in l
-              for l in lines), "the error names the file and says it is truncated")
+    check(any("failed" in l and "a.tensor" in l and "cut short" in l
+              for l in lines), "the error names the file and says it was cut short")
     after = cluster.run(cluster.tool("phobos-tensor"), "inspect",
                         job["output"], "--shape", "384x256").stdout
     check(before == after, "the output file is as it was")
