@@ -54,8 +54,6 @@ private:
   friend class Stream;
   friend class Event;
   friend class Function;
-  friend class IpcMapping;
-  friend class PinnedBuffer;
 };
 
 class Stream;
