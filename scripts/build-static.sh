@@ -5,7 +5,10 @@
 # machine (which has CUDA but no LLVM or gRPC), and packs them, stripped and
 # xz-compressed, into build-static/dist/phobos-tools.tar.xz. They need only
 # the C library (and libcuda, opened at run time).
-# Usage: scripts/build-static.sh
+# Usage: scripts/build-static.sh [--configure-only]
+#   --configure-only: stop after CMake (CI checks that the static LLVM,
+#   zlib, zstd, gRPC, protobuf, Abseil and OpenSSL archives are found
+#   without spending the link time).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +20,10 @@ cmake -G Ninja -S "$root" -B "$build_dir" \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DLLVM_USE_LINKER=lld -DLLVM_ENABLE_ASSERTIONS=ON >/dev/null
+if [ "${1:-}" = "--configure-only" ]; then
+  echo "build-static: configured $build_dir"
+  exit 0
+fi
 tools=(phobos-compile phobos-run phobos-sched phobos-pod phobos-tensor)
 ninja -C "$build_dir" -j "$(nproc)" "${tools[@]}"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Phobos test: lit (front end, dialects, passes, examples), the
-# GoogleTest unit tests, the Python package's tests (pytest, on the CPU) and
-# a bounded run of the front-end fuzzer.
+# GoogleTest unit tests, the Python package's tests (pytest, on the CPU), an
+# out-of-tree build against the installed package, the configuration of the
+# self-contained tools and a bounded run of the front-end fuzzer.
 # Usage: scripts/test.sh   (after scripts/setup.sh)
 set -euo pipefail
 
@@ -33,6 +34,11 @@ if [ "$lit_status" -ne 0 ] || [ "$ctest_status" -ne 0 ] || [ "$pytest_status" -n
   echo "test: lit exited $lit_status, ctest exited $ctest_status, pytest exited $pytest_status" >&2
   exit 1
 fi
+echo "== install (an out-of-tree *-opt against the installed package)"
+"$root/scripts/test-install.sh"
+echo "== self-contained tools (configure)"
+PHOBOS_STATIC_BUILD_DIR="$build_dir/static-configure" \
+  "$root/scripts/build-static.sh" --configure-only
 if [ "$fuzz_seconds" -gt 0 ]; then
   echo "== fuzz ($fuzz_seconds s)"
   "$root/scripts/fuzz.sh" "$fuzz_seconds"
