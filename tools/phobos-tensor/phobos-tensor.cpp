@@ -22,6 +22,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -37,6 +38,7 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <limits>
+#include <optional>
 #include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
@@ -55,10 +57,10 @@ ABSL_FLAG(std::string, fill, "zero",
           "zero, random (uniform in [-1, 1)), iota (0, 1, 2, ...) or a number");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of --fill random");
 ABSL_FLAG(int64_t, values, 8, "inspect: how many leading values to print");
-ABSL_FLAG(double, tolerance, -1,
+ABSL_FLAG(std::optional<double>, tolerance, std::nullopt,
           "compare: accept elements whose difference is at most this times "
           "the larger magnitude, plus --atol (default: bit for bit)");
-ABSL_FLAG(double, atol, 0,
+ABSL_FLAG(std::optional<double>, atol, std::nullopt,
           "compare: with --tolerance, an absolute difference always accepted "
           "(for elements near zero)");
 ABSL_FLAG(int, threads, 0, "Threads for fills (0: every core)");
@@ -219,7 +221,10 @@ void fillFile(const TensorFile &file,
   check(firstError);
 }
 
-std::function<double(int64_t)> generatorFlag() {
+/// The generator --fill names for elements of type `element`; a constant
+/// must be representable (finite where it was written finite, an integer
+/// in range for integer types).
+std::function<double(int64_t)> generatorFlag(ElementType element) {
   std::string how = absl::GetFlag(FLAGS_fill);
   uint64_t seed = absl::GetFlag(FLAGS_seed);
   if (how == "zero")
@@ -231,6 +236,31 @@ std::function<double(int64_t)> generatorFlag() {
   double constant = 0;
   if (!absl::SimpleAtod(how, &constant))
     die("--fill: expected zero, random, iota or a number, got '" + how + "'");
+  std::string outOfRange = "--fill: " + how + " does not fit in " +
+                           name(element).str();
+  if (isFloat(element)) {
+    // 1e999 reads as infinity; only inf and nan spelled out mean it.
+    uint64_t stored[1] = {0};
+    storeFloat(element, stored, 0, constant);
+    if (std::isfinite(constant) != std::isfinite(loadFloat(element, stored, 0)) &&
+        !std::isnan(constant))
+      die(outOfRange);
+    std::string spelled = absl::AsciiStrToLower(how);
+    if (!std::isfinite(constant) && !absl::StrContains(spelled, "inf") &&
+        !absl::StrContains(spelled, "nan"))
+      die(outOfRange);
+  } else {
+    double low = element == ElementType::Bool ? 0
+                 : element == ElementType::I32
+                     ? static_cast<double>(std::numeric_limits<int32_t>::min())
+                     : -0x1p63;
+    double high = element == ElementType::Bool ? 1
+                  : element == ElementType::I32
+                      ? static_cast<double>(std::numeric_limits<int32_t>::max())
+                      : 0x1p63 - 1024;
+    if (!(constant >= low && constant <= high) || std::trunc(constant) != constant)
+      die(outOfRange);
+  }
   return [constant](int64_t) { return constant; };
 }
 
@@ -255,10 +285,12 @@ int create(const std::string &uri) {
   info.element = layout->first;
   info.shape = layout->second;
   info.format = formatFlag(info.element, info.shape.size());
+  // The fill is checked before the file exists: a mistake leaves nothing.
+  std::function<double(int64_t)> generator = generatorFlag(info.element);
   std::string path = value(pathFromUri(uri));
   TensorFile file = value(TensorFile::create(path, info));
   if (absl::GetFlag(FLAGS_fill) != "zero")
-    fillFile(file, generatorFlag());
+    fillFile(file, generator);
   std::printf("%s: %s, %lld bytes, fill %s\n", uri.c_str(),
               file.info().describe().c_str(),
               static_cast<long long>(file.info().dataOffset +
@@ -271,13 +303,16 @@ int fill(const std::string &uri) {
   std::string path = value(pathFromUri(uri));
   TensorInfo info = value(inspectFile(path, expectedLayout()));
   TensorFile file = value(TensorFile::open(path, info, /*writable=*/true));
-  fillFile(file, generatorFlag());
+  fillFile(file, generatorFlag(info.element));
   std::printf("%s: %s, fill %s\n", uri.c_str(), info.describe().c_str(),
               absl::GetFlag(FLAGS_fill).c_str());
   return 0;
 }
 
 int inspect(const std::string &uri) {
+  if (absl::GetFlag(FLAGS_values) < 0)
+    die("--values: expected a count of values to print, 0 or more, got " +
+        std::to_string(absl::GetFlag(FLAGS_values)));
   std::unique_ptr<MappedTensor> tensor = mapTensor(uri, expectedLayout());
   const TensorInfo &info = tensor->info;
   int64_t count = info.numElements();
@@ -322,6 +357,18 @@ int inspect(const std::string &uri) {
 }
 
 int compare(const std::string &left, const std::string &right) {
+  // Without --tolerance, bit for bit; a tolerance is a relative error, 0
+  // or more, and --atol only widens one.
+  std::optional<double> givenTolerance = absl::GetFlag(FLAGS_tolerance);
+  std::optional<double> givenAtol = absl::GetFlag(FLAGS_atol);
+  if (givenTolerance && !(*givenTolerance >= 0))
+    die("--tolerance: expected a relative error, 0 or more, got " +
+        formatValue(*givenTolerance));
+  if (givenAtol && !(*givenAtol >= 0))
+    die("--atol: expected an absolute error, 0 or more, got " +
+        formatValue(*givenAtol));
+  if (givenAtol && !givenTolerance)
+    die("--atol widens a --tolerance: give both");
   std::optional<std::pair<ElementType, std::vector<int64_t>>> expected =
       expectedLayout();
   // A header (or .npy) on one side tells how to read a raw file on the other.
@@ -361,8 +408,8 @@ int compare(const std::string &left, const std::string &right) {
   unsigned width = byteWidth(a->info.element);
   int64_t differing = 0, first = -1, worst = -1, rejected = 0;
   double worstRelative = 0, worstAbsolute = 0;
-  double tolerance = absl::GetFlag(FLAGS_tolerance);
-  double atol = std::max(0.0, absl::GetFlag(FLAGS_atol));
+  double tolerance = givenTolerance.value_or(-1);
+  double atol = givenAtol.value_or(0);
   for (int64_t i = 0; i < count; ++i) {
     if (std::memcmp(a->data() + i * width, b->data() + i * width, width) == 0)
       continue;
@@ -439,7 +486,7 @@ int main(int argc, char **argv) {
       "                            [--fill zero|random|iota|VALUE] [--seed N]\n"
       "  phobos-tensor fill    URI --fill random|iota|VALUE [--seed N]\n"
       "  phobos-tensor inspect URI [--values N]\n"
-      "  phobos-tensor compare URI URI [--tolerance REL]\n"
+      "  phobos-tensor compare URI URI [--tolerance REL [--atol ABS]]\n"
       "  phobos-tensor convert SRC DST [--format raw|header]\n"
       "URI is file:///path or a path; *.npy is a NumPy file. A raw file (no "
       "header) needs --shape (and --dtype unless f32).");

@@ -162,6 +162,11 @@ TEST(TensorStorage, UrisAndShapes) {
   EXPECT_EQ(*parseShape("2,3,4"), (std::vector<int64_t>{2, 3, 4}));
   EXPECT_FALSE(parseShape("4x").ok());
   EXPECT_FALSE(parseShape("-4").ok());
+  // A size past 64 bits of bytes, also in a damaged header, is an error,
+  // not a wrapped product.
+  EXPECT_EQ(parseShape("1073741824x1073741823").value().size(), 2u);
+  EXPECT_FALSE(parseShape("1073741824x1073741824").ok());
+  EXPECT_FALSE(parseShape("4294967296x4294967296").ok());
   EXPECT_EQ(formatShape({}), "scalar");
 }
 

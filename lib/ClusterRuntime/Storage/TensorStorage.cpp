@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,11 +68,18 @@ phobos::storage::parseShape(absl::string_view text) {
   std::vector<int64_t> shape;
   if (text == "scalar")
     return shape;
+  // Elements of up to 8 bytes must still count in an int64_t of bytes.
+  constexpr int64_t kMaxElements = std::numeric_limits<int64_t>::max() / 8;
+  int64_t elements = 1;
   for (absl::string_view part : absl::StrSplit(text, absl::ByAnyChar("x,"))) {
     int64_t extent = 0;
     if (!absl::SimpleAtoi(part, &extent) || extent <= 0)
       return absl::InvalidArgumentError(absl::StrCat(
           "'", text, "' is not a shape: expected positive extents like 256x64"));
+    if (extent > kMaxElements / elements)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", text, "' is too large: 2^60 elements or more"));
+    elements *= extent;
     shape.push_back(extent);
   }
   return shape;
