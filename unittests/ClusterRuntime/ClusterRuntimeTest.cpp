@@ -374,4 +374,47 @@ TEST_F(EngineTest, MalformedSegmentsAreRefused) {
             "instruction #0 depends on #5, which does not come before it");
 }
 
+TEST_F(EngineTest, TilesAreServedOnlyToTheJobsFetchers) {
+  // Node 0 holds A[0] (tile 0) for node 1, and nobody else.
+  wire::StartJob start = job(directory + "/a.tensor");
+  wire::ServeSpec *serve = start.add_serves();
+  serve->set_tile(0);
+  serve->add_nodes(1);
+  Doubler backend;
+  Credentials credentials;
+  credentials.insecure = true;
+  JobRun run(backend, credentials, start, EngineOptions(), nullptr);
+  grpc::ServerContext context;
+  auto ask = [&](uint64_t jobId, const std::string &token, uint32_t tile,
+                 uint32_t node) {
+    wire::FetchRequest request;
+    request.set_job_id(jobId);
+    request.set_token(token);
+    request.set_tile(tile);
+    request.set_node(node);
+    // Refusals come before anything is written.
+    return run.serveFetch(context, request, nullptr);
+  };
+  grpc::Status otherJob = ask(8, "token", 0, 1);
+  EXPECT_EQ(otherJob.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(otherJob.error_message(),
+            "tile 0 was asked for by a pod of another job; this pod runs job "
+            "0000000000000007");
+  // The job's id without its token is another job too.
+  EXPECT_EQ(ask(7, "guessed", 0, 1).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  grpc::Status notAFetcher = ask(7, "token", 0, 2);
+  EXPECT_EQ(notAFetcher.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(notAFetcher.error_message(),
+            "node 2 is not a fetcher of tile 0 in this job");
+  grpc::Status notServed = ask(7, "token", 1, 1);
+  EXPECT_EQ(notServed.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(notServed.error_message(), "node 0 holds no tile 1 for others");
+  // The right fetcher waits for the load; a job that ends answers it.
+  run.stop();
+  grpc::Status ended = ask(7, "token", 0, 1);
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_EQ(ended.error_message(), "the job has ended");
+}
+
 } // namespace
