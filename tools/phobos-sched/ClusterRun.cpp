@@ -99,6 +99,8 @@ struct Node {
   absl::Time lastHeard;
   double lostAt = 0;
   std::string lostWhy;
+  /// Whether a message after its loss was noted (once per node).
+  bool lateNoted = false;
   uint32_t nextSegment = 0;
   int64_t instructions = 0, retired = 0;
   /// Store instructions: (segment, id) -> output tile.
@@ -224,9 +226,18 @@ private:
     absl::MutexLock lock(&cluster.mutex);
     Node &entry = cluster.nodes[node];
     // A lost node's late messages, or those of a link that was replaced,
-    // are ignored.
-    if (entry.link != link || entry.state == NodeState::Lost)
+    // are ignored: its work was given to others.
+    if (entry.link != link)
       return;
+    if (entry.state == NodeState::Lost) {
+      if (!entry.lateNoted) {
+        entry.lateNoted = true;
+        say(absl::StrCat("node ", node, " (", entry.address,
+                         ") speaks again after it was lost: its messages are "
+                         "ignored"));
+      }
+      return;
+    }
     entry.lastHeard = absl::Now();
     if (message.has_heartbeat()) {
       const wire::Heartbeat &heartbeat = message.heartbeat();

@@ -328,11 +328,13 @@ def case_kill(cluster):
 
 def case_stall(cluster):
     """A pod that stops (SIGSTOP) misses its heartbeats: it is lost, its
-    work re-planned, and when it wakes its late messages are ignored."""
+    work re-planned, and when it wakes (while the others still work) its
+    late messages are ignored and it drops the job."""
     cluster.make_credentials()
     job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
     pods, addresses = start_pods(cluster, 3, "--test-compute-delay-ms", "200")
     stopped = []
+    woken = []
 
     def on_line(line):
         match = re.search(r"progress: node 2: .*, (\d+) computes?,", line)
@@ -340,17 +342,40 @@ def case_stall(cluster):
             pods[2]["process"].send_signal(signal.SIGSTOP)
             stopped.append(2)
             print("test| stopped node 2 (SIGSTOP)", flush=True)
+        # Once its work is given to the others, it wakes up while they
+        # still work on it: what it says now must change nothing.
+        if stopped and not woken and "re-planned" in line:
+            pods[2]["process"].send_signal(signal.SIGCONT)
+            woken.append(2)
+            print("test| woke node 2 (SIGCONT)", flush=True)
 
     code, lines = cluster.follow(
         cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"],
                           "--heartbeat-timeout-ms", "1500"), on_line)
     pods[2]["process"].send_signal(signal.SIGCONT)
     check(stopped == [2], "a pod was stopped mid-job")
+    check(woken == [2], "it was woken after its work was re-planned")
     check(code == 0, "the job finished without it")
     check(any("node 2" in l and "lost: no heartbeat" in l for l in lines),
           "the stopped pod was lost for its missed heartbeats")
+    check(any("node 2" in l and "its messages are ignored" in l for l in lines),
+          "its late messages are ignored")
+    check(any(re.match(r"2 +\S+ +lost ", l) for l in lines),
+          "the summary counts it lost")
+    check(any(re.search(r"done in .*, 1 lost", l) for l in lines),
+          "the job is done with one node lost")
+    # The woken pod was told that it is lost and dropped the job.
+    deadline = time.time() + START_SECONDS
+    while "declared lost" not in cluster.log(pods[2]) and time.time() < deadline:
+        time.sleep(0.1)
+    told = [l for l in cluster.log(pods[2]).splitlines() if "declared lost" in l]
+    for line in told:
+        print(f"pod| {line}")
+    check(told and "aborted: this node was declared lost: no heartbeat" in told[0],
+          "the woken pod stops its share of the job")
     check(compare(cluster, job["output"], job["reference"]),
           "C equals the single-process run bit for bit")
+    check(no_partials(job["data"]), "no partial file is left")
 
 
 def case_all_lost(cluster):
