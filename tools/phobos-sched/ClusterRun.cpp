@@ -540,6 +540,8 @@ bool Run::startJob() {
     return false;
   }
   planned = std::move(*plan);
+  if (!planned.ranking.empty())
+    std::printf("%s", planned.ranking.c_str());
   const json::Object &root = *planned.plan.getAsObject();
   PlanTables tables(root);
   std::vector<const json::Object *> programs = nodePrograms(root);

@@ -49,6 +49,9 @@ struct PlannedJob {
   std::vector<LeafBuild> leaves;
   /// The cost model's floating-point operations of the whole job.
   double flops = 0;
+  /// With --autotune: the cost model's ranking of the @cluster sizes, as
+  /// --plan prints it (empty otherwise).
+  std::string ranking;
 };
 
 /// The cluster compiler, as the runtime sees it.

@@ -470,6 +470,8 @@ struct CompiledLeaf {
   /// Empty where there is no ptxas.
   std::string cubin;
   llvm::json::Value contract = nullptr;
+  /// Read back from the kernel cache rather than compiled.
+  bool fromCache = false;
 };
 } // namespace
 
@@ -499,6 +501,7 @@ static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
       result.ptx = std::move(*entry->ptx);
       result.cubin = entry->cubin.value_or("");
       result.contract = std::move(entry->contract);
+      result.fromCache = true;
       return result;
     }
     if (!damage.empty())
@@ -531,6 +534,15 @@ static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
                    << llvm::toString(entry.takeError()) << "\n";
   }
   return result;
+}
+
+/// The --autotune ranking under the cost model's parameters.
+static void printCostModel(llvm::ArrayRef<cluster::Candidate> ranking,
+                           llvm::raw_ostream &os) {
+  os << "cost model (" << llvm::format("%g", nodeTflops.getValue())
+     << " TFLOP/s per node, " << llvm::format("%g", linkGbps.getValue())
+     << " GB/s links):\n";
+  cluster::printRanking(ranking, os);
 }
 
 /// --plan: print the plan (or its JSON) and compile the leaves.
@@ -631,13 +643,12 @@ static int printPlanOf(LoadedJob &loaded) {
       os << ", " << chip << " PTX " << found->second.ptx.size() << " bytes";
     if (ptxFiles.count(leaf.getName()))
       os << " (" << ptxFiles[leaf.getName()] << ")";
+    if (found != compiled.end())
+      os << (found->second.fromCache ? ", from the kernel cache" : ", compiled");
     os << "\n";
   }
   if (autotune) {
-    os << "cost model (" << llvm::format("%g", nodeTflops.getValue())
-       << " TFLOP/s per node, " << llvm::format("%g", linkGbps.getValue())
-       << " GB/s links):\n";
-    cluster::printRanking(ranking, os);
+    printCostModel(ranking, os);
   }
   cluster::printPlan(program, os);
   return 0;
@@ -714,6 +725,10 @@ public:
     if (!ranking.empty() && ranking.front().dropped.empty())
       for (const cluster::NodeCost &node : ranking.front().nodes)
         planned.flops += node.flops;
+    if (autotune) {
+      llvm::raw_string_ostream os(planned.ranking);
+      printCostModel(ranking, os);
+    }
     std::set<std::string> chips;
     bool interpreters = false;
     for (const runtime::PodInfo &pod : pods) {

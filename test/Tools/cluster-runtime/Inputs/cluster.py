@@ -280,7 +280,9 @@ def case_flash(cluster):
     cluster.make_credentials()
     job = flash_job(cluster, 3072, 192)
     pods, addresses = start_pods(cluster, 3)
-    code, lines = cluster.follow(cluster.scheduler(job["job"], addresses))
+    # --autotune: the cost model picks the @cluster size for these pods.
+    code, lines = cluster.follow(cluster.scheduler(job["job"], addresses,
+                                                   "--autotune"))
     check(code == 0, "the job finished")
     check(compare(cluster, job["output"], job["reference"]),
           "O equals the single-process run bit for bit")
