@@ -373,6 +373,12 @@ int main(int argc, char **argv) {
     die(std::string(credentials.status().message()));
   if (absl::Status status = checkListenAddress(*credentials, listen); !status.ok())
     die(std::string(status.message()));
+  if (absl::Status status = checkConnectAddress(absl::GetFlag(FLAGS_scheduler));
+      !status.ok())
+    die(absl::StrCat("--scheduler: ", status.message()));
+  if (std::string advertised = absl::GetFlag(FLAGS_advertise); !advertised.empty())
+    if (absl::Status status = checkConnectAddress(advertised); !status.ok())
+      die(absl::StrCat("--advertise: ", status.message()));
 
   std::unique_ptr<Backend> backend;
   if (absl::GetFlag(FLAGS_interpret)) {

@@ -858,22 +858,62 @@ static int runOnPods(LoadedJob &loaded) {
   std::set<std::string> seen;
   for (StringRef item : items) {
     std::string address = item.trim().str();
+    if (absl::Status status = runtime::checkConnectAddress(address); !status.ok())
+      return fail("--pods: " + std::string(status.message()));
     if (!seen.insert(address).second)
       return fail("--pods: '" + address + "' is listed twice");
     settings.pods.push_back(address);
   }
   if (settings.pods.empty())
     return fail("--pods: give at least one pod address");
-  if (heartbeatMs <= 0 || heartbeatTimeoutMs <= heartbeatMs)
+  auto atLeast = [](const char *flag, int value, int least, const char *unit) {
+    return fail(llvm::formatv("--{0}: expected at least {1} {2}, got {3}", flag,
+                              least, unit, value)
+                    .str());
+  };
+  if (heartbeatMs < 10)
+    return atLeast("heartbeat-ms", heartbeatMs, 10, "ms");
+  if (heartbeatTimeoutMs <= heartbeatMs)
     return fail("--heartbeat-timeout-ms must be larger than --heartbeat-ms");
+  if (joinTimeout < 1)
+    return atLeast("join-timeout", joinTimeout, 1, "s");
+  if (progressMs < 10)
+    return atLeast("progress-ms", progressMs, 10, "ms");
   settings.heartbeatMs = heartbeatMs;
   settings.heartbeatTimeoutMs = heartbeatTimeoutMs;
-  settings.joinTimeoutMs = std::max(1, joinTimeout.getValue()) * 1000;
-  settings.progressMs = std::max(10, progressMs.getValue());
+  settings.joinTimeoutMs = joinTimeout * 1000;
+  settings.progressMs = progressMs;
   settings.summaryJson = summaryJson;
+  // The summary is written at the end: its directory is checked now.
+  if (!summaryJson.empty()) {
+    SmallString<256> directory(summaryJson.getValue());
+    llvm::sys::path::remove_filename(directory);
+    if (directory.empty())
+      directory = ".";
+    if (!llvm::sys::fs::is_directory(directory))
+      return fail("--summary-json: the directory '" + directory.str().str() +
+                  "' does not exist");
+  }
   std::vector<runtime::StorageTensor> tensors;
   if (!checkFiles(loaded, tensors))
     return 1;
+  // Mistakes in the planning options (a value outside the @cluster space,
+  // sizes that do not divide the job) are found before any pod is waited
+  // for: a trial plan on as many nodes as --pods lists. Its warnings would
+  // repeat the real plan's, so only errors pass.
+  {
+    OwningOpRef<ModuleOp> trial(loaded.module->clone());
+    cluster::ProgramOp program = *trial->getOps<cluster::ProgramOp>().begin();
+    cluster::PlanOptions options;
+    if (!basePlanOptions(loaded, options))
+      return 1;
+    options.nodes = static_cast<int64_t>(settings.pods.size());
+    ScopedDiagnosticHandler errorsOnly(program->getContext(), [](Diagnostic &d) {
+      return success(d.getSeverity() != DiagnosticSeverity::Error);
+    });
+    if (failed(cluster::planProgram(program, options)))
+      return 1;
+  }
   Planner planner(loaded);
   return runtime::runCluster(settings, tensors, planner);
 }

@@ -172,6 +172,13 @@ TEST(Credentials, OptionsAndAddresses) {
   EXPECT_TRUE(checkListenAddress(secure, "0.0.0.0:7070").ok());
   EXPECT_FALSE(checkListenAddress(secure, "0.0.0.0:70000").ok());
   EXPECT_FALSE(checkListenAddress(secure, "7070").ok());
+  // Another node's address: a port to connect to, never 0.
+  EXPECT_TRUE(checkConnectAddress("gpu-a:7071").ok());
+  EXPECT_TRUE(checkConnectAddress("[::1]:7071").ok());
+  EXPECT_FALSE(checkConnectAddress("gpu-a").ok());
+  EXPECT_FALSE(checkConnectAddress("gpu-a:0").ok());
+  EXPECT_FALSE(checkConnectAddress(":7071").ok());
+  EXPECT_FALSE(checkConnectAddress("gpu-a:70000").ok());
 }
 
 //===----------------------------------------------------------------------===//

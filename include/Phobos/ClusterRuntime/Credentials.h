@@ -68,6 +68,11 @@ absl::StatusOr<Credentials> loadCredentials(const CredentialOptions &options);
 absl::Status checkListenAddress(const Credentials &credentials,
                                 absl::string_view address);
 
+/// `address` (another node's) must be HOST:PORT with a port from 1 to
+/// 65535: a mistyped address is an error, not a wait for a node that
+/// cannot come.
+absl::Status checkConnectAddress(absl::string_view address);
+
 std::shared_ptr<grpc::ServerCredentials>
 serverCredentials(const Credentials &credentials);
 std::shared_ptr<grpc::ChannelCredentials>

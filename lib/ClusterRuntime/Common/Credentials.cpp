@@ -127,6 +127,19 @@ phobos::cluster::runtime::checkListenAddress(const Credentials &credentials,
       address, "': make cluster credentials (docs/cluster.md)"));
 }
 
+absl::Status
+phobos::cluster::runtime::checkConnectAddress(absl::string_view address) {
+  size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == absl::string_view::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 1 ||
+      port > 65535)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", address, "' is not an address to connect to: expected HOST:PORT "
+        "with a port from 1 to 65535"));
+  return absl::OkStatus();
+}
+
 std::shared_ptr<grpc::ServerCredentials>
 phobos::cluster::runtime::serverCredentials(const Credentials &credentials) {
   if (credentials.insecure)
