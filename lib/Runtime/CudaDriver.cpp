@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 
 #include <climits>
+#include <cstring>
 #include <iterator>
 #include <mutex>
 #include <optional>
@@ -56,7 +57,14 @@ using namespace phobos::cuda;
   X(cuEventDestroy)                                                            \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
-  X(cuEventElapsedTime)
+  X(cuEventElapsedTime)                                                        \
+  X(cuMemcpyDtoDAsync)                                                         \
+  X(cuMemsetD8Async)                                                           \
+  X(cuMemHostAlloc)                                                            \
+  X(cuMemFreeHost)                                                             \
+  X(cuIpcGetMemHandle)                                                         \
+  X(cuIpcOpenMemHandle)                                                        \
+  X(cuIpcCloseMemHandle)
 
 namespace {
 /// cuGetProcAddress since CUDA 12 (exported as cuGetProcAddress_v2) and the
@@ -311,6 +319,12 @@ int64_t Driver::maxSharedMemoryPerBlock() const {
   return impl->maxSharedOptinBytes;
 }
 
+int64_t Driver::totalMemoryBytes() const {
+  return static_cast<int64_t>(impl->totalMemoryBytes);
+}
+
+int Driver::ordinal() const { return impl->ordinal; }
+
 //===----------------------------------------------------------------------===//
 // DeviceBuffer
 //===----------------------------------------------------------------------===//
@@ -393,6 +407,138 @@ llvm::Error DeviceBuffer::fill(uint8_t byte) {
     return driver.takeError();
   return driver->check(driver->api.cuMemsetD8(pointer, byte, bytes),
                        "cuMemsetD8");
+}
+
+llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count,
+                                         const Stream &stream) {
+  if (count > bytes)
+    return llvm::createStringError(
+        "cannot copy %zu bytes into a device buffer of %zu bytes", count,
+        bytes);
+  if (count == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUstream handle = static_cast<CUstream>(stream.handle());
+  if (llvm::Error error = driver->check(
+          driver->api.cuMemcpyDtoDAsync(pointer, source, count, handle),
+          "cuMemcpyDtoDAsync"))
+    return error;
+  return driver->check(driver->api.cuStreamSynchronize(handle),
+                       "cuStreamSynchronize");
+}
+
+llvm::Error DeviceBuffer::fill(uint8_t byte, const Stream &stream) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUstream handle = static_cast<CUstream>(stream.handle());
+  if (llvm::Error error = driver->check(
+          driver->api.cuMemsetD8Async(pointer, byte, bytes, handle),
+          "cuMemsetD8Async"))
+    return error;
+  return driver->check(driver->api.cuStreamSynchronize(handle),
+                       "cuStreamSynchronize");
+}
+
+llvm::Expected<std::string> DeviceBuffer::ipcHandle() const {
+  if (!pointer)
+    return llvm::createStringError("an empty device buffer has no IPC handle");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUipcMemHandle handle;
+  if (llvm::Error error = driver->check(
+          driver->api.cuIpcGetMemHandle(&handle, pointer), "cuIpcGetMemHandle"))
+    return std::move(error);
+  return std::string(handle.reserved, sizeof handle.reserved);
+}
+
+//===----------------------------------------------------------------------===//
+// IpcMapping and PinnedBuffer
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<IpcMapping> IpcMapping::open(llvm::StringRef handle) {
+  CUipcMemHandle ipc;
+  if (handle.size() != sizeof ipc.reserved)
+    return llvm::createStringError(
+        "an IPC handle has %zu bytes, not %zu", sizeof ipc.reserved,
+        handle.size());
+  std::memcpy(ipc.reserved, handle.data(), sizeof ipc.reserved);
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUdeviceptr pointer = 0;
+  if (llvm::Error error = driver->check(
+          driver->api.cuIpcOpenMemHandle(&pointer, ipc,
+                                         CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+          "cuIpcOpenMemHandle"))
+    return std::move(error);
+  IpcMapping mapping;
+  mapping.pointer = pointer;
+  return std::move(mapping);
+}
+
+IpcMapping::IpcMapping(IpcMapping &&other) noexcept
+    : pointer(std::exchange(other.pointer, 0)) {}
+
+IpcMapping &IpcMapping::operator=(IpcMapping &&other) noexcept {
+  if (this != &other) {
+    IpcMapping old(std::move(*this));
+    pointer = std::exchange(other.pointer, 0);
+  }
+  return *this;
+}
+
+IpcMapping::~IpcMapping() {
+  if (!pointer)
+    return;
+  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+    (void)driver->api.cuIpcCloseMemHandle(pointer);
+  else
+    llvm::consumeError(driver.takeError());
+}
+
+llvm::Expected<PinnedBuffer> PinnedBuffer::allocate(size_t bytes) {
+  PinnedBuffer buffer;
+  if (bytes == 0)
+    return std::move(buffer);
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  void *memory = nullptr;
+  if (llvm::Error error =
+          driver->check(driver->api.cuMemHostAlloc(&memory, bytes, 0),
+                        "cuMemHostAlloc", std::to_string(bytes) + " bytes"))
+    return std::move(error);
+  buffer.memory = memory;
+  buffer.bytes = bytes;
+  return std::move(buffer);
+}
+
+PinnedBuffer::PinnedBuffer(PinnedBuffer &&other) noexcept
+    : memory(std::exchange(other.memory, nullptr)),
+      bytes(std::exchange(other.bytes, 0)) {}
+
+PinnedBuffer &PinnedBuffer::operator=(PinnedBuffer &&other) noexcept {
+  if (this != &other) {
+    PinnedBuffer old(std::move(*this));
+    memory = std::exchange(other.memory, nullptr);
+    bytes = std::exchange(other.bytes, 0);
+  }
+  return *this;
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  if (!memory)
+    return;
+  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+    (void)driver->api.cuMemFreeHost(memory);
+  else
+    llvm::consumeError(driver.takeError());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,14 +1,20 @@
 //===- phobos-sched.cpp - The cluster scheduler ---------------------------===//
 //
+// phobos-sched JOB --pods ADDR,ADDR,... [--listen ADDR] [--credentials DIR]
+//              [--cluster NAME=V,...] [--autotune ...] [--ingest fetch|direct]
 // phobos-sched --plan JOB [--nodes N] [--vram BYTES] [--cluster NAME=V,...]
 //              [--autotune --node-tflops X --link-gbps Y]
 //              [--ingest fetch|direct] [--json] [--ptx-dir DIR] [--chip sm_90]
+// phobos-sched --status ADDR
 //
 // Reads a job file, imports its @cluster kernel for the cluster compiler,
 // splits it into a cluster program and leaves, binds the job (dims,
-// tensors, scalars), plans it on N nodes and prints the cluster program and
-// every node's instructions (or all of it as JSON), and compiles each leaf
-// to PTX. Nothing is run: running plans on pods is the runtime's part.
+// tensors, scalars) and plans it. With --plan it prints the cluster program
+// and every node's instructions (or all of it as JSON) and compiles each
+// leaf to PTX; nothing runs. With --pods it runs the job on those pods
+// (ClusterRun.h): they join, each gets its share, the scheduler follows
+// their progress, re-plans a lost node's work and puts the outputs in
+// place. --status asks a pod what it is doing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +25,14 @@
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Job/JobFile.h"
 #include "Phobos/Driver/Compiler.h"
+#include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Target/Pipeline.h"
+
+#include "ClusterRun.h"
+#include "Phobos/ClusterRuntime/Credentials.h"
+#include "Phobos/ClusterRuntime/TensorStorage.h"
+#include "phobos_cluster.grpc.pb.h"
+#include <grpcpp/grpcpp.h>
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -33,14 +47,21 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+#include <sys/stat.h>
 
 using namespace mlir;
 using namespace phobos;
 namespace cl = llvm::cl;
 namespace cluster = phobos::cluster;
 namespace tile = phobos::tile;
+namespace runtime = phobos::cluster::runtime;
+namespace storage = phobos::storage;
 
 static cl::OptionCategory category("phobos-sched options");
 static cl::opt<std::string> planJob("plan",
@@ -82,6 +103,69 @@ static cl::opt<std::string> ptxDir("ptx-dir",
                                    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU of the leaves"),
                                  cl::init("sm_90"), cl::cat(category));
+
+// Running a job.
+static cl::opt<std::string> runJob(cl::Positional, cl::desc("[JOB]"),
+                                   cl::cat(category));
+static cl::opt<std::string>
+    podList("pods",
+            cl::desc("Run JOB on these pods (their --listen or --advertise "
+                     "addresses), one node each, in this order"),
+            cl::value_desc("ADDR,ADDR,..."), cl::cat(category));
+static cl::opt<std::string>
+    listenAddress("listen",
+                  cl::desc("Where the pods reach the scheduler (their "
+                           "--scheduler)"),
+                  cl::value_desc("HOST:PORT"), cl::init("127.0.0.1:7070"),
+                  cl::cat(category));
+static cl::opt<std::string>
+    credentialsDir("credentials",
+                   cl::desc("Directory of ca.pem, node.pem, node.key and "
+                            "optionally secret (default: "
+                            "$PHOBOS_CLUSTER_CREDENTIALS)"),
+                   cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> caFile("ca", cl::desc("The cluster CA (PEM)"),
+                                   cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string> certFile("cert",
+                                     cl::desc("This machine's certificate (PEM)"),
+                                     cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string> keyFile("key", cl::desc("Its private key (PEM)"),
+                                    cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string> secretFile("secret-file",
+                                       cl::desc("The cluster's shared secret"),
+                                       cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<bool> insecure("insecure",
+                              cl::desc("No TLS and no authentication "
+                                       "(loopback addresses only)"),
+                              cl::cat(category));
+static cl::opt<int> heartbeatMs("heartbeat-ms",
+                                cl::desc("How often pods report"),
+                                cl::init(250), cl::cat(category));
+static cl::opt<int>
+    heartbeatTimeoutMs("heartbeat-timeout-ms",
+                       cl::desc("A pod silent this long is lost"),
+                       cl::init(5000), cl::cat(category));
+static cl::opt<int> joinTimeout("join-timeout",
+                                cl::desc("Seconds to wait for the pods to join"),
+                                cl::init(60), cl::cat(category));
+static cl::opt<int> progressMs("progress-ms",
+                               cl::desc("How often progress is printed"),
+                               cl::init(1000), cl::cat(category));
+static cl::opt<std::string>
+    summaryJson("summary-json", cl::desc("Write the job's summary as JSON"),
+                cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("The kernel cache for compiled leaves (default: "
+                      "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
+             cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> noCache("no-cache",
+                             cl::desc("Compile leaves without the kernel cache"),
+                             cl::cat(category));
+static cl::opt<std::string> statusOf("status",
+                                     cl::desc("Ask the pod at ADDR what it is "
+                                              "doing"),
+                                     cl::value_desc("ADDR"), cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "phobos-sched: " << message << "\n";
@@ -275,79 +359,100 @@ static bool writeFile(const std::string &path, StringRef contents) {
   return true;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "phobos-sched: plans a cluster job (the runtime is not built yet)\n");
-  if (planJob.empty())
-    return fail("give a job to plan: phobos-sched --plan JOB");
-  if (ingest != "fetch" && ingest != "direct")
-    return fail("--ingest: expected fetch or direct, got '" + ingest + "'");
 
-  // The job.
+namespace {
+/// A job read, its kernel imported, split and bound: where both modes
+/// start.
+struct LoadedJob {
+  std::string path;
   llvm::SourceMgr jobSources;
-  auto jobBuffer = llvm::MemoryBuffer::getFile(planJob, /*IsText=*/true);
-  if (!jobBuffer)
-    return fail("cannot read '" + planJob + "': " +
-                jobBuffer.getError().message());
-  jobSources.AddNewSourceBuffer(std::move(*jobBuffer), llvm::SMLoc());
-  std::optional<job::Job> job = job::parseJob(jobSources, llvm::errs());
-  if (!job || !job::checkStorage(*job, jobSources, llvm::errs()))
-    return 1;
-  std::string sourcePath = job::resolveSource(*job, planJob);
-  if (sourcePath.empty()) {
-    job::reportError(jobSources, job->sourceLoc,
-                     "cannot find '" + job->source +
+  std::optional<job::Job> job;
+  std::string sourcePath;
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<SourceMgrDiagnosticHandler> diagnostics;
+  OwningOpRef<ModuleOp> module;
+  cluster::ProgramOp program;
+  std::string kernelName;
+  /// The dims the job binds.
+  llvm::StringMap<int64_t> dims;
+
+  StringRef sourceText() const {
+    return sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  }
+};
+} // namespace
+
+static bool loadJob(const std::string &path, MLIRContext &context,
+                    LoadedJob &loaded) {
+  loaded.path = path;
+  auto jobBuffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!jobBuffer) {
+    fail("cannot read '" + path + "': " + jobBuffer.getError().message());
+    return false;
+  }
+  loaded.jobSources.AddNewSourceBuffer(std::move(*jobBuffer), llvm::SMLoc());
+  loaded.job = job::parseJob(loaded.jobSources, llvm::errs());
+  if (!loaded.job ||
+      !job::checkStorage(*loaded.job, loaded.jobSources, llvm::errs()))
+    return false;
+  const job::Job &job = *loaded.job;
+  loaded.sourcePath = job::resolveSource(job, path);
+  if (loaded.sourcePath.empty()) {
+    job::reportError(loaded.jobSources, job.sourceLoc,
+                     "cannot find '" + job.source +
                          "' (looked in the current directory and next to "
                          "the job file)",
                      llvm::errs());
-    return 1;
+    return false;
   }
 
   // The kernel, imported for the cluster compiler, and its split.
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  auto source = llvm::MemoryBuffer::getFile(sourcePath, /*IsText=*/true);
-  if (!source)
-    return fail("cannot read '" + sourcePath + "': " +
-                source.getError().message());
-  sourceMgr.AddNewSourceBuffer(std::move(*source), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  auto source = llvm::MemoryBuffer::getFile(loaded.sourcePath, /*IsText=*/true);
+  if (!source) {
+    fail("cannot read '" + loaded.sourcePath + "': " +
+         source.getError().message());
+    return false;
+  }
+  loaded.sourceMgr.AddNewSourceBuffer(std::move(*source), llvm::SMLoc());
+  loaded.diagnostics =
+      std::make_unique<SourceMgrDiagnosticHandler>(loaded.sourceMgr, &context);
   frontend::ImportOptions importOptions;
-  importOptions.kernelName = job->kernel;
+  importOptions.kernelName = job.kernel;
   importOptions.markCluster = true;
-  OwningOpRef<ModuleOp> module =
-      frontend::importPhobos(sourceMgr, &context, importOptions);
-  if (!module)
-    return 1;
-  tile::KernelOp kernel = selectKernel(*module, *job, jobSources, sourcePath);
+  loaded.module =
+      frontend::importPhobos(loaded.sourceMgr, &context, importOptions);
+  if (!loaded.module)
+    return false;
+  tile::KernelOp kernel =
+      selectKernel(*loaded.module, job, loaded.jobSources, loaded.sourcePath);
   if (!kernel)
-    return 1;
-  std::string kernelName = kernel.getName().str();
+    return false;
+  loaded.kernelName = kernel.getName().str();
   PassManager split(&context);
   split.addPass(cluster::createClusterSplit());
-  if (failed(split.run(*module)))
-    return 1;
-  auto program = *module->getOps<cluster::ProgramOp>().begin();
+  if (failed(split.run(*loaded.module)))
+    return false;
+  loaded.program = *loaded.module->getOps<cluster::ProgramOp>().begin();
 
-  // The job's tensors, scalars and dims, then the plan.
-  cluster::PlanOptions options;
-  if (!JobBinder(*job, jobSources, program).bind(options.dims))
-    return 1;
+  // The job's tensors, scalars and dims.
+  return JobBinder(job, loaded.jobSources, loaded.program).bind(loaded.dims);
+}
+
+/// The options every plan of this invocation shares.
+static bool basePlanOptions(const LoadedJob &loaded,
+                            cluster::PlanOptions &options) {
+  options.dims = loaded.dims;
   std::vector<std::string> sizes;
   llvm::SmallVector<StringRef> items;
   StringRef(clusterSizes).split(items, ',', -1, /*KeepEmpty=*/false);
   for (StringRef item : items)
     sizes.push_back(item.str());
-  std::string problem = cluster::parseNameValues(sizes, options.cluster,
-                                                 "--cluster");
-  if (!problem.empty())
-    return fail(problem);
+  std::string problem =
+      cluster::parseNameValues(sizes, options.cluster, "--cluster");
+  if (!problem.empty()) {
+    fail(problem);
+    return false;
+  }
   options.nodes = nodes;
   options.vramBytes = vram;
   options.autotune = autotune;
@@ -355,51 +460,144 @@ int main(int argc, char **argv) {
   options.linkGbps = linkGbps;
   options.ingest =
       ingest == "direct" ? cluster::Ingest::Direct : cluster::Ingest::Fetch;
+  return true;
+}
+
+namespace {
+/// A leaf compiled for one chip.
+struct CompiledLeaf {
+  std::string ptx;
+  /// Empty where there is no ptxas.
+  std::string cubin;
+  llvm::json::Value contract = nullptr;
+  /// Read back from the kernel cache rather than compiled.
+  bool fromCache = false;
+};
+} // namespace
+
+/// Compiles `leaf` for `target` through the kernel cache (the same cache
+/// phobos-run and the Python package use): a leaf compiled before, by
+/// --plan or a run, is read back; otherwise it is compiled (and assembled
+/// where ptxas is) and published.
+static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
+                                           tile::KernelOp leaf,
+                                           const std::string &target) {
+  LaunchContract contract = buildLaunchContract(leaf);
+  std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  bool cached = !noCache && !root.empty() && isValidChip(target);
+  KernelCache cache(root);
+  KernelCacheKey key;
+  key.source = loaded.sourceText().str();
+  // The leaf of an @cluster kernel, not a kernel of the source itself.
+  key.kernel = leaf.getName().str() + "@cluster:" + loaded.kernelName;
+  key.variant = contract.variant;
+  key.chip = target;
+  CompiledLeaf result;
+  if (cached) {
+    std::string damage;
+    if (std::optional<KernelCacheEntry> entry =
+            cache.lookup(key.digest(), &damage);
+        entry && entry->ptx) {
+      result.ptx = std::move(*entry->ptx);
+      result.cubin = entry->cubin.value_or("");
+      result.contract = std::move(entry->contract);
+      result.fromCache = true;
+      return result;
+    }
+    if (!damage.empty())
+      llvm::errs() << "phobos-sched: note: " << damage << "\n";
+  }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(leaf.getLoc());
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  builder.clone(*leaf);
+  FailureOr<std::vector<CompiledKernel>> compiled =
+      compileModule(*module, target);
+  if (failed(compiled) || compiled->empty())
+    return failure();
+  CompiledKernel &kernel = compiled->front();
+  result.ptx = std::move(kernel.ptx);
+  result.contract = kernel.contract.toJSON();
+  if (std::optional<std::string> ptxas = findPtxas()) {
+    llvm::Expected<std::string> cubin = assembleCubin(*ptxas, result.ptx, target);
+    if (cubin)
+      result.cubin = std::move(*cubin);
+    else // the PTX still runs: the driver JIT-compiles it
+      llvm::consumeError(cubin.takeError());
+  }
+  if (cached) {
+    llvm::Expected<KernelCacheEntry> entry = cache.store(
+        key, result.contract, StringRef(result.ptx),
+        result.cubin.empty() ? std::nullopt
+                             : std::optional<StringRef>(result.cubin));
+    if (!entry)
+      llvm::errs() << "phobos-sched: note: not cached: "
+                   << llvm::toString(entry.takeError()) << "\n";
+  }
+  return result;
+}
+
+/// The --autotune ranking under the cost model's parameters.
+static void printCostModel(llvm::ArrayRef<cluster::Candidate> ranking,
+                           llvm::raw_ostream &os) {
+  os << "cost model (" << llvm::format("%g", nodeTflops.getValue())
+     << " TFLOP/s per node, " << llvm::format("%g", linkGbps.getValue())
+     << " GB/s links):\n";
+  cluster::printRanking(ranking, os);
+}
+
+/// --plan: print the plan (or its JSON) and compile the leaves.
+static int printPlanOf(LoadedJob &loaded) {
+  cluster::PlanOptions options;
+  if (!basePlanOptions(loaded, options))
+    return 1;
+  cluster::ProgramOp program = loaded.program;
   std::vector<cluster::Candidate> ranking;
   if (failed(cluster::planProgram(program, options, &ranking)))
     return 1;
   if (failed(mlir::verify(program)))
     return fail("internal error: the plan does not verify");
 
-  // The leaves, compiled one module each.
-  OwningOpRef<ModuleOp> leaves = ModuleOp::create(program.getLoc());
-  OpBuilder builder = OpBuilder::atBlockEnd(leaves->getBody());
-  for (tile::KernelOp leaf : program.getBody().front().getOps<tile::KernelOp>())
-    builder.clone(*leaf);
-  FailureOr<std::vector<CompiledKernel>> compiled =
-      compileModule(*leaves, chip);
-  if (failed(compiled))
-    return 1;
+  // The leaves, each through the kernel cache.
+  std::map<std::string, CompiledLeaf> compiled;
+  for (tile::KernelOp leaf :
+       program.getBody().front().getOps<tile::KernelOp>()) {
+    FailureOr<CompiledLeaf> result = compileLeaf(loaded, leaf, chip);
+    if (failed(result))
+      return 1;
+    compiled[leaf.getName().str()] = std::move(*result);
+  }
   llvm::StringMap<std::string> ptxFiles;
   if (!ptxDir.empty()) {
     if (std::error_code error = llvm::sys::fs::create_directories(ptxDir))
       return fail("cannot create '" + ptxDir + "': " + error.message());
-    for (CompiledKernel &leaf : *compiled) {
-      std::string stem = ptxDir + "/" + leaf.contract.kernel;
-      llvm::json::Value contract = leaf.contract.toJSON();
-      contract.getAsObject()->insert({"chip", leaf.chip});
+    for (auto &[name, leaf] : compiled) {
+      std::string stem = ptxDir + "/" + name;
+      llvm::json::Value contract = leaf.contract;
+      if (llvm::json::Object *object = contract.getAsObject())
+        (*object)["chip"] = chip.getValue();
       if (!writeFile(stem + ".ptx", leaf.ptx) ||
           !writeFile(stem + ".json",
                      llvm::formatv("{0:2}", contract).str() + "\n"))
         return 1;
-      ptxFiles[leaf.contract.kernel] = stem + ".ptx";
+      ptxFiles[name] = stem + ".ptx";
     }
   }
 
+  std::string sourcePath = loaded.sourcePath;
   if (json) {
     llvm::json::Value plan = cluster::planToJSON(program);
     llvm::json::Object *root = plan.getAsObject();
-    root->insert({"job", planJob});
+    root->insert({"job", loaded.path});
     root->insert({"source", sourcePath});
     root->insert({"chip", chip.getValue()});
     if (llvm::json::Array *leavesJSON = root->getArray("leaves"))
       for (llvm::json::Value &leaf : *leavesJSON) {
         llvm::json::Object *object = leaf.getAsObject();
         StringRef name = *object->getString("name");
-        for (CompiledKernel &compiledLeaf : *compiled)
-          if (compiledLeaf.contract.kernel == name)
-            object->insert({"ptx_bytes",
-                            static_cast<int64_t>(compiledLeaf.ptx.size())});
+        auto found = compiled.find(name.str());
+        if (found != compiled.end())
+          object->insert(
+              {"ptx_bytes", static_cast<int64_t>(found->second.ptx.size())});
         object->insert({"ptx", ptxFiles.count(name)
                                    ? llvm::json::Value(ptxFiles[name])
                                    : llvm::json::Value(nullptr)});
@@ -427,7 +625,8 @@ int main(int argc, char **argv) {
   }
 
   llvm::raw_ostream &os = llvm::outs();
-  os << "cluster program of '" << kernelName << "' (" << sourcePath << "):\n";
+  os << "cluster program of '" << loaded.kernelName << "' (" << sourcePath
+     << "):\n";
   for (Operation &op : program.getBody().front())
     if (isa<cluster::TensorOp, cluster::ScalarOp, cluster::UnitsOp>(op)) {
       op.print(os);
@@ -439,19 +638,354 @@ int main(int argc, char **argv) {
     os << "  " << leaf.getName() << ": grid " << grid[0] << "x" << grid[1]
        << "x" << grid[2] << " of " << leaf.getCtaSize() << " threads per "
        << "super-tile";
-    for (CompiledKernel &compiledLeaf : *compiled)
-      if (compiledLeaf.contract.kernel == leaf.getName())
-        os << ", " << chip << " PTX " << compiledLeaf.ptx.size() << " bytes";
+    auto found = compiled.find(leaf.getName().str());
+    if (found != compiled.end())
+      os << ", " << chip << " PTX " << found->second.ptx.size() << " bytes";
     if (ptxFiles.count(leaf.getName()))
       os << " (" << ptxFiles[leaf.getName()] << ")";
+    if (found != compiled.end())
+      os << (found->second.fromCache ? ", from the kernel cache" : ", compiled");
     os << "\n";
   }
   if (autotune) {
-    os << "cost model (" << llvm::format("%g", nodeTflops.getValue())
-       << " TFLOP/s per node, " << llvm::format("%g", linkGbps.getValue())
-       << " GB/s links):\n";
-    cluster::printRanking(ranking, os);
+    printCostModel(ranking, os);
   }
   cluster::printPlan(program, os);
   return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Running on pods
+//===----------------------------------------------------------------------===//
+
+static std::optional<runtime::Credentials> credentialsFromFlags() {
+  runtime::CredentialOptions options;
+  options.directory = credentialsDir;
+  if (options.directory.empty() && !insecure)
+    if (const char *env = std::getenv("PHOBOS_CLUSTER_CREDENTIALS"))
+      options.directory = env;
+  options.caFile = caFile;
+  options.certFile = certFile;
+  options.keyFile = keyFile;
+  options.secretFile = secretFile;
+  options.insecure = insecure;
+  absl::StatusOr<runtime::Credentials> credentials =
+      runtime::loadCredentials(options);
+  if (!credentials.ok()) {
+    fail(std::string(credentials.status().message()));
+    return std::nullopt;
+  }
+  return *credentials;
+}
+
+namespace {
+/// The cluster compiler behind the runtime: plans for the pods that
+/// joined, compiles the leaves they need (through the kernel cache), and
+/// re-plans a lost node's outputs.
+class Planner : public runtime::JobPlanner {
+public:
+  Planner(LoadedJob &loaded) : loaded(loaded) {
+    // The program as bound, before planning: every re-plan starts here.
+    pristine = OwningOpRef<ModuleOp>(loaded.module->clone());
+  }
+
+  absl::StatusOr<runtime::PlannedJob>
+  plan(const std::vector<runtime::PodInfo> &pods) override {
+    cluster::PlanOptions options;
+    if (!basePlanOptions(loaded, options))
+      return absl::InvalidArgumentError("bad planning options");
+    options.nodes = static_cast<int64_t>(pods.size());
+    // GPU pods: a node's memory is its device's share.
+    bool allGpu = !pods.empty();
+    std::map<std::pair<std::string, int>, int> sharers;
+    for (const runtime::PodInfo &pod : pods) {
+      allGpu &= pod.backend == "gpu" && pod.memoryBytes > 0;
+      sharers[{pod.hostId, pod.deviceOrdinal}]++;
+    }
+    if (options.vramBytes == 0 && allGpu) {
+      int64_t share = INT64_MAX;
+      for (const runtime::PodInfo &pod : pods)
+        share = std::min(share, pod.memoryBytes /
+                                    sharers[{pod.hostId, pod.deviceOrdinal}]);
+      options.vramBytes = share / 10 * 9;
+    }
+    std::vector<cluster::Candidate> ranking;
+    if (failed(cluster::planProgram(loaded.program, options, &ranking)))
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot plan '", loaded.kernelName,
+                       "' on these pods (the error is above)"));
+    if (failed(mlir::verify(loaded.program)))
+      return absl::InternalError("the plan does not verify");
+    for (NamedAttribute entry : loaded.program.getBindingsAttr())
+      bindings[entry.getName().getValue()] =
+          cast<IntegerAttr>(entry.getValue()).getInt();
+
+    runtime::PlannedJob planned;
+    planned.plan = cluster::planToJSON(loaded.program);
+    if (!ranking.empty() && ranking.front().dropped.empty())
+      for (const cluster::NodeCost &node : ranking.front().nodes)
+        planned.flops += node.flops;
+    if (autotune) {
+      llvm::raw_string_ostream os(planned.ranking);
+      printCostModel(ranking, os);
+    }
+    std::set<std::string> chips;
+    bool interpreters = false;
+    for (const runtime::PodInfo &pod : pods) {
+      if (pod.backend == "gpu")
+        chips.insert(pod.chip);
+      else
+        interpreters = true;
+    }
+    for (tile::KernelOp leaf :
+         loaded.program.getBody().front().getOps<tile::KernelOp>()) {
+      runtime::LeafBuild build;
+      build.name = leaf.getName().str();
+      OwningOpRef<ModuleOp> module = ModuleOp::create(leaf.getLoc());
+      OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+      builder.clone(*leaf);
+      if (interpreters) {
+        llvm::raw_string_ostream os(build.mlir);
+        // With locations: a leaf that fails names the user's line.
+        module->print(os, OpPrintingFlags().enableDebugInfo());
+      }
+      for (const std::string &target : chips) {
+        FailureOr<CompiledLeaf> compiled = compileLeaf(loaded, leaf, target);
+        if (failed(compiled))
+          return absl::InternalError(absl::StrCat(
+              "cannot compile leaf '", build.name, "' for ", target,
+              " (the error is above)"));
+        runtime::LeafBuild::Compiled &out = build.byChip[target];
+        out.ptx = std::move(compiled->ptx);
+        out.cubin = std::move(compiled->cubin);
+        out.contract = llvm::formatv("{0}", compiled->contract).str();
+      }
+      planned.leaves.push_back(std::move(build));
+    }
+    return planned;
+  }
+
+  absl::StatusOr<llvm::json::Value>
+  replan(const std::vector<int64_t> &outputs, int64_t count) override {
+    OwningOpRef<ModuleOp> module(pristine->clone());
+    auto program = *module->getOps<cluster::ProgramOp>().begin();
+    cluster::PlanOptions options;
+    options.dims = loaded.dims;
+    options.nodes = count;
+    for (auto &entry : bindings)
+      options.cluster[entry.getKey()] = entry.getValue();
+    options.ingest = cluster::Ingest::Direct;
+    options.outputs = outputs;
+    if (failed(cluster::planProgram(program, options)))
+      return absl::InternalError("re-planning failed (the error is above)");
+    return cluster::planToJSON(program);
+  }
+
+private:
+  LoadedJob &loaded;
+  OwningOpRef<ModuleOp> pristine;
+  llvm::StringMap<int64_t> bindings;
+};
+} // namespace
+
+/// The job's tensor files: inputs exist and hold what the job says; outputs
+/// can be written. Mistakes are reported at the job's lines.
+static bool checkFiles(LoadedJob &loaded,
+                       std::vector<runtime::StorageTensor> &tensors) {
+  for (const job::Tensor &given : loaded.job->tensors) {
+    runtime::StorageTensor tensor;
+    tensor.name = given.name;
+    tensor.uri = given.uri;
+    tensor.mode = given.mode == job::Mode::Read    ? runtime::StorageTensor::Mode::Read
+                  : given.mode == job::Mode::Write ? runtime::StorageTensor::Mode::Write
+                                                   : runtime::StorageTensor::Mode::Rmw;
+    auto error = [&](const std::string &message) {
+      job::reportError(loaded.jobSources, given.uriLoc,
+                       "tensor '" + given.name + "': " + message, llvm::errs());
+      return false;
+    };
+    absl::StatusOr<std::string> path = storage::pathFromUri(given.uri);
+    if (!path.ok())
+      return error(std::string(path.status().message()));
+    tensor.path = *path;
+    auto expected = std::make_pair(given.element, given.shape);
+    if (given.mode != job::Mode::Write) {
+      absl::StatusOr<storage::TensorInfo> info =
+          storage::inspectFile(tensor.path, expected);
+      if (!info.ok())
+        return error(std::string(info.status().message()));
+      tensor.layout = *info;
+    } else {
+      std::string directory = llvm::sys::path::parent_path(tensor.path).str();
+      if (directory.empty())
+        directory = ".";
+      struct stat status;
+      if (::stat(directory.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
+        return error("the directory '" + directory + "' does not exist");
+      if (::access(directory.c_str(), W_OK) != 0)
+        return error("the directory '" + directory + "' is not writable");
+      if (llvm::sys::fs::is_directory(tensor.path))
+        return error("'" + tensor.path + "' is a directory");
+      tensor.layout.element = given.element;
+      tensor.layout.shape = given.shape;
+      // An existing file with a header of this tensor keeps its format;
+      // otherwise the original format (raw f32).
+      absl::StatusOr<storage::TensorInfo> existing =
+          storage::inspectFile(tensor.path, expected);
+      tensor.layout.format = existing.ok() ? existing->format
+                                           : storage::Format::Raw;
+      tensor.layout.dataOffset = existing.ok() ? existing->dataOffset : 0;
+    }
+    tensors.push_back(std::move(tensor));
+  }
+  return true;
+}
+
+static int runOnPods(LoadedJob &loaded) {
+  std::optional<runtime::Credentials> credentials = credentialsFromFlags();
+  if (!credentials)
+    return 1;
+  if (absl::Status status =
+          runtime::checkListenAddress(*credentials, listenAddress);
+      !status.ok())
+    return fail(std::string(status.message()));
+  runtime::RunSettings settings;
+  settings.job = loaded.path;
+  settings.listen = listenAddress;
+  settings.credentials = *credentials;
+  llvm::SmallVector<StringRef> items;
+  StringRef(podList).split(items, ',', -1, /*KeepEmpty=*/false);
+  std::set<std::string> seen;
+  for (StringRef item : items) {
+    std::string address = item.trim().str();
+    if (absl::Status status = runtime::checkConnectAddress(address); !status.ok())
+      return fail("--pods: " + std::string(status.message()));
+    if (!seen.insert(address).second)
+      return fail("--pods: '" + address + "' is listed twice");
+    settings.pods.push_back(address);
+  }
+  if (settings.pods.empty())
+    return fail("--pods: give at least one pod address");
+  auto atLeast = [](const char *flag, int value, int least, const char *unit) {
+    return fail(llvm::formatv("--{0}: expected at least {1} {2}, got {3}", flag,
+                              least, unit, value)
+                    .str());
+  };
+  if (heartbeatMs < 10)
+    return atLeast("heartbeat-ms", heartbeatMs, 10, "ms");
+  if (heartbeatTimeoutMs <= heartbeatMs)
+    return fail("--heartbeat-timeout-ms must be larger than --heartbeat-ms");
+  if (joinTimeout < 1)
+    return atLeast("join-timeout", joinTimeout, 1, "s");
+  if (progressMs < 10)
+    return atLeast("progress-ms", progressMs, 10, "ms");
+  settings.heartbeatMs = heartbeatMs;
+  settings.heartbeatTimeoutMs = heartbeatTimeoutMs;
+  settings.joinTimeoutMs = joinTimeout * 1000;
+  settings.progressMs = progressMs;
+  settings.summaryJson = summaryJson;
+  // The summary is written at the end: its directory is checked now.
+  if (!summaryJson.empty()) {
+    SmallString<256> directory(summaryJson.getValue());
+    llvm::sys::path::remove_filename(directory);
+    if (directory.empty())
+      directory = ".";
+    if (!llvm::sys::fs::is_directory(directory))
+      return fail("--summary-json: the directory '" + directory.str().str() +
+                  "' does not exist");
+  }
+  std::vector<runtime::StorageTensor> tensors;
+  if (!checkFiles(loaded, tensors))
+    return 1;
+  // Mistakes in the planning options (a value outside the @cluster space,
+  // sizes that do not divide the job) are found before any pod is waited
+  // for: a trial plan on as many nodes as --pods lists. Its warnings would
+  // repeat the real plan's, so only errors pass.
+  {
+    OwningOpRef<ModuleOp> trial(loaded.module->clone());
+    cluster::ProgramOp program = *trial->getOps<cluster::ProgramOp>().begin();
+    cluster::PlanOptions options;
+    if (!basePlanOptions(loaded, options))
+      return 1;
+    options.nodes = static_cast<int64_t>(settings.pods.size());
+    ScopedDiagnosticHandler errorsOnly(program->getContext(), [](Diagnostic &d) {
+      return success(d.getSeverity() != DiagnosticSeverity::Error);
+    });
+    if (failed(cluster::planProgram(program, options)))
+      return 1;
+  }
+  Planner planner(loaded);
+  return runtime::runCluster(settings, tensors, planner);
+}
+
+/// --status: what a pod is doing.
+static int queryStatus() {
+  std::optional<runtime::Credentials> credentials = credentialsFromFlags();
+  if (!credentials)
+    return 1;
+  auto channel = grpc::CreateCustomChannel(
+      statusOf, runtime::channelCredentials(*credentials),
+      runtime::channelArguments());
+  auto stub = cluster::wire::Pod::NewStub(channel);
+  grpc::ClientContext context;
+  runtime::prepareCall(context, *credentials);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  cluster::wire::StatusRequest request;
+  cluster::wire::PodStatus status;
+  grpc::Status result = stub->Status(&context, request, &status);
+  if (!result.ok()) {
+    static const char *names[] = {
+        "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+        "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+        "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+        "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+    int code = static_cast<int>(result.error_code());
+    return fail("the pod at " + statusOf + " answered " +
+                (code >= 0 && code <= 16 ? names[code] : "an error") + ": " +
+                result.error_message());
+  }
+  llvm::outs() << "pod " << status.address() << ": " << status.device() << "\n"
+               << "  scheduler " << status.scheduler()
+               << (status.attached() ? " (attached)" : " (not attached)") << "\n";
+  if (status.job_id())
+    llvm::outs() << "  job " << llvm::format_hex_no_prefix(status.job_id(), 16)
+                 << ": node " << status.node() << ", " << status.retired()
+                 << " of " << status.instructions()
+                 << " instructions retired, busy "
+                 << llvm::format("%.3f", status.stats().busy_ns() / 1e9)
+                 << " s\n";
+  else
+    llvm::outs() << "  idle\n";
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "phobos-sched: plans cluster jobs and runs them on phobos-pod nodes\n");
+  if (!statusOf.empty())
+    return queryStatus();
+  if (planJob.empty() && runJob.empty())
+    return fail("give a job: phobos-sched JOB --pods ADDR,... to run it, or "
+                "phobos-sched --plan JOB to print its plan");
+  if (!planJob.empty() && !runJob.empty())
+    return fail("--plan JOB plans without running; give the job once");
+  if (!runJob.empty() && podList.empty())
+    return fail("give the pods to run '" + runJob +
+                "' on: --pods ADDR,ADDR,... (or --plan to only plan it)");
+  if (ingest != "fetch" && ingest != "direct")
+    return fail("--ingest: expected fetch or direct, got '" + ingest + "'");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  LoadedJob loaded;
+  if (!loadJob(planJob.empty() ? runJob : planJob, context, loaded))
+    return 1;
+  if (!planJob.empty())
+    return printPlanOf(loaded);
+  return runOnPods(loaded);
 }

@@ -38,6 +38,10 @@ public:
   std::array<int, 2> computeCapability() const;
   /// Largest dynamic shared memory a CTA may opt in to, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
+  /// The device's memory in bytes.
+  int64_t totalMemoryBytes() const;
+  /// The device ordinal the driver was opened on.
+  int ordinal() const;
 
   struct Impl;
   ~Driver();
@@ -51,6 +55,8 @@ private:
   friend class Event;
   friend class Function;
 };
+
+class Stream;
 
 /// A buffer in device memory.
 class DeviceBuffer {
@@ -67,9 +73,55 @@ public:
   llvm::Error copyToHost(void *data, size_t count) const;
   /// Fills the buffer with `byte` (cuMemsetD8).
   llvm::Error fill(uint8_t byte);
+  /// Fills the buffer with `byte` on `stream` and waits for it: done before
+  /// any later launch, whatever its stream (cuMemsetD8 on the default
+  /// stream is asynchronous and ordered only with that stream).
+  llvm::Error fill(uint8_t byte, const Stream &stream);
+  /// Copies `count` bytes from device address `source` into the buffer on
+  /// `stream` and waits for it (device-to-device copies are asynchronous
+  /// otherwise). With unified addressing the source may be memory of
+  /// another device, or of another process opened through IpcMapping.
+  llvm::Error copyFromDevice(uint64_t source, size_t count,
+                             const Stream &stream);
+  /// A handle through which another process of this host can open the
+  /// buffer (cuIpcGetMemHandle): CU_IPC_HANDLE_SIZE bytes.
+  llvm::Expected<std::string> ipcHandle() const;
 
 private:
   uint64_t pointer = 0;
+  size_t bytes = 0;
+};
+
+/// Device memory of another process on this host, opened from the handle
+/// DeviceBuffer::ipcHandle gave it (cuIpcOpenMemHandle, with peer access
+/// enabled when it lives on another device); closed when destroyed.
+class IpcMapping {
+public:
+  static llvm::Expected<IpcMapping> open(llvm::StringRef handle);
+  IpcMapping() = default;
+  IpcMapping(IpcMapping &&other) noexcept;
+  IpcMapping &operator=(IpcMapping &&other) noexcept;
+  ~IpcMapping();
+  uint64_t devicePointer() const { return pointer; }
+
+private:
+  uint64_t pointer = 0;
+};
+
+/// Page-locked host memory (cuMemHostAlloc): copies between it and the
+/// device run at the link's full speed.
+class PinnedBuffer {
+public:
+  static llvm::Expected<PinnedBuffer> allocate(size_t bytes);
+  PinnedBuffer() = default;
+  PinnedBuffer(PinnedBuffer &&other) noexcept;
+  PinnedBuffer &operator=(PinnedBuffer &&other) noexcept;
+  ~PinnedBuffer();
+  void *data() const { return memory; }
+  size_t size() const { return bytes; }
+
+private:
+  void *memory = nullptr;
   size_t bytes = 0;
 };
 

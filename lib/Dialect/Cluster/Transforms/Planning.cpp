@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SetVector.h"
@@ -590,6 +591,24 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
       }
     units.push_back(std::move(unit));
   }
+  if (!options.outputs.empty()) {
+    // Only the units that write one of the given outputs, dealt anew.
+    llvm::DenseSet<int64_t> wanted(options.outputs.begin(),
+                                   options.outputs.end());
+    std::vector<Unit> kept;
+    for (Unit &unit : units)
+      if (llvm::any_of(unit.refs, [&](const TileRef &ref) {
+            return writesStorage(ref.access) && wanted.contains(ref.tile);
+          })) {
+        unit.node = kept.size() % options.nodes;
+        kept.push_back(std::move(unit));
+      }
+    if (kept.empty()) {
+      why << "no unit of work writes the given outputs";
+      return false;
+    }
+    units = std::move(kept);
+  }
   if (static_cast<int64_t>(units.size()) < options.nodes && options.autotune) {
     why << units.size()
         << (units.size() == 1 ? " unit of work leaves " : " units of work leave ")
@@ -949,7 +968,7 @@ LogicalResult phobos::cluster::planProgram(ProgramOp program,
   std::string reason;
   planner.plan(best, reason);
   Candidate chosen = planner.describe(best);
-  if (chosen.units < options.nodes)
+  if (chosen.units < options.nodes && options.outputs.empty())
     program.emitWarning("")
         << chosen.units
         << (chosen.units == 1 ? " unit of work leaves " : " units of work leave ")

@@ -44,6 +44,11 @@ struct PlanOptions {
   double nodeTflops = 50.0;
   double linkGbps = 25.0;
   Ingest ingest = Ingest::Fetch;
+  /// Plans only the units of work that write one of these output
+  /// super-tiles (tile ids, numbered as in planToJSON), dealt round robin
+  /// over the nodes in unit order; empty: every unit. The runtime re-plans
+  /// a lost node's unstored outputs with it.
+  std::vector<int64_t> outputs;
 };
 
 /// What the cost model sees of one node in one plan.

@@ -1,0 +1,226 @@
+//===- Credentials.cpp - Who may talk to the cluster ----------------------===//
+
+#include "Phobos/ClusterRuntime/Credentials.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+using namespace phobos::cluster::runtime;
+
+/// The metadata key that carries the shared secret.
+static constexpr char kSecretKey[] = "phobos-cluster-secret";
+
+static absl::StatusOr<std::string> readFile(const std::string &path,
+                                            absl::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the ", what, " '", path, "'"));
+  std::stringstream contents;
+  contents << in.rdbuf();
+  if (contents.str().empty())
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ", what, " '", path, "' is empty"));
+  return contents.str();
+}
+
+static bool exists(const std::string &path) {
+  struct stat status;
+  return ::stat(path.c_str(), &status) == 0;
+}
+
+absl::StatusOr<Credentials>
+phobos::cluster::runtime::loadCredentials(const CredentialOptions &options) {
+  Credentials credentials;
+  bool anyFile = !options.directory.empty() || !options.caFile.empty() ||
+                 !options.certFile.empty() || !options.keyFile.empty() ||
+                 !options.secretFile.empty();
+  if (options.insecure) {
+    if (anyFile)
+      return absl::InvalidArgumentError(
+          "--insecure and credentials exclude each other");
+    credentials.insecure = true;
+    credentials.description = "insecure (no TLS, no authentication)";
+    return credentials;
+  }
+  if (!anyFile)
+    return absl::FailedPreconditionError(
+        "no credentials: give --credentials DIR (ca.pem, node.pem, node.key "
+        "and optionally secret, made by scripts/cluster-credentials.sh DIR), "
+        "set PHOBOS_CLUSTER_CREDENTIALS=DIR, or use --insecure on loopback "
+        "addresses");
+  auto pick = [&](const std::string &given, absl::string_view name) {
+    if (!given.empty())
+      return given;
+    if (options.directory.empty())
+      return std::string();
+    return absl::StrCat(options.directory, "/", name);
+  };
+  std::string ca = pick(options.caFile, "ca.pem");
+  std::string cert = pick(options.certFile, "node.pem");
+  std::string key = pick(options.keyFile, "node.key");
+  std::string secret = options.secretFile;
+  if (secret.empty() && !options.directory.empty() &&
+      exists(options.directory + "/secret"))
+    secret = options.directory + "/secret";
+  if (ca.empty() || cert.empty() || key.empty())
+    return absl::InvalidArgumentError(
+        "mutual TLS needs the cluster CA (--ca), this machine's certificate "
+        "(--cert) and its key (--key), or --credentials DIR");
+  absl::StatusOr<std::string> caPem = readFile(ca, "cluster CA certificate");
+  if (!caPem.ok())
+    return caPem.status();
+  absl::StatusOr<std::string> certPem = readFile(cert, "certificate");
+  if (!certPem.ok())
+    return certPem.status();
+  absl::StatusOr<std::string> keyPem = readFile(key, "private key");
+  if (!keyPem.ok())
+    return keyPem.status();
+  credentials.caPem = std::move(*caPem);
+  credentials.certPem = std::move(*certPem);
+  credentials.keyPem = std::move(*keyPem);
+  credentials.description = absl::StrCat("mutual TLS (CA ", ca, ")");
+  if (!secret.empty()) {
+    absl::StatusOr<std::string> text = readFile(secret, "shared secret");
+    if (!text.ok())
+      return text.status();
+    credentials.secret = std::string(absl::StripAsciiWhitespace(*text));
+    if (credentials.secret.size() < 16)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the shared secret in '", secret,
+          "' is shorter than 16 characters; make one with "
+          "scripts/cluster-credentials.sh"));
+    absl::StrAppend(&credentials.description, " and a shared secret (",
+                    secret, ")");
+  }
+  return credentials;
+}
+
+absl::Status
+phobos::cluster::runtime::checkListenAddress(const Credentials &credentials,
+                                             absl::string_view address) {
+  size_t colon = address.rfind(':');
+  int port = -1;
+  if (colon == absl::string_view::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 0 ||
+      port > 65535)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", address, "' is not an address to listen on: expected HOST:PORT "
+        "with a port from 0 to 65535"));
+  if (!credentials.insecure)
+    return absl::OkStatus();
+  for (absl::string_view loopback : {"127.", "localhost:", "[::1]:"})
+    if (absl::StartsWith(address, loopback))
+      return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "--insecure listens on loopback addresses only (127.0.0.1:PORT, "
+      "localhost:PORT, [::1]:PORT), not '",
+      address, "': make cluster credentials (docs/cluster.md)"));
+}
+
+absl::Status
+phobos::cluster::runtime::checkConnectAddress(absl::string_view address) {
+  size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == absl::string_view::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 1 ||
+      port > 65535)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", address, "' is not an address to connect to: expected HOST:PORT "
+        "with a port from 1 to 65535"));
+  return absl::OkStatus();
+}
+
+std::shared_ptr<grpc::ServerCredentials>
+phobos::cluster::runtime::serverCredentials(const Credentials &credentials) {
+  if (credentials.insecure)
+    return grpc::InsecureServerCredentials();
+  // Verify a client certificate when one is presented; a call without one
+  // reaches authorize(), which answers UNAUTHENTICATED (a refused
+  // handshake would only say UNAVAILABLE).
+  grpc::SslServerCredentialsOptions options(
+      GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY);
+  options.pem_root_certs = credentials.caPem;
+  options.pem_key_cert_pairs.push_back({credentials.keyPem, credentials.certPem});
+  return grpc::SslServerCredentials(options);
+}
+
+std::shared_ptr<grpc::ChannelCredentials>
+phobos::cluster::runtime::channelCredentials(const Credentials &credentials) {
+  if (credentials.insecure)
+    return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = credentials.caPem;
+  options.pem_private_key = credentials.keyPem;
+  options.pem_cert_chain = credentials.certPem;
+  return grpc::SslCredentials(options);
+}
+
+grpc::ChannelArguments phobos::cluster::runtime::channelArguments() {
+  grpc::ChannelArguments arguments;
+  arguments.SetSslTargetNameOverride(std::string(kClusterTlsName));
+  arguments.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  arguments.SetMaxSendMessageSize(kMaxMessageBytes);
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // Each channel its own connection: pods fetching big tiles from one
+  // holder do not queue behind each other's streams.
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return arguments;
+}
+
+void phobos::cluster::runtime::configureServer(grpc::ServerBuilder &builder) {
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+}
+
+void phobos::cluster::runtime::prepareCall(grpc::ClientContext &context,
+                                           const Credentials &credentials) {
+  if (!credentials.secret.empty())
+    context.AddMetadata(kSecretKey, credentials.secret);
+}
+
+/// Compares without an early exit, so that timing says nothing of where a
+/// guess went wrong.
+static bool sameSecret(absl::string_view given, absl::string_view expected) {
+  unsigned char difference = given.size() == expected.size() ? 0 : 1;
+  for (size_t i = 0; i < expected.size(); ++i)
+    difference |= static_cast<unsigned char>(
+        (i < given.size() ? given[i] : 0) ^ expected[i]);
+  return difference == 0;
+}
+
+grpc::Status
+phobos::cluster::runtime::authorize(const grpc::ServerContext &context,
+                                    const Credentials &credentials) {
+  if (credentials.insecure)
+    return grpc::Status::OK;
+  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (!auth || !auth->IsPeerAuthenticated())
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "no client certificate from the cluster CA: this "
+                        "caller does not belong to the cluster");
+  if (!credentials.secret.empty()) {
+    const auto &metadata = context.client_metadata();
+    auto found = metadata.find(kSecretKey);
+    if (found == metadata.end())
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          "no shared secret: this cluster requires one");
+    absl::string_view given(found->second.data(), found->second.size());
+    if (!sameSecret(given, credentials.secret))
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          "wrong shared secret");
+  }
+  return grpc::Status::OK;
+}

@@ -1,0 +1,584 @@
+#!/usr/bin/env python3
+"""Runs a Phobos cluster on this machine for the lit tests: interpreter pods
+on loopback ports chosen at run time, a scheduler, and the cases of
+docs/cluster.md ("Tests"): results equal to the single-process run bit for
+bit, pods killed mid-job, refused credentials, broken files and a pod that
+dies while serving a tile.
+
+Usage: cluster.py CASE --bin DIR --src DIR --tmp DIR
+
+Prints what it checks ("ok: ..."), the scheduler's output prefixed with
+"sched| ", and exits non-zero at the first check that fails. Every process
+it starts is killed before it exits; every wait is bounded.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+# Generous bounds for a loaded 2-core machine; a healthy case takes seconds.
+START_SECONDS = 60
+JOB_SECONDS = 240
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, what):
+    if not condition:
+        raise Failure(what)
+    print(f"ok: {what}", flush=True)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    def __init__(self, args):
+        self.bin = args.bin
+        self.src = args.src
+        self.tmp = args.tmp
+        self.processes = []
+        self.pods = []
+        self.scheduler_port = free_port()
+        self.credentials = os.path.join(self.tmp, "creds")
+
+    def tool(self, name):
+        return os.path.join(self.bin, name)
+
+    def run(self, *argv, ok=True):
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                timeout=JOB_SECONDS)
+        if ok and result.returncode != 0:
+            raise Failure(f"{' '.join(argv)} failed ({result.returncode}):\n"
+                          f"{result.stdout}{result.stderr}")
+        return result
+
+    def make_credentials(self, directory=None):
+        directory = directory or self.credentials
+        self.run(os.path.join(self.src, "scripts", "cluster-credentials.sh"),
+                 directory)
+        return directory
+
+    def start_pod(self, name, *extra, credentials=True, port=0):
+        address_file = os.path.join(self.tmp, f"{name}.address")
+        log = open(os.path.join(self.tmp, f"{name}.log"), "w")
+        argv = [self.tool("phobos-pod"), "--listen", f"127.0.0.1:{port}",
+                "--address-file", address_file, "--interpret", "--threads", "1",
+                "--scheduler", f"127.0.0.1:{self.scheduler_port}"]
+        if credentials is True:
+            argv += ["--credentials", self.credentials]
+        elif credentials:
+            argv += list(credentials)
+        argv += list(extra)
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        self.processes.append(process)
+        pod = {"name": name, "process": process, "address_file": address_file,
+               "log": log.name}
+        self.pods.append(pod)
+        return pod
+
+    def wait_addresses(self, pods):
+        deadline = time.time() + START_SECONDS
+        for pod in pods:
+            while not os.path.exists(pod["address_file"]):
+                if pod["process"].poll() is not None:
+                    raise Failure(f"{pod['name']} exited: {self.log(pod)}")
+                if time.time() > deadline:
+                    raise Failure(f"{pod['name']} did not start")
+                time.sleep(0.05)
+            with open(pod["address_file"]) as f:
+                pod["address"] = f.read().strip()
+        return ",".join(pod["address"] for pod in pods)
+
+    def log(self, pod):
+        with open(pod["log"]) as f:
+            return f.read()
+
+    def scheduler(self, job, pods, *extra, credentials=True):
+        argv = [self.tool("phobos-sched"), job, "--pods", pods, "--listen",
+                f"127.0.0.1:{self.scheduler_port}", "--progress-ms", "100",
+                "--heartbeat-ms", "100", "--join-timeout", str(START_SECONDS)]
+        if credentials is True:
+            argv += ["--credentials", self.credentials]
+        elif credentials:
+            argv += list(credentials)
+        argv += list(extra)
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        self.processes.append(process)
+        return process
+
+    def follow(self, process, on_line=None):
+        """Echoes the scheduler's output; `on_line` sees every line."""
+        deadline = time.time() + JOB_SECONDS
+        lines = []
+        for line in process.stdout:
+            line = line.rstrip("\n")
+            lines.append(line)
+            print(f"sched| {line}", flush=True)
+            if on_line:
+                on_line(line)
+            if time.time() > deadline:
+                process.kill()
+                raise Failure("the job did not finish in time")
+        code = process.wait(timeout=JOB_SECONDS)
+        return code, lines
+
+    def stop(self):
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+def sources(cluster):
+    """The examples' kernels with @cluster spaces that fit small problems:
+    the kernel bodies are the examples' own."""
+    examples = os.path.join(cluster.src, "examples")
+    with open(os.path.join(examples, "cluster_matmul.ph")) as f:
+        matmul = f.read().replace("[4096, 16384]", "[64, 256]")
+    with open(os.path.join(examples, "cluster_flash_attention.ph")) as f:
+        flash = f.read()
+    paths = {}
+    for name, text in (("matmul", matmul), ("flash", flash)):
+        paths[name] = os.path.join(cluster.tmp, f"cluster_{name}.ph")
+        with open(paths[name], "w") as f:
+            f.write(text)
+    return paths
+
+
+def matmul_job(cluster, m, n, k, tiles, name="matmul", c_mode="rmw"):
+    """Inputs in storage, a job file and the reference: the same kernel run
+    in one process by phobos-run --interpret."""
+    source = sources(cluster)["matmul"]
+    data = os.path.join(cluster.tmp, name)
+    os.makedirs(data, exist_ok=True)
+    t = cluster.tool("phobos-tensor")
+    for tensor, shape, seed in (("a", f"{m}x{k}", 1), ("b", f"{k}x{n}", 2),
+                                ("c", f"{m}x{n}", 3)):
+        cluster.run(t, "create", f"file://{data}/{tensor}.tensor", "--shape",
+                    shape, "--fill", "random", "--seed", str(seed))
+        cluster.run(t, "convert", f"{data}/{tensor}.tensor",
+                    f"{data}/{tensor}.npy", "--shape", shape)
+    job = os.path.join(data, "matmul.job")
+    with open(job, "w") as f:
+        f.write(f"source = {source}\n"
+                f"tensor A = read f32 {m}x{k} file://{data}/a.tensor\n"
+                f"tensor B = read f32 {k}x{n} file://{data}/b.tensor\n"
+                f"tensor C = {c_mode} f32 {m}x{n} file://{data}/c.tensor\n"
+                f"scalar alpha = f32 1.5\n"
+                f"scalar beta = f32 0.5\n")
+    reference = os.path.join(data, "reference.npy")
+    cluster.run(cluster.tool("phobos-run"), "--interpret", source, "--input",
+                f"A={data}/a.npy", "--input", f"B={data}/b.npy", "--input",
+                f"C={data}/c.npy", "--scalar", "alpha=1.5", "--scalar",
+                "beta=0.5", "--output", f"C={reference}", "--cpu-threads", "2")
+    cluster_flag = f"TILE_M={tiles[0]},TILE_N={tiles[1]},TILE_K={tiles[2]}"
+    return {"job": job, "data": data, "output": f"{data}/c.tensor",
+            "reference": reference, "cluster": cluster_flag,
+            "original": f"{data}/c.npy"}
+
+
+def flash_job(cluster, nq, nk):
+    source = sources(cluster)["flash"]
+    data = os.path.join(cluster.tmp, "flash")
+    os.makedirs(data, exist_ok=True)
+    t = cluster.tool("phobos-tensor")
+    for tensor, rows, seed in (("q", nq, 4), ("k", nk, 5), ("v", nk, 6)):
+        cluster.run(t, "create", f"{data}/{tensor}.tensor", "--shape",
+                    f"{rows}x64", "--fill", "random", "--seed", str(seed))
+        cluster.run(t, "convert", f"{data}/{tensor}.tensor",
+                    f"{data}/{tensor}.npy", "--shape", f"{rows}x64")
+    job = os.path.join(data, "flash.job")
+    with open(job, "w") as f:
+        f.write(f"source = {source}\n"
+                f"dim Nq = {nq}\n"
+                f"tensor Q = read f32 {nq}x64 file://{data}/q.tensor\n"
+                f"tensor K = read f32 {nk}x64 file://{data}/k.tensor\n"
+                f"tensor V = read f32 {nk}x64 file://{data}/v.tensor\n"
+                f"tensor O = write f32 {nq}x64 file://{data}/o.tensor\n"
+                f"scalar scale = f32 0.125\n")
+    reference = os.path.join(data, "reference.npy")
+    cluster.run(cluster.tool("phobos-run"), "--interpret", source, "--input",
+                f"Q={data}/q.npy", "--input", f"K={data}/k.npy", "--input",
+                f"V={data}/v.npy", "--dim", f"Nq={nq}", "--scalar",
+                "scale=0.125", "--output", f"O={reference}", "--cpu-threads", "2")
+    return {"job": job, "data": data, "output": f"{data}/o.tensor",
+            "reference": reference}
+
+
+def compare(cluster, output, reference, *extra):
+    result = cluster.run(cluster.tool("phobos-tensor"), "compare", output,
+                         reference, *extra, ok=False)
+    print(result.stdout.strip(), flush=True)
+    return result.returncode == 0 and (extra or "identical" in result.stdout)
+
+
+def no_partials(directory):
+    return not [f for f in os.listdir(directory) if f.endswith(".partial")]
+
+
+def start_pods(cluster, count, *extra):
+    pods = [cluster.start_pod(f"pod{i}", *extra) for i in range(count)]
+    return pods, cluster.wait_addresses(pods)
+
+
+#===-----------------------------------------------------------------------===#
+# Cases
+#===-----------------------------------------------------------------------===#
+
+
+def case_matmul(cluster):
+    cluster.make_credentials()
+    # One chunk of K per unit: the sum runs in the order of the
+    # single-process run, so the result is the same bit for bit.
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods, addresses = start_pods(cluster, 3)
+    code, lines = cluster.follow(cluster.scheduler(job["job"], addresses,
+                                                   "--cluster", job["cluster"]))
+    check(code == 0, "the job finished")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    check(no_partials(job["data"]), "no partial file is left")
+    # Several chunks of K: each unit sums chunk by chunk, so the result is
+    # the same on any number of pods, and close to the single-process run.
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 128), name="chunks")
+    code, _ = cluster.follow(cluster.scheduler(job["job"], addresses,
+                                               "--cluster", job["cluster"]))
+    check(code == 0, "the job with two chunks of K finished")
+    three = job["output"] + ".3pods"
+    shutil.copy(job["output"], three)
+    check(compare(cluster, job["output"], job["reference"], "--tolerance",
+                  "1e-5", "--atol", "1e-4"),
+          "C is within 1e-5 (+ 1e-4) of the single-process run")
+    # C is read and written (rmw): start again from its original content.
+    cluster.run(cluster.tool("phobos-tensor"), "convert", job["original"],
+                job["output"])
+    code, _ = cluster.follow(cluster.scheduler(job["job"], pods[0]["address"],
+                                               "--cluster", job["cluster"]))
+    check(code == 0, "the same job on one pod finished")
+    check(compare(cluster, job["output"], three, "--shape", "384x256"),
+          "one pod and three pods agree bit for bit")
+
+
+def case_flash(cluster):
+    cluster.make_credentials()
+    job = flash_job(cluster, 3072, 192)
+    pods, addresses = start_pods(cluster, 3)
+    # --autotune: the cost model picks the @cluster size for these pods.
+    code, lines = cluster.follow(cluster.scheduler(job["job"], addresses,
+                                                   "--autotune"))
+    check(code == 0, "the job finished")
+    check(compare(cluster, job["output"], job["reference"]),
+          "O equals the single-process run bit for bit")
+    check(any("fetched" in l and "node 1" in l for l in lines),
+          "progress is shown per node")
+
+
+def case_kill(cluster):
+    """kill -9 of one pod mid-job, then of a second: the last one finishes."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 384, 256, (128, 128, 256))
+    pods, addresses = start_pods(cluster, 3, "--test-compute-delay-ms", "250")
+    killed = []
+    replans = []
+
+    def on_line(line):
+        if "re-planned" in line:
+            replans.append(line)
+        # The first victim: node 1, once it has computed something.
+        match = re.search(r"progress: node 1: (\d+)/(\d+) units.*, (\d+) computes?,", line)
+        if not killed and match and int(match.group(3)) >= 1:
+            pods[1]["process"].send_signal(signal.SIGKILL)
+            killed.append(1)
+            print("test| killed node 1 (kill -9)", flush=True)
+        # The second: node 2, once it works on node 1's outputs.
+        match = re.search(r"progress: node 2: (\d+)/(\d+) units", line)
+        if killed == [1] and replans and match and int(match.group(2)) > 3 \
+                and int(match.group(1)) < int(match.group(2)):
+            pods[2]["process"].send_signal(signal.SIGKILL)
+            killed.append(2)
+            print("test| killed node 2 (kill -9)", flush=True)
+
+    code, lines = cluster.follow(
+        cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"]),
+        on_line)
+    check(killed == [1, 2], "two pods were killed mid-job")
+    check(code == 0, "the job finished on the pod left")
+    check(sum("lost: its connection closed" in l for l in lines) == 2,
+          "both lost nodes were noticed")
+    check(len(replans) == 2, "their outputs were re-planned twice")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    check(no_partials(job["data"]), "no partial file is left")
+
+
+def case_stall(cluster):
+    """A pod that stops (SIGSTOP) misses its heartbeats: it is lost, its
+    work re-planned, and when it wakes (while the others still work) its
+    late messages are ignored and it drops the job."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods, addresses = start_pods(cluster, 3, "--test-compute-delay-ms", "200")
+    stopped = []
+    woken = []
+
+    def on_line(line):
+        match = re.search(r"progress: node 2: .*, (\d+) computes?,", line)
+        if not stopped and match and int(match.group(1)) >= 1:
+            pods[2]["process"].send_signal(signal.SIGSTOP)
+            stopped.append(2)
+            print("test| stopped node 2 (SIGSTOP)", flush=True)
+        # Once its work is given to the others, it wakes up while they
+        # still work on it: what it says now must change nothing.
+        if stopped and not woken and "re-planned" in line:
+            pods[2]["process"].send_signal(signal.SIGCONT)
+            woken.append(2)
+            print("test| woke node 2 (SIGCONT)", flush=True)
+
+    code, lines = cluster.follow(
+        cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"],
+                          "--heartbeat-timeout-ms", "1500"), on_line)
+    pods[2]["process"].send_signal(signal.SIGCONT)
+    check(stopped == [2], "a pod was stopped mid-job")
+    check(woken == [2], "it was woken after its work was re-planned")
+    check(code == 0, "the job finished without it")
+    check(any("node 2" in l and "lost: no heartbeat" in l for l in lines),
+          "the stopped pod was lost for its missed heartbeats")
+    check(any("node 2" in l and "its messages are ignored" in l for l in lines),
+          "its late messages are ignored")
+    check(any(re.match(r"2 +\S+ +lost ", l) for l in lines),
+          "the summary counts it lost")
+    check(any(re.search(r"done in .*, 1 lost", l) for l in lines),
+          "the job is done with one node lost")
+    # The woken pod was told that it is lost and dropped the job.
+    deadline = time.time() + START_SECONDS
+    while "declared lost" not in cluster.log(pods[2]) and time.time() < deadline:
+        time.sleep(0.1)
+    told = [l for l in cluster.log(pods[2]).splitlines() if "declared lost" in l]
+    for line in told:
+        print(f"pod| {line}")
+    check(told and "aborted: this node was declared lost: no heartbeat" in told[0],
+          "the woken pod stops its share of the job")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    check(no_partials(job["data"]), "no partial file is left")
+
+
+def case_all_lost(cluster):
+    """Every pod killed: a clear error, and the output is not touched."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    before = cluster.run(cluster.tool("phobos-tensor"), "inspect",
+                         job["output"], "--shape", "384x256").stdout
+    pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "300")
+    killed = []
+
+    def on_line(line):
+        if not killed and ", 1 compute," in line:
+            for pod in pods:
+                pod["process"].send_signal(signal.SIGKILL)
+            killed.append(True)
+            print("test| killed every pod (kill -9)", flush=True)
+
+    code, lines = cluster.follow(
+        cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"]),
+        on_line)
+    check(code == 1, "the scheduler failed")
+    check(any("every node is lost" in l for l in lines),
+          "it says that every node is lost")
+    after = cluster.run(cluster.tool("phobos-tensor"), "inspect",
+                        job["output"], "--shape", "384x256").stdout
+    check(before == after, "the output file is as it was")
+    check(no_partials(job["data"]), "no partial file is left")
+
+
+def case_auth(cluster):
+    cluster.make_credentials()
+    other = cluster.make_credentials(os.path.join(cluster.tmp, "other"))
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    # A scheduler waits for pods that never come, while others knock.
+    waiting = cluster.scheduler(job["job"], f"127.0.0.1:{free_port()}",
+                                "--cluster", job["cluster"],
+                                "--join-timeout", str(START_SECONDS))
+    time.sleep(0.5)
+    # A pod with the cluster's certificate but without the shared secret.
+    without_secret = [
+        "--ca", os.path.join(cluster.credentials, "ca.pem"),
+        "--cert", os.path.join(cluster.credentials, "node.pem"),
+        "--key", os.path.join(cluster.credentials, "node.key")]
+    intruder = cluster.start_pod("intruder", credentials=without_secret)
+    code = intruder["process"].wait(timeout=START_SECONDS)
+    log = cluster.log(intruder)
+    print(log.strip())
+    check(code == 1 and "refused this pod: UNAUTHENTICATED" in log,
+          "a pod without the secret is refused with UNAUTHENTICATED")
+    # A pod whose certificate another CA signed never gets through TLS.
+    stranger = cluster.start_pod("stranger", credentials=["--credentials", other])
+    deadline = time.time() + START_SECONDS
+    while "certificate verify failed" not in cluster.log(stranger) and \
+            time.time() < deadline:
+        time.sleep(0.1)
+    stranger["process"].kill()
+    log = cluster.log(stranger)
+    check("certificate verify failed" in log and "attached" not in log,
+          "a pod of another CA fails the TLS handshake and never joins")
+    waiting.kill()
+    output, _ = waiting.communicate(timeout=10)
+    for line in output.splitlines():
+        print(f"sched| {line}", flush=True)
+    # The cluster's own pods run the job.
+    pods, addresses = start_pods(cluster, 3)
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], addresses, "--cluster", job["cluster"]))
+    check(code == 0, "the job ran on the cluster's own pods")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    check(not any("refused" in l for l in lines), "no pod of the job was refused")
+    # A client with the wrong secret asks a pod for its status.
+    wrong = os.path.join(cluster.tmp, "wrong-secret")
+    with open(wrong, "w") as f:
+        f.write("not-the-cluster-secret-at-all\n")
+    result = cluster.run(cluster.tool("phobos-sched"), "--status",
+                         pods[0]["address"], "--credentials", cluster.credentials,
+                         "--secret-file", wrong, ok=False)
+    print(result.stderr.strip())
+    check(result.returncode == 1 and "answered UNAUTHENTICATED" in result.stderr,
+          "a client with the wrong secret is refused with UNAUTHENTICATED")
+    # The right credentials get a status.
+    result = cluster.run(cluster.tool("phobos-sched"), "--status",
+                         pods[0]["address"], "--credentials", cluster.credentials)
+    print(result.stdout.strip())
+    check("interpreter" in result.stdout, "the cluster's client gets a status")
+
+
+def case_broken_input(cluster):
+    """An input cut short after the scheduler checked it: the pod's load
+    fails, the job ends naming the file and the cause, and the output that
+    was there stays as it was."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    before = cluster.run(cluster.tool("phobos-tensor"), "inspect",
+                         job["output"], "--shape", "384x256").stdout
+    ports = [free_port(), free_port()]
+    pods = []
+
+    def on_line(line):
+        # The scheduler checked the files and waits for the pods: cut A now.
+        if "waiting for" in line and not pods:
+            with open(os.path.join(job["data"], "a.tensor"), "r+b") as f:
+                f.truncate(1000)
+            print("test| truncated a.tensor", flush=True)
+            for i, port in enumerate(ports):
+                pods.append(cluster.start_pod(f"pod{i}", port=port))
+
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], ",".join(f"127.0.0.1:{p}" for p in ports), "--cluster",
+        job["cluster"]), on_line)
+    check(code == 1, "the job failed")
+    check(any("failed" in l and "a.tensor" in l and "cut short" in l
+              for l in lines), "the error names the file and says it was cut short")
+    after = cluster.run(cluster.tool("phobos-tensor"), "inspect",
+                        job["output"], "--shape", "384x256").stdout
+    check(before == after, "the output file is as it was")
+    check(no_partials(job["data"]), "no partial file is left")
+    # Checked before any pod is asked: the truncated file, a missing one.
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], f"127.0.0.1:{free_port()}"))
+    check(code == 1 and any(l.endswith("matmul.job:2:29: error: tensor 'A': "
+                                       f"{job['data']}/a.tensor holds 1000 "
+                                       "bytes, but f32 [384x256] (raw) needs "
+                                       "393216: the file is truncated or the "
+                                       "shape is wrong") for l in lines),
+          "a truncated input is reported at its line of the job")
+    cluster.run(cluster.tool("phobos-tensor"), "create",
+                f"{job['data']}/a.tensor", "--shape", "384x256", "--fill",
+                "random", "--seed", "1")
+    os.unlink(os.path.join(job["data"], "b.tensor"))
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], f"127.0.0.1:{free_port()}"))
+    check(code == 1 and any(l.endswith(f"tensor 'B': {job['data']}/b.tensor: "
+                                       "no such file") for l in lines),
+          "a missing input is reported at its line of the job")
+    # A pod that never joins is an error too, after --join-timeout.
+    cluster.run(cluster.tool("phobos-tensor"), "create",
+                f"{job['data']}/b.tensor", "--shape", "256x256", "--fill",
+                "random", "--seed", "2")
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], f"127.0.0.1:{free_port()}", "--join-timeout", "2"))
+    check(code == 1 and any("did not join within 2 s" in l for l in lines),
+          "a pod that never joins is a clear error")
+    check(before == cluster.run(cluster.tool("phobos-tensor"), "inspect",
+                                job["output"], "--shape", "384x256").stdout,
+          "the output file is still as it was")
+
+
+def case_die_serving(cluster):
+    """The holder of tiles dies in the middle of sending one: the fetcher
+    says so and loads the tile from storage, the holder's work is re-planned,
+    and the result is unchanged."""
+    cluster.make_credentials()
+    job = flash_job(cluster, 3072, 192)
+    pods = [cluster.start_pod("pod0", "--test-die-while-serving",
+                              "--chunk-bytes", "4096")]
+    pods += [cluster.start_pod(f"pod{i}", "--chunk-bytes", "4096")
+             for i in (1, 2)]
+    addresses = cluster.wait_addresses(pods)
+    code, lines = cluster.follow(cluster.scheduler(job["job"], addresses))
+    check(code == 0, "the job finished")
+    logs = cluster.log(pods[1]) + cluster.log(pods[2])
+    broken = [l for l in logs.splitlines() if "from node 0 failed after" in l]
+    for line in broken:
+        print(f"pod| {line}")
+    check(broken and "loading it from storage instead" in broken[0],
+          "the fetcher reports the broken transfer and loads from storage")
+    check(any("node 0" in l and "lost" in l for l in lines),
+          "the holder is lost")
+    check(compare(cluster, job["output"], job["reference"]),
+          "O equals the single-process run bit for bit")
+
+
+CASES = {name[len("case_"):]: f for name, f in globals().items()
+         if name.startswith("case_")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--src", required=True)
+    parser.add_argument("--tmp", required=True)
+    args = parser.parse_args()
+    shutil.rmtree(args.tmp, ignore_errors=True)
+    os.makedirs(args.tmp)
+    cluster = Cluster(args)
+    try:
+        CASES[args.case](cluster)
+    except (Failure, subprocess.TimeoutExpired) as error:
+        print(f"FAILED: {error}", flush=True)
+        for pod in cluster.pods:
+            print(f"--- {pod['name']} log ---\n{cluster.log(pod)}")
+        return 1
+    finally:
+        cluster.stop()
+    print("PASSED", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1101 @@
+//===- ClusterRun.cpp - phobos-sched running a job on pods ----------------===//
+//
+// Threads: gRPC runs one Attach call per pod (reading its heartbeats) plus
+// a writer per pod (so that a pod that stops reading never blocks the
+// scheduler); the main thread plans, sends, watches and finishes. Shared
+// state is under one mutex; the main thread alone decides that a node is
+// lost, re-plans and ends the job.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ClusterRun.h"
+
+#include "Phobos/ClusterRuntime/Log.h"
+#include "phobos_cluster.grpc.pb.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <grpcpp/grpcpp.h>
+
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <random>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+using namespace phobos;
+using namespace phobos::cluster::runtime;
+namespace wire = phobos::cluster::wire;
+namespace json = llvm::json;
+
+JobPlanner::~JobPlanner() = default;
+
+namespace {
+
+void say(absl::string_view message) { logLine("sched", message, stdout); }
+
+/// Messages to one pod, written by a thread of their own.
+class Outbox {
+public:
+  void send(wire::SchedulerMessage message) {
+    absl::MutexLock lock(&mutex);
+    if (!closed)
+      queue.push_back(std::move(message));
+  }
+  void close() {
+    absl::MutexLock lock(&mutex);
+    closed = true;
+  }
+  /// Writes until closed (and drained) or the stream breaks.
+  void run(grpc::ServerReaderWriter<wire::SchedulerMessage, wire::PodMessage>
+               *stream) {
+    while (true) {
+      wire::SchedulerMessage message;
+      {
+        absl::MutexLock lock(&mutex);
+        mutex.Await(absl::Condition(
+            +[](Outbox *box) { return box->closed || !box->queue.empty(); },
+            this));
+        if (queue.empty())
+          return;
+        message = std::move(queue.front());
+        queue.pop_front();
+      }
+      if (!stream->Write(message)) {
+        close();
+        return;
+      }
+    }
+  }
+
+private:
+  absl::Mutex mutex;
+  std::deque<wire::SchedulerMessage> queue;
+  bool closed = false;
+};
+
+struct Link {
+  wire::Join join;
+  std::string peer;
+  Outbox outbox;
+  bool connected = true;
+};
+
+enum class NodeState { Waiting, Joined, Running, Lost };
+
+struct Node {
+  std::string address;
+  NodeState state = NodeState::Waiting;
+  std::shared_ptr<Link> link;
+  wire::Join join;
+  absl::Time lastHeard;
+  double lostAt = 0;
+  std::string lostWhy;
+  /// Whether a message after its loss was noted (once per node).
+  bool lateNoted = false;
+  uint32_t nextSegment = 0;
+  int64_t instructions = 0, retired = 0;
+  /// Store instructions: (segment, id) -> output tile.
+  std::map<std::pair<uint32_t, uint64_t>, uint32_t> stores;
+  std::set<uint32_t> owned, storedHere;
+  wire::NodeStats stats;
+  std::string lastProgress;
+};
+
+/// What the main thread and the Attach calls share.
+struct Cluster {
+  absl::Mutex mutex;
+  std::vector<Node> nodes;
+  bool started = false;
+  bool finished = false;
+  uint64_t jobId = 0;
+  int heartbeatMs = 250;
+  std::set<uint32_t> stored;
+  std::vector<std::string> failures;
+  /// Bumped on every event, so the main thread can wait for one.
+  uint64_t events = 0;
+
+  int nodeOf(const std::string &address) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].address == address)
+        return static_cast<int>(i);
+    return -1;
+  }
+};
+
+class SchedulerService final : public wire::Scheduler::Service {
+public:
+  SchedulerService(Cluster &cluster, const Credentials &credentials)
+      : cluster(cluster), credentials(credentials) {}
+
+  grpc::Status
+  Attach(grpc::ServerContext *context,
+         grpc::ServerReaderWriter<wire::SchedulerMessage, wire::PodMessage>
+             *stream) override {
+    if (grpc::Status status = authorize(*context, credentials); !status.ok()) {
+      say(absl::StrCat("refused a connection from ", context->peer(), ": ",
+                       status.error_message()));
+      return status;
+    }
+    wire::PodMessage first;
+    if (!stream->Read(&first))
+      return grpc::Status::OK;
+    if (!first.has_join())
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "a pod's first message is its Join");
+    auto link = std::make_shared<Link>();
+    link->join = first.join();
+    link->peer = context->peer();
+    int node = -1;
+    std::string refusal;
+    wire::SchedulerMessage welcome;
+    {
+      absl::MutexLock lock(&cluster.mutex);
+      node = cluster.nodeOf(link->join.address());
+      if (node < 0) {
+        std::vector<std::string> listed;
+        for (const Node &n : cluster.nodes)
+          listed.push_back(n.address);
+        refusal = absl::StrCat("'", link->join.address(),
+                               "' is not one of this job's pods (",
+                               absl::StrJoin(listed, ", "), ")");
+      } else if (cluster.nodes[node].state == NodeState::Lost) {
+        refusal = absl::StrCat("node ", node,
+                               " was lost; the job goes on without it");
+      } else if (cluster.nodes[node].link &&
+                 cluster.nodes[node].link->connected) {
+        refusal = absl::StrCat("node ", node, " (", link->join.address(),
+                               ") is attached already");
+      } else if (cluster.started) {
+        refusal = "the job has started";
+      } else {
+        Node &entry = cluster.nodes[node];
+        entry.link = link;
+        entry.join = link->join;
+        entry.state = NodeState::Joined;
+        entry.lastHeard = absl::Now();
+        ++cluster.events;
+        welcome.mutable_welcome()->set_job_id(cluster.jobId);
+        welcome.mutable_welcome()->set_node(node);
+        welcome.mutable_welcome()->set_heartbeat_ms(cluster.heartbeatMs);
+      }
+    }
+    if (!refusal.empty()) {
+      say(absl::StrCat("refused ", link->join.address(), " (pid ",
+                       link->join.pid(), "): ", refusal));
+      wire::SchedulerMessage message;
+      message.mutable_refusal()->set_reason(refusal);
+      stream->Write(message);
+      return grpc::Status::OK;
+    }
+    say(absl::StrCat("node ", node, " = ", link->join.address(), " joined (",
+                     link->join.device(), ", pid ", link->join.pid(), ")"));
+    link->outbox.send(std::move(welcome));
+    std::thread writer([&] { link->outbox.run(stream); });
+    wire::PodMessage message;
+    while (stream->Read(&message))
+      receive(node, link, message);
+    {
+      absl::MutexLock lock(&cluster.mutex);
+      link->connected = false;
+      Node &entry = cluster.nodes[node];
+      if (entry.link == link && !cluster.started) {
+        entry.link.reset();
+        entry.state = NodeState::Waiting;
+        say(absl::StrCat("node ", node, " = ", link->join.address(),
+                         " left before the job started"));
+      }
+      ++cluster.events;
+    }
+    link->outbox.close();
+    writer.join();
+    return grpc::Status::OK;
+  }
+
+private:
+  void receive(int node, const std::shared_ptr<Link> &link,
+               const wire::PodMessage &message) {
+    absl::MutexLock lock(&cluster.mutex);
+    Node &entry = cluster.nodes[node];
+    // A lost node's late messages, or those of a link that was replaced,
+    // are ignored: its work was given to others.
+    if (entry.link != link)
+      return;
+    if (entry.state == NodeState::Lost) {
+      if (!entry.lateNoted) {
+        entry.lateNoted = true;
+        say(absl::StrCat("node ", node, " (", entry.address,
+                         ") speaks again after it was lost: its messages are "
+                         "ignored"));
+      }
+      return;
+    }
+    entry.lastHeard = absl::Now();
+    if (message.has_heartbeat()) {
+      const wire::Heartbeat &heartbeat = message.heartbeat();
+      if (heartbeat.job_id() != cluster.jobId || !cluster.started)
+        return;
+      for (const wire::Retired &done : heartbeat.retired()) {
+        ++entry.retired;
+        auto store = entry.stores.find({done.segment(), done.instruction()});
+        if (store != entry.stores.end()) {
+          cluster.stored.insert(store->second);
+          entry.storedHere.insert(store->second);
+        }
+      }
+      if (heartbeat.has_stats())
+        entry.stats = heartbeat.stats();
+      ++cluster.events;
+    } else if (message.has_failure()) {
+      if (message.failure().job_id() != cluster.jobId)
+        return;
+      cluster.failures.push_back(
+          absl::StrCat("node ", node, ": ", message.failure().message()));
+      ++cluster.events;
+    }
+  }
+
+  Cluster &cluster;
+  const Credentials &credentials;
+};
+
+//===----------------------------------------------------------------------===//
+// Plans as the pods get them
+//===----------------------------------------------------------------------===//
+
+int64_t integer(const json::Value *value) {
+  if (!value)
+    return 0;
+  if (std::optional<int64_t> i = value->getAsInteger())
+    return *i;
+  return 0;
+}
+
+std::string text(const json::Object &object, llvm::StringRef key) {
+  if (std::optional<llvm::StringRef> value = object.getString(key))
+    return value->str();
+  return "";
+}
+
+/// Tensors, leaves and scalars by name: the plan's order is the wire's.
+struct PlanTables {
+  std::map<std::string, uint32_t> tensors, leaves, scalars;
+
+  explicit PlanTables(const json::Object &plan) {
+    auto index = [](const json::Array *array, std::map<std::string, uint32_t> &out) {
+      if (!array)
+        return;
+      for (const json::Value &item : *array)
+        if (const json::Object *object = item.getAsObject())
+          out.emplace(text(*object, "name"), static_cast<uint32_t>(out.size()));
+    };
+    index(plan.getArray("tensors"), tensors);
+    index(plan.getArray("leaves"), leaves);
+    index(plan.getArray("scalars"), scalars);
+  }
+};
+
+/// `C[0,1]`, or `K` for a tensor read whole.
+std::string tileLabel(const json::Object &tile) {
+  std::string label = text(tile, "tensor");
+  const json::Array *coords = tile.getArray("coords");
+  if (!coords || coords->empty())
+    return label;
+  std::vector<int64_t> values;
+  for (const json::Value &coord : *coords)
+    values.push_back(integer(&coord));
+  return absl::StrCat(label, "[", absl::StrJoin(values, ","), "]");
+}
+
+/// One node program of a plan as a segment.
+wire::Segment toSegment(const json::Object &program, const PlanTables &tables,
+                        uint32_t id) {
+  wire::Segment segment;
+  segment.set_id(id);
+  segment.set_peak_bytes(integer(program.get("peak_bytes")));
+  std::set<uint32_t> tiles;
+  auto addTile = [&](const json::Object &tile) {
+    uint32_t tileId = static_cast<uint32_t>(integer(tile.get("id")));
+    if (!tiles.insert(tileId).second)
+      return tileId;
+    wire::TileSpec *spec = segment.add_tiles();
+    spec->set_id(tileId);
+    auto tensor = tables.tensors.find(text(tile, "tensor"));
+    spec->set_tensor(tensor == tables.tensors.end() ? 0 : tensor->second);
+    if (const json::Array *offsets = tile.getArray("offsets"))
+      for (const json::Value &offset : *offsets)
+        spec->add_offsets(integer(&offset));
+    if (const json::Array *shape = tile.getArray("shape"))
+      for (const json::Value &extent : *shape)
+        spec->add_shape(integer(&extent));
+    spec->set_bytes(integer(tile.get("bytes")));
+    spec->set_label(tileLabel(tile));
+    return tileId;
+  };
+  const json::Array *instructions = program.getArray("instructions");
+  if (!instructions)
+    return segment;
+  for (const json::Value &item : *instructions) {
+    const json::Object *object = item.getAsObject();
+    if (!object)
+      continue;
+    wire::Instruction *instruction = segment.add_instructions();
+    instruction->set_id(static_cast<uint64_t>(integer(object->get("id"))));
+    if (const json::Array *deps = object->getArray("deps"))
+      for (const json::Value &dep : *deps)
+        instruction->add_deps(static_cast<uint64_t>(integer(&dep)));
+    std::string kind = text(*object, "kind");
+    static const std::map<std::string, wire::Instruction::Kind> kinds = {
+        {"allocate", wire::Instruction::ALLOCATE},
+        {"load", wire::Instruction::LOAD},
+        {"fetch", wire::Instruction::FETCH},
+        {"compute", wire::Instruction::COMPUTE},
+        {"store", wire::Instruction::STORE},
+        {"free", wire::Instruction::FREE}};
+    instruction->set_kind(kinds.at(kind));
+    if (kind == "compute") {
+      auto leaf = tables.leaves.find(text(*object, "leaf"));
+      instruction->set_leaf(leaf == tables.leaves.end() ? 0 : leaf->second);
+      if (const json::Array *list = object->getArray("tiles"))
+        for (const json::Value &tile : *list)
+          if (const json::Object *tileObject = tile.getAsObject())
+            instruction->add_tiles(addTile(*tileObject));
+      if (const json::Array *list = object->getArray("scalars"))
+        for (const json::Value &scalar : *list)
+          if (std::optional<llvm::StringRef> name = scalar.getAsString()) {
+            auto found = tables.scalars.find(name->str());
+            instruction->add_scalars(found == tables.scalars.end() ? 0
+                                                                   : found->second);
+          }
+      continue;
+    }
+    if (const json::Object *tile = object->getObject("tile"))
+      instruction->set_tile(addTile(*tile));
+    if (kind == "allocate")
+      instruction->set_zero(object->getBoolean("zero").value_or(false));
+    if (kind == "fetch")
+      instruction->set_from(static_cast<uint32_t>(integer(object->get("from"))));
+  }
+  return segment;
+}
+
+/// The node programs of a plan, by node.
+std::vector<const json::Object *> nodePrograms(const json::Object &plan) {
+  std::vector<const json::Object *> programs;
+  if (const json::Array *array = plan.getArray("node_programs"))
+    for (const json::Value &item : *array)
+      programs.push_back(item.getAsObject());
+  return programs;
+}
+
+uint64_t randomWord() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+/// `.c.tensor.phobos-<job>.partial` beside the output.
+std::string partialPath(const std::string &path, uint64_t jobId) {
+  size_t slash = path.rfind('/');
+  std::string directory = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  return absl::StrFormat("%s.%s.phobos-%016x.partial", directory, base, jobId);
+}
+
+std::string stateName(const Node &node) {
+  switch (node.state) {
+  case NodeState::Waiting: return "waiting";
+  case NodeState::Joined: return "joined";
+  case NodeState::Running: return "done";
+  case NodeState::Lost: return "lost";
+  }
+  return "?";
+}
+
+/// The job on the cluster, driven by the main thread.
+class Run {
+public:
+  Run(const RunSettings &settings, const std::vector<StorageTensor> &tensors,
+      JobPlanner &planner)
+      : settings(settings), tensors(tensors), planner(planner),
+        service(cluster, settings.credentials) {}
+
+  int run();
+
+private:
+  bool waitForPods();
+  bool startJob();
+  void watch();
+  /// Marks `node` lost and gives its unstored outputs to the others; false
+  /// when no node is left.
+  bool lose(int node, const std::string &why);
+  void send(int node, wire::SchedulerMessage message);
+  void endJob(bool aborted, const std::string &reason);
+  bool finishOutputs();
+  void removePartials();
+  void printProgress(bool force);
+  void printSummary();
+  int fail(const std::string &message);
+  /// Waits (mutex held) for the next event or `timeout`.
+  void waitForEvent(absl::Duration timeout) {
+    struct Seen {
+      Cluster *cluster;
+      uint64_t events;
+    } seen{&cluster, cluster.events};
+    cluster.mutex.AwaitWithTimeout(
+        absl::Condition(
+            +[](Seen *arg) { return arg->cluster->events != arg->events; },
+            &seen),
+        timeout);
+  }
+
+  const RunSettings &settings;
+  const std::vector<StorageTensor> &tensors;
+  JobPlanner &planner;
+  Cluster cluster;
+  SchedulerService service;
+  std::unique_ptr<grpc::Server> server;
+  PlannedJob planned;
+  std::string token;
+  std::map<std::string, std::string> partials;
+  std::set<uint32_t> outputs;
+  int outputTensors = 0;
+  absl::Time startedAt, doneAt, planStart;
+  double planSeconds = 0;
+  absl::Time lastProgress = absl::InfinitePast();
+  std::vector<std::string> written;
+  bool failed = false;
+};
+
+int Run::fail(const std::string &message) {
+  std::fprintf(stderr, "phobos-sched: %s\n", message.c_str());
+  return 1;
+}
+
+void Run::send(int node, wire::SchedulerMessage message) {
+  std::shared_ptr<Link> link;
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    link = cluster.nodes[node].link;
+  }
+  if (link)
+    link->outbox.send(std::move(message));
+}
+
+bool Run::waitForPods() {
+  absl::Time deadline = absl::Now() + absl::Milliseconds(settings.joinTimeoutMs);
+  absl::MutexLock lock(&cluster.mutex);
+  while (true) {
+    bool all = true;
+    for (const Node &node : cluster.nodes)
+      all &= node.state == NodeState::Joined;
+    if (all)
+      return true;
+    if (absl::Now() > deadline)
+      break;
+    waitForEvent(absl::Milliseconds(200));
+  }
+  std::vector<std::string> missing;
+  for (const Node &node : cluster.nodes)
+    if (node.state != NodeState::Joined)
+      missing.push_back(node.address);
+  std::fprintf(stderr,
+               "phobos-sched: %zu of %zu pods did not join within %.0f s: %s "
+               "(is each running with --scheduler %s and the cluster's "
+               "credentials?)\n",
+               missing.size(), cluster.nodes.size(),
+               settings.joinTimeoutMs / 1000.0, absl::StrJoin(missing, ", ").c_str(),
+               settings.listen.c_str());
+  return false;
+}
+
+bool Run::startJob() {
+  std::vector<PodInfo> pods;
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    for (const Node &node : cluster.nodes) {
+      PodInfo info;
+      info.address = node.join.address();
+      info.backend = node.join.backend();
+      info.device = node.join.device();
+      info.chip = node.join.chip();
+      info.hostId = node.join.host_id();
+      info.deviceOrdinal = node.join.device_ordinal();
+      info.memoryBytes = node.join.memory_bytes();
+      pods.push_back(info);
+    }
+  }
+  planStart = absl::Now();
+  absl::StatusOr<PlannedJob> plan = planner.plan(pods);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "phobos-sched: %s\n",
+                 std::string(plan.status().message()).c_str());
+    return false;
+  }
+  planned = std::move(*plan);
+  if (!planned.ranking.empty())
+    std::printf("%s", planned.ranking.c_str());
+  const json::Object &root = *planned.plan.getAsObject();
+  PlanTables tables(root);
+  std::vector<const json::Object *> programs = nodePrograms(root);
+  if (programs.size() != cluster.nodes.size()) {
+    std::fprintf(stderr, "phobos-sched: internal error: %zu node programs for "
+                         "%zu pods\n",
+                 programs.size(), cluster.nodes.size());
+    return false;
+  }
+
+  // The outputs go to partial files first.
+  for (const StorageTensor &tensor : tensors) {
+    if (tensor.mode == StorageTensor::Mode::Read)
+      continue;
+    ++outputTensors;
+    std::string partial = partialPath(tensor.path, cluster.jobId);
+    absl::StatusOr<storage::TensorFile> file =
+        storage::TensorFile::create(partial, tensor.layout);
+    if (!file.ok()) {
+      std::fprintf(stderr, "phobos-sched: tensor '%s': %s\n", tensor.name.c_str(),
+                   std::string(file.status().message()).c_str());
+      removePartials();
+      return false;
+    }
+    partials[tensor.name] = partial;
+  }
+
+  // What every node gets.
+  wire::StartJob common;
+  common.set_job_id(cluster.jobId);
+  common.set_token(token);
+  common.set_kernel(text(root, "program"));
+  common.set_heartbeat_ms(settings.heartbeatMs);
+  if (const json::Array *list = root.getArray("tensors"))
+    for (const json::Value &item : *list) {
+      const json::Object &object = *item.getAsObject();
+      wire::TensorSpec *spec = common.add_tensors();
+      spec->set_name(text(object, "name"));
+      spec->set_uri(text(object, "uri"));
+      spec->set_element(text(object, "element"));
+      if (const json::Array *shape = object.getArray("shape"))
+        for (const json::Value &extent : *shape)
+          spec->add_shape(integer(&extent));
+      for (const StorageTensor &tensor : tensors) {
+        if (tensor.name != spec->name())
+          continue;
+        if (tensor.mode != StorageTensor::Mode::Write) {
+          spec->set_load_path(tensor.path);
+          spec->set_load_offset(tensor.layout.dataOffset);
+        }
+        if (tensor.mode != StorageTensor::Mode::Read) {
+          spec->set_store_path(partials[tensor.name]);
+          spec->set_store_offset(
+              tensor.layout.format == storage::Format::Header
+                  ? static_cast<int64_t>(
+                        storage::headerText(tensor.layout.element,
+                                            tensor.layout.shape)
+                            .size())
+                  : 0);
+        }
+      }
+    }
+  if (const json::Array *list = root.getArray("scalars"))
+    for (const json::Value &item : *list) {
+      const json::Object &object = *item.getAsObject();
+      wire::ScalarValue *scalar = common.add_scalars();
+      scalar->set_name(text(object, "name"));
+      scalar->set_type(text(object, "type"));
+      if (const json::Value *value = object.get("value"))
+        scalar->set_value(value->getAsNumber().value_or(0));
+    }
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+      wire::PeerSpec *peer = common.add_peers();
+      peer->set_node(static_cast<uint32_t>(i));
+      peer->set_address(cluster.nodes[i].join.address());
+      peer->set_host_id(cluster.nodes[i].join.host_id());
+      peer->set_backend(cluster.nodes[i].join.backend());
+    }
+  }
+  // Who fetches what from whom: a holder frees a tile after its fetchers.
+  std::vector<std::map<uint32_t, std::vector<uint32_t>>> serves(programs.size());
+  std::vector<wire::Segment> segments;
+  for (size_t node = 0; node < programs.size(); ++node) {
+    segments.push_back(toSegment(*programs[node], tables, 0));
+    for (const wire::Instruction &instruction : segments.back().instructions())
+      if (instruction.kind() == wire::Instruction::FETCH &&
+          instruction.from() < serves.size())
+        serves[instruction.from()][instruction.tile()].push_back(
+            static_cast<uint32_t>(node));
+  }
+
+  absl::MutexLock lock(&cluster.mutex);
+  int64_t instructionCount = 0;
+  for (size_t node = 0; node < programs.size(); ++node) {
+    Node &entry = cluster.nodes[node];
+    wire::SchedulerMessage message;
+    wire::StartJob *start = message.mutable_start();
+    *start = common;
+    start->set_node(static_cast<uint32_t>(node));
+    const json::Array *leaves = root.getArray("leaves");
+    for (size_t i = 0; leaves && i < leaves->size(); ++i) {
+      const json::Object &object = *(*leaves)[i].getAsObject();
+      wire::LeafSpec *leaf = start->add_leaves();
+      leaf->set_name(text(object, "name"));
+      if (const json::Array *params = object.getArray("params"))
+        for (const json::Value &param : *params) {
+          const json::Object &p = *param.getAsObject();
+          leaf->add_param_names(text(p, "name"));
+          leaf->add_tensor_params(text(p, "kind") == "tensor");
+        }
+      if (const json::Array *grid = object.getArray("grid"))
+        for (const json::Value &extent : *grid)
+          leaf->add_grid(integer(&extent));
+      leaf->set_cta_threads(integer(object.get("cta_threads")));
+      for (const LeafBuild &build : planned.leaves) {
+        if (build.name != leaf->name())
+          continue;
+        if (entry.join.backend() == "gpu") {
+          auto compiled = build.byChip.find(entry.join.chip());
+          if (compiled != build.byChip.end()) {
+            leaf->set_ptx(compiled->second.ptx);
+            leaf->set_cubin(compiled->second.cubin);
+            leaf->set_contract(compiled->second.contract);
+            leaf->set_chip(entry.join.chip());
+          }
+        } else {
+          leaf->set_mlir(build.mlir);
+        }
+      }
+    }
+    *start->mutable_segment() = segments[node];
+    for (auto &[tile, fetchers] : serves[node]) {
+      wire::ServeSpec *serve = start->add_serves();
+      serve->set_tile(tile);
+      for (uint32_t fetcher : fetchers)
+        serve->add_nodes(fetcher);
+    }
+    entry.nextSegment = 1;
+    entry.instructions = segments[node].instructions_size();
+    instructionCount += entry.instructions;
+    for (const wire::Instruction &instruction : segments[node].instructions())
+      if (instruction.kind() == wire::Instruction::STORE) {
+        entry.stores[{0, instruction.id()}] = instruction.tile();
+        entry.owned.insert(instruction.tile());
+        outputs.insert(instruction.tile());
+      }
+    entry.state = NodeState::Running;
+    entry.lastHeard = absl::Now();
+    if (entry.link)
+      entry.link->outbox.send(std::move(message));
+  }
+  cluster.started = true;
+  planSeconds = absl::ToDoubleSeconds(absl::Now() - planStart);
+  std::string bindings;
+  if (const json::Object *b = root.getObject("bindings"))
+    for (const auto &entry : *b)
+      absl::StrAppend(&bindings, bindings.empty() ? "" : " ", entry.first.str(),
+                      "=", integer(&entry.second));
+  say(absl::StrFormat("job %016x: planned '%s' on %zu nodes (%s) in %.2f s: "
+                      "%d instructions, %zu output super-tiles",
+                      cluster.jobId, text(root, "program"), cluster.nodes.size(),
+                      bindings, planSeconds, instructionCount, outputs.size()));
+  startedAt = absl::Now();
+  return true;
+}
+
+bool Run::lose(int node, const std::string &why) {
+  std::vector<int64_t> lost;
+  std::vector<int> live;
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    Node &entry = cluster.nodes[node];
+    if (entry.state == NodeState::Lost)
+      return true;
+    entry.state = NodeState::Lost;
+    entry.lostAt = absl::ToDoubleSeconds(absl::Now() - startedAt);
+    entry.lostWhy = why;
+    for (uint32_t tile : entry.owned)
+      if (!cluster.stored.count(tile))
+        lost.push_back(tile);
+    for (size_t i = 0; i < cluster.nodes.size(); ++i)
+      if (cluster.nodes[i].state == NodeState::Running)
+        live.push_back(static_cast<int>(i));
+    ++cluster.events;
+  }
+  say(absl::StrFormat("node %d (%s) lost: %s; %zu of its output super-tiles "
+                      "were not stored",
+                      node, cluster.nodes[node].address, why, lost.size()));
+  // A lost node that still listens (a pause, not a crash) stops its work.
+  wire::SchedulerMessage end;
+  end.mutable_end()->set_job_id(cluster.jobId);
+  end.mutable_end()->set_aborted(true);
+  end.mutable_end()->set_reason(absl::StrCat("this node was declared lost: ", why));
+  send(node, std::move(end));
+  if (live.empty())
+    return false;
+  for (int survivor : live) {
+    wire::SchedulerMessage message;
+    message.mutable_lost()->set_job_id(cluster.jobId);
+    message.mutable_lost()->set_node(static_cast<uint32_t>(node));
+    send(survivor, std::move(message));
+  }
+  if (lost.empty())
+    return true;
+  absl::StatusOr<json::Value> replanned =
+      planner.replan(lost, static_cast<int64_t>(live.size()));
+  if (!replanned.ok()) {
+    absl::MutexLock lock(&cluster.mutex);
+    cluster.failures.push_back(absl::StrCat("re-planning the work of node ", node,
+                                            ": ", replanned.status().message()));
+    ++cluster.events;
+    return true;
+  }
+  const json::Object &root = *replanned->getAsObject();
+  PlanTables tables(*planned.plan.getAsObject());
+  std::vector<const json::Object *> programs = nodePrograms(root);
+  std::vector<std::string> labels, targets;
+  int64_t instructionCount = 0;
+  absl::MutexLock lock(&cluster.mutex);
+  for (size_t k = 0; k < programs.size() && k < live.size(); ++k) {
+    Node &entry = cluster.nodes[live[k]];
+    wire::Segment segment = toSegment(*programs[k], tables, entry.nextSegment);
+    if (segment.instructions_size() == 0)
+      continue;
+    ++entry.nextSegment;
+    entry.instructions += segment.instructions_size();
+    instructionCount += segment.instructions_size();
+    for (const wire::Instruction &instruction : segment.instructions())
+      if (instruction.kind() == wire::Instruction::STORE) {
+        entry.stores[{segment.id(), instruction.id()}] = instruction.tile();
+        entry.owned.insert(instruction.tile());
+        for (const wire::TileSpec &tile : segment.tiles())
+          if (tile.id() == instruction.tile())
+            labels.push_back(tile.label());
+      }
+    targets.push_back(absl::StrCat(live[k]));
+    wire::SchedulerMessage message;
+    message.mutable_add()->set_job_id(cluster.jobId);
+    *message.mutable_add()->mutable_segment() = std::move(segment);
+    if (entry.link)
+      entry.link->outbox.send(std::move(message));
+  }
+  say(absl::StrFormat("re-planned %zu super-tile%s of node %d (%s) onto node%s "
+                      "%s from storage: %d instructions",
+                      lost.size(), lost.size() == 1 ? "" : "s", node,
+                      absl::StrJoin(labels, ", "), targets.size() == 1 ? "" : "s",
+                      absl::StrJoin(targets, ", "), instructionCount));
+  return true;
+}
+
+void Run::endJob(bool aborted, const std::string &reason) {
+  absl::MutexLock lock(&cluster.mutex);
+  cluster.finished = true;
+  for (Node &node : cluster.nodes) {
+    if (!node.link)
+      continue;
+    wire::SchedulerMessage message;
+    message.mutable_end()->set_job_id(cluster.jobId);
+    message.mutable_end()->set_aborted(aborted);
+    message.mutable_end()->set_reason(reason);
+    node.link->outbox.send(std::move(message));
+  }
+}
+
+void Run::removePartials() {
+  for (auto &[name, path] : partials)
+    ::unlink(path.c_str());
+}
+
+bool Run::finishOutputs() {
+  for (const StorageTensor &tensor : tensors) {
+    if (tensor.mode == StorageTensor::Mode::Read)
+      continue;
+    const std::string &partial = partials[tensor.name];
+    absl::StatusOr<storage::TensorFile> file =
+        storage::TensorFile::open(partial, tensor.layout, /*writable=*/true);
+    absl::Status status = file.ok() ? file->sync() : file.status();
+    if (status.ok() && std::rename(partial.c_str(), tensor.path.c_str()) != 0)
+      status = absl::UnavailableError(absl::StrCat(
+          "cannot move ", partial, " to ", tensor.path, ": ", std::strerror(errno)));
+    if (!status.ok()) {
+      std::fprintf(stderr, "phobos-sched: tensor '%s': %s\n", tensor.name.c_str(),
+                   std::string(status.message()).c_str());
+      removePartials();
+      return false;
+    }
+    // Read back for the checksum: what a user compares runs by.
+    absl::StatusOr<storage::TensorFile> done =
+        storage::TensorFile::open(tensor.path, tensor.layout, false);
+    std::string checksum = "?";
+    if (done.ok()) {
+      std::vector<uint8_t> bytes(static_cast<size_t>(tensor.layout.dataBytes()));
+      if (done->readBytes(0, tensor.layout.dataBytes(), bytes.data()).ok())
+        checksum = absl::StrFormat("xxh3:%016x",
+                                   storage::checksum(bytes.data(), bytes.size()));
+    }
+    written.push_back(absl::StrCat("wrote ", tensor.name, " to ", tensor.uri, " (",
+                                   tensor.layout.describe(), ", ", checksum, ")"));
+  }
+  partials.clear();
+  return true;
+}
+
+void Run::printProgress(bool force) {
+  absl::Time now = absl::Now();
+  if (!force && now - lastProgress < absl::Milliseconds(settings.progressMs))
+    return;
+  lastProgress = now;
+  std::vector<std::string> lines;
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+      Node &node = cluster.nodes[i];
+      if (node.state != NodeState::Running)
+        continue;
+      const wire::NodeStats &s = node.stats;
+      std::string line = absl::StrFormat(
+          "node %zu: %zu/%zu units, %d/%d instructions, %d compute%s, loaded "
+          "%s, fetched %s, served %s, stored %s, busy %.2f s",
+          i, node.storedHere.size() / std::max(1, outputTensors),
+          node.owned.size() / std::max(1, outputTensors), node.retired,
+          node.instructions, s.computes(), s.computes() == 1 ? "" : "s",
+          formatBytes(s.loaded_bytes()),
+          formatBytes(s.fetched_bytes() + s.peer_bytes()),
+          formatBytes(s.served_bytes()), formatBytes(s.stored_bytes()),
+          s.busy_ns() / 1e9);
+      if (line != node.lastProgress) {
+        node.lastProgress = line;
+        lines.push_back(std::move(line));
+      }
+    }
+  }
+  for (const std::string &line : lines)
+    logLine("progress", line, stdout);
+}
+
+void Run::watch() {
+  while (true) {
+    std::vector<std::pair<int, std::string>> losses;
+    std::string failure;
+    bool done = false;
+    {
+      absl::MutexLock lock(&cluster.mutex);
+      waitForEvent(absl::Milliseconds(100));
+      absl::Time now = absl::Now();
+      for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+        Node &node = cluster.nodes[i];
+        if (node.state != NodeState::Running)
+          continue;
+        if (!node.link || !node.link->connected)
+          losses.push_back({static_cast<int>(i), "its connection closed"});
+        else if (now - node.lastHeard >
+                 absl::Milliseconds(settings.heartbeatTimeoutMs))
+          losses.push_back(
+              {static_cast<int>(i),
+               absl::StrFormat("no heartbeat for %.1f s",
+                               absl::ToDoubleSeconds(now - node.lastHeard))});
+      }
+      if (!cluster.failures.empty())
+        failure = cluster.failures.front();
+      done = cluster.stored.size() >= outputs.size();
+    }
+    if (!failure.empty()) {
+      endJob(true, failure);
+      removePartials();
+      std::fprintf(stderr, "phobos-sched: job %016llx failed: %s; no output was "
+                           "written\n",
+                   static_cast<unsigned long long>(cluster.jobId), failure.c_str());
+      failed = true;
+      return;
+    }
+    if (done) {
+      doneAt = absl::Now();
+      return;
+    }
+    for (auto &[node, why] : losses)
+      if (!lose(node, why)) {
+        std::vector<std::string> story;
+        {
+          absl::MutexLock lock(&cluster.mutex);
+          for (size_t i = 0; i < cluster.nodes.size(); ++i)
+            story.push_back(absl::StrFormat("node %zu at %.2f s (%s)", i,
+                                            cluster.nodes[i].lostAt,
+                                            cluster.nodes[i].lostWhy));
+        }
+        std::string message = absl::StrFormat(
+            "every node is lost (%s): the job cannot finish; %zu of %zu output "
+            "super-tiles were stored",
+            absl::StrJoin(story, ", "), cluster.stored.size(), outputs.size());
+        absl::MutexLock lock(&cluster.mutex);
+        cluster.failures.push_back(message);
+        ++cluster.events;
+      }
+    printProgress(false);
+  }
+}
+
+void Run::printSummary() {
+  double seconds = absl::ToDoubleSeconds(doneAt - startedAt);
+  absl::MutexLock lock(&cluster.mutex);
+  int lostCount = 0;
+  for (const Node &node : cluster.nodes)
+    lostCount += node.state == NodeState::Lost;
+  std::string summary = absl::StrFormat(
+      "job %016x '%s' done in %.3f s (planning and compiling %.2f s before) "
+      "on %zu nodes",
+      cluster.jobId, text(*planned.plan.getAsObject(), "program"), seconds,
+      planSeconds, cluster.nodes.size());
+  if (lostCount)
+    absl::StrAppend(&summary, absl::StrFormat(", %d lost", lostCount));
+  std::printf("%s\n", summary.c_str());
+  std::printf("%-5s %-22s %-6s %5s %8s %8s %10s %10s %10s %10s %10s\n", "node",
+              "pod", "state", "units", "computes", "busy_s", "loaded", "fetched",
+              "gpu-gpu", "served", "stored");
+  wire::NodeStats total;
+  for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+    const Node &node = cluster.nodes[i];
+    const wire::NodeStats &s = node.stats;
+    std::printf("%-5zu %-22s %-6s %5zu %8lld %8.3f %10s %10s %10s %10s %10s\n", i,
+                node.address.c_str(), stateName(node).c_str(),
+                node.storedHere.size() / std::max(1, outputTensors),
+                static_cast<long long>(s.computes()), s.busy_ns() / 1e9,
+                formatBytes(s.loaded_bytes()).c_str(),
+                formatBytes(s.fetched_bytes()).c_str(),
+                formatBytes(s.peer_bytes()).c_str(),
+                formatBytes(s.served_bytes()).c_str(),
+                formatBytes(s.stored_bytes()).c_str());
+    if (node.state == NodeState::Lost)
+      std::printf("      lost at %.2f s: %s\n", node.lostAt, node.lostWhy.c_str());
+    total.set_loaded_bytes(total.loaded_bytes() + s.loaded_bytes());
+    total.set_fetched_bytes(total.fetched_bytes() + s.fetched_bytes());
+    total.set_peer_bytes(total.peer_bytes() + s.peer_bytes());
+    total.set_stored_bytes(total.stored_bytes() + s.stored_bytes());
+    total.set_computes(total.computes() + s.computes());
+    total.set_busy_ns(total.busy_ns() + s.busy_ns());
+  }
+  int64_t moved = total.loaded_bytes() + total.fetched_bytes() +
+                  total.peer_bytes() + total.stored_bytes();
+  std::printf("total: %zu units, %lld computes, busy %.3f s; %.3g GFLOP, %.3g "
+              "GFLOP/s; moved %s (loaded %s, fetched %s, GPU to GPU %s, stored "
+              "%s)\n",
+              outputs.size() / std::max(1, outputTensors),
+              static_cast<long long>(total.computes()), total.busy_ns() / 1e9,
+              planned.flops / 1e9, seconds > 0 ? planned.flops / 1e9 / seconds : 0.0,
+              formatBytes(moved).c_str(), formatBytes(total.loaded_bytes()).c_str(),
+              formatBytes(total.fetched_bytes()).c_str(),
+              formatBytes(total.peer_bytes()).c_str(),
+              formatBytes(total.stored_bytes()).c_str());
+  for (const std::string &line : written)
+    std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+
+  if (settings.summaryJson.empty())
+    return;
+  json::Array nodes;
+  for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+    const Node &node = cluster.nodes[i];
+    const wire::NodeStats &s = node.stats;
+    json::Object object{{"node", static_cast<int64_t>(i)},
+                        {"address", node.address},
+                        {"device", node.join.device()},
+                        {"state", stateName(node)},
+                        {"units", static_cast<int64_t>(node.storedHere.size() /
+                                                       std::max(1, outputTensors))},
+                        {"computes", s.computes()},
+                        {"busy_seconds", s.busy_ns() / 1e9},
+                        {"loaded_bytes", s.loaded_bytes()},
+                        {"fetched_bytes", s.fetched_bytes()},
+                        {"peer_bytes", s.peer_bytes()},
+                        {"served_bytes", s.served_bytes()},
+                        {"stored_bytes", s.stored_bytes()},
+                        {"peak_bytes", s.peak_bytes()}};
+    if (node.state == NodeState::Lost) {
+      object["lost_at_seconds"] = node.lostAt;
+      object["lost_why"] = node.lostWhy;
+    }
+    nodes.push_back(std::move(object));
+  }
+  json::Array outputsJSON;
+  for (const std::string &line : written)
+    outputsJSON.push_back(line);
+  json::Object root{{"job", absl::StrFormat("%016x", cluster.jobId)},
+                    {"program", text(*planned.plan.getAsObject(), "program")},
+                    {"seconds", seconds},
+                    {"plan_seconds", planSeconds},
+                    {"flops", planned.flops},
+                    {"nodes", std::move(nodes)},
+                    {"lost", static_cast<int64_t>(lostCount)},
+                    {"outputs", std::move(outputsJSON)}};
+  std::ofstream out(settings.summaryJson);
+  out << llvm::formatv("{0:2}", json::Value(std::move(root))).str() << "\n";
+}
+
+int Run::run() {
+  cluster.jobId = randomWord();
+  cluster.heartbeatMs = settings.heartbeatMs;
+  token.resize(16);
+  for (size_t i = 0; i < token.size(); i += 8) {
+    uint64_t word = randomWord();
+    std::memcpy(&token[i], &word, 8);
+  }
+  for (const std::string &address : settings.pods) {
+    Node node;
+    node.address = address;
+    cluster.nodes.push_back(std::move(node));
+  }
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(settings.listen,
+                           serverCredentials(settings.credentials), &port);
+  configureServer(builder);
+  builder.RegisterService(&service);
+  server = builder.BuildAndStart();
+  if (!server || port == 0)
+    return fail(absl::StrCat("cannot listen on '", settings.listen,
+                             "': the address is taken (another phobos-sched?) "
+                             "or not this machine's"));
+  say(absl::StrFormat("job %016x (%s): listening on %s (%s), waiting for %zu "
+                      "pod%s: %s",
+                      cluster.jobId, settings.job, settings.listen,
+                      settings.credentials.description, settings.pods.size(),
+                      settings.pods.size() == 1 ? "" : "s",
+                      absl::StrJoin(settings.pods, ", ")));
+  auto shutdown = [&] {
+    // Let the pods read their EndJob, then close every call.
+    server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
+    server->Wait();
+  };
+  if (!waitForPods() || !startJob()) {
+    shutdown();
+    return 1;
+  }
+  watch();
+  if (failed) {
+    shutdown();
+    return 1;
+  }
+  printProgress(true);
+  endJob(false, "");
+  bool ok = finishOutputs();
+  if (ok)
+    printSummary();
+  shutdown();
+  return ok ? 0 : 1;
+}
+
+} // namespace
+
+int phobos::cluster::runtime::runCluster(const RunSettings &settings,
+                                         const std::vector<StorageTensor> &tensors,
+                                         JobPlanner &planner) {
+  Run run(settings, tensors, planner);
+  return run.run();
+}
