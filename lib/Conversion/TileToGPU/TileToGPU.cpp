@@ -173,6 +173,7 @@ struct ConvertTileToGPU
     populateReductionToGPUPatterns(converter, patterns, state);
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
+    populateAtomicToGPUPatterns(converter, patterns, state);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
