@@ -49,6 +49,7 @@ using namespace phobos::cuda;
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD8)                                                                \
+  X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \
@@ -88,6 +89,7 @@ struct Driver::Impl {
   std::array<int, 2> capability = {0, 0};
   size_t totalMemoryBytes = 0;
   int maxSharedOptinBytes = 0;
+  int l2CacheBytes = 0;
 
   /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): detail".
   llvm::Error check(CUresult result, llvm::StringRef call,
@@ -233,6 +235,9 @@ llvm::Error Driver::Impl::openDevice(int ordinal) {
           attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                     maxSharedOptinBytes))
     return error;
+  if (llvm::Error error =
+          attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, l2CacheBytes))
+    return error;
   if (llvm::Error error = check(api.cuDeviceTotalMem(&totalMemoryBytes, device),
                                 "cuDeviceTotalMem"))
     return error;
@@ -310,6 +315,8 @@ std::array<int, 2> Driver::computeCapability() const {
 int64_t Driver::maxSharedMemoryPerBlock() const {
   return impl->maxSharedOptinBytes;
 }
+
+int64_t Driver::l2CacheBytes() const { return impl->l2CacheBytes; }
 
 //===----------------------------------------------------------------------===//
 // DeviceBuffer
@@ -393,6 +400,18 @@ llvm::Error DeviceBuffer::fill(uint8_t byte) {
     return driver.takeError();
   return driver->check(driver->api.cuMemsetD8(pointer, byte, bytes),
                        "cuMemsetD8");
+}
+
+llvm::Error DeviceBuffer::fillAsync(uint8_t byte, const Stream &stream) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(
+      driver->api.cuMemsetD8Async(pointer, byte, bytes,
+                                  static_cast<CUstream>(stream.handle())),
+      "cuMemsetD8Async");
 }
 
 //===----------------------------------------------------------------------===//

@@ -23,6 +23,8 @@
 
 namespace phobos::cuda {
 
+class Stream;
+
 /// The loaded driver, its primary context on one device, and its entry
 /// points. One per process; created on first use.
 class Driver {
@@ -38,6 +40,8 @@ public:
   std::array<int, 2> computeCapability() const;
   /// Largest dynamic shared memory a CTA may opt in to, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
+  /// The L2 cache's size in bytes.
+  int64_t l2CacheBytes() const;
 
   struct Impl;
   ~Driver();
@@ -67,6 +71,8 @@ public:
   llvm::Error copyToHost(void *data, size_t count) const;
   /// Fills the buffer with `byte` (cuMemsetD8).
   llvm::Error fill(uint8_t byte);
+  /// Fills the buffer with `byte`, in order on `stream` (cuMemsetD8Async).
+  llvm::Error fillAsync(uint8_t byte, const Stream &stream);
 
 private:
   uint64_t pointer = 0;
