@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds phobos-compile and phobos-run with LLVM/MLIR linked statically, for
-# the GPU machine (which has CUDA but no LLVM), and packs them, stripped and
-# xz-compressed, into build-static/dist/phobos-tools.tar.xz.
+# Builds phobos-compile, phobos-run and phobos-tune with LLVM/MLIR linked
+# statically, for the GPU machine (which has CUDA but no LLVM), and packs
+# them, stripped and xz-compressed, into build-static/dist/phobos-tools.tar.xz.
 # Usage: scripts/build-static.sh [--configure-only]
 #   --configure-only: stop after CMake (CI checks that the static LLVM,
 #   zlib and zstd archives are found without spending the link time).
@@ -20,17 +20,20 @@ if [ "${1:-}" = "--configure-only" ]; then
   echo "build-static: configured $build_dir"
   exit 0
 fi
-ninja -C "$build_dir" phobos-compile phobos-run
+tools=(phobos-compile phobos-run phobos-tune)
+ninja -C "$build_dir" "${tools[@]}"
 
 dist="$build_dir/dist"
 rm -rf "$dist" && mkdir -p "$dist/bin"
-for tool in phobos-compile phobos-run; do
+for tool in "${tools[@]}"; do
   cp "$build_dir/bin/$tool" "$dist/bin/"
   /usr/lib/llvm-22/bin/llvm-strip "$dist/bin/$tool"
 done
 tar -C "$dist" -cJf "$dist/phobos-tools.tar.xz" bin
 ls -l "$dist/bin" "$dist/phobos-tools.tar.xz"
-if ldd "$dist/bin/phobos-run" | grep -q -i llvm; then
-  echo "build-static: phobos-run still links a shared LLVM" >&2
-  exit 1
-fi
+for tool in "${tools[@]}"; do
+  if ldd "$dist/bin/$tool" | grep -q -i llvm; then
+    echo "build-static: $tool still links a shared LLVM" >&2
+    exit 1
+  fi
+done
