@@ -13,13 +13,16 @@
 #      shape, and a second process launches a tuned shape without searching.
 # Everything lands in $OUT (JSON, PNG, logs).
 # Usage (device): PHOBOS_HOME=/tmp/t OUT=/some/dir bench/tune_tutorials_gpu.sh
+# (the tools of scripts/build-static.sh unpacked in /tmp/t).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:?set OUT to the folder for the results}
 bin=${PHOBOS_HOME:?set PHOBOS_HOME to the unpacked static tools}/bin
 mkdir -p "$out"
-export PHOBOS_CACHE_DIR="$out/cache"
+# The Python package is pure Python: the checkout's, with the carried tools.
+export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+export PHOBOS_CACHE_DIR=/tmp/phobos-cache-issue11
 rm -rf "$PHOBOS_CACHE_DIR"
 sgemm=(--dim M=4096 --dim N=4096 --dim K=4096)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
