@@ -45,6 +45,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileSelectMma());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
+  kernel.addPass(tile::createTilePipeline());
   kernel.addPass(tile::createTileAllocateShared());
   kernel.addPass(tile::createTileInsertBarriers());
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
