@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds phobos-compile, phobos-run and the cluster runtime (phobos-sched,
+# Builds phobos-compile, phobos-run, phobos-tune and the cluster runtime (phobos-sched,
 # phobos-pod, phobos-tensor) with LLVM/MLIR linked statically, and gRPC,
 # protobuf, Abseil and OpenSSL from Debian's static archives, for the GPU
 # machine (which has CUDA but no LLVM or gRPC), and packs them, stripped and
@@ -24,7 +24,7 @@ if [ "${1:-}" = "--configure-only" ]; then
   echo "build-static: configured $build_dir"
   exit 0
 fi
-tools=(phobos-compile phobos-run phobos-sched phobos-pod phobos-tensor)
+tools=(phobos-compile phobos-run phobos-tune phobos-sched phobos-pod phobos-tensor)
 ninja -C "$build_dir" -j "$(nproc)" "${tools[@]}"
 
 dist="$build_dir/dist"

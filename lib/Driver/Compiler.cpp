@@ -16,6 +16,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/ScopeExit.h"
 
+#include <chrono>
+
 using namespace mlir;
 using namespace phobos;
 
@@ -35,38 +37,79 @@ phobos::compilePhobos(llvm::SourceMgr &sourceMgr, MLIRContext *context,
   return compileModule(*module, chip);
 }
 
+KernelCompiler::KernelCompiler(MLIRContext *context, StringRef chip)
+    : context(context), chip(chip.str()),
+      pipeline(std::make_unique<PassManager>(context)),
+      serializer(std::make_unique<PassManager>(context)) {
+  PhobosToNVVMOptions pipelineOptions;
+  pipelineOptions.chip = this->chip;
+  buildPhobosToNVVMPipeline(*pipeline, pipelineOptions);
+  buildSerializeToPTXPipeline(*serializer, this->chip);
+}
+
+KernelCompiler::~KernelCompiler() = default;
+
+static double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
+                                                  CompileTimings *timings,
+                                                  int64_t sharedLimitBytes) {
+  if (!isValidChip(chip))
+    return kernel.emitError("unsupported chip '")
+           << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
+                      "sm_90a";
+  CompiledKernel result;
+  result.chip = chip;
+  result.contract = buildLaunchContract(kernel);
+  // One module per kernel, so that each gets its own PTX.
+  OpBuilder builder(context);
+  OwningOpRef<ModuleOp> single = ModuleOp::create(kernel.getLoc());
+  builder.setInsertionPointToStart(single->getBody());
+  builder.clone(*kernel.getOperation());
+  auto start = std::chrono::steady_clock::now();
+  LogicalResult lowered = pipeline->run(*single);
+  if (timings)
+    timings->passesMs = millisecondsSince(start);
+  if (failed(lowered))
+    return failure();
+  single->walk([&](LLVM::LLVMFuncOp func) {
+    if (auto bytes = func->getAttrOfType<IntegerAttr>(
+            tile::KernelOp::kSharedBytesAttrName))
+      result.contract.sharedMemoryBytes = bytes.getInt();
+  });
+  if (sharedLimitBytes >= 0 &&
+      result.contract.sharedMemoryBytes > sharedLimitBytes)
+    return result;
+  start = std::chrono::steady_clock::now();
+  LogicalResult serialized = serializer->run(*single);
+  if (timings)
+    timings->llvmMs = millisecondsSince(start);
+  if (failed(serialized))
+    return failure();
+  FailureOr<std::string> ptx = collectPTX(*single);
+  if (failed(ptx))
+    return failure();
+  result.ptx = std::move(*ptx);
+  return result;
+}
+
 FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
                                                              StringRef chip) {
-  MLIRContext *context = module.getContext();
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
            << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
                       "sm_90a";
+  KernelCompiler compiler(module.getContext(), chip);
   std::vector<CompiledKernel> compiled;
   for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
-    CompiledKernel result;
-    result.chip = chip.str();
-    result.contract = buildLaunchContract(kernel);
-    // One module per kernel, so that each gets its own PTX.
-    OpBuilder builder(context);
-    OwningOpRef<ModuleOp> single = ModuleOp::create(kernel.getLoc());
-    builder.setInsertionPointToStart(single->getBody());
-    builder.clone(*kernel.getOperation());
-    PassManager pm(context);
-    PhobosToNVVMOptions pipelineOptions;
-    pipelineOptions.chip = chip.str();
-    buildPhobosToNVVMPipeline(pm, pipelineOptions);
-    if (failed(pm.run(*single)))
+    FailureOr<CompiledKernel> result = compiler.compile(kernel);
+    if (failed(result))
       return failure();
-    single->walk([&](LLVM::LLVMFuncOp func) {
-      if (auto bytes = func->getAttrOfType<IntegerAttr>(phobos::tile::KernelOp::kSharedBytesAttrName))
-        result.contract.sharedMemoryBytes = bytes.getInt();
-    });
-    FailureOr<std::string> ptx = serializeToPTX(*single, chip);
-    if (failed(ptx))
-      return failure();
-    result.ptx = std::move(*ptx);
-    compiled.push_back(std::move(result));
+    compiled.push_back(std::move(*result));
   }
   return compiled;
 }

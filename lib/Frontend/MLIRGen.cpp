@@ -70,6 +70,7 @@ private:
   void genStmt(Stmt &stmt);
   void genLet(LetStmt &stmt);
   void genAssign(AssignStmt &stmt);
+  void genCallStmt(CallStmt &stmt);
   void genFor(ForStmt &stmt);
   void genWhile(WhileStmt &stmt);
   void genIf(IfStmt &stmt);
@@ -338,6 +339,8 @@ void Generator::genStmt(Stmt &stmt) {
     return genLet(*let);
   if (auto *assign = dyn_cast<AssignStmt>(&stmt))
     return genAssign(*assign);
+  if (auto *call = dyn_cast<CallStmt>(&stmt))
+    return genCallStmt(*call);
   if (auto *loop = dyn_cast<ForStmt>(&stmt))
     return genFor(*loop);
   if (auto *loop = dyn_cast<WhileStmt>(&stmt))
@@ -405,6 +408,20 @@ void Generator::genAssign(AssignStmt &stmt) {
                                      access.offsets, pointAxesAttr(access),
                                      /*in_bounds=*/nullptr);
   markExtents(store, slice);
+}
+
+void Generator::genCallStmt(CallStmt &stmt) {
+  // Sema accepts only atomic_add(T[...], value).
+  auto &call = cast<CallExpr>(*stmt.call);
+  Location at = loc(call.getLoc());
+  auto &slice = cast<SubscriptExpr>(*call.args[0]);
+  Value value = convert(gen(*call.args[1]), call.args[1]->type, slice.type,
+                        loc(call.args[1]->getLoc()));
+  Access access = genAccess(slice);
+  auto atomic = tile::AtomicAddOp::create(builder, at, value, access.tensor,
+                                          access.offsets, pointAxesAttr(access),
+                                          /*in_bounds=*/nullptr);
+  markExtents(atomic, slice);
 }
 
 llvm::SmallVector<Value> Generator::carriedValues(const ControlStmt &stmt) {
@@ -754,6 +771,8 @@ Value Generator::genCall(CallExpr &expr) {
     auto axis = static_cast<tile::Axis>(cast<IntExpr>(*expr.args[0]).value);
     return tile::BlockIdOp::create(builder, at, axis);
   }
+  case Builtin::AtomicAdd:
+    break; // a statement (genCallStmt)
   }
   llvm_unreachable("Sema accepted an unknown call");
 }

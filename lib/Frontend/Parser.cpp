@@ -14,6 +14,7 @@
 //              | 'while' expr block
 //              | 'if' expr block ('else' (if-stmt | block))?
 //              | postfix ('=' | '+=' | '-=' | '*=' | '/=') expr
+//              | call            (a built-in with an effect: atomic_add)
 //   expr      := binary expressions, loosest first: || && (== !=)
 //                (< <= > >=) (+ -) (* / %), then unary - !, then postfix
 //   postfix   := primary ('[' subscript (',' subscript)* ']' | '(' args ')'
@@ -555,6 +556,11 @@ StmtPtr Parser::parseAssign() {
   ExprPtr target = parsePostfix();
   if (!target)
     return nullptr;
+  // A call ends the statement: `atomic_add(T[i :+ n], v)`. Sema says which
+  // built-ins may stand alone.
+  if (isa<CallExpr>(target.get()) &&
+      (is(TokenKind::Semicolon) || is(TokenKind::RBrace) || is(TokenKind::Eof)))
+    return std::make_unique<CallStmt>(loc, std::move(target));
   AssignOp op;
   switch (tok().kind) {
   case TokenKind::Assign: op = AssignOp::Set; break;
@@ -564,7 +570,7 @@ StmtPtr Parser::parseAssign() {
   case TokenKind::SlashAssign: op = AssignOp::Div; break;
   default:
     expected("'=' or a compound assignment; a statement is let, var, for, "
-             "while, if or an assignment");
+             "while, if, an assignment or a call of atomic_add");
     return nullptr;
   }
   SMLoc opLoc = tok().loc();

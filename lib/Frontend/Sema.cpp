@@ -376,6 +376,7 @@ private:
   void checkStmt(Stmt &stmt);
   void checkLet(LetStmt &stmt);
   void checkAssign(AssignStmt &stmt);
+  void checkCallStmt(CallStmt &stmt);
   void checkFor(ForStmt &stmt);
   void checkWhile(WhileStmt &stmt);
   void checkIf(IfStmt &stmt);
@@ -620,6 +621,8 @@ void Checker::checkStmt(Stmt &stmt) {
     return checkLet(*let);
   if (auto *assign = dyn_cast<AssignStmt>(&stmt))
     return checkAssign(*assign);
+  if (auto *call = dyn_cast<CallStmt>(&stmt))
+    return checkCallStmt(*call);
   if (auto *loop = dyn_cast<ForStmt>(&stmt))
     return checkFor(*loop);
   if (auto *loop = dyn_cast<WhileStmt>(&stmt))
@@ -747,6 +750,50 @@ void Checker::checkAssign(AssignStmt &stmt) {
       return;
   }
   checkConvertible(value, target, stmt.value->getLoc(), targetName);
+}
+
+void Checker::checkCallStmt(CallStmt &stmt) {
+  auto &call = cast<CallExpr>(*stmt.call);
+  call.builtin = lookupBuiltin(call.callee);
+  if (call.builtin == Builtin::Unknown) {
+    diags.error(call.getLoc()) << "unknown function '" << call.callee << "'";
+    return;
+  }
+  if (call.builtin != Builtin::AtomicAdd) {
+    diags.error(call.getLoc())
+        << "the value of '" << call.callee << "' is not used; only a call "
+        << "that changes a tensor (atomic_add) can stand alone";
+    return;
+  }
+  if (call.args.size() != 2) {
+    diags.error(call.getLoc()) << "'atomic_add' takes 2 arguments, got "
+                               << call.args.size();
+    return;
+  }
+  auto *slice = dyn_cast<SubscriptExpr>(call.args[0].get());
+  Type target = check(*call.args[0]);
+  Type value = check(*call.args[1]);
+  if (target.isInvalid() || value.isInvalid())
+    return;
+  if (!slice || !target.isValue()) {
+    diags.error(call.args[0]->getLoc())
+        << "the first argument of 'atomic_add' must be a slice or an element "
+        << "of a tensor (T[...]), got " << target.str();
+    return;
+  }
+  switch (target.element) {
+  case ScalarKind::F32: case ScalarKind::F64:
+  case ScalarKind::I32: case ScalarKind::I64:
+    break;
+  default:
+    diags.error(call.args[0]->getLoc())
+        << "'atomic_add' adds to f32, f64, i32 or i64 tensors, not "
+        << spelling(target.element);
+    return;
+  }
+  if (!requireValue(value, call.args[1]->getLoc(), "an argument"))
+    return;
+  checkConvertible(value, target, call.args[1]->getLoc(), "the slice");
 }
 
 bool Checker::requireScalarInt(const Type &type, SMLoc loc, StringRef what) {
@@ -983,6 +1030,11 @@ Type Checker::checkCall(CallExpr &expr) {
     return Type::invalid();
   }
   Builtin builtin = expr.builtin;
+  if (builtin == Builtin::AtomicAdd) {
+    diags.error(expr.getLoc()) << "'atomic_add' is a statement: it adds to a "
+                                  "tensor and has no value";
+    return Type::invalid();
+  }
   std::vector<Type> args;
   auto arity = [&](size_t count) {
     if (expr.args.size() == count)
@@ -1187,6 +1239,8 @@ Type Checker::checkCall(CallExpr &expr) {
     expr.args[0]->type = Type::scalar(ScalarKind::I32);
     return Type::scalar(ScalarKind::I32);
   }
+  case Builtin::AtomicAdd:
+    break; // rejected above
   }
   llvm_unreachable("every built-in is checked above");
 }
@@ -1497,6 +1551,7 @@ Builtin phobos::frontend::ast::lookupBuiltin(llvm::StringRef name) {
     return Builtin::Cast;
   return llvm::StringSwitch<Builtin>(name)
       .Case("exp", Builtin::Exp)
+      .Case("atomic_add", Builtin::AtomicAdd)
       .Case("log", Builtin::Log)
       .Case("sqrt", Builtin::Sqrt)
       .Case("rsqrt", Builtin::Rsqrt)

@@ -212,6 +212,7 @@ private:
   bool execArith(Operation *op);
   bool execLoad(tile::LoadOp op);
   bool execStore(tile::StoreOp op);
+  bool execAtomicAdd(tile::AtomicAddOp op);
   bool execScalarAccess(Operation *op, const TensorArg &tensor,
                         mlir::ValueRange indices, int64_t &flat);
   bool execDot(tile::DotOp op);
@@ -317,6 +318,7 @@ bool Cta::exec(Operation *op) {
       })
       .Case([&](tile::LoadOp o) { return execLoad(o); })
       .Case([&](tile::StoreOp o) { return execStore(o); })
+      .Case([&](tile::AtomicAddOp o) { return execAtomicAdd(o); })
       .Case([&](tile::LoadScalarOp o) {
         const TensorArg &tensor = *get(o.getTensor()).tensor;
         int64_t flat;
@@ -859,6 +861,50 @@ bool Cta::execStore(tile::StoreOp op) {
   return true;
 }
 
+/// CTAs run on several threads: atomic additions take this lock, so that
+/// each one is a whole read-modify-write, as on the GPU.
+static std::mutex atomicLock;
+
+bool Cta::execAtomicAdd(tile::AtomicAddOp op) {
+  const TensorArg &tensor = *get(op.getTensor()).tensor;
+  ElementType element = tensor.elementType;
+  const RtValue &value = get(op.getValue());
+  std::vector<int64_t> flat;
+  std::vector<double> addF;
+  std::vector<int64_t> addI;
+  if (value.kind == RtValue::Kind::Tile) {
+    llvm::SmallVector<int64_t, 4> offsets;
+    for (Value offset : op.getOffsets())
+      offsets.push_back(get(offset).i);
+    int64_t broken;
+    if (!sliceIndices(tensor, offsets, op.getPointAxes(), value.tile->shape,
+                      op.getInBounds(), flat, broken))
+      return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
+                          " stays inside the tensor, but the slice leaves it");
+    addF = value.tile->f;
+    addI = value.tile->i;
+  } else {
+    int64_t at;
+    if (!execScalarAccess(op, tensor, op.getOffsets(), at))
+      return false;
+    flat.push_back(at);
+    addF.push_back(value.asF());
+    addI.push_back(value.asI());
+  }
+  std::lock_guard<std::mutex> guard(atomicLock);
+  for (size_t k = 0; k < flat.size(); ++k) {
+    if (flat[k] < 0)
+      continue; // masked: not added
+    if (isFloat(element))
+      storeFloat(element, tensor.data, flat[k],
+                 loadFloat(element, tensor.data, flat[k]) + addF[k]);
+    else
+      storeInt(element, tensor.data, flat[k],
+               loadInt(element, tensor.data, flat[k]) + addI[k]);
+  }
+  return true;
+}
+
 bool Cta::execScalarAccess(Operation *op, const TensorArg &tensor,
                            mlir::ValueRange indices, int64_t &flat) {
   flat = 0;
@@ -872,7 +918,10 @@ bool Cta::execScalarAccess(Operation *op, const TensorArg &tensor,
     return true;
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << (llvm::isa<tile::LoadScalarOp>(op) ? "read" : "write") << " of element [";
+  os << (llvm::isa<tile::LoadScalarOp>(op)    ? "read"
+         : llvm::isa<tile::AtomicAddOp>(op) ? "atomic add"
+                                             : "write")
+     << " of element [";
   llvm::interleaveComma(indices, os, [&](Value v) { os << get(v).i; });
   os << "] is outside the tensor of shape [";
   llvm::interleaveComma(tensor.shape, os);

@@ -50,6 +50,7 @@ using namespace phobos::cuda;
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD8)                                                                \
+  X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \
@@ -59,7 +60,6 @@ using namespace phobos::cuda;
   X(cuEventSynchronize)                                                        \
   X(cuEventElapsedTime)                                                        \
   X(cuMemcpyDtoDAsync)                                                         \
-  X(cuMemsetD8Async)                                                           \
   X(cuMemHostAlloc)                                                            \
   X(cuMemFreeHost)                                                             \
   X(cuIpcGetMemHandle)                                                         \
@@ -96,6 +96,7 @@ struct Driver::Impl {
   std::array<int, 2> capability = {0, 0};
   size_t totalMemoryBytes = 0;
   int maxSharedOptinBytes = 0;
+  int l2CacheBytes = 0;
 
   /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): detail".
   llvm::Error check(CUresult result, llvm::StringRef call,
@@ -241,6 +242,9 @@ llvm::Error Driver::Impl::openDevice(int ordinal) {
           attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                     maxSharedOptinBytes))
     return error;
+  if (llvm::Error error =
+          attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, l2CacheBytes))
+    return error;
   if (llvm::Error error = check(api.cuDeviceTotalMem(&totalMemoryBytes, device),
                                 "cuDeviceTotalMem"))
     return error;
@@ -324,6 +328,7 @@ int64_t Driver::totalMemoryBytes() const {
 }
 
 int Driver::ordinal() const { return impl->ordinal; }
+int64_t Driver::l2CacheBytes() const { return impl->l2CacheBytes; }
 
 //===----------------------------------------------------------------------===//
 // DeviceBuffer
@@ -430,18 +435,28 @@ llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count,
 }
 
 llvm::Error DeviceBuffer::fill(uint8_t byte, const Stream &stream) {
+  if (llvm::Error error = fillAsync(byte, stream))
+    return error;
   if (bytes == 0)
     return llvm::Error::success();
   llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
   if (!driver)
     return driver.takeError();
-  CUstream handle = static_cast<CUstream>(stream.handle());
-  if (llvm::Error error = driver->check(
-          driver->api.cuMemsetD8Async(pointer, byte, bytes, handle),
-          "cuMemsetD8Async"))
-    return error;
-  return driver->check(driver->api.cuStreamSynchronize(handle),
-                       "cuStreamSynchronize");
+  return driver->check(
+      driver->api.cuStreamSynchronize(static_cast<CUstream>(stream.handle())),
+      "cuStreamSynchronize");
+}
+
+llvm::Error DeviceBuffer::fillAsync(uint8_t byte, const Stream &stream) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(
+      driver->api.cuMemsetD8Async(pointer, byte, bytes,
+                                  static_cast<CUstream>(stream.handle())),
+      "cuMemsetD8Async");
 }
 
 llvm::Expected<std::string> DeviceBuffer::ipcHandle() const {
@@ -539,6 +554,10 @@ PinnedBuffer::~PinnedBuffer() {
     (void)driver->api.cuMemFreeHost(memory);
   else
     llvm::consumeError(driver.takeError());
+  return driver->check(
+      driver->api.cuMemsetD8Async(pointer, byte, bytes,
+                                  static_cast<CUstream>(stream.handle())),
+      "cuMemsetD8Async");
 }
 
 //===----------------------------------------------------------------------===//

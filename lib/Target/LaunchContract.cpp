@@ -105,6 +105,10 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
       if (int index = argIndex(store.getTensor()); index >= 0)
         contract.params[index].written = true;
       visitOffsets(store.getTensor(), store.getIndices());
+    } else if (auto atomic = llvm::dyn_cast<tile::AtomicAddOp>(op)) {
+      if (int index = argIndex(atomic.getTensor()); index >= 0)
+        contract.params[index].read = contract.params[index].written = true;
+      visitOffsets(atomic.getTensor(), atomic.getOffsets());
     } else if (auto id = llvm::dyn_cast<tile::BlockIdOp>(op)) {
       usesAxis[static_cast<int>(id.getAxis())] = true;
     }

@@ -82,13 +82,7 @@ void phobos::registerPTXTranslationInterfaces(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
-FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
-                                              StringRef chip) {
-  if (!isValidChip(chip))
-    return module.emitError("unsupported chip '")
-           << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
-                      "sm_90a";
-  PassManager pm(module.getContext());
+void phobos::buildSerializeToPTXPipeline(OpPassManager &pm, StringRef chip) {
   GpuNVVMAttachTargetOptions target;
   target.chip = chip.str();
   // PTX 8.0 carries sm_90a's instructions; older chips accept it as well.
@@ -98,8 +92,9 @@ FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));
-  if (failed(pm.run(module)))
-    return failure();
+}
+
+FailureOr<std::string> phobos::collectPTX(ModuleOp module) {
   std::string ptx;
   for (auto binaryOp : module.getOps<gpu::BinaryOp>())
     for (Attribute object : binaryOp.getObjects())
@@ -107,4 +102,17 @@ FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
   if (ptx.empty())
     return module.emitError("the module holds no GPU kernel");
   return ptx;
+}
+
+FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
+                                              StringRef chip) {
+  if (!isValidChip(chip))
+    return module.emitError("unsupported chip '")
+           << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
+                      "sm_90a";
+  PassManager pm(module.getContext());
+  buildSerializeToPTXPipeline(pm, chip);
+  if (failed(pm.run(module)))
+    return failure();
+  return collectPTX(module);
 }

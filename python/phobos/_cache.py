@@ -129,3 +129,37 @@ def write_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+# -- the tuning cache -----------------------------------------------------------------
+
+def tuning_digest(compiler: str, chip: str, kernel: str, dims: dict[str, int],
+                  source: str) -> str:
+    """The key of a tuned choice, exactly as TuningKey::digest computes it
+    (lib/Runtime/TuningCache.cpp)."""
+    dims_text = ",".join(f"{name}={dims[name]}" for name in sorted(dims))
+    data = source.encode("utf-8")
+    head = (f"phobos-tuning 1\ncompiler {compiler}\nchip {chip}\nkernel {kernel}\n"
+            f"dims {dims_text}\nsource {len(data)}\n").encode("utf-8")
+    return hashlib.sha256(head + data).hexdigest()
+
+
+def tuning_record_path(root: Path, digest: str) -> Path:
+    return root / "v1" / "tuning" / digest[:2] / f"{digest}.json"
+
+
+def tuned_variant(root: Path, digest: str) -> dict[str, int] | None:
+    """The winner a tuning record names, in @autotune order, or None."""
+    try:
+        record = json.loads(tuning_record_path(root, digest).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("key") != digest:
+        return None
+    order, variant = record.get("variant_order"), record.get("variant")
+    if not isinstance(order, list) or not isinstance(variant, dict):
+        return None
+    try:
+        return {name: int(variant[name]) for name in order}
+    except (KeyError, TypeError, ValueError):
+        return None

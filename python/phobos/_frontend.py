@@ -48,8 +48,13 @@ _AUGOPS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}
 #: The built-in functions of the language, by their phobos.lang names.
 BUILTINS = ("program_id", "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "abs", "tmax", "tmin",
             "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum",
-            "tril", "transpose", "arange", "reshape")
+            "tril", "transpose", "arange", "reshape", "atomic_add")
+#: Built-ins called as statements, for what they do to a tensor.
+EFFECT_BUILTINS = ("atomic_add",)
 SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "i32", "i64", "bool")
+#: Keywords of @ph.autotune that say how to search, not what: lowercase,
+#: so that they never clash with a dimension's name.
+TUNE_OPTIONS = ("search", "reference", "rtol", "warmup", "rep", "init")
 ATTRIBUTES = ("autotune", "cluster", "launch", "pipeline", "tensorcore", "aligned")
 
 _PHOBOS_FLOAT = re.compile(r"^[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?$|^[0-9]+[eE][+-]?[0-9]+$")
@@ -384,11 +389,13 @@ class _KernelTranslator:
             if args:
                 raise self.error(args[0], f"@ph.{name} takes its search dimensions as keywords: "
                                  f"@ph.{name}(BLOCK=[16, 256])")
-            if not keywords:
+            if not [k for k in keywords if name != "autotune" or k.arg not in TUNE_OPTIONS]:
                 raise self.error(decorator, f"@ph.{name} needs at least one dimension: "
                                  f"@ph.{name}(BLOCK=[16, 256])")
             dims = []
             for keyword in keywords:
+                if name == "autotune" and keyword.arg in TUNE_OPTIONS:
+                    continue  # how to search, read at run time (lang.autotune)
                 value = keyword.value
                 if not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
                     raise self.error(value, f"the values of {keyword.arg} are a list of integer "
@@ -640,6 +647,12 @@ class _KernelTranslator:
             return
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            kind = self.lang_kind(node.value.func)
+            if kind is not None and kind[0] == "builtin" and kind[1] in EFFECT_BUILTINS:
+                # ph.atomic_add(T[...], v): a call statement.
+                self.out.start_line()
+                self.expr(node.value, _PREC_OR)
+                return
             self.expr(node.value, _PREC_OR)  # an unknown function is the better message
         if method is None:
             raise self.error(node, _REFUSED_STATEMENTS.get(
@@ -1057,7 +1070,7 @@ _REFUSED_STATEMENTS = {
     ast.Break: "Phobos has no 'break'; loop with 'while' and a var condition",
     ast.Continue: "Phobos has no 'continue'; guard the rest of the body with 'if'",
     ast.Expr: "the value of this expression is unused: Phobos has no expression statements "
-              "(built-ins have no side effects); store it or bind it with ph.let",
+              "(only ph.atomic_add changes a tensor); store it or bind it with ph.let",
     ast.Delete: "Phobos has no 'del'",
     ast.Global: "kernels see no Python globals",
     ast.Nonlocal: "kernels see no Python variables",

@@ -25,6 +25,7 @@ from phobos._arrays import HOST, ArrayInfo, describe
 from phobos._contract import Bound, Contract, bind, check_grid, parameter_types
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
 from phobos._frontend import Translation, translate_function
+from phobos._tuner import TuneResult
 
 Variant = tuple  # ((name, value), ...) in @autotune order
 
@@ -82,23 +83,6 @@ class _GpuKernel:
         self.lock = threading.Lock()
 
 
-@dataclasses.dataclass
-class TuneResult:
-    """What Kernel.tune found: the best variant and every variant's outcome."""
-    best: dict[str, int]
-    results: list[dict[str, Any]]
-
-    def table(self) -> str:
-        lines = []
-        for row in self.results:
-            name = ",".join(f"{k}={v}" for k, v in row["variant"].items()) or "-"
-            if row["status"] == "ok":
-                lines.append(f"{name:40s} {row['time_ms']:10.4f} ms  err {row['max_rel_err']:.2e}")
-            else:
-                lines.append(f"{name:40s} {row['status']}: {row.get('error', '')}".rstrip())
-        return "\n".join(lines)
-
-
 class Kernel:
     """A Phobos kernel written in Python.
 
@@ -121,7 +105,12 @@ class Kernel:
         self._files: tuple[Path, Path] | None = None
         self._compiled: dict[tuple[Variant, str], CompiledVariant] = {}
         self._gpu: dict[tuple[Variant, int], _GpuKernel] = {}
-        self._tuned: dict[str, dict[str, int]] | None = None
+        # (chip, dims) -> the tuned variant, or None: the tuning cache has none.
+        self._tuned: dict[tuple[str, tuple[tuple[str, int], ...]], dict[str, int] | None] = {}
+        #: How @ph.autotune asked to search (search=, reference=, rtol=, ...).
+        self.tune_options: dict[str, Any] = dict(getattr(function, "__phobos_tune_options__", {}))
+        #: Searches this kernel has run (phobos-tune calls), for tests and curiosity.
+        self.searches = 0
         self._lock = threading.Lock()
 
     @classmethod
@@ -240,11 +229,26 @@ class Kernel:
                 dims.setdefault(dim, int(extent))
         return dims
 
-    def _choose(self, given: Mapping[str, Any], infos: Sequence[ArrayInfo | None], chip: str) -> Variant:
+    def _searches_at_launch(self) -> bool:
+        options = self.tune_options
+        return bool(options.get("search", "reference" in options)) and len(self.variants()) > 1
+
+    def _choose(self, given: Mapping[str, Any], infos: Sequence[ArrayInfo | None], chip: str,
+                grid: Any = None, args: Sequence[Any] | None = None,
+                stream: Any = None) -> Variant:
         if len(given) == len(self.space):
             return self._variant(given)
         dims = self._implied(infos)
         tuned = self._tuned_variant(chip, dims)
+        if tuned is None and not given and args is not None and self._searches_at_launch():
+            # @ph.autotune(search=True / reference=...): the first launch of
+            # this shape on this chip searches; later ones find the winner.
+            options = self.tune_options
+            result = self.tune(grid, *args, reference=options.get("reference"),
+                               rtol=options.get("rtol"), warmup=options.get("warmup", 3),
+                               rep=options.get("rep", 20), stream=stream,
+                               init=options.get("init"), _launch_best=False)
+            tuned = result.best
         implied = {name: dims[name] for name in self.space if name in dims}
         if tuned:
             implied.update(tuned)
@@ -281,7 +285,7 @@ class Kernel:
         driver = Driver.get()
         device = next(info.device for info in infos if info is not None and info.device >= 0)
         chip = driver.chip(device)
-        variant = self._choose(given, infos, chip)
+        variant = self._choose(given, infos, chip, grid, args, stream)
         loaded = self._gpu.get((variant, device))
         if loaded is None:
             loaded = self._load(variant, device, chip, driver)
@@ -307,7 +311,7 @@ class Kernel:
 
     def _launch_cpu(self, grid: Any, args: Sequence[Any], infos: list[ArrayInfo | None],
                     given: Mapping[str, Any]) -> Bound:
-        variant = self._choose(given, infos, "interpreter")
+        variant = self._choose(given, infos, "interpreter", grid, args)
         contract = self._compile(variant, "contract").contract
         bound = bind(contract, args, infos)
         grid3 = self._grid(grid, contract, bound, variant)
@@ -316,38 +320,52 @@ class Kernel:
 
     # -- autotuning -------------------------------------------------------------------
 
-    def _tuning_file(self) -> Path:
-        digest = hashlib.sha256(f"{self.name}\n{self.source}".encode()).hexdigest()
-        return _cache.cache_root() / "v1" / "tuning" / f"{digest}.json"
-
-    @staticmethod
-    def _tuning_key(chip: str, dims: Mapping[str, int]) -> str:
-        return chip + "|" + ",".join(f"{k}={dims[k]}" for k in sorted(dims))
+    def _tuning_key(self, chip: str, dims: Mapping[str, int]) -> tuple:
+        return chip, tuple(sorted(dims.items()))
 
     def _tuned_variant(self, chip: str, dims: Mapping[str, int]) -> dict[str, int] | None:
-        if self._tuned is None:
-            try:
-                self._tuned = json.loads(self._tuning_file().read_text())
-            except (OSError, ValueError):
-                self._tuned = {}
-        if not self._tuned:
+        """The tuning cache's winner for these dims on this chip (read once
+        per process and shape)."""
+        key = self._tuning_key(chip, dims)
+        if key in self._tuned:
+            return self._tuned[key]
+        try:
+            compiler = _tools.compiler_version()
+        except PhobosError:
             return None
-        choice = self._tuned.get(self._tuning_key(chip, dims))
-        return dict(choice["variant"]) if choice else None
+        digest = _cache.tuning_digest(compiler, chip, self.name, dict(dims), self.source + "\n")
+        found = _cache.tuned_variant(_cache.cache_root(), digest)
+        if found is not None and set(found) != set(self.space):
+            found = None  # a record of another space
+        self._tuned[key] = found
+        return found
+
+    def _remember_tuned(self, chip: str, dims: Mapping[str, int], best: Mapping[str, int]) -> None:
+        self._tuned[self._tuning_key(chip, dims)] = dict(best)
 
     def tune(self, grid: Any, *args: Any, reference: Callable[..., Any] | None = None,
-             rtol: float | None = None, warmup: int = 2, rep: int = 10, stream: Any = None,
-             variants: Iterable[Mapping[str, int]] | None = None, **fixed: int) -> TuneResult:
-        """Searches the @autotune space for these arguments: runs every
-        variant (or ``variants``), checks the tensors it writes against
-        ``reference`` (a callable of the arguments, as they were before the
-        launch, returning the expected outputs: one array, a tuple in
-        parameter order, or a dict by name; without one, against the default
-        variant's outputs), times the ones that pass and remembers the
-        fastest for these dims and this chip: later launches without variant
-        keywords use it. Keywords fix dimensions."""
+             rtol: float | None = None, warmup: int = 3, rep: int = 20, stream: Any = None,
+             variants: Iterable[Mapping[str, int]] | None = None, force: bool = False,
+             init: Mapping[str, Any] | None = None, seed: int | None = None,
+             quiet: bool = False, _launch_best: bool = True, **fixed: int) -> TuneResult:
+        """Searches the @autotune space for the problem these arguments pose
+        (their shapes, the scalars), with phobos-tune: compiles every variant
+        (or ``variants``; keywords fix dimensions) in parallel, checks each
+        on fresh random inputs against ``reference`` (a function of the
+        arguments as float64 NumPy arrays returning the expected outputs:
+        one array, a tuple in parameter order or a dict by name; without one,
+        against the interpreter on a small problem), times the ones that
+        pass on the arguments' device (the CPU interpreter for NumPy arrays)
+        and remembers the fastest in the tuning cache for this chip and these
+        dims: later launches without variant keywords use it, in this process
+        and others. A problem tuned before is not searched again unless
+        ``force``. ``init`` fills tensors as phobos-run's --init does
+        (``{"Locks": 0}``). The outputs are left holding one launch of the
+        best variant."""
         from phobos import _tuner
-        return _tuner.tune(self, grid, args, reference, rtol, warmup, rep, stream, variants, fixed)
+        return _tuner.tune(self, grid, args, reference, rtol, warmup, rep, stream, variants,
+                           fixed, force=force, init=init, seed=seed,
+                           launch_best=_launch_best, quiet=quiet)
 
 
 class Launcher:

@@ -1,204 +1,286 @@
-"""The autotuner: every variant of a kernel's @autotune space, checked against
-a reference, the passing ones timed, the fastest remembered per chip and dims
-(in the kernel cache, so later processes use it too)."""
+"""The autotuner from Python: ``Kernel.tune`` and the search ``@ph.autotune``
+starts at a launch both run ``phobos-tune`` (lib/Tune), the same C++ search
+the command line uses: it compiles the space in parallel through the kernel
+cache, checks every variant on fresh random inputs, times the ones that
+pass and remembers the winner in the tuning cache, where later launches
+(in this process or others) find it.
+
+A reference written in Python is run here, once, on the random inputs this
+module makes; phobos-tune compares every variant's outputs with what it
+returned (``--check-input``/``--expect``). Without a reference the
+interpreter checks every variant on a small problem (``--check
+interpreter``).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-import statistics
+import shutil
+import subprocess
 import sys
-import time
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from phobos import _cache
+from phobos import _cache, _tools
 from phobos._arrays import describe
 from phobos._errors import ArgumentError, PhobosError
 
-
-def _library(array: Any) -> str:
-    module = type(array).__module__
-    for name in ("numpy", "torch", "cupy"):
-        if module.startswith(name):
-            return name
-    return module
+_NUMPY_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32",
+                 "i64": "int64", "bool": "bool"}
 
 
-def _copy(array: Any) -> Any:
-    library = _library(array)
-    if library == "torch":
-        return array.clone()
-    if library in ("numpy", "cupy"):
-        return array.copy()
-    raise PhobosError(f"tune needs NumPy, torch or CuPy arrays to restore the outputs between "
-                      f"variants, got {type(array).__name__}")
+@dataclasses.dataclass
+class TuneResult:
+    """What a search found: the best variant, every variant's outcome (as
+    phobos-tune reports it) and the whole report."""
+    best: dict[str, int]
+    results: list[dict[str, Any]]
+    report: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def from_cache(self) -> bool:
+        """True when the tuning cache answered and nothing was searched."""
+        return bool(self.report.get("from_cache"))
+
+    def table(self) -> str:
+        lines = []
+        for row in self.results:
+            name = ",".join(f"{k}={v}" for k, v in row["variant"].items()) or "-"
+            if row["status"] == "ok":
+                error = row.get("max_rel_err")
+                error_text = f"{error:.2e}" if isinstance(error, (int, float)) else str(error)
+                lines.append(f"{name:40s} {row['time_ms']:10.4f} ms  err {error_text}")
+            else:
+                lines.append(f"{name:40s} {row['status']}: {row.get('error', '')}".rstrip())
+        return "\n".join(lines)
 
 
-def _restore(array: Any, saved: Any) -> None:
-    library = _library(array)
-    if library == "torch":
-        array.copy_(saved)
-    elif library == "numpy":
-        import numpy as np
-        np.copyto(array, saved)
-    else:
-        array[...] = saved
+def _variant_text(variant: Mapping[str, int]) -> str:
+    return ",".join(f"{name}={value}" for name, value in variant.items()) or "-"
 
 
-def to_float64(array: Any) -> Any:
-    """A float64 NumPy copy of a NumPy, torch or CuPy array (or anything
-    NumPy can read)."""
+def _grid3(name: str, grid: Any) -> list[int]:
+    from phobos._contract import check_grid
+    return list(check_grid(name, grid))
+
+
+def _meta(contract: Any, dims: Mapping[str, int], variant: Mapping[str, int]) -> dict[str, int]:
+    meta: dict[str, int] = {}
+    for slot in contract.params:
+        for dim, extent in zip(slot.dims, slot.static_shape):
+            if extent >= 0 and not dim.isdigit():
+                meta[dim] = extent
+    meta.update(dims)
+    meta.update(variant)
+    return meta
+
+
+def _fill(slot: Any, shape: tuple[int, ...], how: Any, rng: Any) -> Any:
+    """A tensor as phobos-run fills it (random, a number, iota, uniform:LO:HI)."""
     import numpy as np
-    library = _library(array)
-    if library == "torch":
-        return array.detach().to("cpu").double().numpy()
-    if library == "cupy":
-        return array.get().astype(np.float64)
-    return np.asarray(array, dtype=np.float64).copy()
+    dtype = _NUMPY_DTYPES[slot.dtype]
+    if how is None or how == "random":
+        if slot.dtype == "bool":
+            return rng.integers(0, 2, size=shape).astype(np.bool_)
+        if slot.dtype in ("i32", "i64"):
+            return rng.integers(-8, 9, size=shape).astype(dtype)
+        return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    if isinstance(how, str) and how == "iota":
+        return np.arange(math.prod(shape)).reshape(shape).astype(dtype)
+    if isinstance(how, str) and how.startswith("uniform:"):
+        _, low, high = how.split(":")
+        return rng.uniform(float(low), float(high), size=shape).astype(dtype)
+    return np.full(shape, float(how)).astype(dtype)
 
 
-def max_relative_error(got: Any, expected: Any) -> float:
-    """``max |got - expected| / max |expected|``; infinite where the result
-    holds NaN or infinity and the reference does not."""
+def _to_float64(array: Any) -> Any:
     import numpy as np
-    got = np.asarray(got, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    if got.shape != expected.shape:
-        return math.inf
-    if not np.all(np.isfinite(got) | ~np.isfinite(expected)):
-        return math.inf
-    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
-    diff = float(np.max(np.abs(got - expected))) if got.size else 0.0
-    if diff == 0:
-        return 0.0
-    return diff / scale if scale > 0 else math.inf
-
-
-def _expected_outputs(reference: Callable[..., Any], args: Sequence[Any],
-                      written: list[str], names: list[str]) -> dict[str, Any]:
-    produced = reference(*args)
-    if isinstance(produced, Mapping):
-        unknown = [n for n in produced if n not in written]
-        if unknown:
-            raise PhobosError(f"the reference returned '{unknown[0]}', which the kernel does not "
-                              f"write (it writes {', '.join(written)})")
-        return {name: to_float64(value) for name, value in produced.items()}
-    if not isinstance(produced, (tuple, list)):
-        produced = (produced,)
-    if len(produced) != len(written):
-        raise PhobosError(f"the reference returned {len(produced)} arrays but the kernel writes "
-                          f"{len(written)} tensors ({', '.join(written)})")
-    return {name: to_float64(value) for name, value in zip(written, produced)}
+    return np.asarray(array, dtype=np.float64)
 
 
 def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., Any] | None,
          rtol: float | None, warmup: int, rep: int, stream: Any,
-         variants: Iterable[Mapping[str, int]] | None, fixed: Mapping[str, int]):
-    from phobos._kernel import TuneResult, _stream_handle
+         variants: Iterable[Mapping[str, int]] | None, fixed: Mapping[str, int],
+         force: bool = False, init: Mapping[str, Any] | None = None,
+         seed: int | None = None, launch_best: bool = True, quiet: bool = False) -> TuneResult:
+    import numpy as np
     for name in fixed:
         if name not in kernel.space:
             raise ArgumentError(kernel.name, name, f"is not an @autotune dimension of "
                                 f"'{kernel.name}'")
+    params = kernel.translation.params
+    if len(args) != len(params):
+        raise ArgumentError(kernel.name, "", f"expected {len(params)} arguments, got {len(args)}")
+    init = dict(init or {})
+    infos = [describe(arg) for arg in args]
+    on_gpu = any(info is not None and info.device >= 0 for info in infos)
+    if on_gpu:
+        from phobos._cuda import Driver
+        driver = Driver.get()
+        device = next(info.device for info in infos if info is not None and info.device >= 0)
+        chip, backend = driver.chip(device), "gpu"
+    else:
+        chip, backend = "interpreter", "interpreter"
+    dims = kernel._implied(infos)
+    implied = {name: dims[name] for name in kernel.space if name in dims}
+    contract = kernel.contract(**dict(kernel._variant({}, implied)))
+    # The arguments must fit the kernel (the same checks as a launch).
+    from phobos._contract import bind
+    bound = bind(contract, args, infos)
     if variants is not None:
         candidates = [dict(kernel._variant(v)) for v in variants]
     else:
         candidates = [v for v in kernel.variants() if all(v[k] == fixed[k] for k in fixed)]
     if not candidates:
         raise PhobosError(f"{kernel.name}: no variant to tune")
-    infos = [describe(arg) for arg in args]
-    on_gpu = any(info is not None and info.device >= 0 for info in infos)
-    params = kernel.translation.params
-    contract = kernel.contract(**candidates[0])
-    written = [slot.name for slot in contract.params if slot.kind == "tensor" and slot.written]
-    index = {p.name: i for i, p in enumerate(params)}
-    if len(args) != len(params):
-        raise ArgumentError(kernel.name, "", f"expected {len(params)} arguments, got {len(args)}")
-    saved = {name: _copy(args[index[name]]) for name in written}
-    expected = _expected_outputs(reference, args, written, [p.name for p in params]) \
-        if reference is not None else None
-    if rtol is None:
-        reduced = any(p.dtype in ("f16", "bf16") for p in params) or "@tensorcore" in kernel.source
-        rtol = 1e-2 if reduced else 1e-5
-    driver = None
-    device = 0
-    if on_gpu:
-        from phobos._cuda import Driver
-        driver = Driver.get()
-        device = next(info.device for info in infos if info is not None and info.device >= 0)
-        chip = driver.chip(device)
-        handle = _stream_handle(stream, infos, device)
-    else:
-        chip = "interpreter"
-        handle = None
+    if seed is None:
+        seed = int.from_bytes(__import__("os").urandom(4), "little")
 
-    def launch(variant: Mapping[str, int]) -> None:
-        kernel.launch(grid, args, stream, **variant)
+    tool = _tools.find_tool("phobos-tune")
+    source, span_map = kernel._source_files()
+    folder = Path(tempfile.mkdtemp(prefix="tune-", dir=source.parent))
+    try:
+        report_path = folder / "report.json"
+        command = [tool, str(source), "--kernel", kernel.name, "--span-map", str(span_map),
+                   "--json", str(report_path), "--backend", backend, "--seed", str(seed),
+                   "--warmup", str(warmup), "--repeat", str(rep),
+                   "--cache-dir", str(_cache.cache_root())]
+        if on_gpu:
+            command += ["--chip", chip]
+        if quiet:
+            command.append("--quiet")
+        if force:
+            command.append("--force")
+        if rtol is not None:
+            command += ["--tolerance", repr(float(rtol))]
+        command += [f"--dim={name}={value}" for name, value in dims.items()]
+        for name, value in bound.scalars.items():
+            command.append(f"--scalar={name}={_scalar_text(value)}")
+        for name, how in init.items():
+            command.append(f"--init={name}={how}")
+        if variants is not None:
+            command += ["--variants", ";".join(_variant_text(v) for v in candidates)]
+        elif fixed:
+            command += ["--fix", ",".join(f"{k}={v}" for k, v in fixed.items())]
 
-    results: list[dict[str, Any]] = []
-    for variant in candidates:
-        for name in written:
-            _restore(args[index[name]], saved[name])
-        row: dict[str, Any] = {"variant": variant}
-        try:
-            launch(variant)
-            if driver is not None:
-                driver.synchronize(handle)
-        except PhobosError as error:
-            row.update(status="failed", error=str(error).splitlines()[0])
-            results.append(row)
-            continue
-        got = {name: to_float64(args[index[name]]) for name in written}
-        if expected is None:
-            expected = got  # the first variant that runs is the reference
-        error = max((max_relative_error(got[n], expected[n]) for n in expected), default=0.0)
-        row["max_rel_err"] = error
-        if not error <= rtol:
-            row.update(status="wrong", error=f"max rel err {error:.3g} > {rtol:g}")
-            results.append(row)
-            continue
-        if driver is not None:
-            for _ in range(warmup):
-                launch(variant)
-            start, stop = driver.event(), driver.event()
-            samples = []
-            for _ in range(max(1, rep)):
-                driver.record(start, handle)
-                launch(variant)
-                driver.record(stop, handle)
-                samples.append(driver.elapsed_ms(start, stop))
-            driver.destroy_event(start)
-            driver.destroy_event(stop)
-            row["time_ms"] = statistics.median(samples)
+        slots = [slot for slot in contract.params]
+        grids: dict[str, dict[str, list[int]]] = {}
+        if reference is not None:
+            # Fresh random inputs at the problem's shapes; the reference sees
+            # them as float64 (outputs the kernel only writes: NaN).
+            rng = np.random.default_rng(seed)
+            arrays: list[Any] = []
+            command += ["--check", "expected"]
+            command += [f"--check-dim={name}={value}" for name, value in dims.items()]
+            for slot, arg in zip(slots, args):
+                if slot.kind != "tensor":
+                    arrays.append(bound.scalars[slot.name])
+                    continue
+                if slot.dtype == "bf16":
+                    raise PhobosError(f"{kernel.name}: bf16 tensor '{slot.name}' cannot be "
+                                      "checked against a Python reference (NumPy has no "
+                                      "bfloat16); tune without reference= (the interpreter "
+                                      "checks)")
+                shape = tuple(bound.arrays[slot.name].shape)
+                if slot.read or not slot.written:
+                    array = _fill(slot, shape, init.get(slot.name), rng)
+                    path = folder / f"{slot.name}.in.npy"
+                    np.save(path, array, allow_pickle=False)
+                    command.append(f"--check-input={slot.name}={path}")
+                    arrays.append(_to_float64(array))
+                else:
+                    arrays.append(np.full(shape, np.nan))
+            written = [slot.name for slot in slots if slot.kind == "tensor" and slot.written]
+            expected = _expected_outputs(reference, arrays, written)
+            for name, array in expected.items():
+                path = folder / f"{name}.expected.npy"
+                np.save(path, np.ascontiguousarray(array, dtype=np.float64), allow_pickle=False)
+                command.append(f"--expect={name}={path}")
+            check_dims = dims
         else:
-            begin = time.perf_counter()
-            launch(variant)
-            row["time_ms"] = (time.perf_counter() - begin) * 1e3
-        row["status"] = "ok"
-        results.append(row)
-    for name in written:
-        _restore(args[index[name]], saved[name])
-    passing = [row for row in results if row["status"] == "ok"]
-    if not passing:
+            command += ["--check", "interpreter"]
+            check_dims = dims
+            if callable(grid):
+                # The interpreter checks on a smaller problem; its grids come
+                # from the grid function too, so ask which problem that is.
+                probe = _tools.run_tool([tool, str(source), "--kernel", kernel.name,
+                                         "--print-check-dims", "--quiet"] +
+                                        [f"--dim={n}={v}" for n, v in dims.items()])
+                if probe.returncode != 0:
+                    raise PhobosError(probe.stderr.strip() or "phobos-tune failed")
+                check_dims = json.loads(probe.stdout)
+                command += [f"--check-dim={name}={value}" for name, value in check_dims.items()]
+        if callable(grid):
+            grids = {"grids": {}, "check_grids": {}}
+            for variant in candidates:
+                text = _variant_text(variant)
+                grids["grids"][text] = _grid3(kernel.name, grid(_meta(contract, dims, variant)))
+                grids["check_grids"][text] = _grid3(
+                    kernel.name, grid(_meta(contract, check_dims, variant)))
+            grid_path = folder / "grids.json"
+            grid_path.write_text(json.dumps(grids))
+            command += ["--grid-file", str(grid_path)]
+        elif grid is not None:
+            command += ["--grid", ",".join(map(str, _grid3(kernel.name, grid)))]
+
+        kernel.searches += 1
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=None if not quiet
+                                else subprocess.PIPE, text=True, encoding="utf-8",
+                                errors="replace")
+        if not report_path.exists():
+            raise PhobosError(f"{kernel.name}: phobos-tune failed (exit {result.returncode}):\n"
+                              f"{(result.stderr or '').strip()}\n{result.stdout.strip()}".strip())
+        report = json.loads(report_path.read_text())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    rows = []
+    for row in report["variants"]:
+        entry = {"variant": dict(row["variant"]), "status": row["status"],
+                 "time_ms": row["time_ms"], "max_rel_err": row["max_rel_err"]}
+        if row["status"] != "ok":
+            entry["error"] = row["reason"]
+        rows.append(entry)
+    if report.get("best", -1) < 0:
         raise PhobosError(f"{kernel.name}: no variant passed the check:\n" +
-                          TuneResult({}, results).table())
-    best = min(passing, key=lambda row: row["time_ms"])["variant"]
-    # The outputs hold the best variant's result.
-    launch(best)
-    if driver is not None:
-        driver.synchronize(handle)
-    _remember(kernel, chip, kernel._implied(infos), best)
-    return TuneResult(dict(best), results)
+                          TuneResult({}, rows, report).table())
+    best = dict(report["best_variant"])
+    kernel._remember_tuned(chip, dims, best)
+    if launch_best:
+        # The outputs hold the best variant's result, as one launch leaves them.
+        kernel.launch(grid, args, stream, **best)
+        if on_gpu:
+            from phobos._cuda import Driver
+            from phobos._kernel import _stream_handle
+            Driver.get().synchronize(_stream_handle(stream, infos, device))
+    return TuneResult(best, rows, report)
 
 
-def _remember(kernel: Any, chip: str, dims: Mapping[str, int], best: Mapping[str, int]) -> None:
-    path = kernel._tuning_file()
-    try:
-        table = json.loads(path.read_text())
-    except (OSError, ValueError):
-        table = {}
-    table[kernel._tuning_key(chip, dims)] = {"variant": dict(best)}
-    try:
-        _cache.write_atomic(path, json.dumps(table, indent=1, sort_keys=True).encode())
-    except OSError as error:
-        print(f"phobos: note: the tuned variant is not remembered: {error}", file=sys.stderr)
-    kernel._tuned = table
+def _expected_outputs(reference: Callable[..., Any], args: Sequence[Any],
+                      written: list[str]) -> dict[str, Any]:
+    produced = reference(*args)
+    if isinstance(produced, Mapping):
+        unknown = [n for n in produced if n not in written]
+        if unknown:
+            raise PhobosError(f"the reference returned '{unknown[0]}', which the kernel does not "
+                              f"write (it writes {', '.join(written)})")
+        return {name: _to_float64(value) for name, value in produced.items()}
+    if not isinstance(produced, (tuple, list)):
+        produced = (produced,)
+    if len(produced) != len(written):
+        raise PhobosError(f"the reference returned {len(produced)} arrays but the kernel writes "
+                          f"{len(written)} tensors ({', '.join(written)})")
+    return {name: _to_float64(value) for name, value in zip(written, produced)}
+
+
+def _scalar_text(value: float | int) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    return str(value)

@@ -24,7 +24,7 @@ __all__ = [
     # built-ins
     "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "abs", "tmax", "tmin", "where",
     "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum", "tril",
-    "transpose", "arange", "reshape",
+    "transpose", "arange", "reshape", "atomic_add",
 ]
 
 
@@ -165,6 +165,9 @@ tril = _Builtin("tril")
 transpose = _Builtin("transpose")
 arange = _Builtin("arange")
 reshape = _Builtin("reshape")
+#: ``ph.atomic_add(T[s:+n], v)``: a statement; adds ``v`` to the slice, each
+#: element atomically (f32, f64, i32, i64 tensors).
+atomic_add = _Builtin("atomic_add")
 
 
 def _is_decorated(target: Any) -> builtins.bool:
@@ -195,8 +198,36 @@ def _identity(target: Any) -> Any:
     return target
 
 
-#: ``@ph.autotune(BLOCK=[16, 8192])``: one search dimension per keyword.
-autotune = _Attribute("autotune", bare=False)
+class _Autotune(_Attribute):
+    """``@ph.autotune(BLOCK=[16, 8192])``: one search dimension per keyword.
+
+    Lowercase keywords say how to search instead (they are read when the
+    decorator runs, not from the source): ``search=True`` searches the space
+    at the first launch of each problem shape (checking against the
+    interpreter on a small problem), ``reference=fn`` also searches and
+    checks against ``fn`` (a function of the arguments, as float64 NumPy
+    arrays, returning the expected outputs); ``rtol``, ``warmup``, ``rep``
+    and ``init`` are passed to :meth:`phobos.Kernel.tune`.
+    """
+
+    OPTIONS = ("search", "reference", "rtol", "warmup", "rep", "init")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        options = {k: v for k, v in kwargs.items() if k in self.OPTIONS}
+        if not options:
+            return _identity
+
+        def attach(target: Any) -> Any:
+            from phobos._kernel import Kernel
+            if isinstance(target, Kernel):
+                target.tune_options.update(options)
+            else:
+                target.__phobos_tune_options__ = options
+            return target
+        return attach
+
+
+autotune = _Autotune("autotune", bare=False)
 #: ``@ph.cluster(BR=[1024, 4096])``: super-tile sizes for the cluster path.
 cluster = _Attribute("cluster", bare=False)
 #: ``@ph.launch(256[, min_blocks[, max_regs]])``: CTA size and PTX bounds.

@@ -289,6 +289,11 @@ class Parser:
         if self.at("if"):
             return self.if_statement()
         target = self.postfix()
+        if target.kind == "call" and (self.tok.kind in ("end", "eof") or self.at("}") or
+                                      self.at(";")):
+            # atomic_add(T[...], v): a call statement.
+            return Node("call_stmt", token.line, token.col,
+                        {"call": target, "end": self.tokens[self.pos - 1].line})
         op = self.next()
         if op.text not in ("=", "+=", "-=", "*=", "/="):
             raise self.error(op, "expected an assignment")
@@ -380,7 +385,7 @@ class Parser:
 
 _BUILTINS = {"program_id", "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "abs", "tmax", "tmin",
              "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum", "tril",
-             "transpose", "arange", "reshape"}
+             "transpose", "arange", "reshape", "atomic_add"}
 _SCALARS = {"f16", "bf16", "f32", "f64", "i32", "i64", "bool"}
 # Python precedence of what ph2py writes.
 _PY_OR, _PY_AND, _PY_NOT, _PY_CMP, _PY_ADD, _PY_MUL, _PY_UNARY, _PY_ATOM = 1, 2, 3, 4, 6, 7, 8, 10
@@ -510,6 +515,8 @@ class Writer:
         elif node.kind == "assign":
             self.line(f"{self.expr(node.target)} {node.op} {self.expr(node.value)}", indent,
                       node.line, node.end)
+        elif node.kind == "call_stmt":
+            self.line(self.expr(node.call), indent, node.line, node.end)
         elif node.kind == "for":
             args = ", ".join(self.expr(a) for a in node.args)
             self.line(f"for {self.name(node.var, node)} in range({args}):", indent, node.line,

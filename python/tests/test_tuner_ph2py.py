@@ -38,6 +38,43 @@ def test_tune_checks_times_and_remembers(write_module):
     assert dict(fresh._choose({}, [describe(x), describe(y)], "interpreter")) == result.best
 
 
+SEARCHING = HEADER + '''@ph.kernel
+@ph.autotune(BLOCK=[16, 64], BAD=[1, 2], search=True)
+def searched(x: ph.tensor[ph.f32][N], y: ph.tensor[ph.f32][N]):
+    base: ph.let = ph.ctx.block.x * BLOCK
+    y[base:+BLOCK] = x[base:+BLOCK] + ph.f32(BAD - 1)
+'''
+
+
+def test_search_at_the_first_launch_of_a_shape_only(write_module):
+    # Not `shifted`: the tuning cache (one per test session) knows it.
+    kernel = write_module(SEARCHING).searched
+    grid = lambda meta: (-(-meta["N"] // meta["BLOCK"]),)
+    x = np.arange(100, dtype=np.float32)
+    y = np.zeros(100, np.float32)
+    kernel[grid](x, y)  # searches: BAD=2 fails the interpreter's check
+    assert kernel.searches == 1
+    np.testing.assert_array_equal(y, x)
+    y[:] = 0
+    kernel[grid](x, y)  # the same shape: the winner, no search
+    assert kernel.searches == 1
+    np.testing.assert_array_equal(y, x)
+    # A fresh kernel object (another process) finds the winner in the
+    # tuning cache.
+    fresh = type(kernel)(kernel.translation)
+    fresh.tune_options = dict(kernel.tune_options)
+    y[:] = 0
+    fresh[grid](x, y)
+    assert fresh.searches == 0
+    np.testing.assert_array_equal(y, x)
+    # Another shape is searched.
+    x2 = np.arange(300, dtype=np.float32)
+    y2 = np.zeros(300, np.float32)
+    kernel[grid](x2, y2)
+    assert kernel.searches == 2
+    np.testing.assert_array_equal(y2, x2)
+
+
 def test_tune_without_a_passing_variant(write_module):
     kernel = write_module(KERNEL).shifted
     x = np.ones(10, np.float32)

@@ -21,6 +21,7 @@
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Runtime/Launcher.h"
+#include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Driver/Compiler.h"
 #include "Phobos/Target/LaunchContract.h"
 #include "Phobos/Target/Pipeline.h"
@@ -76,6 +77,12 @@ static cl::opt<bool> interpret("interpret",
                                cl::desc("Run on the CPU with the interpreter "
                                         "(default: the GPU)"),
                                cl::cat(category));
+static cl::opt<bool>
+    noTuned("no-tuned",
+            cl::desc("Without --variant, take the first value of each "
+                     "@autotune name even when phobos-tune has tuned this "
+                     "problem"),
+            cl::cat(category));
 static cl::opt<bool> check("check",
                            cl::desc("Compare the outputs with a float64 "
                                     "reference"),
@@ -510,6 +517,52 @@ int main(int argc, char **argv) {
     if (!dims.count(name))
       usage("missing --dim " + name + "=V (kernel '" + contract.kernel +
             "' needs every dim bound at launch)");
+  // No --variant: the variant phobos-tune (or the Python package) chose for
+  // this kernel, problem shape and chip, when it searched before. The
+  // tuning cache answers without searching.
+  if (variantSpec.empty() && !mlirInput && !noTuned &&
+      !contract.variant.empty()) {
+    std::string tuningChip = interpret ? std::string("interpreter") : chip;
+    if (!interpret && chip.getNumOccurrences() == 0) {
+      if (llvm::Expected<cuda::Driver &> driver = cuda::Driver::get()) {
+        std::array<int, 2> capability = driver->computeCapability();
+        tuningChip = "sm_" + std::to_string(capability[0] * 10 + capability[1]);
+      } else {
+        llvm::consumeError(driver.takeError()); // reported when it runs
+        tuningChip.clear();
+      }
+    }
+    TuningKey key;
+    key.source = sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())
+                     ->getBuffer()
+                     .str();
+    key.kernel = contract.kernel;
+    key.chip = tuningChip;
+    for (auto &entry : dims)
+      key.dims.emplace_back(entry.getKey().str(), entry.getValue());
+    TuningCache tuning(cacheDir.empty() ? defaultKernelCacheDir() : cacheDir);
+    std::optional<llvm::json::Object> record;
+    if (!tuningChip.empty())
+      record = tuning.lookup(key);
+    if (auto tuned = record ? TuningCache::variantOf(*record) : std::nullopt) {
+      frontend::ImportOptions tunedOptions = options;
+      for (auto &[name, value] : *tuned)
+        tunedOptions.variant[name] = value;
+      mlir::OwningOpRef<mlir::ModuleOp> tunedModule =
+          frontend::importPhobos(*sourceMgr, &context, tunedOptions);
+      if (!tunedModule)
+        return 1;
+      module = std::move(tunedModule);
+      kernel = *module->getOps<tile::KernelOp>().begin();
+      contract = buildLaunchContract(kernel);
+      std::string text;
+      for (auto &[name, value] : *tuned)
+        text += (text.empty() ? "" : ",") + name + "=" + std::to_string(value);
+      llvm::errs() << "phobos-run: the tuned variant " << text << " (tuned on "
+                   << tuningChip << " for " << key.dimsText() << ")\n";
+    }
+  }
+
   for (auto &[name, multiple] : contract.aligned) {
     int64_t value = dims.lookup(name);
     if (value && value % multiple != 0)

@@ -15,6 +15,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,14 +26,53 @@ class SourceMgr;
 
 namespace mlir {
 class MLIRContext;
+class PassManager;
 } // namespace mlir
 
 namespace phobos {
+
+namespace tile {
+class KernelOp;
+} // namespace tile
 
 struct CompiledKernel {
   LaunchContract contract;
   std::string chip;
   std::string ptx;
+};
+
+/// Where the time of one kernel's compilation went, in milliseconds.
+struct CompileTimings {
+  /// The MLIR pipeline, from the tile dialect to llvm/nvvm.
+  double passesMs = 0;
+  /// LLVM: translation to LLVM IR, its optimisation and NVPTX's code
+  /// generation (gpu-module-to-binary).
+  double llvmMs = 0;
+};
+
+/// Compiles kernels one after another in one context with pass managers
+/// built once, so that no pass is re-created or re-initialised (the
+/// canonicalizer collects its patterns once). compileModule uses one per
+/// call; phobos-tune keeps one per worker thread, each with its own
+/// context. Not thread-safe.
+class KernelCompiler {
+public:
+  KernelCompiler(mlir::MLIRContext *context, llvm::StringRef chip);
+  ~KernelCompiler();
+
+  /// Compiles `kernel` (a bound variant; not changed) alone in a module:
+  /// the contract, the GPU pipeline, then the PTX. When the lowered kernel
+  /// needs more than `sharedLimitBytes` of shared memory (when that is not
+  /// negative), stops before LLVM and returns the kernel without PTX, its
+  /// contract holding the shared memory it needs.
+  mlir::FailureOr<CompiledKernel> compile(tile::KernelOp kernel,
+                                          CompileTimings *timings = nullptr,
+                                          int64_t sharedLimitBytes = -1);
+
+private:
+  mlir::MLIRContext *context;
+  std::string chip;
+  std::unique_ptr<mlir::PassManager> pipeline, serializer;
 };
 
 /// Compiles the kernels `options` selects from the main buffer of

@@ -138,6 +138,7 @@ enum class Builtin {
   RowSum, RowMax, RowMin, ColSum, ColMax, ColMin,
   Cumsum, Tril, Transpose,
   Arange, Reshape, ProgramId,
+  AtomicAdd, ///< `atomic_add(T[...], v)`: a statement, not a value
 };
 
 /// The built-in `name` spells (a scalar type name is a cast), or Unknown.
@@ -195,7 +196,7 @@ public:
 
 class Stmt {
 public:
-  enum class Kind { Let, Assign, For, While, If };
+  enum class Kind { Let, Assign, Call, For, While, If };
   Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
   virtual ~Stmt() = default;
   Kind getKind() const { return kind; }
@@ -236,6 +237,15 @@ public:
   AssignOp op = AssignOp::Set;
   ExprPtr target; ///< A NameExpr or a SubscriptExpr.
   ExprPtr value;
+};
+
+/// A built-in called for its effect on a tensor: `atomic_add(T[...], v)`.
+class CallStmt : public Stmt {
+public:
+  CallStmt(llvm::SMLoc loc, ExprPtr call)
+      : Stmt(Kind::Call, loc), call(std::move(call)) {}
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::Call; }
+  ExprPtr call; ///< A CallExpr.
 };
 
 /// Statements that carry mutable state through structured control flow

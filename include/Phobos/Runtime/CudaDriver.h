@@ -23,6 +23,8 @@
 
 namespace phobos::cuda {
 
+class Stream;
+
 /// The loaded driver, its primary context on one device, and its entry
 /// points. One per process; created on first use.
 class Driver {
@@ -42,6 +44,8 @@ public:
   int64_t totalMemoryBytes() const;
   /// The device ordinal the driver was opened on.
   int ordinal() const;
+  /// The L2 cache's size in bytes.
+  int64_t l2CacheBytes() const;
 
   struct Impl;
   ~Driver();
@@ -86,6 +90,8 @@ public:
   /// A handle through which another process of this host can open the
   /// buffer (cuIpcGetMemHandle): CU_IPC_HANDLE_SIZE bytes.
   llvm::Expected<std::string> ipcHandle() const;
+  /// Fills the buffer with `byte`, in order on `stream` (cuMemsetD8Async).
+  llvm::Error fillAsync(uint8_t byte, const Stream &stream);
 
 private:
   uint64_t pointer = 0;

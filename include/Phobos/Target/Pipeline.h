@@ -48,6 +48,13 @@ void registerPTXTranslationInterfaces(mlir::DialectRegistry &registry);
 mlir::FailureOr<std::string> serializeToPTX(mlir::ModuleOp module,
                                             llvm::StringRef chip);
 
+/// What serializeToPTX runs: the NVVM target for `chip`, then
+/// gpu-module-to-binary to PTX (LLVM's NVPTX back end).
+void buildSerializeToPTXPipeline(mlir::OpPassManager &pm, llvm::StringRef chip);
+
+/// The PTX a serialised `module` holds, or an error on the module.
+mlir::FailureOr<std::string> collectPTX(mlir::ModuleOp module);
+
 /// Whether `chip` ("sm_90") is a CUDA target name this compiler accepts.
 bool isValidChip(llvm::StringRef chip);
 

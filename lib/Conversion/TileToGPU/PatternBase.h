@@ -227,6 +227,11 @@ void populateDotToGPUPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns,
                               TileLoweringState &state);
 
+/// AtomicToGPU.cpp: `atomic_add`.
+void populateAtomicToGPUPatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns,
+                                 TileLoweringState &state);
+
 } // namespace phobos::tile
 
 #endif // PHOBOS_LIB_CONVERSION_TILETOGPU_PATTERNBASE_H

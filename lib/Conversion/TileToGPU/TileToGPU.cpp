@@ -175,6 +175,7 @@ struct ConvertTileToGPU
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
     populateAsyncCopyToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
+    populateAtomicToGPUPatterns(converter, patterns, state);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

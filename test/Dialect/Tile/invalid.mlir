@@ -557,6 +557,52 @@ phobos.kernel @store_in_bounds_count(%A: !phobos.tensor<?x?xf32>, %i: i32, %x: f
 }
 
 //===----------------------------------------------------------------------===//
+// phobos.atomic_add
+//===----------------------------------------------------------------------===//
+
+// -----
+
+phobos.kernel @atomic_f16(%A: !phobos.tensor<?xf16>, %i: i32, %x: f16) {
+  %t = phobos.fill %x : !phobos.tile<16xf16>
+  // expected-error@+1 {{'phobos.atomic_add' op adds to f32, f64, i32 or i64 tensors, not 'f16'}}
+  phobos.atomic_add %t, %A[%i] : !phobos.tile<16xf16>, !phobos.tensor<?xf16>
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @atomic_rank(%A: !phobos.tensor<?x?xf32>, %i: i32, %x: f32) {
+  %t = phobos.fill %x : !phobos.tile<16xf32>
+  // expected-error@+1 {{'phobos.atomic_add' op tile rank 1 plus 0 point axes must equal the tensor rank 2}}
+  phobos.atomic_add %t, %A[%i, %i] : !phobos.tile<16xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @atomic_scalar_not_points(%A: !phobos.tensor<?x?xf32>, %i: i32, %x: f32) {
+  // expected-error@+1 {{'phobos.atomic_add' op a scalar value needs a point on every tensor axis}}
+  phobos.atomic_add %x, %A[%i, %i] {point_axes = array<i64: 0>} : f32, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @atomic_scalar_type(%A: !phobos.tensor<?xf32>, %i: i32, %x: f64) {
+  // expected-error@+1 {{'phobos.atomic_add' op scalar type 'f64' differs from the tensor's 'f32'}}
+  phobos.atomic_add %x, %A[%i] {point_axes = array<i64: 0>} : f64, !phobos.tensor<?xf32>
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @atomic_scalar_in_bounds(%A: !phobos.tensor<?xf32>, %i: i32, %x: f32) {
+  // expected-error@+1 {{'phobos.atomic_add' op in_bounds needs one flag per tensor axis}}
+  phobos.atomic_add %x, %A[%i] {point_axes = array<i64: 0>, in_bounds = array<i1: true, true>} : f32, !phobos.tensor<?xf32>
+  phobos.return
+}
+
+//===----------------------------------------------------------------------===//
 // phobos.load_scalar / phobos.store_scalar
 //===----------------------------------------------------------------------===//
 

@@ -73,6 +73,20 @@ phobos.kernel @memory(%Q: !phobos.tensor<?x?x64xf16>,
   phobos.return
 }
 
+// CHECK-LABEL: phobos.kernel @atomics
+// CHECK-SAME: (%[[DW:[^:]*]]: !phobos.tensor<?x?xf32>, %[[N:[^:]*]]: !phobos.tensor<?xi32>, %[[I:[^:]*]]: i32)
+phobos.kernel @atomics(%DW: !phobos.tensor<?x?xf32>, %Count: !phobos.tensor<?xi32>, %i: i32) {
+  %c0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %x = arith.constant 1.0 : f32
+  %t = phobos.fill %x : !phobos.tile<256xf32>
+  // CHECK: phobos.atomic_add %{{.*}}, %[[DW]][%[[I]], %{{.*}}] {point_axes = array<i64: 0>} : !phobos.tile<256xf32>, !phobos.tensor<?x?xf32>
+  phobos.atomic_add %t, %DW[%i, %c0] {point_axes = array<i64: 0>} : !phobos.tile<256xf32>, !phobos.tensor<?x?xf32>
+  // CHECK: phobos.atomic_add %{{.*}}, %[[N]][%[[I]]] {point_axes = array<i64: 0>} : i32, !phobos.tensor<?xi32>
+  phobos.atomic_add %one, %Count[%i] {point_axes = array<i64: 0>} : i32, !phobos.tensor<?xi32>
+  phobos.return
+}
+
 //===----------------------------------------------------------------------===//
 // Tile construction and conversion
 //===----------------------------------------------------------------------===//

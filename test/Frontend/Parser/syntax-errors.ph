@@ -244,28 +244,28 @@ kernel k(c: bool) {
 
 // A statement that is not let/var/for/while/if must be an assignment.
 kernel k(n: i32) {
-    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if or an assignment, got '+'}}
+    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if, an assignment or a call of atomic_add, got '+'}}
     n + 1
 }
 
 // -----
 
 kernel k(n: i32) {
-    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if or an assignment, got '=='}}
+    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if, an assignment or a call of atomic_add, got '=='}}
     n == 1
 }
 
 // -----
 
 kernel k(n: i32) {
-    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if or an assignment, got end of line}}
+    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if, an assignment or a call of atomic_add, got end of line}}
     n
 }
 
 // -----
 
 kernel k(n: i32) {
-    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if or an assignment, got '%'}}
+    // expected-error@+1 {{expected '=' or a compound assignment; a statement is let, var, for, while, if, an assignment or a call of atomic_add, got '%'}}
     n %= 2
 }
 

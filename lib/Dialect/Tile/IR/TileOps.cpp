@@ -270,6 +270,31 @@ LogicalResult StoreOp::verify() {
                            getOffsets().size(), getPointAxes(), getInBounds());
 }
 
+LogicalResult AtomicAddOp::verify() {
+  GlobalTensorType tensor = getTensor().getType();
+  Type element = tensor.getElementType();
+  if (!element.isF32() && !element.isF64() && !element.isInteger(32) &&
+      !element.isInteger(64))
+    return emitOpError("adds to f32, f64, i32 or i64 tensors, not ")
+           << element;
+  if (auto tile = dyn_cast<TileType>(getValue().getType()))
+    return verifySliceAccess(*this, tensor, tile, getOffsets().size(),
+                             getPointAxes(), getInBounds());
+  if (static_cast<int64_t>(getOffsets().size()) != tensor.getRank() ||
+      static_cast<int64_t>(getPointAxes().size()) != tensor.getRank())
+    return emitOpError("a scalar value needs a point on every tensor axis");
+  for (auto [index, axis] : llvm::enumerate(getPointAxes()))
+    if (axis != static_cast<int64_t>(index))
+      return emitOpError("a scalar value needs a point on every tensor axis");
+  if (getValue().getType() != element)
+    return emitOpError("scalar type ")
+           << getValue().getType() << " differs from the tensor's " << element;
+  if (std::optional<ArrayRef<bool>> inBounds = getInBounds();
+      inBounds && static_cast<int64_t>(inBounds->size()) != tensor.getRank())
+    return emitOpError("in_bounds needs one flag per tensor axis");
+  return success();
+}
+
 LogicalResult LoadScalarOp::verify() {
   if (static_cast<int64_t>(getIndices().size()) !=
       getTensor().getType().getRank())

@@ -280,6 +280,10 @@ void LayoutAssigner::processOp(Operation *op) {
         set(o->getResult(0), defaultLayout(o->getResult(0)), false);
       })
       .Case([&](StoreOp store) { decided(store.getValue()); })
+      .Case([&](AtomicAddOp atomic) {
+        if (isTile(atomic.getValue()))
+          decided(atomic.getValue());
+      })
       .Case([&](ConvertLayoutOp convert) {
         set(convert, cast<TileType>(convert.getType()).getEncoding(), false);
       })

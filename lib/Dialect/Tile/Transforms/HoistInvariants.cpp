@@ -18,7 +18,9 @@ using namespace phobos::tile;
 /// tensor arguments may be the same memory.
 static bool writesAnyTensor(Operation *loop) {
   bool found = false;
-  loop->walk([&](Operation *op) { found |= isa<StoreOp, StoreScalarOp>(op); });
+  loop->walk([&](Operation *op) {
+    found |= isa<StoreOp, StoreScalarOp, AtomicAddOp>(op);
+  });
   return found;
 }
 

@@ -304,6 +304,38 @@ def Tile_StoreScalarOp : Tile_Op<"store_scalar", [
   let hasVerifier = 1;
 }
 
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "adds a tile to a slice of a tensor, each element atomically";
+  let description = [{
+    `atomic_add(T[subscripts], value)` in the source. For every element of
+    the slice (described as for `phobos.store`: `offsets`, `point_axes`,
+    `in_bounds`) that lies inside the tensor, `T[i] += value[i]` happens
+    as one indivisible read-modify-write, so CTAs that add to the same
+    elements lose no update. Elements outside the tensor are skipped. With
+    a point on every axis (`point_axes` lists them all) `value` is a
+    scalar and one element is updated once per CTA.
+
+    The order in which CTAs add is unspecified, so float sums may differ in
+    their last bits from run to run; the additions are relaxed (they order
+    nothing else). Element types: `f32`, `f64`, `i32`, `i64`.
+
+    ```mlir
+    phobos.atomic_add %dw, %DW[%g, %c0] {point_axes = array<i64: 0>}
+        : !phobos.tile<256xf32>, !phobos.tensor<?x?xf32>
+    phobos.atomic_add %one, %Count[%i] {point_axes = array<i64: 0>}
+        : i32, !phobos.tensor<?xi32>
+    ```
+  }];
+  let arguments = (ins Tile_TileOrScalar:$value, Tile_AnyTensor:$tensor,
+                       Variadic<I32>:$offsets,
+                       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$point_axes,
+                       OptionalAttr<DenseBoolArrayAttr>:$in_bounds);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $offsets `]` attr-dict `:` type($value) `,` qualified(type($tensor))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Tile construction
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,229 @@
+//===- CompilePool.cpp - Variants compiled in parallel --------------------===//
+//
+// One thread per core takes variants from a shared list. Each thread has
+// its own MLIRContext (threading off: the parallelism is across variants)
+// and its own KernelCompiler, whose pass managers are built once and reused
+// for every variant the thread compiles. A variant already in the kernel
+// cache is not compiled again; a compiled one is published there, so each
+// variant compiles at most once, whichever process asks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuneInternal.h"
+
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Driver/Compiler.h"
+#include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/InitAllDialects.h"
+#include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Target/LaunchContract.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+
+using namespace phobos;
+using namespace phobos::tune;
+
+namespace {
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// The first lines of a diagnostic text, for a table cell.
+std::string firstLines(llvm::StringRef text, unsigned count = 3) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.trim().split(lines, '\n');
+  std::string result;
+  for (unsigned i = 0; i < lines.size() && i < count; ++i)
+    result += (i ? "\n" : "") + lines[i].rtrim().str();
+  return result;
+}
+
+} // namespace
+
+CompilePool::CompilePool(Config config, std::vector<Variant> variants)
+    : config(std::move(config)), variants(std::move(variants)),
+      reportsLeft(2 * this->variants.size()) {
+  unsigned count = std::max(1u, std::min<unsigned>(this->config.jobs,
+                                                   this->variants.size()));
+  for (unsigned worker = 0; worker < count; ++worker)
+    threads.emplace_back([this, worker] { work(worker); });
+}
+
+CompilePool::~CompilePool() {
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    nextJob = variants.size(); // no new work
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+}
+
+std::optional<CompileOutcome> CompilePool::next() {
+  std::unique_lock<std::mutex> lock(mutex);
+  if (reportsLeft == 0)
+    return std::nullopt;
+  ready.wait(lock, [&] { return !done.empty(); });
+  CompileOutcome outcome = std::move(done.front());
+  done.pop_front();
+  --reportsLeft;
+  return outcome;
+}
+
+void CompilePool::work(unsigned) {
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(config.source, config.sourceFile),
+      llvm::SMLoc());
+  std::string diagnosticText;
+  llvm::raw_string_ostream diagnosticStream(diagnosticText);
+  mlir::SourceMgrDiagnosticHandler printer(sourceMgr, &context,
+                                           diagnosticStream);
+  std::optional<frontend::SpanMap> spanMap;
+  std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
+  if (!config.spanMapFile.empty()) {
+    if (llvm::Expected<frontend::SpanMap> map =
+            frontend::SpanMap::readFile(config.spanMapFile)) {
+      spanMap = std::move(*map);
+      spanMapHandler.emplace(*spanMap, config.sourceFile, sourceMgr, printer,
+                             &context);
+    } else {
+      llvm::consumeError(map.takeError()); // the caller read it first
+    }
+  }
+  std::unique_ptr<KernelCompiler> compiler;
+  KernelCache cache(config.cacheDir);
+  std::optional<std::string> ptxas =
+      config.useCubin ? findPtxas() : std::nullopt;
+
+  auto publish = [&](CompileOutcome outcome) {
+    std::lock_guard<std::mutex> guard(mutex);
+    done.push_back(std::move(outcome));
+    ready.notify_one();
+  };
+
+  while (true) {
+    size_t index;
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      if (nextJob >= variants.size())
+        return;
+      index = nextJob++;
+    }
+    const Variant &variant = variants[index];
+    CompileOutcome outcome;
+    outcome.index = index;
+    auto start = std::chrono::steady_clock::now();
+
+    // Stage 1: the front end, the contract, and whether it can run here.
+    diagnosticText.clear();
+    frontend::ImportOptions options;
+    options.kernelName = config.kernel;
+    for (auto &[name, value] : variant)
+      options.variant[name] = value;
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        frontend::importPhobos(sourceMgr, &context, options);
+    outcome.frontendMs = millisecondsSince(start);
+    outcome.stage = 1;
+    tile::KernelOp kernel;
+    if (module)
+      kernel = *module->getOps<tile::KernelOp>().begin();
+    if (!kernel) {
+      outcome.error = firstLines(diagnosticText);
+      if (outcome.error.empty())
+        outcome.error = "the front end rejected the variant";
+    } else {
+      outcome.contract = buildLaunchContract(kernel);
+      outcome.reduced = usesReducedPrecision(kernel);
+      outcome.pruned = pruneReason(outcome.contract, config.dims);
+    }
+    CompileOutcome first = outcome;
+    publish(std::move(first));
+    if (!kernel || !outcome.pruned.empty()) {
+      outcome.stage = 2; // nothing more to do
+      publish(std::move(outcome));
+      continue;
+    }
+
+    // Stage 2: from the kernel cache, or compiled into it.
+    KernelCacheKey key;
+    key.source = config.source;
+    key.kernel = outcome.contract.kernel;
+    key.variant = outcome.contract.variant;
+    key.chip = config.chip;
+    std::string digest = key.digest();
+    if (std::optional<KernelCacheEntry> entry =
+            config.cacheDir.empty() ? std::nullopt : cache.lookup(digest)) {
+      llvm::Expected<LaunchContract> contract =
+          LaunchContract::fromJSON(entry->contract);
+      if (contract && entry->ptx && (entry->cubin || !ptxas)) {
+        outcome.contract = std::move(*contract);
+        outcome.ptx = std::move(*entry->ptx);
+        outcome.cubin = std::move(entry->cubin);
+        outcome.cached = true;
+      } else if (!contract) {
+        llvm::consumeError(contract.takeError());
+      }
+    }
+    if (!outcome.cached) {
+      if (!compiler)
+        compiler = std::make_unique<KernelCompiler>(&context, config.chip);
+      diagnosticText.clear();
+      CompileTimings timings;
+      mlir::FailureOr<CompiledKernel> compiled =
+          compiler->compile(kernel, &timings, config.sharedLimitBytes);
+      outcome.passesMs = timings.passesMs;
+      outcome.llvmMs = timings.llvmMs;
+      if (failed(compiled)) {
+        outcome.error = firstLines(diagnosticText);
+        if (outcome.error.empty())
+          outcome.error = "the GPU pipeline failed";
+      } else {
+        outcome.contract = std::move(compiled->contract);
+        outcome.ptx = std::move(compiled->ptx);
+      }
+    }
+    if (outcome.error.empty() && config.sharedLimitBytes >= 0 &&
+        outcome.contract.sharedMemoryBytes > config.sharedLimitBytes)
+      outcome.pruned = llvm::formatv(
+          "needs {0} KiB of shared memory; {1} allows {2} KiB per CTA",
+          (outcome.contract.sharedMemoryBytes + 1023) / 1024, config.chip,
+          config.sharedLimitBytes / 1024);
+    if (outcome.error.empty() && outcome.pruned.empty() && !outcome.cached) {
+      if (ptxas) {
+        auto assembleStart = std::chrono::steady_clock::now();
+        llvm::Expected<std::string> cubin =
+            assembleCubin(*ptxas, outcome.ptx, config.chip);
+        outcome.ptxasMs = millisecondsSince(assembleStart);
+        if (cubin)
+          outcome.cubin = std::move(*cubin);
+        else
+          outcome.error = firstLines(llvm::toString(cubin.takeError()));
+      }
+      if (outcome.error.empty() && !config.cacheDir.empty()) {
+        llvm::Expected<KernelCacheEntry> stored = cache.store(
+            key, outcome.contract.toJSON(), llvm::StringRef(outcome.ptx),
+            outcome.cubin ? std::optional<llvm::StringRef>(*outcome.cubin)
+                          : std::nullopt);
+        if (!stored)
+          llvm::consumeError(stored.takeError()); // still usable
+      }
+    }
+    outcome.totalMs = millisecondsSince(start);
+    outcome.stage = 2;
+    publish(std::move(outcome));
+  }
+}

@@ -1,0 +1,787 @@
+//===- Tuner.cpp - Search a kernel's @autotune space ----------------------===//
+//
+// The search: enumerate, ask the tuning cache, compile in parallel (the
+// GPU backend) or import (the interpreter), check each variant as soon as
+// it is compiled, time the ones that pass, time the fastest few again in
+// rounds, choose, store, report. Progress goes to `Options::progress`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuneInternal.h"
+
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Frontend/Diagnostics.h"
+#include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Frontend/Parser.h"
+#include "Phobos/Frontend/Sema.h"
+#include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/InitAllDialects.h"
+#include "Phobos/Reference/Reference.h"
+#include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Runtime/TuningCache.h"
+#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/Pipeline.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Threading.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <numeric>
+
+using namespace phobos;
+using namespace phobos::tune;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> samples) {
+  if (samples.empty())
+    return -1;
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+std::string today() {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", std::localtime(&now));
+  return text;
+}
+
+/// A float64 reference that remembers what it computed, so that checking
+/// many variants on one problem computes each expected element once.
+class RememberingReference : public reference::Reference {
+public:
+  explicit RememberingReference(std::unique_ptr<reference::Reference> inner)
+      : inner(std::move(inner)) {}
+  std::vector<std::string> tensorNames() const override {
+    return inner->tensorNames();
+  }
+  std::vector<std::string> scalarNames() const override {
+    return inner->scalarNames();
+  }
+  std::vector<std::string> outputNames() const override {
+    return inner->outputNames();
+  }
+  double element(const reference::Problem &problem, llvm::StringRef output,
+                 llvm::ArrayRef<int64_t> index) override {
+    std::string key = output.str();
+    for (int64_t i : index)
+      key += "," + std::to_string(i);
+    auto [it, inserted] = known.try_emplace(key, 0.0);
+    if (inserted)
+      it->second = inner->element(problem, output, index);
+    return it->second;
+  }
+
+private:
+  std::unique_ptr<reference::Reference> inner;
+  llvm::StringMap<double> known;
+};
+
+/// Progress: compiled / checked / timed of the total, the best so far, an
+/// estimate of the time left.
+class Progress {
+public:
+  Progress(const Options &options, size_t total)
+      : os(options.progress), inPlace(options.progressInPlace), total(total),
+        start(Clock::now()) {}
+
+  size_t compiled = 0, checked = 0, timed = 0;
+  std::string best;
+
+  void update(bool force = false) {
+    if (!os)
+      return;
+    double elapsed = secondsSince(start);
+    if (!force && elapsed - lastPrint < (inPlace ? 0.1 : 1.0))
+      return;
+    lastPrint = elapsed;
+    size_t doneUnits = compiled + checked + timed;
+    double left = doneUnits ? elapsed * (3.0 * total - doneUnits) / doneUnits : 0;
+    std::string line = llvm::formatv(
+        "phobos-tune: compiled {0}/{3}, checked {1}/{3}, timed {2}/{3}", compiled,
+        checked, timed, total);
+    if (!best.empty())
+      line += ", best " + best;
+    if (doneUnits && doneUnits < 3 * total)
+      line += llvm::formatv(", about {0:f1} s left", left).str();
+    if (inPlace)
+      *os << "\r" << line << "\033[K";
+    else
+      *os << line << "\n";
+    os->flush();
+  }
+  void finish() {
+    update(true);
+    if (os && inPlace)
+      *os << "\n";
+  }
+
+private:
+  llvm::raw_ostream *os;
+  bool inPlace;
+  size_t total;
+  Clock::time_point start;
+  double lastPrint = -1e9;
+};
+
+/// The kernel's source, parsed once in the main context: the space and the
+/// front end for the interpreter.
+struct Source {
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  std::string diagnosticText;
+  llvm::raw_string_ostream diagnosticStream{diagnosticText};
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer;
+  std::optional<frontend::SpanMap> spanMap;
+  std::unique_ptr<frontend::SpanMapDiagnosticHandler> spanHandler;
+
+  explicit Source(mlir::DialectRegistry &registry) : context(registry) {
+    context.printOpOnDiagnostic(false);
+  }
+
+  mlir::OwningOpRef<mlir::ModuleOp> import(const std::string &kernel,
+                                           const Variant &variant) {
+    diagnosticText.clear();
+    frontend::ImportOptions options;
+    options.kernelName = kernel;
+    for (auto &[name, value] : variant)
+      options.variant[name] = value;
+    return frontend::importPhobos(sourceMgr, &context, options);
+  }
+};
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(message);
+}
+
+} // namespace
+
+llvm::Expected<Report> phobos::tune::tune(const Options &options) {
+  auto wallStart = Clock::now();
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  Source source(registry);
+  source.sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(options.source, options.sourceFile),
+      llvm::SMLoc());
+  source.printer = std::make_unique<mlir::SourceMgrDiagnosticHandler>(
+      source.sourceMgr, &source.context, source.diagnosticStream);
+  if (!options.spanMapFile.empty()) {
+    llvm::Expected<frontend::SpanMap> map =
+        frontend::SpanMap::readFile(options.spanMapFile);
+    if (!map)
+      return map.takeError();
+    source.spanMap = std::move(*map);
+    source.spanHandler = std::make_unique<frontend::SpanMapDiagnosticHandler>(
+        *source.spanMap, options.sourceFile, source.sourceMgr, *source.printer,
+        &source.context);
+  }
+
+  // The space.
+  frontend::Diagnostics diags(source.sourceMgr, &source.context,
+                              source.sourceMgr.getMainFileID());
+  std::unique_ptr<frontend::ast::Program> program = frontend::parseProgram(diags);
+  if (!program)
+    return fail(source.diagnosticText);
+  frontend::ast::Kernel *astKernel = nullptr;
+  std::vector<std::string> names;
+  for (auto &kernel : program->kernels) {
+    names.push_back(kernel->name);
+    if (options.kernel.empty() || kernel->name == options.kernel)
+      astKernel = astKernel ? astKernel : kernel.get();
+  }
+  if (options.kernel.empty() && program->kernels.size() > 1)
+    return fail("the file defines several kernels (" +
+                llvm::join(names, ", ") + "); choose one with --kernel");
+  if (!astKernel)
+    return fail("no kernel '" + options.kernel + "' in " + options.sourceFile +
+                " (it defines " + llvm::join(names, ", ") + ")");
+  std::optional<frontend::KernelAttributes> attrs =
+      frontend::readAttributes(*astKernel, diags);
+  if (!attrs)
+    return fail(source.diagnosticText);
+  std::string kernelName = astKernel->name;
+  std::vector<Variant> space;
+  if (!options.variants.empty()) {
+    for (const llvm::StringMap<int64_t> &given : options.variants) {
+      Variant variant;
+      for (const frontend::SearchDim &dim : attrs->autotune) {
+        auto value = given.find(dim.name);
+        variant.emplace_back(dim.name, value != given.end()
+                                           ? value->second
+                                           : dim.values.front());
+      }
+      for (auto &entry : given)
+        if (!attrs->findAutotune(entry.getKey()))
+          return fail("--variants: '" + entry.getKey() +
+                      "' is not an @autotune name of '" + kernelName + "'");
+      space.push_back(std::move(variant));
+    }
+  } else {
+    for (auto &entry : options.fixed)
+      if (!attrs->findAutotune(entry.getKey()))
+        return fail("--fix: '" + entry.getKey() +
+                    "' is not an @autotune name of '" + kernelName + "'");
+    for (frontend::Variant &variant : frontend::enumerateVariants(*attrs)) {
+      bool keep = llvm::all_of(variant, [&](auto &binding) {
+        auto fixed = options.fixed.find(binding.first);
+        return fixed == options.fixed.end() || fixed->second == binding.second;
+      });
+      if (keep)
+        space.push_back(std::move(variant));
+    }
+    if (space.empty())
+      return fail("--fix leaves no variant of '" + kernelName + "' to search");
+  }
+
+  // The default variant's contract: what the problem must bind.
+  mlir::OwningOpRef<mlir::ModuleOp> defaultModule =
+      source.import(kernelName, space.front());
+  if (!defaultModule) {
+    // Try the others: the first may be the one that does not compile.
+    for (const Variant &variant : space)
+      if ((defaultModule = source.import(kernelName, variant)))
+        break;
+    if (!defaultModule)
+      return fail("no variant of '" + kernelName + "' compiles:\n" +
+                  source.diagnosticText);
+  }
+  LaunchContract firstContract =
+      buildLaunchContract(*defaultModule->getOps<tile::KernelOp>().begin());
+  for (const std::string &dim : firstContract.dynamicDims())
+    if (!options.problem.dims.count(dim))
+      return fail("missing --dim " + dim + "=V (kernel '" + kernelName +
+                  "' needs every dim bound at launch)");
+  for (const ParamSlot &slot : firstContract.params)
+    for (const std::string &dim : slot.dims)
+      if (attrs->findAutotune(dim) && !options.problem.dims.count(dim))
+        return fail("missing --dim " + dim + "=V: '" + dim +
+                    "' is an @autotune name and a tensor extent, so the "
+                    "problem fixes it");
+  for (auto &entry : options.problem.dims) {
+    bool known = false;
+    for (const ParamSlot &slot : firstContract.params)
+      known |= llvm::is_contained(slot.dims, entry.getKey().str());
+    if (!known)
+      return fail("--dim: '" + entry.getKey() + "' is not a dim of kernel '" +
+                  kernelName + "'");
+  }
+
+  // The backend, the chip, and what the tuning cache knows.
+  std::unique_ptr<Backend> backend;
+  std::string chip = options.chip;
+  if (!options.compileOnly) {
+    if (options.backend == "interpreter" || options.checkDimsOnly) {
+      backend = makeInterpreterBackend();
+    } else if (options.backend == "gpu") {
+      llvm::Expected<std::unique_ptr<Backend>> gpu = makeGpuBackend(options.chip);
+      if (!gpu)
+        return gpu.takeError();
+      backend = std::move(*gpu);
+    } else {
+      return fail("--backend: expected gpu or interpreter, got '" +
+                  options.backend + "'");
+    }
+    chip = backend->chip();
+  }
+  if (chip.empty())
+    chip = "sm_90";
+  bool interpreted =
+      backend && (options.backend == "interpreter" || options.checkDimsOnly);
+  if (!interpreted && !isValidChip(chip))
+    return fail("--chip: unsupported chip '" + chip +
+                "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
+                "sm_90a");
+
+  TuningKey tuningKey;
+  tuningKey.source = options.source;
+  tuningKey.kernel = kernelName;
+  tuningKey.chip = chip;
+  for (auto &entry : options.problem.dims)
+    tuningKey.dims.emplace_back(entry.getKey().str(), entry.getValue());
+  std::string cacheRoot =
+      options.cacheDir.empty() ? defaultKernelCacheDir() : options.cacheDir;
+  TuningCache tuningCache(cacheRoot);
+  if (!options.compileOnly && !options.checkDimsOnly && !options.force &&
+      !cacheRoot.empty())
+    if (std::optional<llvm::json::Object> record = tuningCache.lookup(tuningKey))
+      if (const llvm::json::Value *stored = record->get("report"))
+        if (llvm::Expected<Report> report = Report::fromJSON(*stored)) {
+          report->fromCache = true;
+          return std::move(*report);
+        } else {
+          llvm::consumeError(report.takeError());
+        }
+
+  Report report;
+  report.kernel = kernelName;
+  report.file = options.sourceFile;
+  report.chip = chip;
+  report.backend = backend ? backend->describe() : "compile only";
+  if (!backend)
+    report.checkedWith = "nothing (compile only)";
+  report.device = report.backend;
+  report.dims = options.problem.dims;
+  report.date = today();
+  for (const frontend::SearchDim &dim : attrs->autotune)
+    report.variantOrder.push_back(dim.name);
+  for (const Variant &variant : space) {
+    VariantResult result;
+    result.variant = variant;
+    report.results.push_back(std::move(result));
+  }
+  unsigned jobs = options.jobs ? options.jobs
+                               : std::max(1u, llvm::hardware_concurrency()
+                                                  .compute_thread_count());
+  report.jobs = jobs;
+  Progress progress(options, space.size());
+
+  // Stage 1 for every variant (the GPU: in the workers; the interpreter:
+  // here), then the check problem, then the rest as the variants arrive.
+  std::vector<CompileOutcome> outcomes(space.size());
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> frontEnds(space.size());
+  std::unique_ptr<CompilePool> pool;
+  std::deque<CompileOutcome> compiledQueue;
+  auto compileStart = Clock::now();
+  size_t stage1 = 0;
+  auto drop = [&](size_t index, VariantResult::Status status,
+                  const std::string &reason) {
+    report.results[index].status = status;
+    report.results[index].reason = reason;
+    ++progress.compiled;
+    ++progress.checked;
+    ++progress.timed;
+  };
+  auto recordCompile = [&](const CompileOutcome &outcome) {
+    VariantResult &result = report.results[outcome.index];
+    result.cached = outcome.cached;
+    result.frontendMs = outcome.frontendMs;
+    result.passesMs = outcome.passesMs;
+    result.llvmMs = outcome.llvmMs;
+    result.ptxasMs = outcome.ptxasMs;
+    result.compileMs = outcome.totalMs;
+    result.sharedBytes = outcome.contract.sharedMemoryBytes;
+  };
+  if (interpreted) {
+    for (auto [index, variant] : llvm::enumerate(space)) {
+      auto start = Clock::now();
+      CompileOutcome &outcome = outcomes[index];
+      outcome.index = index;
+      frontEnds[index] = source.import(kernelName, variant);
+      outcome.frontendMs = secondsSince(start) * 1e3;
+      outcome.totalMs = outcome.frontendMs;
+      if (!frontEnds[index]) {
+        outcome.error = llvm::StringRef(source.diagnosticText).trim().str();
+      } else {
+        tile::KernelOp kernel = *frontEnds[index]->getOps<tile::KernelOp>().begin();
+        outcome.contract = buildLaunchContract(kernel);
+        outcome.reduced = usesReducedPrecision(kernel);
+        outcome.pruned = pruneReason(outcome.contract, options.problem.dims);
+      }
+      outcome.stage = 2;
+      compiledQueue.push_back(outcome);
+    }
+    stage1 = space.size();
+  } else {
+    CompilePool::Config config;
+    config.sourceFile = options.sourceFile;
+    config.source = options.source;
+    config.kernel = kernelName;
+    config.spanMapFile = options.spanMapFile;
+    config.chip = chip;
+    config.cacheDir = cacheRoot;
+    config.useCubin = options.useCubin;
+    config.dims = options.problem.dims;
+    config.sharedLimitBytes =
+        backend ? backend->sharedLimitBytes()
+                : (chip == "sm_90" || chip == "sm_90a" ? 227 * 1024
+                   : chip == "sm_80" || chip == "sm_87" ? 163 * 1024
+                                                        : 99 * 1024);
+    config.jobs = jobs;
+    pool = std::make_unique<CompilePool>(std::move(config), space);
+    while (stage1 < space.size()) {
+      std::optional<CompileOutcome> outcome = pool->next();
+      if (!outcome)
+        break;
+      if (outcome->stage == 1) {
+        outcomes[outcome->index] = *outcome;
+        ++stage1;
+      } else {
+        compiledQueue.push_back(std::move(*outcome));
+      }
+    }
+  }
+
+  // How variants are checked (nothing to check when only compiling).
+  double tolerance = options.tolerance;
+  std::mt19937_64 rng(options.seed);
+  Problem checkProblem = options.problem;
+  std::map<std::string, HostTensor> expected;
+  std::unique_ptr<RememberingReference> reference;
+  std::optional<Instance> checkInstance;
+  reference::Problem referenceProblem;
+  if (backend) {
+    bool anyReduced = llvm::any_of(outcomes, [](auto &o) { return o.reduced; });
+    if (tolerance < 0)
+      tolerance = anyReduced ? 1e-2 : 1e-5;
+    CheckMode mode =
+        options.checkDimsOnly ? CheckMode::Interpreter : options.check;
+    switch (mode) {
+    case CheckMode::Reference: {
+      std::string name = options.reference.empty()
+                             ? reference::defaultReferenceFor(kernelName).str()
+                             : options.reference;
+      std::unique_ptr<reference::Reference> made = reference::makeReference(name);
+      if (!made && !options.reference.empty())
+        return fail("--reference: unknown reference '" + name + "' (known: " +
+                    llvm::join(reference::referenceNames(), ", ") + ")");
+      if (made) {
+        reference = std::make_unique<RememberingReference>(std::move(made));
+        report.checkedWith = "float64 reference '" + name + "'";
+        break;
+      }
+      mode = CheckMode::Interpreter; // no reference for this kernel
+      [[fallthrough]];
+    }
+    case CheckMode::Interpreter: {
+      checkProblem = options.checkProblem;
+      checkProblem.scalars = options.problem.scalars;
+      if (checkProblem.dims.empty()) {
+        std::vector<std::vector<std::string>> tensors;
+        llvm::StringMap<int64_t> multiples;
+        for (const ParamSlot &slot : firstContract.params)
+          if (slot.kind == ParamSlot::Kind::Tensor)
+            tensors.push_back(slot.dims);
+        for (const CompileOutcome &outcome : outcomes) {
+          if (!outcome.error.empty() || !outcome.pruned.empty())
+            continue;
+          for (auto &[dim, multiple] : outcome.contract.aligned)
+            multiples[dim] = std::lcm(std::max<int64_t>(1, multiples.lookup(dim)),
+                                      multiple);
+          for (const ParamSlot &slot : outcome.contract.params)
+            for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
+              if (extent >= 0)
+                multiples[dim] = extent; // never halved
+        }
+        checkProblem.dims =
+            smallCheckDims(options.problem.dims, tensors, multiples);
+        if (checkProblem.dims == options.problem.dims) {
+          checkProblem.grid = options.problem.grid;
+          checkProblem.grids = options.problem.grids;
+        } else if (options.problem.grid || !options.problem.grids.empty()) {
+          return fail("the interpreter checks on a smaller problem, whose grid "
+                      "is not known: give --check-dim and the check problem's "
+                      "grids (--grid-file), or a reference");
+        }
+      }
+      if (options.checkDimsOnly) {
+        report.checkDims = checkProblem.dims;
+        report.wallSeconds = secondsSince(wallStart);
+        return report;
+      }
+      report.checkedWith = "the interpreter on " + [&] {
+        std::string text;
+        for (auto &entry : checkProblem.dims)
+          text += (text.empty() ? "" : " ") + entry.getKey().str() + "=" +
+                  std::to_string(entry.getValue());
+        return text;
+      }();
+      break;
+    }
+    case CheckMode::Expected:
+      checkProblem = options.checkProblem;
+      checkProblem.scalars = options.problem.scalars;
+      expected = options.expected;
+      report.checkedWith = "expected outputs given";
+      break;
+    case CheckMode::None:
+      report.checkedWith = "nothing (outputs only scanned for unwritten elements)";
+      break;
+    }
+
+    // The check problem's tensors (for the default contract; every variant
+    // shares the parameters) and, for the interpreter check, what it gives.
+    llvm::Expected<Instance> madeCheck =
+        instantiate(firstContract, checkProblem, checkProblem.scalars, rng);
+    if (!madeCheck)
+      return madeCheck.takeError();
+    checkInstance = std::move(*madeCheck);
+    if (mode == CheckMode::Interpreter && backend) {
+      // Any variant means the same; the first that compiles runs.
+      std::unique_ptr<Backend> interpreter = makeInterpreterBackend();
+      std::optional<size_t> chosen;
+      for (auto [index, outcome] : llvm::enumerate(outcomes))
+        if (outcome.error.empty() && outcome.pruned.empty()) {
+          chosen = index;
+          break;
+        }
+      if (chosen) {
+        mlir::OwningOpRef<mlir::ModuleOp> module =
+            frontEnds[*chosen] ? mlir::OwningOpRef<mlir::ModuleOp>()
+                               : source.import(kernelName, space[*chosen]);
+        mlir::ModuleOp frontEnd = frontEnds[*chosen] ? *frontEnds[*chosen] : *module;
+        llvm::Expected<std::unique_ptr<Loaded>> loaded =
+            interpreter->load(outcomes[*chosen], space[*chosen], frontEnd);
+        if (!loaded)
+          return loaded.takeError();
+        llvm::Expected<std::array<int64_t, 3>> grid =
+            gridFor(outcomes[*chosen].contract, checkProblem, space[*chosen]);
+        if (!grid)
+          return grid.takeError();
+        llvm::Expected<std::vector<HostTensor>> ran =
+            interpreter->run(**loaded, *checkInstance, *grid);
+        if (!ran)
+          return fail("the interpreter, checking " + variantText(space[*chosen]) +
+                      ": " + llvm::toString(ran.takeError()));
+        for (auto [index, slot] : llvm::enumerate(firstContract.params))
+          if (slot.kind == ParamSlot::Kind::Tensor && slot.written)
+            expected[slot.name] = (*ran)[index];
+      }
+    }
+    for (auto [index, slot] : llvm::enumerate(firstContract.params))
+      if (slot.kind == ParamSlot::Kind::Tensor)
+        referenceProblem.tensors[slot.name] = &checkInstance->tensors[index];
+    referenceProblem.scalars = checkInstance->scalars;
+    if (reference)
+      for (const std::string &needed : reference->tensorNames())
+        if (!referenceProblem.tensors.count(needed))
+          return fail("the reference needs a tensor named '" + needed + "'");
+
+    // The timed problem: the check problem when they are the same.
+    bool sameProblem = checkProblem.dims == options.problem.dims &&
+                       options.problem.inputs.empty() && checkProblem.inputs.empty();
+    {
+      Instance timedInstance;
+      if (sameProblem) {
+        timedInstance = *checkInstance;
+      } else {
+        llvm::Expected<Instance> made = instantiate(
+            firstContract, options.problem, options.problem.scalars, rng);
+        if (!made)
+          return made.takeError();
+        timedInstance = std::move(*made);
+      }
+      if (llvm::Error error = backend->prepareTiming(timedInstance))
+        return std::move(error);
+    }
+
+  }
+
+  // Check and time each variant as it arrives.
+  std::vector<std::unique_ptr<Loaded>> loaded(space.size());
+  double bestMs = INFINITY;
+  auto checkAndTime = [&](CompileOutcome &outcome) {
+    size_t index = outcome.index;
+    VariantResult &result = report.results[index];
+    recordCompile(outcome);
+    if (!outcome.error.empty())
+      return drop(index, VariantResult::Status::CompileError, outcome.error);
+    if (!outcome.pruned.empty())
+      return drop(index, VariantResult::Status::Pruned, outcome.pruned);
+    ++progress.compiled;
+    if (!backend) {
+      result.status = VariantResult::Status::Ok;
+      ++progress.checked;
+      ++progress.timed;
+      return;
+    }
+    auto failed = [&](VariantResult::Status status, const std::string &why) {
+      result.status = status;
+      result.reason = why;
+      ++progress.checked;
+      ++progress.timed;
+    };
+    llvm::Expected<std::unique_ptr<Loaded>> made =
+        backend->load(outcome, space[index],
+                      frontEnds[index] ? *frontEnds[index] : mlir::ModuleOp());
+    if (!made)
+      return failed(VariantResult::Status::Failed,
+                    llvm::toString(made.takeError()));
+    loaded[index] = std::move(*made);
+    if (std::optional<std::array<int, 2>> used =
+            backend->resources(*loaded[index])) {
+      result.registers = (*used)[0];
+      result.spillBytes = (*used)[1];
+    }
+    llvm::Expected<std::array<int64_t, 3>> checkGrid =
+        gridFor(outcome.contract, checkProblem, space[index]);
+    if (!checkGrid)
+      return failed(VariantResult::Status::Failed,
+                    llvm::toString(checkGrid.takeError()));
+    llvm::Expected<std::vector<HostTensor>> ran =
+        backend->run(*loaded[index], *checkInstance, *checkGrid);
+    if (!ran)
+      return failed(VariantResult::Status::Failed,
+                    llvm::toString(ran.takeError()));
+    double worst = 0;
+    std::string worstWhat;
+    for (auto [p, slot] : llvm::enumerate(outcome.contract.params)) {
+      if (slot.kind != ParamSlot::Kind::Tensor || !slot.written)
+        continue;
+      const HostTensor &got = (*ran)[p];
+      double error = 0;
+      if (reference) {
+        auto outputs = reference->outputNames();
+        if (!llvm::is_contained(outputs, slot.name))
+          continue;
+        reference::Comparison comparison =
+            reference::compare(*reference, referenceProblem, slot.name, got,
+                               /*fullCheckLimit=*/1 << 18, /*samples=*/4096,
+                               options.seed + 1);
+        error = comparison.maxRelativeError;
+        if (comparison.unwritten)
+          error = INFINITY;
+      } else if (auto want = expected.find(slot.name); want != expected.end()) {
+        error = maxRelativeError(got, want->second);
+      } else {
+        for (int64_t i = 0, n = got.numElements(); i < n; ++i)
+          if (got.isPoisoned(i)) {
+            error = INFINITY;
+            break;
+          }
+      }
+      if (error > worst || std::isnan(error) || worstWhat.empty()) {
+        worst = std::isnan(error) ? INFINITY : error;
+        worstWhat = slot.name;
+      }
+    }
+    result.maxRelErr = worst;
+    ++progress.checked;
+    if (!(worst <= tolerance)) {
+      result.status = VariantResult::Status::Wrong;
+      result.reason =
+          std::isinf(worst)
+              ? "output '" + worstWhat + "' has unwritten or non-finite elements"
+              : llvm::formatv("'{0}' max rel err {1:e2} > {2:e0}", worstWhat,
+                              worst, tolerance)
+                    .str();
+      ++progress.timed;
+      return;
+    }
+    llvm::Expected<std::array<int64_t, 3>> timeGrid =
+        gridFor(outcome.contract, options.problem, space[index]);
+    if (!timeGrid)
+      return failed(VariantResult::Status::Failed,
+                    llvm::toString(timeGrid.takeError()));
+    llvm::Expected<std::vector<double>> samples =
+        backend->time(*loaded[index], *timeGrid,
+                      interpreted ? 0 : options.warmup,
+                      interpreted ? std::min(options.repeat, 3u) : options.repeat,
+                      options.flushL2);
+    ++progress.timed;
+    if (!samples) {
+      result.status = VariantResult::Status::Failed;
+      result.reason = llvm::toString(samples.takeError());
+      return;
+    }
+    result.samplesMs = std::move(*samples);
+    result.timeMs = median(result.samplesMs);
+    result.status = VariantResult::Status::Ok;
+    if (result.timeMs < bestMs) {
+      bestMs = result.timeMs;
+      progress.best = llvm::formatv("{0:f4} ms ({1})", bestMs,
+                                    variantText(space[index]));
+    }
+  };
+
+  progress.update(true);
+  while (true) {
+    if (compiledQueue.empty()) {
+      if (!pool)
+        break;
+      std::optional<CompileOutcome> outcome = pool->next();
+      if (!outcome)
+        break;
+      if (outcome->stage == 1)
+        continue;
+      compiledQueue.push_back(std::move(*outcome));
+    }
+    CompileOutcome outcome = std::move(compiledQueue.front());
+    compiledQueue.pop_front();
+    checkAndTime(outcome);
+    progress.update();
+  }
+  report.compileSeconds = secondsSince(compileStart);
+  pool.reset();
+
+  // The fastest few again, in rounds, so that drift hits them alike.
+  if (backend && !interpreted && options.refineTop > 1) {
+    std::vector<size_t> passing;
+    for (auto [index, result] : llvm::enumerate(report.results))
+      if (result.status == VariantResult::Status::Ok)
+        passing.push_back(index);
+    llvm::sort(passing, [&](size_t a, size_t b) {
+      return report.results[a].timeMs < report.results[b].timeMs;
+    });
+    passing.resize(std::min<size_t>(passing.size(), options.refineTop));
+    if (passing.size() > 1) {
+      constexpr unsigned kRounds = 5;
+      unsigned perRound = std::max(1u, options.refineRepeat / kRounds);
+      for (unsigned round = 0; round < kRounds; ++round)
+        for (size_t index : passing) {
+          VariantResult &result = report.results[index];
+          llvm::Expected<std::array<int64_t, 3>> grid = gridFor(
+              loaded[index]->contract, options.problem, result.variant);
+          if (!grid) {
+            llvm::consumeError(grid.takeError());
+            continue;
+          }
+          llvm::Expected<std::vector<double>> samples = backend->time(
+              *loaded[index], *grid, 1, perRound, options.flushL2);
+          if (!samples) {
+            llvm::consumeError(samples.takeError());
+            continue;
+          }
+          result.samplesMs.insert(result.samplesMs.end(), samples->begin(),
+                                  samples->end());
+        }
+      for (size_t index : passing)
+        report.results[index].timeMs = median(report.results[index].samplesMs);
+    }
+  }
+  for (auto [index, result] : llvm::enumerate(report.results))
+    if (result.status == VariantResult::Status::Ok && result.timeMs >= 0 &&
+        (report.best < 0 || result.timeMs < report.results[report.best].timeMs))
+      report.best = index;
+  if (report.best >= 0 && backend)
+    progress.best = llvm::formatv("{0:f4} ms ({1})",
+                                  report.results[report.best].timeMs,
+                                  variantText(report.results[report.best].variant));
+  progress.finish();
+  report.wallSeconds = secondsSince(wallStart);
+
+  // Remember the winner.
+  if (backend && report.best >= 0 && !options.noStore && !cacheRoot.empty()) {
+    const VariantResult &best = report.results[report.best];
+    llvm::json::Object variant;
+    llvm::json::Array order;
+    for (auto &[name, value] : best.variant) {
+      variant[name] = value;
+      order.push_back(name);
+    }
+    llvm::json::Object record{{"variant", std::move(variant)},
+                              {"variant_order", std::move(order)},
+                              {"time_ms", best.timeMs},
+                              {"device", report.device},
+                              {"tuned_at", report.date},
+                              {"report", report.toJSON()}};
+    if (llvm::Error error = tuningCache.store(tuningKey, std::move(record)))
+      if (options.progress)
+        *options.progress << "phobos-tune: note: the winner is not remembered: "
+                          << llvm::toString(std::move(error)) << "\n";
+  }
+  return report;
+}
