@@ -554,10 +554,6 @@ PinnedBuffer::~PinnedBuffer() {
     (void)driver->api.cuMemFreeHost(memory);
   else
     llvm::consumeError(driver.takeError());
-  return driver->check(
-      driver->api.cuMemsetD8Async(pointer, byte, bytes,
-                                  static_cast<CUstream>(stream.handle())),
-      "cuMemsetD8Async");
 }
 
 //===----------------------------------------------------------------------===//
