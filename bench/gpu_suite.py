@@ -9,6 +9,11 @@ same workload with cuBLAS / torch / Triton in the same run (median of
 CUDA-event timings). Prints a table last; writes suite.json to $OUT.
 
 Usage: python3 bench/gpu_suite.py BINDIR [--quick]
+       python3 bench/gpu_suite.py BINDIR --sanitize [--tool memcheck|racecheck]
+           [--only EXAMPLE,...]
+With --sanitize it runs every example under compute-sanitizer instead
+(memcheck and racecheck at small ragged sizes; bench/gpu_sanitize.py) and
+fails on any report; that mode needs neither torch nor Triton.
 """
 from __future__ import annotations
 
@@ -17,6 +22,11 @@ import os
 import subprocess
 import sys
 import time
+
+if "--sanitize" in sys.argv:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_sanitize
+    sys.exit(gpu_sanitize.main(sys.argv[1:]))
 
 import torch
 import triton
