@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Runs every Phobos test: lit (front end, dialects, passes, examples), the
-# GoogleTest unit tests, the Python package's tests (pytest, on the CPU) and
-# a bounded run of the front-end fuzzer.
+# GoogleTest unit tests, the Python package's tests (pytest, on the CPU), a
+# bounded run of the differential fuzzer's generator on the interpreter and
+# bounded runs of the front-end and IR fuzzers (docs/testing.md).
 # Usage: scripts/test.sh   (after scripts/setup.sh)
+# PHOBOS_FUZZ_SECONDS (default 60, per libFuzzer target) and
+# PHOBOS_DIFFFUZZ_SECONDS (default 60); 0 skips either.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${PHOBOS_BUILD_DIR:-$root/build}
 fuzz_seconds=${PHOBOS_FUZZ_SECONDS:-60}
+difffuzz_seconds=${PHOBOS_DIFFFUZZ_SECONDS:-60}
 
 ninja -C "$build_dir" all mlir-doc
 # lit and the unit tests run side by side; the unit tests' output is shown
@@ -33,8 +37,16 @@ if [ "$lit_status" -ne 0 ] || [ "$ctest_status" -ne 0 ] || [ "$pytest_status" -n
   echo "test: lit exited $lit_status, ctest exited $ctest_status, pytest exited $pytest_status" >&2
   exit 1
 fi
+if [ "$difffuzz_seconds" -gt 0 ]; then
+  # Random kernels must import, verify, compile to PTX (that ptxas accepts,
+  # where it is installed) and run on the interpreter. Seeds continue from
+  # the last run in this tree; failures stay in build/difffuzz/failures.
+  echo "== difffuzz ($difffuzz_seconds s, interpreter)"
+  "$root/tools/phobos-difffuzz/phobos-difffuzz" --mode interpret \
+    --tools "$build_dir/bin" --seconds "$difffuzz_seconds" \
+    --state "$build_dir/difffuzz" --reduce-budget 60
+fi
 if [ "$fuzz_seconds" -gt 0 ]; then
-  echo "== fuzz ($fuzz_seconds s)"
-  "$root/scripts/fuzz.sh" "$fuzz_seconds"
+  "$root/scripts/fuzz.sh" "$fuzz_seconds" all
 fi
 echo "test: all passed"
