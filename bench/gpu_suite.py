@@ -134,10 +134,36 @@ small = [
     ("cluster_matmul.ph", {"M": 512, "N": 512, "K": 64}, {"TILE_M": 256, "TILE_N": 256, "TILE_K": 32}),
     ("cluster_flash_attention.ph", {"Nq": 300, "Nk": 257}, None),
     ("cluster_flash_attention.ph", {"Nq": 300, "Nk": 257}, {"BR": 128, "BC": 32}),
+    ("outer_update.ph", {"M": 77, "N": 150}, None),
+    ("outer_update.ph", {"M": 130, "N": 45}, {"BM": 128, "BN": 32}),
+    ("outer_update.ph", {"M": 1000, "N": 999}, {"BM": 64, "BN": 128}),
 ]
 for example, dims, variant in small:
     res = phobos(example, dims, variant, bench=False)
     record(example.removesuffix(".ph"), "x".join(f"{k}{v}" for k, v in dims.items()), res)
+
+# ---------------------------------------------------------------- GPU = interpreter
+# Interpreter op tests whose printed results must be identical on the GPU:
+# the cast rule (saturation, NaN to 0, on scalars and tiles alike) and
+# element-wise ops whose two operands both broadcast.
+same_as_interpreter = [
+    ("test/Interpreter/ops/casts.ph", ["--scalar=z=0", "--scalar=big=4294967297"]),
+    ("test/Interpreter/ops/broadcast-two-sided.ph", ["--init=X=iota"]),
+]
+for path, args in same_as_interpreter:
+    outputs = []
+    for mode in (["--interpret"], []):
+        cmd = [os.path.join(BIN, "phobos-run"), os.path.join(ROOT, path), "--print"] + mode + args
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        # The first line names the engine; the tensors follow.
+        outputs.append((proc.returncode, proc.stdout.splitlines()[1:], proc.stderr[-400:]))
+    (rc_i, out_i, err_i), (rc_g, out_g, err_g) = outputs
+    same = rc_i == 0 and rc_g == 0 and out_i == out_g
+    if not same:
+        print(path, "interpreter:", out_i, err_i, "\nGPU:", out_g, err_g, flush=True)
+    rows.append({"workload": "GPU = interpreter: " + os.path.basename(path), "variant": "",
+                 "sizes": "", "check": "ok" if same else "failed", "max_rel_err": 0.0 if same else None})
+    print(json.dumps(rows[-1]), flush=True)
 
 # ---------------------------------------------------------------- performance vs peers
 # Copy bandwidth, the ceiling of memory-bound kernels.

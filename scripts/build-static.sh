@@ -2,7 +2,9 @@
 # Builds phobos-compile and phobos-run with LLVM/MLIR linked statically, for
 # the GPU machine (which has CUDA but no LLVM), and packs them, stripped and
 # xz-compressed, into build-static/dist/phobos-tools.tar.xz.
-# Usage: scripts/build-static.sh
+# Usage: scripts/build-static.sh [--configure-only]
+#   --configure-only: stop after CMake (CI checks that the static LLVM,
+#   zlib and zstd archives are found without spending the link time).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,6 +16,10 @@ cmake -G Ninja -S "$root" -B "$build_dir" \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DLLVM_USE_LINKER=lld -DLLVM_ENABLE_ASSERTIONS=ON >/dev/null
+if [ "${1:-}" = "--configure-only" ]; then
+  echo "build-static: configured $build_dir"
+  exit 0
+fi
 ninja -C "$build_dir" phobos-compile phobos-run
 
 dist="$build_dir/dist"

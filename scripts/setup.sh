@@ -10,7 +10,7 @@ packages=(
   cmake ninja-build ccache git
   clang-22 lld-22 libclang-rt-22-dev
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libgtest-dev
+  libgtest-dev libzstd-dev zlib1g-dev
   python3 python3-numpy python3-pytest python3-venv python3-setuptools python3-pip-whl
 )
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every Phobos test: lit (front end, dialects, passes, examples), the
-# GoogleTest unit tests, the Python package's tests (pytest, on the CPU), a
-# bounded run of the differential fuzzer's generator on the interpreter and
-# bounded runs of the front-end and IR fuzzers (docs/testing.md).
+# GoogleTest unit tests, the Python package's tests (pytest, on the CPU), an
+# out-of-tree build against the installed package, the configuration of the
+# self-contained tools, a bounded run of the differential fuzzer's generator
+# on the interpreter and bounded runs of the front-end and IR fuzzers
+# (docs/testing.md).
 # Usage: scripts/test.sh   (after scripts/setup.sh)
 # PHOBOS_FUZZ_SECONDS (default 60, per libFuzzer target) and
 # PHOBOS_DIFFFUZZ_SECONDS (default 60); 0 skips either.
@@ -37,6 +39,11 @@ if [ "$lit_status" -ne 0 ] || [ "$ctest_status" -ne 0 ] || [ "$pytest_status" -n
   echo "test: lit exited $lit_status, ctest exited $ctest_status, pytest exited $pytest_status" >&2
   exit 1
 fi
+echo "== install (an out-of-tree *-opt against the installed package)"
+"$root/scripts/test-install.sh"
+echo "== self-contained tools (configure)"
+PHOBOS_STATIC_BUILD_DIR="$build_dir/static-configure" \
+  "$root/scripts/build-static.sh" --configure-only
 if [ "$difffuzz_seconds" -gt 0 ]; then
   # Random kernels must import, verify, compile to PTX (that ptxas accepts,
   # where it is installed) and run on the interpreter. Seeds continue from

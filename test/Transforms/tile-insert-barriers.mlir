@@ -1,10 +1,13 @@
-// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers))' --split-input-file | FileCheck %s
-// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers,tile-insert-barriers))' --split-input-file | FileCheck %s
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers{byte-ranges=true}))' --split-input-file | FileCheck %s --check-prefixes=CHECK,BYTES
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers{byte-ranges=true},tile-insert-barriers{byte-ranges=true}))' --split-input-file | FileCheck %s --check-prefixes=CHECK,BYTES
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers))' --split-input-file | FileCheck %s --check-prefixes=CHECK,WHOLE
 
 // A barrier goes where a shared-memory access may race with one made since
-// the last barrier: a read of written bytes, a write of read or written
-// bytes. Nothing is pending when the kernel starts. Running the pass twice
-// changes nothing (second RUN line).
+// the last barrier: a read of written memory, a write of read or written
+// memory. Nothing is pending when the kernel starts. Running the pass twice
+// changes nothing (second RUN line). The BYTES prefix checks accesses
+// compared by the bytes they touch (byte-ranges=true), WHOLE shared memory
+// as one location (the default, what the pipeline uses).
 
 #s = #phobos.shared<order = [1, 0], padding = 0>
 
@@ -32,14 +35,17 @@ phobos.kernel @read_after_write(%x: f32) {
 // serves both reads. A third buffer that reuses the first one's bytes must
 // wait until the first is read (write after read); one that reuses no read
 // bytes need not.
+// As one location, the first write after the reads waits, and with it
+// every later write.
 // CHECK-LABEL: phobos.kernel @ranges
 // CHECK: phobos.local_alloc %{{.*}} {offset = 0 : i64}
 // CHECK-NEXT: phobos.local_alloc %{{.*}} {offset = 128 : i64}
 // CHECK-NEXT: phobos.barrier{{$}}
 // CHECK-NEXT: phobos.local_load
 // CHECK-NEXT: phobos.local_load
+// WHOLE-NEXT: phobos.barrier{{$}}
 // CHECK-NEXT: phobos.local_alloc %{{.*}} {offset = 256 : i64}
-// CHECK-NEXT: phobos.barrier{{$}}
+// BYTES-NEXT: phobos.barrier{{$}}
 // CHECK-NEXT: phobos.local_alloc %{{.*}} {offset = 0 : i64}
 phobos.kernel @ranges(%x: f32) {
   %t = phobos.fill %x : !phobos.tile<4x8xf32>
@@ -143,16 +149,16 @@ phobos.kernel @branch(%x: f32, %c: i1) {
 // Ops that exchange data through the scratch region wait at a barrier of
 // their own between their writes and reads; before them, a barrier only
 // where their writes could race. A reduction across two warps reads the
-// scratch last, so a buffer written over it afterwards waits (and the
-// next exchange waits for that write); a reduction within warps uses no
-// shared memory.
+// scratch last, so a buffer written over it afterwards waits (and, by
+// bytes, the next exchange waits for that write); a reduction within warps
+// uses no shared memory.
 // CHECK-LABEL: phobos.kernel @scratch
 // CHECK: phobos.reduce sum %{{.*}} along 1
 // CHECK-NOT: phobos.barrier{{$}}
 // CHECK: phobos.reduce max %{{.*}} along 0
 // CHECK-NEXT: phobos.barrier{{$}}
 // CHECK-NEXT: phobos.local_alloc %{{.*}} {offset = 0 : i64}
-// CHECK-NEXT: phobos.barrier{{$}}
+// BYTES-NEXT: phobos.barrier{{$}}
 // CHECK-NEXT: phobos.convert_layout
 phobos.kernel @scratch(%x: f32) attributes {max_threads = 64 : i32, phobos.scratch_offset = 0 : i64} {
   %t = phobos.fill %x : !phobos.tile<4x64xf32, #l>

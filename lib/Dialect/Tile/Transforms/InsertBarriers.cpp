@@ -58,7 +58,10 @@ bool overlapsAny(ByteRange range, ArrayRef<ByteRange> set) {
 
 class BarrierPlacer {
 public:
-  explicit BarrierPlacer(KernelOp kernel) : kernel(kernel) {}
+  /// With `byteRanges`, accesses conflict only where their bytes overlap;
+  /// without, shared memory is one location.
+  BarrierPlacer(KernelOp kernel, bool byteRanges)
+      : kernel(kernel), byteRanges(byteRanges) {}
 
   unsigned run() {
     Pending state;
@@ -68,13 +71,23 @@ public:
 
 private:
   /// Whether `access` conflicts with `state`.
-  static bool conflicts(const SharedMemoryAccess &access, const Pending &state) {
+  bool conflicts(const SharedMemoryAccess &access, const Pending &state) const {
+    // As one location, a write waits only for reads: a location written
+    // twice is read in between (allocation reuses bytes only after their
+    // last reader; a scratch exchange reads what it wrote), or the first
+    // value is dead. An exchange's reads follow its own barrier: only its
+    // writes can race with what is pending.
+    bool reads = !access.reads.empty() && !access.internalBarrier;
+    if (!byteRanges)
+      return (!access.writes.empty() && !state.reads.empty()) ||
+             (reads && !state.writes.empty());
     for (ByteRange range : access.writes)
       if (overlapsAny(range, state.reads) || overlapsAny(range, state.writes))
         return true;
-    for (ByteRange range : access.reads)
-      if (overlapsAny(range, state.writes))
-        return true;
+    if (reads)
+      for (ByteRange range : access.reads)
+        if (overlapsAny(range, state.writes))
+          return true;
     return false;
   }
 
@@ -202,6 +215,7 @@ private:
   }
 
   KernelOp kernel;
+  bool byteRanges;
   /// Barriers placed, and barriers placed or counted by dry runs.
   unsigned placed = 0, counted = 0;
 };
@@ -211,7 +225,7 @@ struct TileInsertBarriers
   using TileInsertBarriersBase::TileInsertBarriersBase;
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    numBarriers += BarrierPlacer(kernel).run();
+    numBarriers += BarrierPlacer(kernel, byteRanges).run();
     kernel->setAttr(KernelOp::kBarriersAttrName, UnitAttr::get(&getContext()));
   }
 };
