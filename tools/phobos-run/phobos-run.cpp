@@ -473,6 +473,11 @@ int main(int argc, char **argv) {
           " (0 uses every core), got " + llvm::Twine(threads.getValue()));
   if (stepLimit == 0 || launchStepLimit == 0)
     usage("--step-limit and --launch-step-limit must be at least 1");
+  // Checked before the driver is opened, so that a machine without the
+  // chip (or without a GPU) says what is wrong with the option.
+  if (chip.getNumOccurrences() && !phobos::isValidChip(chip))
+    usage(llvm::Twine("--chip: unsupported chip '") + chip.getValue() +
+          "'; Phobos targets " + phobos::supportedChips());
 
   // Compile the kernel (front end only: the interpreter runs tile IR).
   mlir::DialectRegistry registry;
