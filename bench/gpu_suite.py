@@ -8,7 +8,10 @@ and for the GEMMs, softmax, layer norm, attention and saxpy it measures the
 same workload with cuBLAS / torch / Triton in the same run (median of
 CUDA-event timings). Prints a table last; writes suite.json to $OUT.
 
-Usage: python3 bench/gpu_suite.py BINDIR [--quick]
+Usage: python3 bench/gpu_suite.py BINDIR [--quick] [--only=WORD,WORD] [--no-sweep]
+  --only     run only the performance rows whose name contains one of the words
+             (sgemm, tf32, hgemm, softmax, layernorm, attention, saxpy, gla)
+  --no-sweep skip the correctness sweep at small sizes
        python3 bench/gpu_suite.py BINDIR --sanitize [--tool memcheck|racecheck]
            [--only EXAMPLE,...]
 With --sanitize it runs every example under compute-sanitizer instead
@@ -32,8 +35,17 @@ import torch
 import triton
 import triton.language as tl
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import triton_peers  # noqa: E402
+
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build-static/dist/bin"
 QUICK = "--quick" in sys.argv
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
+SWEEP = "--no-sweep" not in sys.argv
+
+
+def wanted(name: str) -> bool:
+    return ONLY is None or any(word in name for word in ONLY)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEV = torch.device("cuda")
 rows: list[dict] = []
@@ -138,7 +150,7 @@ small = [
     ("outer_update.ph", {"M": 130, "N": 45}, {"BM": 128, "BN": 32}),
     ("outer_update.ph", {"M": 1000, "N": 999}, {"BM": 64, "BN": 128}),
 ]
-for example, dims, variant in small:
+for example, dims, variant in (small if SWEEP else []):
     res = phobos(example, dims, variant, bench=False)
     record(example.removesuffix(".ph"), "x".join(f"{k}{v}" for k, v in dims.items()), res)
 
@@ -150,7 +162,7 @@ same_as_interpreter = [
     ("test/Interpreter/ops/casts.ph", ["--scalar=z=0", "--scalar=big=4294967297"]),
     ("test/Interpreter/ops/broadcast-two-sided.ph", ["--init=X=iota"]),
 ]
-for path, args in same_as_interpreter:
+for path, args in (same_as_interpreter if SWEEP else []):
     outputs = []
     for mode in (["--interpret"], []):
         cmd = [os.path.join(BIN, "phobos-run"), os.path.join(ROOT, path), "--print"] + mode + args
@@ -174,22 +186,33 @@ copy_ms = median_ms(lambda: ys.copy_(xs))
 copy_tbs = 2 * n * 4 / copy_ms / 1e9
 print(json.dumps({"copy_TB/s": round(copy_tbs, 3)}), flush=True)
 
+def peer_check(name: str, out: torch.Tensor | None, ref: torch.Tensor, rtol: float) -> None:
+    """A peer that computes something else would make its ratio meaningless."""
+    if out is None:
+        print(f"{name}: no configuration ran", flush=True)
+        return
+    err = ((out.double() - ref.double()).abs().max() / ref.double().abs().max()).item()
+    print(json.dumps({"peer": name, "max_err_rel_to_max": err, "ok": err < rtol}), flush=True)
+
+
 # saxpy, N = 2^28: 3 streams of 4 bytes.
-saxpy_variants = [{"BLOCK": b} for b in (1024, 2048, 4096, 8192)]
-res = best("saxpy_fp32.ph", {"N": n}, saxpy_variants)
-ya = torch.randn(n, device=DEV)
-oa = torch.empty_like(xs)
-torch_ms = median_ms(lambda: torch.add(ya, xs, alpha=2.0, out=oa))
-record("saxpy f32 (vs torch.add)", "N=2^28", res, "torch.add", torch_ms, 3 * n * 4, "TB/s")
-if res.get("time_ms"):
-    rows[-1]["vs_copy_bandwidth"] = round(3 * n * 4 / res["time_ms"] / 1e9 / copy_tbs, 3)
-del xs, ys, ya, oa
+if wanted("saxpy"):
+    saxpy_variants = [{"BLOCK": b} for b in (1024, 2048, 4096, 8192)]
+    res = best("saxpy_fp32.ph", {"N": n}, saxpy_variants)
+    ya = torch.randn(n, device=DEV)
+    oa = torch.empty_like(xs)
+    torch_ms = median_ms(lambda: torch.add(ya, xs, alpha=2.0, out=oa))
+    record("saxpy f32 (vs torch.add)", "N=2^28", res, "torch.add", torch_ms, 3 * n * 4, "TB/s")
+    if res.get("time_ms"):
+        rows[-1]["vs_copy_bandwidth"] = round(3 * n * 4 / res["time_ms"] / 1e9 / copy_tbs, 3)
+    del ya, oa
+del xs, ys
 torch.cuda.empty_cache()
 
 # SGEMM, exact f32 (cuBLAS without TF32).
 torch.backends.cuda.matmul.allow_tf32 = False
 gemm_sizes = [4096] if QUICK else [4096, 8192]
-for size in gemm_sizes:
+for size in gemm_sizes if wanted("sgemm") else []:
     a = torch.randn(size, size, device=DEV)
     b = torch.randn(size, size, device=DEV)
     peer = median_ms(lambda: torch.matmul(a, b), reps=10)
@@ -201,31 +224,36 @@ for size in gemm_sizes:
     del a, b
 
 # GEMM with f32 inputs on TF32 tensor cores.
-torch.backends.cuda.matmul.allow_tf32 = True
-a = torch.randn(4096, 4096, device=DEV)
-b = torch.randn(4096, 4096, device=DEV)
-peer = median_ms(lambda: torch.matmul(a, b), reps=10)
-variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
-            {"TILE_M": 64, "TILE_N": 128, "TILE_K": 32}]
-res = best("gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024)
-record("gemm f32 on tf32 tensor cores (vs cuBLAS)", "4096^3", res, "cuBLAS tf32", peer, 2 * 4096 ** 3, "TFLOP/s")
-torch.backends.cuda.matmul.allow_tf32 = False
-del a, b
+if wanted("tf32"):
+    torch.backends.cuda.matmul.allow_tf32 = True
+    a = torch.randn(4096, 4096, device=DEV)
+    b = torch.randn(4096, 4096, device=DEV)
+    peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+    tri_ms, tri_cfg, tri_out = triton_peers.matmul(a, b, lambda f: median_ms(f, reps=10))
+    peer_check("triton tf32 matmul", tri_out, torch.matmul(a, b), 1e-2)
+    variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
+                {"TILE_M": 64, "TILE_N": 128, "TILE_K": 32}]
+    res = best("gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024)
+    record("gemm f32 on tf32 tensor cores (vs cuBLAS)", "4096^3", res, "cuBLAS tf32", peer, 2 * 4096 ** 3, "TFLOP/s")
+    record("gemm f32 on tf32 tensor cores (vs Triton)", "4096^3", res, f"triton {tri_cfg}", tri_ms,
+           2 * 4096 ** 3, "TFLOP/s")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    del a, b, tri_out
 
 # HGEMM f16.
-a = torch.randn(4096, 4096, device=DEV, dtype=torch.float16)
-b = torch.randn(4096, 4096, device=DEV, dtype=torch.float16)
-peer = median_ms(lambda: torch.matmul(a, b), reps=10)
-variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
-            {"TILE_M": 64, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
-res = best("gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024,
-           scalars={"alpha": 1.0, "beta": 0.0})
-record("hgemm f16 (vs cuBLAS)", "4096^3", res, "cuBLAS hgemm", peer, 2 * 4096 ** 3, "TFLOP/s")
-del a, b
-
-# Row softmax f32, 32768 x 4096.
-x = torch.randn(32768, 4096, device=DEV)
-peer = median_ms(lambda: torch.softmax(x, dim=-1))
+if wanted("hgemm"):
+    a = torch.randn(4096, 4096, device=DEV, dtype=torch.float16)
+    b = torch.randn(4096, 4096, device=DEV, dtype=torch.float16)
+    peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+    tri_ms, tri_cfg, tri_out = triton_peers.matmul(a, b, lambda f: median_ms(f, reps=10))
+    peer_check("triton f16 matmul", tri_out, torch.matmul(a, b), 1e-2)
+    variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
+                {"TILE_M": 64, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
+    res = best("gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024,
+               scalars={"alpha": 1.0, "beta": 0.0})
+    record("hgemm f16 (vs cuBLAS)", "4096^3", res, "cuBLAS hgemm", peer, 2 * 4096 ** 3, "TFLOP/s")
+    record("hgemm f16 (vs Triton)", "4096^3", res, f"triton {tri_cfg}", tri_ms, 2 * 4096 ** 3, "TFLOP/s")
+    del a, b, tri_out
 
 
 @triton.jit
@@ -239,30 +267,43 @@ def softmax_kernel(out, inp, n_cols, BLOCK: tl.constexpr):
     tl.store(out + row * n_cols + offs, e / tl.sum(e, axis=0), mask=m)
 
 
-y = torch.empty_like(x)
-triton_ms = median_ms(lambda: softmax_kernel[(32768,)](y, x, 4096, BLOCK=4096, num_warps=8))
-variants = [{"BM": 1, "BN": 4096}, {"BM": 4, "BN": 1024}, {"BM": 1, "BN": 1024}, {"BM": 16, "BN": 256}]
-res = best("softmax.ph", {"M": 32768, "N": 4096}, variants, samples=2048)
-record("softmax f32 (vs torch)", "32768x4096", res, "torch.softmax", peer, 2 * x.numel() * 4, "TB/s")
-record("softmax f32 (vs Triton)", "32768x4096", res, "triton softmax", triton_ms, 2 * x.numel() * 4, "TB/s")
-del x, y
+# Row softmax f32, 32768 x 4096.
+if wanted("softmax"):
+    x = torch.randn(32768, 4096, device=DEV)
+    peer = median_ms(lambda: torch.softmax(x, dim=-1))
+    y = torch.empty_like(x)
+    triton_ms = median_ms(lambda: softmax_kernel[(32768,)](y, x, 4096, BLOCK=4096, num_warps=8))
+    variants = [{"BM": 1, "BN": 4096}, {"BM": 4, "BN": 1024}, {"BM": 1, "BN": 1024}, {"BM": 16, "BN": 256}]
+    res = best("softmax.ph", {"M": 32768, "N": 4096}, variants, samples=2048)
+    record("softmax f32 (vs torch)", "32768x4096", res, "torch.softmax", peer, 2 * x.numel() * 4, "TB/s")
+    record("softmax f32 (vs Triton)", "32768x4096", res, "triton softmax", triton_ms, 2 * x.numel() * 4, "TB/s")
+    del x, y
 
 # Layer norm f16, 4096 x 8192.
-x = torch.randn(4096, 8192, device=DEV, dtype=torch.float16)
-w = torch.randn(8192, device=DEV, dtype=torch.float16)
-bb = torch.randn(8192, device=DEV, dtype=torch.float16)
-peer = median_ms(lambda: torch.nn.functional.layer_norm(x, (8192,), w, bb, 1e-5))
-variants = [{"BM": 1, "BN": 1024}, {"BM": 4, "BN": 1024}, {"BM": 1, "BN": 4096}]
-res = best("layernorm.ph", {"M": 4096, "N": 8192}, variants, samples=2048, scalars={"eps": 1e-5})
-record("layernorm f16 (vs torch)", "4096x8192", res, "F.layer_norm", peer, 2 * x.numel() * 2, "TB/s")
-del x, w, bb
+if wanted("layernorm"):
+    x = torch.randn(4096, 8192, device=DEV, dtype=torch.float16)
+    w = torch.randn(8192, device=DEV, dtype=torch.float16)
+    bb = torch.randn(8192, device=DEV, dtype=torch.float16)
+    peer = median_ms(lambda: torch.nn.functional.layer_norm(x, (8192,), w, bb, 1e-5))
+    tri_ms, tri_cfg, tri_out = triton_peers.layernorm(x, w, bb, 1e-5, median_ms)
+    peer_check("triton layernorm", tri_out, torch.nn.functional.layer_norm(x, (8192,), w, bb, 1e-5), 1e-2)
+    variants = [{"BM": 1, "BN": 1024}, {"BM": 4, "BN": 1024}, {"BM": 1, "BN": 4096}]
+    res = best("layernorm.ph", {"M": 4096, "N": 8192}, variants, samples=2048, scalars={"eps": 1e-5})
+    record("layernorm f16 (vs torch)", "4096x8192", res, "F.layer_norm", peer, 2 * x.numel() * 2, "TB/s")
+    record("layernorm f16 (vs Triton)", "4096x8192", res, f"triton {tri_cfg}", tri_ms, 2 * x.numel() * 2, "TB/s")
+    del x, w, bb, tri_out
 
 # Attention forward: B4 H32 N4096 D64 (BH = 128).
 for dtype, example in ((torch.float32, "flash_attention_fp32.ph"), (torch.float16, "flash_attention_fp16.ph")):
+    if not wanted("attention"):
+        break
     q = torch.randn(4, 32, 4096, 64, device=DEV, dtype=dtype)
     k = torch.randn_like(q)
     v = torch.randn_like(q)
     peer = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), reps=10)
+    tri_ms, tri_cfg, tri_out = triton_peers.attention(q, k, v, 0.125, lambda f: median_ms(f, reps=10))
+    peer_check(f"triton attention {dtype}", tri_out,
+               torch.nn.functional.scaled_dot_product_attention(q, k, v), 2e-2)
     variants = [{"D": 64, "BR": 64, "BC": 64}, {"D": 64, "BR": 128, "BC": 64}, {"D": 64, "BR": 64, "BC": 32}]
     if dtype == torch.float16:
         variants.append({"D": 64, "BR": 128, "BC": 128})
@@ -271,13 +312,15 @@ for dtype, example in ((torch.float32, "flash_attention_fp32.ph"), (torch.float1
     flops = 4 * 128 * 4096 * 4096 * 64
     name = "attention fwd f32" if dtype == torch.float32 else "attention fwd f16"
     record(f"{name} (vs torch SDPA)", "B4H32N4096D64", res, "torch SDPA", peer, flops, "TFLOP/s")
-    del q, k, v
+    record(f"{name} (vs Triton)", "B4H32N4096D64", res, f"triton {tri_cfg}", tri_ms, flops, "TFLOP/s")
+    del q, k, v, tri_out
 
 # Chunkwise gated linear attention (no peer in torch; timed for the record).
 # Log-gates are <= 0 (decay); small ones keep the 4096-step state finite.
-res = best("kda_chunk.ph", {"BH": 128, "T": 4096}, [{"C": 64}, {"C": 32}], samples=256,
-           inits={"G": "uniform:-0.05:0"})
-record("gla_chunk f32", "BH128 T4096 D64", res)
+if wanted("gla"):
+    res = best("kda_chunk.ph", {"BH": 128, "T": 4096}, [{"C": 64}, {"C": 32}], samples=256,
+               inits={"G": "uniform:-0.05:0"})
+    record("gla_chunk f32", "BH128 T4096 D64", res)
 
 # ---------------------------------------------------------------- table
 print()

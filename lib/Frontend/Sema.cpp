@@ -137,7 +137,7 @@ private:
   bool readLaunch(const Attribute &attr);
   bool readTensorcore(const Attribute &attr);
   bool readAligned(const Attribute &attr);
-  bool noArguments(const Attribute &attr);
+  bool readPipeline(const Attribute &attr);
   std::optional<int64_t> literal(const AttrArg &arg, StringRef what);
 
   const Kernel &kernel;
@@ -153,15 +153,6 @@ std::optional<int64_t> AttributeReader::literal(const AttrArg &arg,
       return value->value;
   diags.error(arg.loc) << what << " must be an integer literal";
   return std::nullopt;
-}
-
-bool AttributeReader::noArguments(const Attribute &attr) {
-  if (!attr.args.empty()) {
-    diags.error(attr.args.front().loc)
-        << "@" << attr.name << " takes no arguments";
-    return false;
-  }
-  return true;
 }
 
 bool AttributeReader::readSpace(const Attribute &attr,
@@ -212,6 +203,29 @@ bool AttributeReader::readSpace(const Attribute &attr,
           << dim.values.back();
     space.push_back(std::move(dim));
   }
+  return true;
+}
+
+bool AttributeReader::readPipeline(const Attribute &attr) {
+  attrs.pipeline = true;
+  if (attr.args.empty())
+    return true;
+  if (attr.args.size() > 1) {
+    diags.error(attr.loc) << "@pipeline takes at most one argument (the "
+                             "number of stages), got "
+                          << attr.args.size();
+    return false;
+  }
+  std::optional<int64_t> stages = literal(attr.args[0], "the number of stages");
+  if (!stages)
+    return false;
+  if (*stages < 1 || *stages > 8) {
+    diags.error(attr.args[0].loc)
+        << "@pipeline's number of stages must be between 1 and 8, got "
+        << *stages;
+    return false;
+  }
+  attrs.pipelineStages = stages;
   return true;
 }
 
@@ -328,7 +342,7 @@ std::optional<KernelAttributes> AttributeReader::run() {
     else if (attr.name == "launch")
       ok = readLaunch(attr);
     else if (attr.name == "pipeline")
-      ok = noArguments(attr), attrs.pipeline = true;
+      ok = readPipeline(attr);
     else if (attr.name == "tensorcore")
       ok = readTensorcore(attr);
     else if (attr.name == "aligned")

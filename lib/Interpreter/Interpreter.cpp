@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -78,13 +79,17 @@ using TilePtr = std::shared_ptr<const Tile>;
 
 /// A value in a CTA's environment.
 struct RtValue {
-  enum class Kind : uint8_t { Scalar, Tile, Tensor };
+  enum class Kind : uint8_t { Scalar, Tile, Tensor, Slot };
   Kind kind = Kind::Scalar;
   ElementType element = ElementType::F32;
   double f = 0;
   int64_t i = 0;
   TilePtr tile;
   const TensorArg *tensor = nullptr;
+  /// Slot: a staged buffer's storage (mutable: asynchronous copies write
+  /// into it) and the slot (-1: the whole buffer).
+  std::shared_ptr<Tile> storage;
+  int64_t slot = -1;
 
   static RtValue scalarF(ElementType element, double value) {
     RtValue v;
@@ -190,7 +195,26 @@ private:
     set(value, RtValue::ofTile(std::move(tile)));
   }
 
+  /// The tile a shared-memory value holds now (a slot is read when its
+  /// reader runs, not when the slot was named); null, with the error set,
+  /// when a copy into the slot is still in flight.
+  TilePtr readShared(Operation *reader, Value value);
+
+  /// An asynchronous copy's data, written into its slot when a wait
+  /// retires its group (as on the GPU, where nothing says when it lands
+  /// before that).
+  struct PendingCopy {
+    std::shared_ptr<Tile> storage;
+    int64_t slot;
+    std::vector<double> f;
+    std::vector<int64_t> i;
+  };
+  using CopyGroup = std::vector<PendingCopy>;
+  void retire(CopyGroup &group);
+  bool execAsyncWait(tile::AsyncWaitOp op);
+
   // Families of ops.
+  bool execAsyncCopy(tile::AsyncCopyOp op);
   bool execBinary(Operation *op);
   bool execUnary(Operation *op);
   bool execArith(Operation *op);
@@ -215,6 +239,10 @@ private:
   std::atomic<uint64_t> &launchSteps;
   llvm::SmallVector<Operation *, 4> loops;
   std::optional<RunError> error;
+  /// Asynchronous copies since the last commit, and the committed groups
+  /// not yet retired, oldest first.
+  CopyGroup openGroup;
+  std::deque<CopyGroup> committed;
 };
 
 } // namespace
@@ -247,8 +275,10 @@ std::optional<RunError> Cta::run() {
     set(arg, rt);
   }
   llvm::SmallVector<RtValue> ignored;
-  if (runBlock(entry, ignored))
-    flushSteps(kernel);
+  if (runBlock(entry, ignored) && flushSteps(kernel) &&
+      (!openGroup.empty() || !committed.empty()))
+    fail(kernel.getOperation(), "asynchronous copies are still in flight when the kernel "
+                 "ends (no phobos.async_wait 0 retired them)");
   return error;
 }
 
@@ -453,10 +483,43 @@ bool Cta::exec(Operation *op) {
         return true;
       })
       .Case([&](tile::DotOp o) { return execDot(o); })
+      // Staged buffers: slots are views into one storage. Asynchronous
+      // copies land when a wait retires their group; reading a slot
+      // before then is an error, so the waits tile-insert-barriers
+      // places are checked here.
+      .Case([&](tile::LocalBufferOp o) {
+        RtValue rt;
+        rt.kind = RtValue::Kind::Slot;
+        rt.element = elementOf(o.getType().getElementType());
+        rt.storage = Tile::make(o.getType().getShape(), rt.element);
+        set(o, rt);
+        return true;
+      })
+      .Case([&](tile::BufferSlotOp o) {
+        RtValue rt = get(o.getBuffer());
+        int64_t stages = o.getBuffer().getType().getShape().front();
+        int64_t index = get(o.getIndex()).i;
+        if (index < 0 || index >= stages)
+          return fail(o, "slot " + llvm::Twine(index) + " of a buffer of " +
+                             llvm::Twine(stages) + " stages");
+        rt.slot = index;
+        set(o, rt);
+        return true;
+      })
+      .Case([&](tile::AsyncCopyOp o) { return execAsyncCopy(o); })
+      .Case([&](tile::AsyncCommitOp) {
+        committed.push_back(std::move(openGroup));
+        openGroup.clear();
+        return true;
+      })
+      .Case([&](tile::AsyncWaitOp o) { return execAsyncWait(o); })
       // Layouts and shared memory change who holds a tile, not its value.
       .Case<tile::ConvertLayoutOp, tile::LocalAllocOp, tile::LocalLoadOp>(
           [&](Operation *o) {
-            set(o->getResult(0), RtValue::ofTile(get(o->getOperand(0)).tile));
+            TilePtr value = readShared(o, o->getOperand(0));
+            if (!value)
+              return false;
+            set(o->getResult(0), RtValue::ofTile(std::move(value)));
             return true;
           })
       // Threads of one CTA run as one here: a barrier orders nothing.
@@ -704,6 +767,103 @@ bool Cta::execLoad(tile::LoadOp op) {
   return true;
 }
 
+TilePtr Cta::readShared(Operation *reader, Value value) {
+  const RtValue &rt = get(value);
+  if (rt.kind != RtValue::Kind::Slot)
+    return rt.tile;
+  auto inFlight = [&](const CopyGroup &group) {
+    return llvm::any_of(group, [&](const PendingCopy &copy) {
+      return copy.storage == rt.storage && copy.slot == rt.slot;
+    });
+  };
+  if (inFlight(openGroup) || llvm::any_of(committed, inFlight)) {
+    fail(reader, "reads slot " + llvm::Twine(rt.slot) +
+                     " of a staged buffer while an asynchronous copy into it "
+                     "is in flight (no phobos.async_wait retired it)");
+    return nullptr;
+  }
+  const Tile &storage = *rt.storage;
+  llvm::ArrayRef<int64_t> shape = llvm::ArrayRef(storage.shape).drop_front();
+  auto slot = Tile::make(shape, storage.element);
+  int64_t size = slot->size();
+  for (int64_t k = 0; k < size; ++k) {
+    if (slot->isFloat())
+      slot->f[k] = storage.f[rt.slot * size + k];
+    else
+      slot->i[k] = storage.i[rt.slot * size + k];
+  }
+  return slot;
+}
+
+void Cta::retire(CopyGroup &group) {
+  for (PendingCopy &copy : group) {
+    Tile &storage = *copy.storage;
+    int64_t size = storage.isFloat() ? copy.f.size() : copy.i.size();
+    int64_t base = copy.slot * size;
+    for (int64_t k = 0; k < size; ++k) {
+      if (storage.isFloat())
+        storage.f[base + k] = copy.f[k];
+      else
+        storage.i[base + k] = copy.i[k];
+    }
+  }
+  group.clear();
+}
+
+bool Cta::execAsyncWait(tile::AsyncWaitOp op) {
+  // wait_group N: all but the newest N committed groups have landed.
+  int64_t keep = op.getPending();
+  while (int64_t(committed.size()) > keep) {
+    retire(committed.front());
+    committed.pop_front();
+  }
+  return true;
+}
+
+bool Cta::execAsyncCopy(tile::AsyncCopyOp op) {
+  const TensorArg &tensor = *get(op.getTensor()).tensor;
+  const RtValue &destination = get(op.getDestination());
+  auto slice = llvm::cast<tile::TileType>(op.getSlice());
+  int64_t size = slice.getNumElements();
+  PendingCopy copy{destination.storage, destination.slot, {}, {}};
+  // A copy into a slot a pending copy also writes: which lands last is
+  // undefined on the GPU.
+  auto sameSlot = [&](const CopyGroup &group) {
+    return llvm::any_of(group, [&](const PendingCopy &other) {
+      return other.storage == copy.storage && other.slot == copy.slot;
+    });
+  };
+  if (sameSlot(openGroup) || llvm::any_of(committed, sameSlot))
+    return fail(op, "copies into slot " + llvm::Twine(copy.slot) +
+                        " of a staged buffer while an earlier copy into it "
+                        "is in flight");
+  if (destination.storage->isFloat())
+    copy.f.assign(size, 0.0);
+  else
+    copy.i.assign(size, 0);
+  bool enabled = !op.getEnable() || get(op.getEnable()).i != 0;
+  llvm::SmallVector<int64_t, 4> offsets;
+  for (Value offset : op.getOffsets())
+    offsets.push_back(get(offset).i);
+  std::vector<int64_t> flat;
+  int64_t broken;
+  if (enabled && !sliceIndices(tensor, offsets, op.getPointAxes(),
+                               slice.getShape(), op.getInBounds(), flat, broken))
+    return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
+                        " stays inside the tensor, but the slice leaves it");
+  for (int64_t k = 0; k < size; ++k) {
+    bool inside = enabled && flat[k] >= 0;
+    if (!inside)
+      continue; // zero-filled
+    if (destination.storage->isFloat())
+      copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
+    else
+      copy.i[k] = loadInt(tensor.elementType, tensor.data, flat[k]);
+  }
+  openGroup.push_back(std::move(copy));
+  return true;
+}
+
 bool Cta::execStore(tile::StoreOp op) {
   const TensorArg &tensor = *get(op.getTensor()).tensor;
   TilePtr value = get(op.getValue()).tile;
@@ -753,7 +913,12 @@ bool Cta::execScalarAccess(Operation *op, const TensorArg &tensor,
 //===----------------------------------------------------------------------===//
 
 bool Cta::execDot(tile::DotOp op) {
-  TilePtr a = get(op.getA()).tile, b = get(op.getB()).tile;
+  TilePtr a = readShared(op, op.getA());
+  if (!a)
+    return false;
+  TilePtr b = readShared(op, op.getB());
+  if (!b)
+    return false;
   bool transposed = op.getTransposeB();
   int64_t m = a->shape[0], k = a->shape[1];
   int64_t n = transposed ? b->shape[0] : b->shape[1];

@@ -66,6 +66,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileSelectMma());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
+  tile::TilePipelineOptions pipelining;
+  pipelining.maxSharedBytes = limits.sharedMemoryBytes;
+  kernel.addPass(tile::createTilePipeline(pipelining));
   tile::TileAllocateSharedOptions allocate;
   allocate.maxBytes = limits.sharedMemoryBytes;
   kernel.addPass(tile::createTileAllocateShared(allocate));

@@ -168,3 +168,108 @@ phobos.kernel @scratch(%x: f32) attributes {max_threads = 64 : i32, phobos.scrat
   %c = phobos.convert_layout %m : !phobos.tile<1x64xf32, #l> -> !phobos.tile<1x64xf32, #phobos.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]>>
   phobos.return
 }
+
+// -----
+
+// A software pipeline (tile-pipeline's output for a GEMM, 3 stages): the
+// copies into a slot land at the async_wait that retires their group, so a
+// read of the slot needs that wait and then a barrier. At the top of the
+// loop the groups of iterations i and i+1 are in flight; the dot reads
+// slot i (lag 0), so all but the newest group must land: `async_wait 1`.
+// The copy into slot i+2 overwrites what iteration i-1's dot read (write
+// after read): the same barrier serves both, placed before the copy. The
+// remainder loop's stores reuse the memory: everything is waited for, then
+// a barrier; and nothing is in flight when the kernel returns.
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [2, 4]>
+#sh = #phobos.shared<order = [1, 0], padding = 8>
+
+// CHECK-LABEL: phobos.kernel @pipelined
+// CHECK-NOT: {{^ *}}phobos.barrier{{$}}
+// CHECK-NOT: phobos.async_wait
+// CHECK: scf.for
+// CHECK-NEXT: arith.divsi
+// CHECK-NEXT: arith.remsi
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.remsi
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.cmpi
+// CHECK-NEXT: phobos.buffer_slot {{.*}} lag 2
+// CHECK-NEXT: phobos.async_wait 1
+// CHECK-NEXT: phobos.barrier
+// CHECK-NEXT: phobos.async_copy
+// CHECK-NEXT: phobos.buffer_slot {{.*}} lag 2
+// CHECK-NEXT: phobos.async_copy
+// CHECK-NEXT: phobos.async_commit
+// CHECK-NEXT: phobos.buffer_slot {{.*}} lag 0
+// CHECK-NEXT: phobos.buffer_slot {{.*}} lag 0
+// CHECK-NEXT: phobos.dot
+// CHECK-NEXT: scf.yield
+// CHECK: scf.for
+// CHECK-NEXT: phobos.load
+// CHECK-NEXT: phobos.async_wait 0
+// CHECK-NEXT: phobos.barrier
+// CHECK-NEXT: phobos.local_alloc
+// CHECK-NEXT: phobos.load
+// CHECK-NEXT: phobos.local_alloc
+// CHECK-NEXT: phobos.barrier
+// CHECK-NEXT: phobos.dot
+// CHECK: phobos.store
+// CHECK-NEXT: phobos.async_wait 0
+// CHECK-NEXT: phobos.return
+phobos.kernel @pipelined(%arg0: !phobos.tensor<?x?xf16>, %arg1: !phobos.tensor<?x?xf16>, %arg2: !phobos.tensor<?x?xf32>, %arg3: i32, %arg4: i32) attributes {max_threads = 256 : i32, phobos.scratch_offset = 41472 : i64, phobos.shared_bytes = 41472 : i64, pipeline, tensorcore = "f16"} {
+  %c64_i32 = arith.constant 64 : i32
+  %c2_i32 = arith.constant 2 : i32
+  %c3_i32 = arith.constant 3 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i32 = arith.constant 0 : i32
+  %c32_i32 = arith.constant 32 : i32
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = phobos.fill %cst : !phobos.tile<64x128xf32, #mma>
+  %1 = phobos.dim %arg0[1] : !phobos.tensor<?x?xf16>
+  %2 = arith.divsi %1, %c32_i32 : i32
+  %3 = arith.muli %2, %c32_i32 : i32
+  %4 = phobos.local_buffer {offset = 0 : i64} : !phobos.smem<3x64x32xf16, #sh>
+  %5 = phobos.local_buffer {offset = 15360 : i64} : !phobos.smem<3x32x128xf16, #sh>
+  %6 = arith.cmpi sgt, %3, %c0_i32 : i32
+  %7 = phobos.buffer_slot %4[%c0_i32] lag 0 : !phobos.smem<3x64x32xf16, #sh> -> !phobos.smem<64x32xf16, #sh>
+  phobos.async_copy %arg0[%arg3, %c0_i32] into %7 if %6 {in_bounds = array<i1: false, true>} : !phobos.tensor<?x?xf16>, !phobos.tile<64x32xf16, #la>, !phobos.smem<64x32xf16, #sh>
+  %8 = phobos.buffer_slot %5[%c0_i32] lag 0 : !phobos.smem<3x32x128xf16, #sh> -> !phobos.smem<32x128xf16, #sh>
+  phobos.async_copy %arg1[%c0_i32, %arg4] into %8 if %6 {in_bounds = array<i1: true, false>} : !phobos.tensor<?x?xf16>, !phobos.tile<32x128xf16, #lb>, !phobos.smem<32x128xf16, #sh>
+  phobos.async_commit
+  %9 = arith.cmpi sgt, %3, %c32_i32 : i32
+  %10 = phobos.buffer_slot %4[%c1_i32] lag 1 : !phobos.smem<3x64x32xf16, #sh> -> !phobos.smem<64x32xf16, #sh>
+  phobos.async_copy %arg0[%arg3, %c32_i32] into %10 if %9 {in_bounds = array<i1: false, true>} : !phobos.tensor<?x?xf16>, !phobos.tile<64x32xf16, #la>, !phobos.smem<64x32xf16, #sh>
+  %11 = phobos.buffer_slot %5[%c1_i32] lag 1 : !phobos.smem<3x32x128xf16, #sh> -> !phobos.smem<32x128xf16, #sh>
+  phobos.async_copy %arg1[%c32_i32, %arg4] into %11 if %9 {in_bounds = array<i1: true, false>} : !phobos.tensor<?x?xf16>, !phobos.tile<32x128xf16, #lb>, !phobos.smem<32x128xf16, #sh>
+  phobos.async_commit
+  %12 = scf.for %arg5 = %c0_i32 to %3 step %c32_i32 iter_args(%arg6 = %0) -> (!phobos.tile<64x128xf32, #mma>)  : i32 {
+    %14 = arith.divsi %arg5, %c32_i32 : i32
+    %15 = arith.remsi %14, %c3_i32 : i32
+    %16 = arith.addi %14, %c2_i32 : i32
+    %17 = arith.remsi %16, %c3_i32 : i32
+    %18 = arith.addi %arg5, %c64_i32 : i32
+    %19 = arith.cmpi slt, %18, %3 : i32
+    %20 = phobos.buffer_slot %4[%17] lag 2 : !phobos.smem<3x64x32xf16, #sh> -> !phobos.smem<64x32xf16, #sh>
+    phobos.async_copy %arg0[%arg3, %18] into %20 if %19 {in_bounds = array<i1: false, true>} : !phobos.tensor<?x?xf16>, !phobos.tile<64x32xf16, #la>, !phobos.smem<64x32xf16, #sh>
+    %21 = phobos.buffer_slot %5[%17] lag 2 : !phobos.smem<3x32x128xf16, #sh> -> !phobos.smem<32x128xf16, #sh>
+    phobos.async_copy %arg1[%18, %arg4] into %21 if %19 {in_bounds = array<i1: true, false>} : !phobos.tensor<?x?xf16>, !phobos.tile<32x128xf16, #lb>, !phobos.smem<32x128xf16, #sh>
+    phobos.async_commit
+    %22 = phobos.buffer_slot %4[%15] lag 0 : !phobos.smem<3x64x32xf16, #sh> -> !phobos.smem<64x32xf16, #sh>
+    %23 = phobos.buffer_slot %5[%15] lag 0 : !phobos.smem<3x32x128xf16, #sh> -> !phobos.smem<32x128xf16, #sh>
+    %24 = phobos.dot %22, %23, %arg6 kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    scf.yield %24 : !phobos.tile<64x128xf32, #mma>
+  } {phobos.pipeline_stages = 3 : i64}
+  %13 = scf.for %arg5 = %3 to %1 step %c32_i32 iter_args(%arg6 = %12) -> (!phobos.tile<64x128xf32, #mma>)  : i32 {
+    %14 = phobos.load %arg0[%arg3, %arg5] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %15 = phobos.local_alloc %14 {offset = 0 : i64} : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %16 = phobos.load %arg1[%arg5, %arg4] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %17 = phobos.local_alloc %16 {offset = 5120 : i64} : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %18 = phobos.dot %15, %17, %arg6 kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    scf.yield %18 : !phobos.tile<64x128xf32, #mma>
+  }
+  phobos.store %13, %arg2[%arg3, %arg4] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+

@@ -57,6 +57,8 @@ struct KernelAttributes {
   std::vector<SearchDim> cluster;
   std::optional<int64_t> maxThreads, minBlocks, maxRegs;
   bool pipeline = false;
+  /// `@pipeline(N)`: the number of stages; absent for `@pipeline`.
+  std::optional<int64_t> pipelineStages;
   /// `@tensorcore`: what dots on f32 operands round to (f16, tf32, bf16).
   std::optional<tile::DotPrecision> tensorcore;
   /// `@aligned(M = TILE_M)`: dim name, the expression of the multiple.

@@ -27,12 +27,8 @@ struct OperandBuffer {
 
   /// Pointer to element `coords` (in the buffer's own axis order).
   Value pointer(ArrayRef<Value> coords) {
-    auto layout = cast<SharedLayoutAttr>(type.getLayout());
-    ArrayRef<unsigned> order = layout.getOrder();
-    int64_t rowLength = type.getShape()[order[0]] + layout.getPadding();
-    Value index = l.add(l.mul(coords[order[1]], l.i32(rowLength)),
-                        coords[order[0]]);
-    return l.elementPointer(base, index, type.getElementType());
+    return l.elementPointer(base, l.sharedIndex(type, coords),
+                            type.getElementType());
   }
   unsigned contiguousAxis() const {
     return cast<SharedLayoutAttr>(type.getLayout()).getOrder().front();

@@ -269,6 +269,23 @@ Value ThreadEmitter::elementPointer(Value base, Value elementIndex,
                              ValueRange{elementIndex});
 }
 
+Value ThreadEmitter::sharedIndex(SharedMemoryType type, ArrayRef<Value> coords) {
+  if (SharedMemoryType slot = getSlotType(type))
+    type = slot;
+  auto layout = cast<SharedLayoutAttr>(type.getLayout());
+  ArrayRef<unsigned> order = layout.getOrder();
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rowLength = shape[order[0]] + layout.getPadding();
+  // Rows: the row-major index of the other axes, slowest last in `order`.
+  Value row = i32(0);
+  int64_t stride = 1;
+  for (size_t k = 1; k < order.size(); ++k) {
+    row = add(row, mul(coords[order[k]], i32(stride)));
+    stride *= shape[order[k]];
+  }
+  return add(mul(row, i32(rowLength)), coords[order[0]]);
+}
+
 Value ThreadEmitter::scratchPointer(Value elementIndex, Type element) {
   return elementPointer(offsetShared(frame.sharedBase, frame.scratchOffset),
                         elementIndex, element);

@@ -144,6 +144,9 @@ public:
   /// A pointer to element `elementIndex` of `element`s from `base`.
   mlir::Value elementPointer(mlir::Value base, mlir::Value elementIndex,
                              mlir::Type element);
+  /// The element index (i32) of `coords` in a buffer (or one slot of a
+  /// staged buffer) of `type`, as its shared layout places it.
+  mlir::Value sharedIndex(SharedMemoryType type, llvm::ArrayRef<mlir::Value> coords);
   /// A pointer into the scratch region.
   mlir::Value scratchPointer(mlir::Value elementIndex, mlir::Type element);
   /// `bar.sync 0`: inside an op that exchanges data through scratch,
@@ -214,6 +217,11 @@ void populateReductionToGPUPatterns(const mlir::TypeConverter &converter,
 void populateSharedMemoryToGPUPatterns(const mlir::TypeConverter &converter,
                                        mlir::RewritePatternSet &patterns,
                                        TileLoweringState &state);
+/// AsyncCopyToGPU.cpp: `local_buffer`, `buffer_slot`, `async_copy`,
+/// `async_commit`, `async_wait` (cp.async).
+void populateAsyncCopyToGPUPatterns(const mlir::TypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    TileLoweringState &state);
 /// DotToGPU.cpp: `dot` on FMA micro-tiles and on mma.sync.
 void populateDotToGPUPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns,

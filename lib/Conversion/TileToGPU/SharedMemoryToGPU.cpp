@@ -31,22 +31,6 @@ Value linearIndex(ThreadEmitter &e, ArrayRef<int64_t> shape,
   return index;
 }
 
-/// Shared-memory element index of `coords` in a buffer of `type`.
-Value sharedIndex(ThreadEmitter &e, SharedMemoryType type,
-                  ArrayRef<Value> coords) {
-  auto layout = cast<SharedLayoutAttr>(type.getLayout());
-  ArrayRef<unsigned> order = layout.getOrder();
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t rowLength = shape[order[0]] + layout.getPadding();
-  Value row = e.i32(0);
-  int64_t stride = 1;
-  for (size_t k = 1; k < order.size(); ++k) {
-    row = e.add(row, e.mul(coords[order[k]], e.i32(stride)));
-    stride *= shape[order[k]];
-  }
-  return e.add(e.mul(row, e.i32(rowLength)), coords[order[0]]);
-}
-
 /// The registers of a thread run of `width` along `axis` from per-axis
 /// indices `q`.
 SmallVector<int64_t, 8> runRegisters(const DistributedLayout &layout,
@@ -89,7 +73,7 @@ struct LocalAllocLowering : TileToGPUPattern<LocalAllocOp> {
       e.predicatedStore(
           e.isCanonical(layout, reg), value,
           e.elementPointer(base,
-                           sharedIndex(e, type, e.coordinates(layout, reg)),
+                           e.sharedIndex(type, e.coordinates(layout, reg)),
                            element),
           width == 1 ? 0
                      : static_cast<unsigned>(width * getElementBytes(element)));
@@ -112,7 +96,7 @@ struct LocalLoadLowering : TileToGPUPattern<LocalLoadOp> {
     Regs values;
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       Value pointer = e.elementPointer(
-          base, sharedIndex(e, type, e.coordinates(layout, reg)), element);
+          base, e.sharedIndex(type, e.coordinates(layout, reg)), element);
       values.push_back(e.fromMemory(
           LLVM::LoadOp::create(e.b, e.loc, e.memoryType(element), pointer),
           element));

@@ -67,7 +67,8 @@ public:
 
 /// Whether `op` reads or writes shared memory once lowered.
 bool usesSharedMemory(Operation *op) {
-  if (isa<LocalAllocOp, LocalLoadOp>(op) || getScratchBytes(op) > 0)
+  if (isa<LocalAllocOp, LocalLoadOp, AsyncCopyOp>(op) ||
+      getScratchBytes(op) > 0)
     return true;
   auto dot = dyn_cast<DotOp>(op);
   return dot && isa<SharedMemoryType>(dot.getA().getType());
@@ -172,6 +173,7 @@ struct ConvertTileToGPU
     populateComputeToGPUPatterns(converter, patterns, state);
     populateReductionToGPUPatterns(converter, patterns, state);
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
+    populateAsyncCopyToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

@@ -208,9 +208,23 @@ kernel k() {
 
 // -----
 
-// @pipeline takes no arguments.
-// expected-error@+1 {{@pipeline takes no arguments}}
-@pipeline(2)
+// @pipeline takes at most one argument, the number of stages, 1 to 8.
+// expected-error@+1 {{@pipeline's number of stages must be between 1 and 8, got 9}}
+@pipeline(9)
+kernel k() {
+}
+
+// -----
+
+// expected-error@+1 {{@pipeline takes at most one argument (the number of stages), got 2}}
+@pipeline(2, 3)
+kernel k() {
+}
+
+// -----
+
+// expected-error@+1 {{the number of stages must be an integer literal}}
+@pipeline(S)
 kernel k() {
 }
 

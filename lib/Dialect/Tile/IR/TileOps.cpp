@@ -688,3 +688,68 @@ LogicalResult LocalLoadOp::verify() {
 
 #define GET_OP_CLASSES
 #include "Phobos/Dialect/Tile/IR/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Software pipelines
+//===----------------------------------------------------------------------===//
+
+SharedMemoryType phobos::tile::getSlotType(SharedMemoryType buffer) {
+  auto layout = cast<SharedLayoutAttr>(buffer.getLayout());
+  if (layout.getOrder().size() + 1 != buffer.getShape().size())
+    return {};
+  return SharedMemoryType::get(buffer.getContext(),
+                               buffer.getShape().drop_front(),
+                               buffer.getElementType(), layout);
+}
+
+SharedMemoryType phobos::tile::getStagedType(SharedMemoryType slot,
+                                             int64_t stages) {
+  SmallVector<int64_t> shape{stages};
+  llvm::append_range(shape, slot.getShape());
+  return SharedMemoryType::get(slot.getContext(), shape, slot.getElementType(),
+                               slot.getLayout());
+}
+
+LogicalResult LocalBufferOp::verify() {
+  SharedMemoryType type = getType();
+  if (type.getShape().size() < 2 || !getSlotType(type))
+    return emitOpError("a staged buffer needs a leading stage axis (one axis "
+                       "more than its layout), got ")
+           << type;
+  return success();
+}
+
+LogicalResult BufferSlotOp::verify() {
+  SharedMemoryType slot = getSlotType(getBuffer().getType());
+  if (!slot)
+    return emitOpError("reads a slot of a buffer that has no stage axis: ")
+           << getBuffer().getType();
+  if (slot != getType())
+    return emitOpError("a slot of ")
+           << getBuffer().getType() << " has type " << slot << ", not "
+           << getType();
+  if (getLag() < 0 || getLag() >= getBuffer().getType().getShape().front())
+    return emitOpError("lag ")
+           << getLag() << " is outside the buffer's "
+           << getBuffer().getType().getShape().front() << " stages";
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto slice = cast<TileType>(getSlice());
+  if (failed(verifySliceAccess(*this, getTensor().getType(), slice,
+                               getOffsets().size(), getPointAxes(),
+                               getInBounds())))
+    return failure();
+  if (!isa_and_nonnull<DistributedLayoutInterface>(slice.getEncoding()))
+    return emitOpError("the slice needs a distributed layout (who copies "
+                       "what), got ")
+           << slice;
+  SharedMemoryType destination = getDestination().getType();
+  if (destination.getShape() != slice.getShape() ||
+      destination.getElementType() != slice.getElementType())
+    return emitOpError("copies a ")
+           << slice << " into a buffer of another shape or element type: "
+           << destination;
+  return success();
+}

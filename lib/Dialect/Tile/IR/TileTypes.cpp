@@ -237,7 +237,10 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "shared memory buffer layout must be a "
                           "#phobos.shared, got "
                        << layout;
-  if (shared.getOrder().size() != shape.size())
+  // A staged buffer (the slots of a software pipeline) has one axis more
+  // than its layout: the leading stage axis.
+  if (shared.getOrder().size() != shape.size() &&
+      shared.getOrder().size() + 1 != shape.size())
     return emitError() << "shared layout order has "
                        << shared.getOrder().size() << " axes for a rank-"
                        << shape.size() << " buffer";

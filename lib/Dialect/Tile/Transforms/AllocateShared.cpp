@@ -40,21 +40,30 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
     // loop the buffer was written outside of keeps it alive for the whole
     // loop (every iteration reads it).
     struct Buffer {
-      LocalAllocOp alloc;
+      Operation *alloc; ///< a local_alloc or a local_buffer
       int64_t start, end, bytes, offset = 0;
     };
     std::vector<Buffer> buffers;
     int64_t scratch = 0;
+    // A buffer's readers: its users, and the users of the slots of a staged
+    // buffer.
+    std::function<void(Value, Buffer &, Operation *)> extend =
+        [&](Value value, Buffer &buffer, Operation *op) {
+          for (Operation *user : value.getUsers()) {
+            if (Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user))
+              buffer.end = std::max(buffer.end, span[ancestor].second);
+            if (auto slot = dyn_cast<BufferSlotOp>(user))
+              extend(slot, buffer, op);
+          }
+        };
     kernel.walk([&](Operation *op) {
       scratch = std::max(scratch, getScratchBytes(op));
-      auto alloc = dyn_cast<LocalAllocOp>(op);
-      if (!alloc)
+      if (!isa<LocalAllocOp, LocalBufferOp>(op))
         return;
-      Buffer buffer{alloc, span[op].first, span[op].second,
-                    align(getSharedMemoryBytes(alloc.getType()))};
-      for (Operation *user : alloc->getUsers())
-        if (Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user))
-          buffer.end = std::max(buffer.end, span[ancestor].second);
+      auto type = cast<SharedMemoryType>(op->getResult(0).getType());
+      Buffer buffer{op, span[op].first, span[op].second,
+                    align(getSharedMemoryBytes(type))};
+      extend(op->getResult(0), buffer, op);
       buffers.push_back(buffer);
     });
     // First fit: the lowest offset that no buffer live at the same time
@@ -74,7 +83,7 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
         offset = std::max(offset, end);
       }
       buffers[i].offset = offset;
-      buffers[i].alloc.setOffsetAttr(builder.getI64IntegerAttr(offset));
+      buffers[i].alloc->setAttr("offset", builder.getI64IntegerAttr(offset));
       total = std::max(total, offset + buffers[i].bytes);
     }
     // Scratch is used only inside one op, after every buffer.

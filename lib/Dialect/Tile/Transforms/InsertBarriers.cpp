@@ -1,13 +1,23 @@
-//===- InsertBarriers.cpp - Barriers from shared-memory accesses ----------===//
+//===- InsertBarriers.cpp - Barriers and waits from shared-memory accesses -===//
 //
 // A forward analysis over the kernel's structured control flow. The state
 // is what was read and written of shared memory since the last barrier
-// (byte ranges, SharedMemoryAccess.h); an op whose access conflicts with
-// it (it reads what was written, or writes what was read or written) gets
-// a barrier in front of it, which empties the state. A loop body starts
-// from what was pending before the loop joined with what its end leaves
-// (the previous iteration), computed to a fixed point before barriers are
-// placed in it; a branch leaves the union of its sides.
+// (SharedMemoryAccess.h), and the groups of asynchronous copies still in
+// flight. An op whose access conflicts with the completed accesses gets a
+// barrier in front of it, which empties them; an op that reads (or
+// overwrites) what a copy in flight writes first gets an `async_wait` for
+// the copy's group, after which the copy's writes are completed writes.
+// When a barrier is placed, the waits the reads right after it will need
+// are moved in front of it, so that one barrier serves both (the steady
+// state of a software pipeline: wait, barrier, start the next copy,
+// compute).
+//
+// Copies into the slots of a staged buffer are told apart by the slot's
+// `lag` (which iteration's data it holds): a read of this iteration's slot
+// waits only for the group that fills it. A loop body starts from what was
+// pending before the loop joined with what its end leaves, lags shifted
+// by one iteration, computed to a fixed point before anything is placed in
+// it; a branch leaves the union of its sides.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,33 +37,111 @@ using namespace phobos::tile;
 
 namespace {
 
-/// Shared memory read and written since the last barrier.
+/// A slot of a staged buffer, by the iteration its data belongs to
+/// (lag modulo the stages; -1 when no longer known), and its bytes.
+struct SlotWrite {
+  Value buffer;
+  int64_t lag = -1;
+  ByteRange range;
+  bool operator==(const SlotWrite &other) const {
+    return buffer == other.buffer && lag == other.lag && range == other.range;
+  }
+};
+using Group = SmallVector<SlotWrite, 2>;
+
+/// Shared memory read and written since the last barrier, and the copies
+/// in flight.
 struct Pending {
   SmallVector<ByteRange, 4> reads, writes;
+  /// Committed groups, oldest first; `open` is not committed yet.
+  SmallVector<Group, 4> inflight;
+  Group open;
 
   static void add(SmallVectorImpl<ByteRange> &set, ByteRange range) {
     if (!llvm::is_contained(set, range))
       set.push_back(range);
+  }
+  static void addAll(Group &group, const Group &more) {
+    for (const SlotWrite &write : more)
+      if (!llvm::is_contained(group, write))
+        group.push_back(write);
   }
   void join(const Pending &other) {
     for (ByteRange range : other.reads)
       add(reads, range);
     for (ByteRange range : other.writes)
       add(writes, range);
+    // Groups are aligned on the most recent one.
+    if (other.inflight.size() > inflight.size())
+      inflight.insert(inflight.begin(),
+                      other.inflight.size() - inflight.size(), Group());
+    size_t shift = inflight.size() - other.inflight.size();
+    for (size_t k = 0; k < other.inflight.size(); ++k)
+      addAll(inflight[shift + k], other.inflight[k]);
+    addAll(open, other.open);
   }
   bool operator==(const Pending &other) const {
     auto sorted = [](SmallVector<ByteRange, 4> set) {
       llvm::sort(set);
       return set;
     };
+    auto sameGroup = [](const Group &a, const Group &b) {
+      return a.size() == b.size() &&
+             llvm::all_of(a, [&](const SlotWrite &w) {
+               return llvm::is_contained(b, w);
+             });
+    };
+    if (inflight.size() != other.inflight.size() ||
+        !sameGroup(open, other.open))
+      return false;
+    for (size_t k = 0; k < inflight.size(); ++k)
+      if (!sameGroup(inflight[k], other.inflight[k]))
+        return false;
     return sorted(reads) == sorted(other.reads) &&
            sorted(writes) == sorted(other.writes);
   }
-  bool empty() const { return reads.empty() && writes.empty(); }
+  /// Completes all but the `keep` most recent groups.
+  void complete(size_t keep) {
+    while (inflight.size() > keep) {
+      for (const SlotWrite &write : inflight.front())
+        add(writes, write.range);
+      inflight.erase(inflight.begin());
+    }
+  }
+  /// Moves every slot's lag one iteration back (the next iteration of the
+  /// loop the slots belong to), or forgets the lags.
+  void shiftLags(bool forget) {
+    auto shift = [&](Group &group) {
+      for (SlotWrite &write : group) {
+        if (write.lag < 0)
+          continue;
+        if (forget) {
+          write.lag = -1;
+          continue;
+        }
+        int64_t stages =
+            cast<SharedMemoryType>(write.buffer.getType()).getShape().front();
+        write.lag = (write.lag + stages - 1) % stages;
+      }
+    };
+    for (Group &group : inflight)
+      shift(group);
+    shift(open);
+  }
 };
 
 bool overlapsAny(ByteRange range, ArrayRef<ByteRange> set) {
   return llvm::any_of(set, [&](ByteRange other) { return range.overlaps(other); });
+}
+
+/// The slot a `!phobos.smem` value names: (buffer, lag) of a buffer_slot.
+std::optional<SlotWrite> slotOf(Value value) {
+  auto slot = value.getDefiningOp<BufferSlotOp>();
+  if (!slot)
+    return std::nullopt;
+  int64_t stages = slot.getBuffer().getType().getShape().front();
+  return SlotWrite{slot.getBuffer(), static_cast<int64_t>(slot.getLag()) % stages,
+                   getBufferRange(slot)};
 }
 
 class BarrierPlacer {
@@ -65,12 +153,16 @@ public:
 
   unsigned run() {
     Pending state;
-    processBlock(kernel.getBody().front(), state, /*place=*/true);
+    Block &body = kernel.getBody().front();
+    processBlock(body, state, /*place=*/true);
+    // Nothing may be in flight when the kernel ends.
+    if (!state.inflight.empty() || !state.open.empty())
+      insertWait(body.getTerminator(), 0, /*place=*/true);
     return placed;
   }
 
 private:
-  /// Whether `access` conflicts with `state`.
+  /// Whether `access` conflicts with the completed accesses of `state`.
   bool conflicts(const SharedMemoryAccess &access, const Pending &state) const {
     // As one location, a write waits only for reads: a location written
     // twice is read in between (allocation reuses bytes only after their
@@ -89,6 +181,47 @@ private:
         if (overlapsAny(range, state.writes))
           return true;
     return false;
+  }
+
+  /// How many in-flight groups may stay in flight when `op` runs: the
+  /// groups older than the newest one that writes what `op` reads or
+  /// writes complete. `state.inflight.size()` when nothing need wait; -1
+  /// when the copy is not even committed.
+  int64_t groupsThatMayStay(Operation *op, const Pending &state) {
+    SharedMemoryAccess access = getSharedMemoryAccess(op, kernel);
+    // Slots are told apart by lag; every other access by its bytes.
+    SmallVector<SlotWrite> slots;
+    SmallVector<ByteRange> ranges;
+    for (Value operand : op->getOperands())
+      if (std::optional<SlotWrite> slot = slotOf(operand))
+        slots.push_back(*slot);
+    auto isSlotRange = [&](ByteRange range) {
+      return llvm::any_of(slots,
+                          [&](const SlotWrite &slot) { return slot.range == range; });
+    };
+    for (ByteRange range : access.reads)
+      if (!isSlotRange(range))
+        ranges.push_back(range);
+    for (ByteRange range : access.writes)
+      if (!isSlotRange(range))
+        ranges.push_back(range);
+    auto needs = [&](const Group &group) {
+      for (const SlotWrite &write : group) {
+        for (const SlotWrite &slot : slots)
+          if (write.buffer == slot.buffer &&
+              (write.lag < 0 || write.lag == slot.lag))
+            return true;
+        if (overlapsAny(write.range, ranges))
+          return true;
+      }
+      return false;
+    };
+    if (needs(state.open))
+      return -1;
+    for (size_t k = state.inflight.size(); k-- > 0;)
+      if (needs(state.inflight[k]))
+        return static_cast<int64_t>(state.inflight.size() - 1 - k);
+    return static_cast<int64_t>(state.inflight.size());
   }
 
   void processBlock(Block &block, Pending &state, bool place) {
@@ -116,34 +249,109 @@ private:
         regions.push_back(&region);
       return processLoop(regions, state, place);
     }
+    if (isa<AsyncCommitOp>(op)) {
+      state.inflight.push_back(state.open);
+      state.open.clear();
+      return;
+    }
+    if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
+      state.complete(wait.getPending());
+      return;
+    }
     SharedMemoryAccess access = getSharedMemoryAccess(op, kernel);
     if (access.isBarrier) {
-      state = Pending();
+      state.reads.clear();
+      state.writes.clear();
       return;
     }
     if (access.empty())
       return;
-    if (conflicts(access, state)) {
-      insertBarrierBefore(op, place);
-      state = Pending();
+
+    // Copies in flight that this op reads or overwrites complete first.
+    int64_t stay = groupsThatMayStay(op, state);
+    if (stay < 0) {
+      // It needs a copy that is not even committed: commit and drain.
+      insertBefore<AsyncCommitOp>(op, place);
+      state.inflight.push_back(state.open);
+      state.open.clear();
+      stay = 0;
     }
-    if (access.internalBarrier)
-      state = Pending();
-    else
+    if (stay < static_cast<int64_t>(state.inflight.size())) {
+      insertWait(op, stay, place);
+      state.complete(stay);
+    }
+
+    if (conflicts(access, state)) {
+      // The waits the next reads need join this barrier.
+      int64_t ahead = waitsAhead(op, state);
+      if (ahead < static_cast<int64_t>(state.inflight.size())) {
+        insertWait(op, ahead, place);
+        state.complete(ahead);
+      }
+      insertBefore<BarrierOp>(op, place);
+      state.reads.clear();
+      state.writes.clear();
+    }
+
+    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      SlotWrite write{copy.getDestination(), -1,
+                      getBufferRange(copy.getDestination())};
+      if (std::optional<SlotWrite> slot = slotOf(copy.getDestination()))
+        write = *slot;
+      state.open.push_back(write);
+      return;
+    }
+    if (access.internalBarrier) {
+      state.reads.clear();
+      state.writes.clear();
+    } else {
       for (ByteRange range : access.writes)
         Pending::add(state.writes, range);
+    }
     for (ByteRange range : access.reads)
       Pending::add(state.reads, range);
   }
 
-  /// A barrier before `op`, or (dry run) only counted.
-  void insertBarrierBefore(Operation *op, bool place) {
-    ++counted;
+  /// The fewest groups that may stay in flight for the ops after `op` in
+  /// its block, up to the next op that needs a barrier of its own, so that
+  /// none of them waits for a copy committed before `op`.
+  int64_t waitsAhead(Operation *op, const Pending &state) {
+    int64_t keep = static_cast<int64_t>(state.inflight.size());
+    for (Operation *next = op; next; next = next->getNextNode()) {
+      // A commit only adds newer groups; an explicit wait or a region ends
+      // the look.
+      if (next->getNumRegions() != 0 || isa<AsyncWaitOp>(next))
+        break;
+      if (next->hasTrait<OpTrait::IsTerminator>())
+        break;
+      int64_t stay = groupsThatMayStay(next, state);
+      if (stay >= 0)
+        keep = std::min(keep, stay);
+    }
+    return keep;
+  }
+
+  /// A barrier (or a commit) before `op`; in a dry run barriers are only
+  /// counted.
+  template <typename Op>
+  void insertBefore(Operation *op, bool place) {
+    constexpr bool barrier = std::is_same_v<Op, BarrierOp>;
+    if (barrier)
+      ++counted;
     if (!place)
       return;
     OpBuilder builder(op);
-    BarrierOp::create(builder, op->getLoc());
-    ++placed;
+    Op::create(builder, op->getLoc());
+    if (barrier)
+      ++placed;
+  }
+
+  void insertWait(Operation *op, int64_t pending, bool place) {
+    if (!place)
+      return;
+    OpBuilder builder(op);
+    AsyncWaitOp::create(builder, op->getLoc(),
+                        builder.getI32IntegerAttr(static_cast<int32_t>(pending)));
   }
 
   void processRegion(Region &region, Pending &state, bool place) {
@@ -159,6 +367,7 @@ private:
       Pending end = entry;
       processRegion(loop.getBefore(), end, /*place=*/false);
       processRegion(loop.getAfter(), end, /*place=*/false);
+      end.shiftLags(/*forget=*/true);
       Pending next = state;
       next.join(end);
       if (next == entry)
@@ -169,23 +378,29 @@ private:
     Pending afterState = entry;
     processRegion(loop.getAfter(), afterState, place);
     state = entry;
+    state.shiftLags(/*forget=*/true);
   }
 
   /// The state at the start of `regions` (run in order, any number of
   /// times) when `before` is pending on entry: a fixed point of joining
-  /// what one pass over them leaves. Sets `barriers` to how many barriers
-  /// one pass places from there.
+  /// what one pass over them leaves, the slots' lags moved to the next
+  /// iteration. Sets `barriers` to how many barriers one pass places.
   Pending loopEntry(ArrayRef<Region *> regions, const Pending &before,
                     unsigned &barriers) {
     Pending entry = before;
-    while (true) {
+    for (int round = 0;; ++round) {
       Pending end = entry;
       unsigned start = counted;
       for (Region *region : regions)
         processRegion(*region, end, /*place=*/false);
       barriers = counted - start;
+      end.shiftLags(/*forget=*/false);
       Pending next = before;
       next.join(end);
+      // Lags and groups are finite; a long chain of joins means the
+      // in-flight groups keep growing: forget the lags to converge.
+      if (round > 16)
+        next.shiftLags(/*forget=*/true);
       if (next == entry)
         return entry;
       entry = next;
@@ -194,24 +409,30 @@ private:
 
   /// `regions` run in order, any number of times. When what is pending
   /// before the loop is what makes the body place more barriers (a buffer
-  /// written before the loop and read in it), one barrier before the loop
-  /// replaces them.
+  /// written before the loop and only read in it), one barrier before the
+  /// loop replaces them.
   void processLoop(ArrayRef<Region *> regions, Pending &state, bool place) {
     unsigned withState = 0, fromEmpty = 0;
     Pending entry = loopEntry(regions, state, withState);
-    if (!state.empty()) {
-      Pending clean = loopEntry(regions, Pending(), fromEmpty);
+    if (!state.reads.empty() || !state.writes.empty()) {
+      Pending clean = state;
+      clean.reads.clear();
+      clean.writes.clear();
+      Pending cleanEntry = loopEntry(regions, clean, fromEmpty);
       if (fromEmpty < withState) {
-        insertBarrierBefore(regions.front()->getParentOp(), place);
-        state = Pending();
-        entry = clean;
+        insertBefore<BarrierOp>(regions.front()->getParentOp(), place);
+        state = clean;
+        entry = cleanEntry;
       }
     }
     Pending end = entry;
     for (Region *region : regions)
       processRegion(*region, end, place);
     state = entry;
+    end.shiftLags(/*forget=*/false);
     state.join(end);
+    // After the loop, its slots' lags mean nothing.
+    state.shiftLags(/*forget=*/true);
   }
 
   KernelOp kernel;

@@ -141,7 +141,14 @@ int64_t phobos::tile::getScratchBytes(Operation *op) {
   return 0;
 }
 
+int64_t phobos::tile::getSlotStrideBytes(SharedMemoryType buffer) {
+  SharedMemoryType slot = getSlotType(buffer);
+  return (getSharedMemoryBytes(slot) + 15) / 16 * 16;
+}
+
 int64_t phobos::tile::getSharedMemoryBytes(SharedMemoryType type) {
+  if (getSlotType(type))
+    return type.getShape().front() * getSlotStrideBytes(type);
   auto layout = cast<SharedLayoutAttr>(type.getLayout());
   ArrayRef<int64_t> shape = type.getShape();
   unsigned fastest = layout.getOrder().front();

@@ -9,11 +9,18 @@ using namespace mlir;
 using namespace phobos::tile;
 
 ByteRange phobos::tile::getBufferRange(Value buffer) {
-  auto alloc = buffer.getDefiningOp<LocalAllocOp>();
-  if (!alloc || !alloc.getOffset())
+  // A slot's index is dynamic: it stands for its whole staged buffer.
+  if (auto slot = buffer.getDefiningOp<BufferSlotOp>())
+    buffer = slot.getBuffer();
+  Operation *def = buffer.getDefiningOp();
+  if (!isa_and_nonnull<LocalAllocOp, LocalBufferOp>(def))
     return ByteRange{};
-  int64_t begin = *alloc.getOffset();
-  return ByteRange{begin, begin + getSharedMemoryBytes(alloc.getType())};
+  auto offset = def->getAttrOfType<IntegerAttr>("offset");
+  if (!offset)
+    return ByteRange{};
+  int64_t begin = offset.getInt();
+  return ByteRange{begin, begin + getSharedMemoryBytes(
+                                      cast<SharedMemoryType>(buffer.getType()))};
 }
 
 SharedMemoryAccess phobos::tile::getSharedMemoryAccess(Operation *op,
@@ -23,6 +30,10 @@ SharedMemoryAccess phobos::tile::getSharedMemoryAccess(Operation *op,
     access.isBarrier = true;
     return access;
   }
+  // Commits and waits order the copies in flight (tile-insert-barriers
+  // models them) but touch no bytes themselves.
+  if (isa<AsyncCommitOp, AsyncWaitOp>(op))
+    return access;
   // Buffers, from the effects on the SharedMemory resource.
   if (auto effecting = dyn_cast<MemoryEffectOpInterface>(op)) {
     SmallVector<MemoryEffects::EffectInstance> effects;

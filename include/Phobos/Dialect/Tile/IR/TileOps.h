@@ -32,4 +32,12 @@ struct SharedMemoryResource
 #define GET_OP_CLASSES
 #include "Phobos/Dialect/Tile/IR/TileOps.h.inc"
 
+namespace phobos::tile {
+/// The type of one slot of a staged buffer (a leading stage axis, which its
+/// layout does not describe); null when `buffer` has no stage axis.
+SharedMemoryType getSlotType(SharedMemoryType buffer);
+/// A buffer of `stages` slots of type `slot`.
+SharedMemoryType getStagedType(SharedMemoryType slot, int64_t stages);
+} // namespace phobos::tile
+
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_H

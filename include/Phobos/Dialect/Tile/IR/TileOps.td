@@ -45,7 +45,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     - `variant`: the value bound to each `@autotune` name in this body;
     - `max_threads`, `min_blocks`, `max_regs`: `@launch` (CTA size default
       256);
-    - `pipeline`, `tensorcore` (`"f16"`, `"tf32"` or `"bf16"`: the precision
+    - `pipeline` (`@pipeline`) and `pipeline_stages` (`@pipeline(N)`), `tensorcore` (`"f16"`, `"tf32"` or `"bf16"`: the precision
       `dot` rounds f32 operands to),
       `aligned` (dim name -> the multiple the launch promises);
     - `unknown_attributes`: attributes the front end did not recognise.
@@ -78,6 +78,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$min_blocks,
     OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<16>, IntMaxValue<255>]>>:$max_regs,
     UnitAttr:$pipeline,
+    OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<8>]>>:$pipeline_stages,
     OptionalAttr<Tile_TensorcoreAttr>:$tensorcore,
     OptionalAttr<DictionaryAttr>:$aligned,
     OptionalAttr<StrArrayAttr>:$unknown_attributes
@@ -703,6 +704,114 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Software pipelines (introduced by tile-pipeline)
+//===----------------------------------------------------------------------===//
+
+def Tile_LocalBufferOp : Tile_Op<"local_buffer"> {
+  let summary = "a multi-stage shared-memory buffer for a software pipeline";
+  let description = [{
+    Shared memory for `S` copies (the leading axis) of one tile, written by
+    asynchronous copies one slot at a time and read through
+    `phobos.buffer_slot`. The layout describes one slot (it has one axis
+    fewer than the type); slots follow each other, each starting on a
+    16-byte boundary. `offset`, set by shared-memory allocation, is the byte
+    offset of slot 0.
+
+    ```mlir
+    %buf = phobos.local_buffer : !phobos.smem<3x128x32xf16, #phobos.shared<order = [1, 0], padding = 8>>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs Res<Tile_AnySharedMemory, "",
+                          [MemAlloc<Tile_SharedMemory>]>:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_BufferSlotOp : Tile_Op<"buffer_slot", [Pure]> {
+  let summary = "one slot of a multi-stage buffer";
+  let description = [{
+    The slot `index` (in `[0, S)`) of a `phobos.local_buffer`, as a buffer of
+    the remaining axes: what a dot or an asynchronous copy names. `lag` says
+    which iteration of the enclosing loop the slot holds the data of,
+    relative to the current one (0: this iteration's, 2: the one two
+    iterations ahead); the pass that made the index promises it, and the
+    barrier analysis uses it to tell slots apart and to count the copy
+    groups a read must wait for.
+
+    ```mlir
+    %a = phobos.buffer_slot %buf[%s] lag 0 : !phobos.smem<3x128x32xf16, #shared3> -> !phobos.smem<128x32xf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_AnySharedMemory:$buffer, I32:$index, I64Attr:$lag);
+  let results = (outs Tile_AnySharedMemory:$result);
+  let assemblyFormat = [{
+    $buffer `[` $index `]` `lag` $lag attr-dict `:` qualified(type($buffer)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments]> {
+  let summary = "copies a tensor slice into shared memory asynchronously";
+  let description = [{
+    Starts copying the slice of `tensor` at `offsets` (the extents and the
+    thread distribution of `slice`, a laid-out tile type) into the buffer
+    `destination`, with a load's masking: elements outside the tensor are
+    written as zero, and when `enable` is false every element is. The copy
+    completes at a later `phobos.async_wait` (which waits for whole groups
+    of copies, closed by `phobos.async_commit`); what each thread copied is
+    visible to the others after a barrier that follows that wait.
+
+    ```mlir
+    phobos.async_copy %A[%m0, %k] into %slot if %more {in_bounds = array<i1: false, true>}
+        : !phobos.tensor<?x?xf16>, !phobos.tile<128x32xf16, #blocked>, !phobos.smem<128x32xf16, #shared>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_AnyTensor, "", [MemRead]>:$tensor, Variadic<I32>:$offsets,
+    Arg<Tile_AnySharedMemory, "", [MemWrite<Tile_SharedMemory>]>:$destination,
+    Optional<I1>:$enable, TypeAttrOf<Tile_AnyTile>:$slice,
+    DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$point_axes,
+    OptionalAttr<DenseBoolArrayAttr>:$in_bounds);
+  let assemblyFormat = [{
+    $tensor `[` $offsets `]` `into` $destination (`if` $enable^)? attr-dict `:`
+    qualified(type($tensor)) `,` $slice `,` qualified(type($destination))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit", [
+    MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "closes a group of asynchronous copies";
+  let description = [{
+    The `phobos.async_copy`s a thread started since the last commit form one
+    group; `phobos.async_wait` counts groups.
+
+    ```mlir
+    phobos.async_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "waits until at most `pending` copy groups are in flight";
+  let description = [{
+    Blocks the thread until all but the `pending` most recently committed
+    groups of its asynchronous copies have completed. Placed by
+    tile-insert-barriers before the reads that need the data (followed by a
+    barrier, so that every thread's copies are visible).
+
+    ```mlir
+    phobos.async_wait 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

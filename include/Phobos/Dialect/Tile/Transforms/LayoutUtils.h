@@ -54,8 +54,12 @@ TileType withLayout(TileType type, mlir::Attribute layout);
 /// layout conversions, transposes, reshapes, reductions and scans.
 int64_t getScratchBytes(mlir::Operation *op);
 
-/// Bytes of a shared-memory buffer, padding included.
+/// Bytes of a shared-memory buffer, padding included (for a staged buffer,
+/// every slot).
 int64_t getSharedMemoryBytes(SharedMemoryType type);
+
+/// Bytes from one slot of a staged buffer to the next (16-byte aligned).
+int64_t getSlotStrideBytes(SharedMemoryType buffer);
 
 } // namespace phobos::tile
 

@@ -128,6 +128,63 @@ def TilePromoteShared : Pass<"tile-promote-shared", "::phobos::tile::KernelOp"> 
   ];
 }
 
+def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
+  let summary = "software-pipelines the global-to-shared copies of dot operands";
+  let description = [{
+    In a kernel marked `@pipeline`, a loop whose body loads a tile from
+    global memory only to stage it in shared memory for dots
+    (`phobos.load` -> `phobos.local_alloc` -> `phobos.dot`) becomes an
+    S-stage software pipeline: each staged operand gets a
+    `phobos.local_buffer` of S slots; a prologue before the loop starts the
+    asynchronous copies (`phobos.async_copy`, one `phobos.async_commit`
+    group per iteration) of the first S-1 iterations; each iteration starts
+    the copy of iteration i+S-1 into the slot iteration i-1 used, then
+    computes on slot i % S. The last S-1 iterations copy nothing (their
+    copies are disabled), which is the epilogue. The waits and barriers
+    come from tile-insert-barriers, which reads the slots' `lag`s.
+
+    S is `@pipeline(N)`, else the `stages` option, else 3, lowered to 2
+    when three stages do not fit in `max-shared-bytes` (the chip's budget,
+    set by the GPU pipeline). A loop that stores to a tensor, an operand
+    whose offsets depend on loop-carried values, a copy that cannot move at
+    least 4 bytes at a time (a 16-bit operand staged transposed), and the
+    remainder loop tile-split-ragged-loops leaves (it starts at
+    `(ub / step) * step`, so it runs at most once) are left as they are.
+
+    Before:
+    ```mlir
+    scf.for %k = %c0 to %K step %c32 ... {
+      %a = phobos.load %A[%m0, %k] ...
+      %sa = phobos.local_alloc %a ...
+      %d = phobos.dot %sa, %sb, %acc ...
+    ```
+    After (S = 3):
+    ```mlir
+    %bufA = phobos.local_buffer : !phobos.smem<3x128x32xf16, ...>
+    phobos.async_copy %A[%m0, %c0] into %slot0 if %in0 ...   // prologue
+    phobos.async_commit
+    phobos.async_copy %A[%m0, %c32] into %slot1 if %in1 ...
+    phobos.async_commit
+    scf.for %k = %c0 to %K step %c32 ... {
+      phobos.async_copy %A[%m0, %k + 64] into %slotNext if %more ...
+      phobos.async_commit
+      %sa = phobos.buffer_slot %bufA[%i mod 3] lag 0 ...
+      %d = phobos.dot %sa, %sb, %acc ...
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Stages when the kernel's @pipeline gives none (0: choose)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"232448",
+           "Shared memory one CTA may use (sm_90: 227 KiB)">
+  ];
+  let statistics = [
+    Statistic<"numLoops", "num-loops", "Loops pipelined">,
+    Statistic<"numStages", "num-stages", "Stages chosen, summed over the pipelined loops">,
+    Statistic<"numCopies", "num-copies", "Operands copied asynchronously">
+  ];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"> {
   let summary = "gives every shared-memory buffer its offset";
   let description = [{

@@ -1,0 +1,212 @@
+//===- AsyncCopyToGPU.cpp - Staged buffers and cp.async -------------------===//
+//
+// A staged buffer becomes its base pointer and a slot the base plus the
+// slot's 16-byte aligned stride. An asynchronous copy is a `cp.async` per
+// run of a thread's registers that is contiguous in the tensor and in the
+// buffer (16 bytes, `.cg`, when the run allows; else 4 or 8 bytes, `.ca`),
+// with the source size cut to the elements inside the tensor so that the
+// rest is zero-filled; a run that is not 16-byte aligned at run time goes
+// element by element (16-bit elements synchronously, since cp.async moves
+// at least 4 bytes). Commits and waits are cp.async.commit_group and
+// cp.async.wait_group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GlobalAccess.h"
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+namespace {
+
+struct LocalBufferLowering : TileToGPUPattern<LocalBufferOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(LocalBufferOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    rewriter.replaceOp(op, e.offsetShared(e.frame.sharedBase,
+                                          op.getOffset().value_or(0)));
+    return success();
+  }
+};
+
+struct BufferSlotLowering : TileToGPUPattern<BufferSlotOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(BufferSlotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    int64_t stride = getSlotStrideBytes(op.getBuffer().getType());
+    Value bytes = e.mul(adaptor.getIndex().front(), e.i32(stride));
+    Value slot = LLVM::GEPOp::create(rewriter, op.getLoc(),
+                                     adaptor.getBuffer().front().getType(),
+                                     rewriter.getI8Type(),
+                                     adaptor.getBuffer().front(),
+                                     ValueRange{bytes});
+    rewriter.replaceOp(op, slot);
+    return success();
+  }
+};
+
+struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    auto slice = cast<TileType>(op.getSlice());
+    DistributedLayout layout = layoutOf(slice);
+    TensorParam tensor =
+        e.tensor(op.getTensor().getType(), adaptor.getTensor());
+    SliceAccess access = describeAccess(e, tensor, adaptor.getOffsets(),
+                                        op.getPointAxes(), op.getInBounds(),
+                                        layout);
+    SharedMemoryType buffer = op.getDestination().getType();
+    Value base = adaptor.getDestination().front();
+    Value enable =
+        adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
+    Type element = slice.getElementType();
+    int64_t elementBytes = getElementBytes(element);
+
+    // Registers contiguous in the tensor and in the buffer move together.
+    auto shared = cast<SharedLayoutAttr>(buffer.getLayout());
+    unsigned fast = shared.getOrder().front();
+    auto [axis, width] = vectorAxis(access, layout, element);
+    if (axis != static_cast<int64_t>(fast)) {
+      axis = -1;
+      width = 1;
+    } else {
+      width = vectorWidth(layout, fast, element,
+                          buffer.getShape()[fast] + shared.getPadding());
+    }
+
+    SmallVector<bool> done(layout.numRegisters(), false);
+    for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
+      if (done[reg])
+        continue;
+      SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
+      GlobalRun run = globalRun(e, access, layout, q, axis < 0 ? 0 : axis,
+                                axis < 0 ? 1 : width);
+      for (int64_t member : run.registers)
+        done[member] = true;
+      // Copies held by several threads are made by the canonical ones.
+      Value canonical = e.isCanonical(layout, reg);
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (canonical) {
+        auto branch =
+            scf::IfOp::create(rewriter, e.loc, TypeRange{}, canonical, false);
+        rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+      }
+      Value destination = e.elementPointer(
+          base, e.sharedIndex(buffer, e.coordinates(layout, reg)), element);
+      if (run.registers.size() > 1)
+        copyRun(e, tensor, run, destination, enable, elementBytes);
+      else
+        copyElement(e, tensor, run.elements.front(), destination, enable,
+                    elementBytes);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// One element: a cp.async of its size (4 or 8 bytes) with the source
+  /// size 0 outside the tensor, or, for 16-bit elements, a plain load and
+  /// store.
+  static void copyElement(ThreadEmitter &e, const TensorParam &tensor,
+                          std::pair<Value, Value> element, Value destination,
+                          Value enable, int64_t bytes) {
+    auto [linear, inside] = element;
+    inside = e.andI(inside, enable);
+    if (bytes < 4) {
+      Value value = maskedLoad(e, tensor, linear, inside);
+      LLVM::StoreOp::create(e.b, e.loc, e.toMemory(value), destination);
+      return;
+    }
+    Value source = globalPointer(e, tensor, linear);
+    Value size = e.i32(bytes);
+    if (inside) {
+      // Outside: copy nothing (zero-fill) from an address that exists.
+      source = e.select(inside, source, tensor.base);
+      size = e.select(inside, size, e.i32(0));
+    }
+    NVVM::CpAsyncOp::create(e.b, e.loc, destination, source,
+                            static_cast<uint32_t>(bytes),
+                            NVVM::LoadCacheModifierKind::CA, size);
+  }
+
+  /// A run of consecutive elements: one cp.async of up to 16 bytes whose
+  /// source size counts the elements inside the tensor, when the run is
+  /// aligned; else element by element.
+  static void copyRun(ThreadEmitter &e, const TensorParam &tensor,
+                      const GlobalRun &run, Value destination, Value enable,
+                      int64_t elementBytes) {
+    int64_t width = run.registers.size();
+    int64_t bytes = width * elementBytes;
+    auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.aligned,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(&branch.getThenRegion().front());
+    // The elements inside form a prefix of the run: count them.
+    Value valid = e.i32(0);
+    for (auto &[linear, inside] : run.elements) {
+      Value in = e.andI(inside, enable);
+      valid = e.add(valid, in ? Value(arith::ExtUIOp::create(
+                                    e.b, e.loc, e.b.getI32Type(), in))
+                              : e.i32(1));
+    }
+    Value any = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ne,
+                                      valid, e.i32(0));
+    Value source = e.select(any, globalPointer(e, tensor, run.elements.front().first),
+                            tensor.base);
+    Value size = e.mul(valid, e.i32(elementBytes));
+    NVVM::CpAsyncOp::create(e.b, e.loc, destination, source,
+                            static_cast<uint32_t>(bytes),
+                            bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                        : NVVM::LoadCacheModifierKind::CA,
+                            size);
+    e.b.setInsertionPointToStart(&branch.getElseRegion().front());
+    for (auto [k, element] : llvm::enumerate(run.elements)) {
+      Value at = LLVM::GEPOp::create(
+          e.b, e.loc, destination.getType(), e.memoryType(tensor.element),
+          destination, ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(k)});
+      copyElement(e, tensor, element, at, enable, elementBytes);
+    }
+  }
+};
+
+struct AsyncCommitLowering : TileToGPUPattern<AsyncCommitOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCommitOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : TileToGPUPattern<AsyncWaitOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, op.getPending());
+    return success();
+  }
+};
+
+} // namespace
+
+void phobos::tile::populateAsyncCopyToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    TileLoweringState &state) {
+  patterns.add<LocalBufferLowering, BufferSlotLowering, AsyncCopyLowering,
+               AsyncCommitLowering, AsyncWaitLowering>(
+      converter, patterns.getContext(), state);
+}

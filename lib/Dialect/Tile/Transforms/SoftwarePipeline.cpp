@@ -1,0 +1,277 @@
+//===- SoftwarePipeline.cpp - Multi-stage copies of dot operands ----------===//
+//
+// The loads that only feed a dot's shared-memory staging become
+// asynchronous copies into a multi-stage buffer, started S-1 iterations
+// ahead. The slots carry a `lag` (which iteration's data they hold,
+// relative to the current one); tile-insert-barriers derives the waits and
+// barriers from it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+#include "Phobos/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace phobos::tile {
+#define GEN_PASS_DEF_TILEPIPELINE
+#include "Phobos/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace phobos::tile
+
+using namespace mlir;
+using namespace phobos::tile;
+
+namespace {
+
+/// A load that only feeds the shared-memory staging of dots.
+struct StagedOperand {
+  LoadOp load;
+  LocalAllocOp alloc;
+  LocalBufferOp buffer;
+};
+
+/// Bytes one asynchronous copy instruction can move for `load` staged as
+/// `alloc`'s buffer: a run of a thread's registers consecutive both along
+/// the tensor's contiguous axis and the buffer's, or one element.
+int64_t copyBytes(LoadOp load, LocalAllocOp alloc) {
+  TileType tile = load.getType();
+  auto layout = dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
+  if (!layout)
+    return 0;
+  int64_t bytes = getElementBytes(tile.getElementType());
+  if (tile.getElementType().isInteger(1))
+    return 0;
+  // The tile axis along the tensor's last axis (none when it is a point).
+  int64_t tensorRank = load.getTensor().getType().getRank();
+  if (llvm::is_contained(load.getPointAxes(), tensorRank - 1))
+    return bytes;
+  int64_t tileAxis = tile.getRank() - 1;
+  SharedMemoryType buffer = alloc.getType();
+  auto shared = cast<SharedLayoutAttr>(buffer.getLayout());
+  unsigned fast = shared.getOrder().front();
+  if (fast != tileAxis)
+    return bytes;
+  DistributedLayout dist = layout.distribute(tile.getShape());
+  int64_t rowLength = buffer.getShape()[fast] + shared.getPadding();
+  return dist.vectorWidth(fast, bytes, rowLength) * bytes;
+}
+
+/// Whether `loop` runs at most once: it starts at (ub / step) * step, as
+/// the remainder tile-split-ragged-loops leaves does. Pipelining it would
+/// only add copies that are never used.
+bool runsAtMostOnce(scf::ForOp loop) {
+  auto mul = loop.getLowerBound().getDefiningOp<arith::MulIOp>();
+  if (!mul || mul.getRhs() != loop.getStep())
+    return false;
+  auto div = mul.getLhs().getDefiningOp<arith::DivSIOp>();
+  return div && div.getLhs() == loop.getUpperBound() &&
+         div.getRhs() == loop.getStep();
+}
+
+/// Whether `value` is defined outside `loop`.
+bool isOutside(Value value, scf::ForOp loop) {
+  return !loop->isAncestor(value.getParentBlock()->getParentOp());
+}
+
+class LoopPipeliner {
+public:
+  LoopPipeliner(scf::ForOp loop, int64_t stages)
+      : loop(loop), stages(stages), builder(loop) {}
+
+  /// The staged operands of the loop body (empty: nothing to pipeline).
+  SmallVector<StagedOperand> findOperands() {
+    SmallVector<StagedOperand> operands;
+    if (runsAtMostOnce(loop))
+      return operands;
+    // A store in the loop may write what a later iteration reads: reading
+    // early would change the result.
+    if (loop->walk([](Operation *op) {
+              return isa<StoreOp, StoreScalarOp>(op) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
+            }).wasInterrupted())
+      return operands;
+    for (Operation &op : *loop.getBody()) {
+      auto load = dyn_cast<LoadOp>(op);
+      if (!load || !load->hasOneUse())
+        continue;
+      auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
+      if (!alloc || alloc->getBlock() != loop.getBody())
+        continue;
+      if (!llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+            return isa<DotOp>(user) && user->getBlock() == loop.getBody();
+          }))
+        continue;
+      if (copyBytes(load, alloc) < 4)
+        continue;
+      bool computable = llvm::all_of(load.getOffsets(), [&](Value offset) {
+        return canEvaluate(offset);
+      });
+      if (!isOutside(load.getTensor(), loop) || !computable)
+        continue;
+      operands.push_back({load, alloc, {}});
+    }
+    return operands;
+  }
+
+  /// Rewrites the loop into the pipeline.
+  void run(SmallVectorImpl<StagedOperand> &operands) {
+    Location loc = loop.getLoc();
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+          step = loop.getStep();
+    Type indexType = lb.getType();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantOp::create(builder, loc,
+                                       builder.getIntegerAttr(indexType, value));
+    };
+
+    // The buffers, and the prologue: iterations 0 .. S-2.
+    builder.setInsertionPoint(loop);
+    for (StagedOperand &operand : operands)
+      operand.buffer = LocalBufferOp::create(
+          builder, operand.alloc.getLoc(),
+          getStagedType(operand.alloc.getType(), stages), IntegerAttr());
+    for (int64_t s = 0; s + 1 < stages; ++s) {
+      Value iteration = arith::AddIOp::create(
+          builder, loc, lb,
+          arith::MulIOp::create(builder, loc, step, constant(s)));
+      Value enable = arith::CmpIOp::create(builder, loc,
+                                           arith::CmpIPredicate::slt,
+                                           iteration, ub);
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), iteration);
+      for (StagedOperand &operand : operands)
+        copyInto(operand, constant(s), /*lag=*/s, enable, mapping);
+      AsyncCommitOp::create(builder, loc);
+    }
+
+    // The steady state: start iteration i + S - 1, compute on slot i % S.
+    builder.setInsertionPointToStart(loop.getBody());
+    Value iv = loop.getInductionVar();
+    Value index = arith::DivSIOp::create(
+        builder, loc, arith::SubIOp::create(builder, loc, iv, lb), step);
+    Value slot = arith::RemSIOp::create(builder, loc, index, constant(stages));
+    Value nextSlot = arith::RemSIOp::create(
+        builder, loc, arith::AddIOp::create(builder, loc, index,
+                                            constant(stages - 1)),
+        constant(stages));
+    Value next = arith::AddIOp::create(
+        builder, loc, iv,
+        arith::MulIOp::create(builder, loc, step, constant(stages - 1)));
+    Value more =
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, next, ub);
+    IRMapping mapping;
+    mapping.map(iv, next);
+    for (StagedOperand &operand : operands)
+      copyInto(operand, nextSlot, /*lag=*/stages - 1, more, mapping);
+    AsyncCommitOp::create(builder, loc);
+
+    for (StagedOperand &operand : operands) {
+      builder.setInsertionPoint(operand.alloc);
+      Value current = BufferSlotOp::create(
+          builder, operand.alloc.getLoc(), operand.alloc.getType(),
+          operand.buffer, slot, builder.getI64IntegerAttr(0));
+      operand.alloc.replaceAllUsesWith(current);
+      operand.alloc.erase();
+      operand.load.erase();
+    }
+    loop->setAttr("phobos.pipeline_stages",
+                  builder.getI64IntegerAttr(stages));
+  }
+
+private:
+  /// Whether `value` can be computed for another iteration: the induction
+  /// variable, values from outside the loop, and pure ops of those.
+  bool canEvaluate(Value value) {
+    if (value == loop.getInductionVar() || isOutside(value, loop))
+      return true;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getNumRegions() != 0 || !isPure(def))
+      return false;
+    return llvm::all_of(def->getOperands(),
+                        [&](Value operand) { return canEvaluate(operand); });
+  }
+
+  /// `value` for the iteration `mapping` maps the induction variable to,
+  /// built at the builder's insertion point.
+  Value evaluate(Value value, IRMapping &mapping) {
+    if (Value mapped = mapping.lookupOrNull(value))
+      return mapped;
+    if (isOutside(value, loop))
+      return value;
+    Operation *def = value.getDefiningOp();
+    for (Value operand : def->getOperands())
+      evaluate(operand, mapping);
+    Operation *clone = builder.clone(*def, mapping);
+    return clone->getResult(cast<OpResult>(value).getResultNumber());
+  }
+
+  void copyInto(StagedOperand &operand, Value slotIndex, int64_t lag,
+                Value enable, IRMapping &mapping) {
+    LoadOp load = operand.load;
+    SmallVector<Value> offsets;
+    for (Value offset : load.getOffsets())
+      offsets.push_back(evaluate(offset, mapping));
+    Value slot = BufferSlotOp::create(builder, load.getLoc(),
+                                      operand.alloc.getType(), operand.buffer,
+                                      slotIndex, builder.getI64IntegerAttr(lag));
+    AsyncCopyOp::create(builder, load.getLoc(), load.getTensor(), offsets,
+                        slot, enable, TypeAttr::get(load.getType()),
+                        load.getPointAxesAttr(), load.getInBoundsAttr());
+  }
+
+  scf::ForOp loop;
+  int64_t stages;
+  OpBuilder builder;
+};
+
+struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
+  using TilePipelineBase::TilePipelineBase;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    if (!kernel.getPipeline())
+      return;
+    int64_t requested = kernel.getPipelineStages()
+                            ? int64_t(*kernel.getPipelineStages())
+                            : int64_t(stages);
+    SmallVector<scf::ForOp> loops;
+    kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      LoopPipeliner pipeliner(loop, 0);
+      SmallVector<StagedOperand> operands = pipeliner.findOperands();
+      if (operands.empty())
+        continue;
+      int64_t chosen = requested > 0 ? requested : defaultStages(kernel, operands);
+      if (chosen < 2)
+        continue;
+      LoopPipeliner(loop, chosen).run(operands);
+      ++numLoops;
+      numStages += chosen;
+      numCopies += operands.size();
+    }
+  }
+
+  /// Three stages, or two when three do not fit next to the kernel's
+  /// other buffers.
+  int64_t defaultStages(KernelOp kernel, ArrayRef<StagedOperand> operands) {
+    int64_t staged = 0, buffers = 0, scratch = 0;
+    for (StagedOperand operand : operands)
+      staged += getSharedMemoryBytes(operand.alloc.getType());
+    kernel.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<LocalAllocOp>(op))
+        buffers += getSharedMemoryBytes(alloc.getType());
+      else if (auto buffer = dyn_cast<LocalBufferOp>(op))
+        buffers += getSharedMemoryBytes(buffer.getType());
+      scratch = std::max(scratch, getScratchBytes(op));
+    });
+    // The staged allocs are among `buffers`; an upper bound of the rest.
+    int64_t others = buffers - staged + scratch;
+    return 3 * staged + others <= maxSharedBytes ? 3 : 2;
+  }
+};
+
+} // namespace

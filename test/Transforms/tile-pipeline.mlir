@@ -1,0 +1,213 @@
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline))' --split-input-file | FileCheck %s
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{stages=4}))' --split-input-file | FileCheck %s --check-prefix=FOUR
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{max-shared-bytes=40000}))' --split-input-file | FileCheck %s --check-prefix=SMALL
+
+// A GEMM's main loop stages A and B for mma.sync. With @pipeline (and 3
+// stages by default) each operand gets a 3-slot buffer; the prologue
+// starts the copies of iterations 0 and 1 (a commit group each, enabled
+// only if that iteration runs); each iteration starts the copy of
+// iteration i + 2 into the slot (i + 2) mod 3, which iteration i - 1 read,
+// closes its group, and computes on slot i mod 3 (lag 0). The last two
+// iterations' copies are disabled: that is the epilogue, and no separate
+// loop is needed. The remainder loop after it runs at most once and is
+// left alone.
+// CHECK-LABEL: phobos.kernel @hgemm
+// CHECK: %[[FULL:.*]] = arith.muli
+// CHECK: %[[BA:.*]] = phobos.local_buffer : !phobos.smem<3x64x32xf16, #phobos.shared<order = [1, 0], padding = 8>>
+// CHECK: %[[BB:.*]] = phobos.local_buffer : !phobos.smem<3x32x128xf16, #phobos.shared<order = [1, 0], padding = 8>>
+// Prologue: iteration 0 into slot 0, iteration 1 into slot 1.
+// CHECK: %[[IT0:.*]] = arith.addi %[[LB:.*]], %{{.*}} : i32
+// CHECK: %[[EN0:.*]] = arith.cmpi slt, %[[IT0]], %[[FULL]]
+// CHECK: %[[S0A:.*]] = phobos.buffer_slot %[[BA]][%{{.*}}] lag 0
+// CHECK: phobos.async_copy %{{.*}}[%{{.*}}, %[[IT0]]] into %[[S0A]] if %[[EN0]] {in_bounds = array<i1: false, true>}
+// CHECK: %[[S0B:.*]] = phobos.buffer_slot %[[BB]][%{{.*}}] lag 0
+// CHECK: phobos.async_copy %{{.*}}[%[[IT0]], %{{.*}}] into %[[S0B]] if %[[EN0]]
+// CHECK: phobos.async_commit
+// CHECK: %[[IT1:.*]] = arith.addi
+// CHECK: %[[EN1:.*]] = arith.cmpi slt, %[[IT1]], %[[FULL]]
+// CHECK: phobos.buffer_slot %[[BA]][%{{.*}}] lag 1
+// CHECK: phobos.async_copy %{{.*}}[%{{.*}}, %[[IT1]]] into %{{.*}} if %[[EN1]]
+// CHECK: phobos.buffer_slot %[[BB]][%{{.*}}] lag 1
+// CHECK: phobos.async_copy
+// CHECK: phobos.async_commit
+// CHECK-NOT: phobos.async_copy
+// Steady state.
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[FULL]] step %[[STEP:.*]] iter_args
+// CHECK: %[[I:.*]] = arith.divsi
+// CHECK: %[[SLOT:.*]] = arith.remsi %[[I]], %{{.*}}
+// CHECK: %[[I2:.*]] = arith.addi %[[I]], %{{.*}}
+// CHECK: %[[NEXT:.*]] = arith.remsi %[[I2]], %{{.*}}
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %{{.*}}
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[AHEAD]], %[[FULL]]
+// CHECK: %[[NA:.*]] = phobos.buffer_slot %[[BA]][%[[NEXT]]] lag 2
+// CHECK: phobos.async_copy %{{.*}}[%{{.*}}, %[[AHEAD]]] into %[[NA]] if %[[MORE]]
+// CHECK: %[[NB:.*]] = phobos.buffer_slot %[[BB]][%[[NEXT]]] lag 2
+// CHECK: phobos.async_copy %{{.*}}[%[[AHEAD]], %{{.*}}] into %[[NB]] if %[[MORE]]
+// CHECK-NEXT: phobos.async_commit
+// CHECK-NEXT: %[[CA:.*]] = phobos.buffer_slot %[[BA]][%[[SLOT]]] lag 0
+// CHECK-NEXT: %[[CB:.*]] = phobos.buffer_slot %[[BB]][%[[SLOT]]] lag 0
+// CHECK-NEXT: phobos.dot %[[CA]], %[[CB]]
+// CHECK-NOT: phobos.load
+// CHECK: } {phobos.pipeline_stages = 3 : i64}
+// The remainder keeps its loads and allocs.
+// CHECK: scf.for %{{.*}} = %[[FULL]] to
+// CHECK-NEXT: phobos.load
+// CHECK-NEXT: phobos.local_alloc
+// CHECK-NOT: phobos.pipeline_stages
+
+// With stages=4 the buffers have four slots, the prologue three groups and
+// the loop copies three iterations ahead.
+// FOUR-LABEL: phobos.kernel @hgemm
+// FOUR: phobos.local_buffer : !phobos.smem<4x64x32xf16
+// FOUR: phobos.local_buffer : !phobos.smem<4x32x128xf16
+// FOUR-COUNT-3: phobos.async_commit
+// FOUR: scf.for
+// FOUR: phobos.buffer_slot %{{.*}} lag 3
+// FOUR: } {phobos.pipeline_stages = 4 : i64}
+
+// Three stages of 15 KiB + 25 KiB do not fit in 40000 bytes: two do.
+// SMALL-LABEL: phobos.kernel @hgemm
+// SMALL: phobos.local_buffer : !phobos.smem<2x64x32xf16
+// SMALL: } {phobos.pipeline_stages = 2 : i64}
+
+// (The pass's statistics need an LLVM built with statistics; the stages
+// chosen are also on the loop, as `phobos.pipeline_stages`.)
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [2, 4]>
+#sh = #phobos.shared<order = [1, 0], padding = 8>
+
+phobos.kernel @hgemm(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<64x128xf32, #mma>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %q = arith.divsi %k, %c32 : i32
+  %full = arith.muli %q, %c32 : i32
+  %main = scf.for %kk = %c0 to %full step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x128xf32, #mma>) : i32 {
+    %a = phobos.load %A[%m0, %kk] {in_bounds = array<i1: false, true>} : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %b = phobos.load %B[%kk, %n0] {in_bounds = array<i1: true, false>} : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    scf.yield %d : !phobos.tile<64x128xf32, #mma>
+  }
+  %rest = scf.for %kk = %full to %k step %c32 iter_args(%acc = %main) -> (!phobos.tile<64x128xf32, #mma>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    scf.yield %d : !phobos.tile<64x128xf32, #mma>
+  }
+  phobos.store %rest, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// @pipeline(2) wins over the option; a kernel without @pipeline is left
+// alone.
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [2, 4]>
+#sh = #phobos.shared<order = [1, 0], padding = 8>
+
+// CHECK-LABEL: phobos.kernel @two
+// CHECK: phobos.local_buffer : !phobos.smem<2x64x32xf16
+// FOUR-LABEL: phobos.kernel @two
+// FOUR: phobos.local_buffer : !phobos.smem<2x64x32xf16
+phobos.kernel @two(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
+    attributes {max_threads = 256 : i32, pipeline, pipeline_stages = 2 : i32, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<64x128xf32, #mma>
+  %r = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x128xf32, #mma>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    scf.yield %d : !phobos.tile<64x128xf32, #mma>
+  }
+  phobos.store %r, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// CHECK-LABEL: phobos.kernel @not_marked
+// CHECK-NOT: phobos.async_copy
+// CHECK: phobos.local_alloc
+phobos.kernel @not_marked(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
+    attributes {max_threads = 256 : i32, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<64x128xf32, #mma>
+  %r = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x128xf32, #mma>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    scf.yield %d : !phobos.tile<64x128xf32, #mma>
+  }
+  phobos.store %r, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// Left as they are: a loop that stores to a tensor (a later iteration may
+// read what it wrote), and an operand whose offset is a loop-carried value
+// (it cannot be computed ahead).
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [2, 4]>
+#sh = #phobos.shared<order = [1, 0], padding = 8>
+
+// CHECK-LABEL: phobos.kernel @stores
+// CHECK-NOT: phobos.async_copy
+// CHECK: phobos.return
+phobos.kernel @stores(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<64x128xf32, #mma>
+  %r = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x128xf32, #mma>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    phobos.store %d, %C[%m0, %kk] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+    scf.yield %d : !phobos.tile<64x128xf32, #mma>
+  }
+  phobos.return
+}
+
+// CHECK-LABEL: phobos.kernel @carried_offset
+// CHECK: scf.for
+// CHECK-NOT: phobos.async_copy
+// CHECK: phobos.return
+phobos.kernel @carried_offset(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<64x128xf32, #mma>
+  %r:2 = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init, %off = %c0) -> (!phobos.tile<64x128xf32, #mma>, i32) : i32 {
+    %a = phobos.load %A[%m0, %off] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %b = phobos.load %B[%off, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    %next = arith.addi %off, %c32 : i32
+    scf.yield %d, %next : !phobos.tile<64x128xf32, #mma>, i32
+  }
+  phobos.store %r#0, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
