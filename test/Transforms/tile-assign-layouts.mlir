@@ -95,6 +95,30 @@ phobos.kernel @mma_loop(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>
 
 // -----
 
+// When an mma.sync result is reduced along its rows (attention's softmax),
+// every accumulator of the kernel keeps each row inside one warp (warps
+// 4x1 here), so the row statistics need no exchange between warps; the
+// other dot, whose result is not reduced, takes the same arrangement.
+// CHECK-LABEL: phobos.kernel @rows_in_warp
+// CHECK: phobos.dot {{.*}} kind(mma_sync) : {{.*}} -> !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+// CHECK: phobos.reduce max {{.*}} along 1 : !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+// CHECK: phobos.dot {{.*}} kind(mma_sync) : {{.*}} -> !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+phobos.kernel @rows_in_warp(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m: i32)
+    attributes {max_threads = 128 : i32} {
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<64x64xf32>
+  %a = phobos.load %A[%m, %m] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x16xf16>
+  %b = phobos.load %B[%m, %m] : !phobos.tensor<?x?xf16> -> !phobos.tile<16x64xf16>
+  %s = phobos.dot %a, %b, %init kind(mma_sync) : !phobos.tile<64x16xf16>, !phobos.tile<16x64xf16>, !phobos.tile<64x64xf32> -> !phobos.tile<64x64xf32>
+  %mx = phobos.reduce max %s along 1 : !phobos.tile<64x64xf32> -> !phobos.tile<64x1xf32>
+  %o = phobos.dot %a, %b, %init kind(mma_sync) : !phobos.tile<64x16xf16>, !phobos.tile<16x64xf16>, !phobos.tile<64x64xf32> -> !phobos.tile<64x64xf32>
+  phobos.store %mx, %C[%m, %m] : !phobos.tile<64x1xf32>, !phobos.tensor<?x?xf32>
+  phobos.store %o, %C[%m, %m] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
 // A small FMA result (N < 8) takes the default layout.
 // CHECK-LABEL: phobos.kernel @small_fma
 // CHECK: phobos.dot {{.*}} -> !phobos.tile<2x4xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>

@@ -238,12 +238,35 @@ Regs lowerMmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
     return rowsAlongX ? std::make_pair(x, l.add(kIndex, laneRow))
                       : std::make_pair(l.add(x, laneRow), kIndex);
   };
+  // tf32 through ldmatrix: an 8x8 b16 matrix is 8 rows of 4 f32, and the
+  // 32-bit word lane l receives is the f32 at (row l / 4, column l % 4),
+  // which is the m16n8k8 fragment's element. So the f16 addressing serves,
+  // with halves of 4 columns along K; it needs rows along K (.trans moves
+  // 16-bit halves, not f32), else elements are read one by one.
+  bool tf32MatricesA = tf32 && !aRowsAlongM;
+  bool tf32MatricesB =
+      tf32 && bBuffer.contiguousAxis() == (transposed ? 1u : 0u);
+  Value kHalfA = half1, kHalfB = half0;
+  if (tf32) {
+    kHalfA = l.mul(arith::ShRUIOp::create(l.b, l.loc, l.lane, l.i32(4)), l.i32(4));
+    kHalfB = l.mul(arith::AndIOp::create(
+                       l.b, l.loc,
+                       arith::ShRUIOp::create(l.b, l.loc, l.lane, l.i32(3)),
+                       l.i32(1)),
+                   l.i32(4));
+  }
+  // A loaded f32 word, rounded to tf32 as the element path rounds it.
+  auto tf32Word = [&](Value word) -> Value {
+    return NVVM::ConvertFloatToTF32Op::create(
+        l.b, l.loc, i32Type, LLVM::BitcastOp::create(l.b, l.loc, f32, word),
+        NVVM::FPRoundingMode::RNA);
+  };
   for (int64_t kk = 0; kk < k; kk += kStep) {
     // The A fragments of this warp's 16-row blocks.
     SmallVector<SmallVector<Value, 4>> aFragments;
     for (int64_t fm = 0; fm < rows.outer; ++fm) {
       Value blockRow = l.add(rowBase, l.i32(fm * 16));
-      if (tf32) {
+      if (tf32 && !tf32MatricesA) {
         Value row0 = l.add(blockRow, g), row1 = l.add(row0, l.i32(8));
         Value k0 = l.add(t, l.i32(kk)), k1 = l.add(k0, l.i32(4));
         aFragments.push_back({tf32Piece(a, {row0, k0}), tf32Piece(a, {row1, k0}),
@@ -253,16 +276,21 @@ Regs lowerMmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
       // Matrices in order: (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
       // (m 8-15, k 8-15).
       auto [m, kIndex] = rowStart(l.add(blockRow, half0),
-                                  l.add(l.i32(kk), half1), aRowsAlongM);
+                                  l.add(l.i32(kk), kHalfA), aRowsAlongM);
       SmallVector<Value, 4> words = loadMatrices(l, a, 4, aRowsAlongM, {m, kIndex});
+      if (tf32) {
+        aFragments.push_back({tf32Word(words[0]), tf32Word(words[1]),
+                              tf32Word(words[2]), tf32Word(words[3])});
+        continue;
+      }
       aFragments.push_back({operand(words[0]), operand(words[1]),
                             operand(words[2]), operand(words[3])});
     }
     // The B fragments of this warp's 8-column blocks, two at a time.
     SmallVector<SmallVector<Value, 2>> bFragments(cols.outer);
-    for (int64_t fn = 0; fn < cols.outer; fn += tf32 ? 1 : 2) {
+    for (int64_t fn = 0; fn < cols.outer; fn += tf32 && !tf32MatricesB ? 1 : 2) {
       Value blockCol = l.add(colBase, l.i32(fn * 8));
-      if (tf32) {
+      if (tf32 && !tf32MatricesB) {
         Value n = l.add(blockCol, g);
         Value k0 = l.add(t, l.i32(kk)), k1 = l.add(k0, l.i32(4));
         bFragments[fn] = {tf32Piece(bBuffer, bCoords(k0, n)),
@@ -273,11 +301,15 @@ Regs lowerMmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
       // Matrices in order: (k 0-7, n block fn), (k 8-15, fn), (k 0-7, fn+1),
       // (k 8-15, fn+1).
       auto [n, kIndex] = rowStart(l.add(blockCol, half1),
-                                  l.add(l.i32(kk), half0), bRowsAlongN);
+                                  l.add(l.i32(kk), kHalfB), bRowsAlongN);
       SmallVector<Value, 4> words =
           loadMatrices(l, bBuffer, 2 * pairs, bRowsAlongN, bCoords(kIndex, n));
       for (int64_t p = 0; p < pairs; ++p)
-        bFragments[fn + p] = {operand(words[2 * p]), operand(words[2 * p + 1])};
+        bFragments[fn + p] =
+            tf32 ? SmallVector<Value, 2>{tf32Word(words[2 * p]),
+                                         tf32Word(words[2 * p + 1])}
+                 : SmallVector<Value, 2>{operand(words[2 * p]),
+                                         operand(words[2 * p + 1])};
     }
     for (int64_t fn = 0; fn < cols.outer; ++fn)
       for (int64_t fm = 0; fm < rows.outer; ++fm) {

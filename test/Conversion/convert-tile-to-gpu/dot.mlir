@@ -107,10 +107,17 @@ phobos.kernel @mma_f16(%h: f16, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M",
 #a = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
 #mma = #phobos.mma<warpsPerCTA = [1, 1]>
 
-// tf32: m16n8k8, each fragment element an f32 converted to tf32; K = 16
-// takes two steps. bf16 operands pass as i32 pairs.
+// tf32: m16n8k8; K = 16 takes two steps. With both buffers K-contiguous
+// the fragments come from ldmatrix as for f16 (an 8x8 b16 matrix is 8 rows
+// of 4 f32; each lane's 32-bit word is its fragment element), then each
+// f32 is rounded to tf32. bf16 operands pass as i32 pairs.
 // CHECK-LABEL: gpu.func @mma_tf32
-// CHECK: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: %[[AM:.*]] = nvvm.ldmatrix %{{.*}} num = 4 : i32
+// CHECK: %[[AW:.*]] = llvm.extractvalue %[[AM]][0]
+// CHECK: %[[AF:.*]] = llvm.bitcast %[[AW]] : i32 to f32
+// CHECK: nvvm.convert.float.to.tf32 %[[AF]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: nvvm.ldmatrix %{{.*}} num = 2 : i32
+// CHECK-NOT: llvm.load
 // CHECK: %[[D0:.*]] = nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
 // CHECK: %[[C0:.*]] = llvm.extractvalue %[[D0]][0]
 // CHECK: nvvm.mma.sync {{.*}} C[%[[C0]], {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 8>

@@ -35,13 +35,42 @@ static bool isElementwise(Operation *op) {
 
 static bool isTile(Value value) { return isa<TileType>(value.getType()); }
 
+/// Whether some tensor-core dot's result reaches a reduction along its rows
+/// (axis 1) through element-wise ops: attention's softmax. Then every row
+/// of the kernel's accumulators should live in one warp, so that the row
+/// statistics need no exchange between warps (and no barriers), and the
+/// other accumulators combine with them without a layout conversion.
+static bool reducesMmaRows(KernelOp kernel) {
+  bool found = false;
+  kernel.walk([&](DotOp dot) {
+    if (dot.getKind() != DotKind::mma_sync)
+      return;
+    SmallVector<Value> work{dot.getResult()};
+    DenseSet<Value> seen;
+    while (!work.empty() && !found) {
+      Value value = work.pop_back_val();
+      if (!seen.insert(value).second || seen.size() > 64)
+        continue;
+      for (Operation *user : value.getUsers()) {
+        if (auto reduce = dyn_cast<ReduceOp>(user)) {
+          found |= reduce.getAxis() == 1;
+          continue;
+        }
+        if (isElementwise(user))
+          work.push_back(user->getResult(0));
+      }
+    }
+  });
+  return found;
+}
+
 namespace {
 
 class LayoutAssigner {
 public:
   LayoutAssigner(KernelOp kernel)
       : kernel(kernel), context(kernel.getContext()),
-        numWarps(getNumWarps(kernel)) {}
+        numWarps(getNumWarps(kernel)), rowsInWarp(reducesMmaRows(kernel)) {}
 
   /// Returns the number of conversions inserted.
   unsigned run();
@@ -91,6 +120,8 @@ private:
   KernelOp kernel;
   MLIRContext *context;
   unsigned numWarps;
+  /// Accumulator rows stay inside one warp (see reducesMmaRows).
+  bool rowsInWarp;
   DenseMap<Value, Attribute> layouts;
   DenseSet<Value> anchored;
   unsigned conversions = 0;
@@ -102,7 +133,7 @@ Attribute LayoutAssigner::accumulatorLayout(DotOp dot) {
   TileType type = dot.getType();
   int64_t m = type.getDimSize(0), n = type.getDimSize(1);
   if (dot.getKind() == DotKind::mma_sync)
-    if (auto warps = getMmaWarps(m, n, numWarps))
+    if (auto warps = getMmaWarps(m, n, numWarps, rowsInWarp))
       return MmaLayoutAttr::get(context, {warps->first, warps->second});
   return getFmaAccumulatorLayout(context, m, n, numWarps);
 }

@@ -79,7 +79,10 @@ BlockedLayoutAttr phobos::tile::getFmaAccumulatorLayout(MLIRContext *context,
 }
 
 std::optional<std::pair<unsigned, unsigned>>
-phobos::tile::getMmaWarps(int64_t m, int64_t n, unsigned numWarps) {
+phobos::tile::getMmaWarps(int64_t m, int64_t n, unsigned numWarps,
+                          bool rowsInWarp) {
+  if (rowsInWarp && m % (16 * numWarps) == 0 && n % 8 == 0)
+    return std::make_pair(numWarps, 1u);
   std::optional<std::pair<unsigned, unsigned>> best;
   double bestSkew = 0;
   for (unsigned wm = 1; wm <= numWarps; wm *= 2) {

@@ -38,9 +38,12 @@ BlockedLayoutAttr getFmaAccumulatorLayout(mlir::MLIRContext *context,
 
 /// The mma.sync warp grid for an [m, n] accumulator: warps[0] * warps[1]
 /// == numWarps, m a multiple of 16 * warps[0], n of 8 * warps[1]; nullopt
-/// when no arrangement fits.
+/// when no arrangement fits. Warp tiles close to square are preferred;
+/// with `rowsInWarp`, a grid of one warp column (each row of the result
+/// inside one warp, so reductions along rows need no exchange between
+/// warps) is taken where it fits.
 std::optional<std::pair<unsigned, unsigned>>
-getMmaWarps(int64_t m, int64_t n, unsigned numWarps);
+getMmaWarps(int64_t m, int64_t n, unsigned numWarps, bool rowsInWarp = false);
 
 /// `layout` with its leading axes sliced away down to `rank` axes: the
 /// layout a rank-`rank` operand needs to broadcast against a tile in
