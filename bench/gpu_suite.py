@@ -12,6 +12,11 @@ Usage: python3 bench/gpu_suite.py BINDIR [--quick] [--only=WORD,WORD] [--no-swee
   --only     run only the performance rows whose name contains one of the words
              (sgemm, tf32, hgemm, softmax, layernorm, attention, saxpy, gla)
   --no-sweep skip the correctness sweep at small sizes
+       python3 bench/gpu_suite.py BINDIR --sanitize [--tool memcheck|racecheck]
+           [--only EXAMPLE,...]
+With --sanitize it runs every example under compute-sanitizer instead
+(memcheck and racecheck at small ragged sizes; bench/gpu_sanitize.py) and
+fails on any report; that mode needs neither torch nor Triton.
 """
 from __future__ import annotations
 
@@ -20,6 +25,11 @@ import os
 import subprocess
 import sys
 import time
+
+if "--sanitize" in sys.argv:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_sanitize
+    sys.exit(gpu_sanitize.main(sys.argv[1:]))
 
 import torch
 import triton

@@ -2,13 +2,18 @@
 # Runs every Phobos test: lit (front end, dialects, passes, examples), the
 # GoogleTest unit tests, the Python package's tests (pytest, on the CPU), an
 # out-of-tree build against the installed package, the configuration of the
-# self-contained tools and a bounded run of the front-end fuzzer.
+# self-contained tools, a bounded run of the differential fuzzer's generator
+# on the interpreter and bounded runs of the front-end and IR fuzzers
+# (docs/testing.md).
 # Usage: scripts/test.sh   (after scripts/setup.sh)
+# PHOBOS_FUZZ_SECONDS (default 60, per libFuzzer target) and
+# PHOBOS_DIFFFUZZ_SECONDS (default 60); 0 skips either.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${PHOBOS_BUILD_DIR:-$root/build}
 fuzz_seconds=${PHOBOS_FUZZ_SECONDS:-60}
+difffuzz_seconds=${PHOBOS_DIFFFUZZ_SECONDS:-60}
 
 ninja -C "$build_dir" all mlir-doc
 # lit and the unit tests run side by side; the unit tests' output is shown
@@ -39,8 +44,16 @@ echo "== install (an out-of-tree *-opt against the installed package)"
 echo "== self-contained tools (configure)"
 PHOBOS_STATIC_BUILD_DIR="$build_dir/static-configure" \
   "$root/scripts/build-static.sh" --configure-only
+if [ "$difffuzz_seconds" -gt 0 ]; then
+  # Random kernels must import, verify, compile to PTX (that ptxas accepts,
+  # where it is installed) and run on the interpreter. Seeds continue from
+  # the last run in this tree; failures stay in build/difffuzz/failures.
+  echo "== difffuzz ($difffuzz_seconds s, interpreter)"
+  "$root/tools/phobos-difffuzz/phobos-difffuzz" --mode interpret \
+    --tools "$build_dir/bin" --seconds "$difffuzz_seconds" \
+    --state "$build_dir/difffuzz" --reduce-budget 60
+fi
 if [ "$fuzz_seconds" -gt 0 ]; then
-  echo "== fuzz ($fuzz_seconds s)"
-  "$root/scripts/fuzz.sh" "$fuzz_seconds"
+  "$root/scripts/fuzz.sh" "$fuzz_seconds" all
 fi
 echo "test: all passed"

@@ -26,8 +26,8 @@ phobos::compilePhobos(llvm::SourceMgr &sourceMgr, MLIRContext *context,
                       const frontend::ImportOptions &options, StringRef chip) {
   if (!isValidChip(chip)) {
     emitError(UnknownLoc::get(context))
-        << "--chip: unsupported chip '" << chip
-        << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a";
+        << "--chip: unsupported chip '" << chip << "'; Phobos targets "
+        << supportedChips();
     return failure();
   }
   OwningOpRef<ModuleOp> module =
@@ -101,8 +101,7 @@ FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
                                                              StringRef chip) {
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
-           << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
-                      "sm_90a";
+           << chip << "'; Phobos targets " << supportedChips();
   KernelCompiler compiler(module.getContext(), chip);
   std::vector<CompiledKernel> compiled;
   for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {

@@ -301,20 +301,27 @@ void Generator::run() {
   // Arguments, with the names of each tensor's extents.
   auto *entry = new mlir::Block();
   op.getBody().push_back(entry);
+  // All argument attributes at once: setting them one by one copies the
+  // whole list each time, quadratic in the number of parameters.
+  llvm::SmallVector<mlir::DictionaryAttr> argAttrs;
+  argAttrs.reserve(kernel.params.size());
   for (auto [index, param] : llvm::enumerate(kernel.params)) {
     Value arg = entry->addArgument(argTypes[index], loc(param.loc));
     values[checked.params[index]] = arg;
-    op.setArgAttr(index, tile::KernelOp::kNameAttrName,
-                  builder.getStringAttr(param.name));
-    if (param.type.kind != TypeSpec::Kind::Tensor)
-      continue;
-    llvm::SmallVector<mlir::Attribute> names;
-    for (const DimSpec &dim : param.type.dims)
-      names.push_back(builder.getStringAttr(
-          dim.isName() ? dim.name : std::to_string(dim.value)));
-    op.setArgAttr(index, tile::KernelOp::kDimsAttrName,
-                  builder.getArrayAttr(names));
+    llvm::SmallVector<mlir::NamedAttribute, 2> attrs;
+    attrs.push_back(builder.getNamedAttr(tile::KernelOp::kNameAttrName,
+                                         builder.getStringAttr(param.name)));
+    if (param.type.kind == TypeSpec::Kind::Tensor) {
+      llvm::SmallVector<mlir::Attribute> names;
+      for (const DimSpec &dim : param.type.dims)
+        names.push_back(builder.getStringAttr(
+            dim.isName() ? dim.name : std::to_string(dim.value)));
+      attrs.push_back(builder.getNamedAttr(tile::KernelOp::kDimsAttrName,
+                                           builder.getArrayAttr(names)));
+    }
+    argAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
+  op.setAllArgAttrs(argAttrs);
 
   if (markCluster)
     op->setAttr(phobos::cluster::ClusterDialect::kMarkedAttrName,
@@ -861,8 +868,12 @@ void phobos::frontend::generateKernel(CheckedKernel &kernel,
 std::string phobos::frontend::parseVariantSpec(llvm::StringRef text,
                                                llvm::StringMap<int64_t> &variant) {
   llvm::SmallVector<llvm::StringRef> items;
-  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  if (!text.trim().empty())
+    text.split(items, ',', -1, /*KeepEmpty=*/true);
   for (llvm::StringRef item : items) {
+    if (item.trim().empty())
+      return ("expected NAME=VALUE, got an empty entry in '" + text + "'")
+          .str();
     auto [name, value] = item.split('=');
     name = name.trim();
     value = value.trim();

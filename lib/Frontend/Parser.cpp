@@ -837,6 +837,17 @@ ExprPtr Parser::parsePrimary() {
 }
 
 std::unique_ptr<Program> phobos::frontend::parseProgram(Diagnostics &diags) {
+  // Compile time and memory grow with the source (a few seconds and a few
+  // hundred MB per MiB of statements); kernels are far smaller, so a larger
+  // source is almost surely a mistake, not a kernel.
+  llvm::StringRef buffer = diags.getBuffer();
+  if (buffer.size() > kMaxSourceBytes) {
+    diags.error(llvm::SMLoc::getFromPointer(buffer.data()))
+        << "the source is " << buffer.size() << " bytes, more than the "
+        << kMaxSourceBytes
+        << " Phobos compiles; split it into files of fewer kernels";
+    return nullptr;
+  }
   std::vector<Token> tokens;
   if (!tokenize(diags.getBuffer(), diags, tokens))
     return nullptr;

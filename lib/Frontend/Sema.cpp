@@ -28,10 +28,14 @@ using llvm::isa;
 using llvm::SMLoc;
 using llvm::StringRef;
 
-/// The most elements one tile may hold; far above what fits on a GPU, low
-/// enough that the interpreter can always allocate it.
-static constexpr int64_t kMaxTileElements = int64_t(1) << 24;
-static constexpr int64_t kMaxRank = 8;
+/// The most elements one tile may hold (far above what fits on a GPU, low
+/// enough that the interpreter can always allocate it) and the most axes:
+/// the dialect's limits, which its verifier enforces on IR as well.
+using phobos::tile::kMaxRank;
+using phobos::tile::kMaxTileElements;
+/// The most bytes of parameters one CUDA kernel launch may pass (CUDA 12.1
+/// and later on Volta and later).
+static constexpr int64_t kMaxParamBytes = 32764;
 /// Search-space values and compile-time constants stay in i32.
 static constexpr int64_t kMaxConstant = INT32_MAX;
 
@@ -78,8 +82,33 @@ phobos::frontend::expandSearchValues(llvm::ArrayRef<int64_t> values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
 
+std::optional<uint64_t>
+phobos::frontend::countVariants(const KernelAttributes &attrs, uint64_t limit) {
+  uint64_t count = 1;
+  for (const SearchDim &dim : attrs.autotune) {
+    uint64_t values = dim.values.size();
+    if (values && count > limit / values)
+      return std::nullopt;
+    count *= values;
+  }
+  if (count > limit)
+    return std::nullopt;
+  return count;
+}
+
+Variant phobos::frontend::lastVariant(const KernelAttributes &attrs) {
+  Variant variant;
+  for (const SearchDim &dim : attrs.autotune)
+    variant.emplace_back(dim.name, dim.values.back());
+  return variant;
+}
+
 std::vector<Variant>
 phobos::frontend::enumerateVariants(const KernelAttributes &attrs) {
+  // The caller bounds the space first (countVariants): the product of a
+  // few dozen dimensions does not fit in memory.
+  assert(countVariants(attrs, kMaxEnumeratedVariants) &&
+         "enumerating a space of more than kMaxEnumeratedVariants variants");
   std::vector<Variant> variants(1);
   for (const SearchDim &dim : attrs.autotune) {
     std::vector<Variant> next;
@@ -566,6 +595,13 @@ bool Checker::run() {
                              << diags.lineCol(paramNames.lookup(dim.name));
         return false;
       }
+  // The bytes the kernel's parameters take in a launch (runtime.md §2):
+  // each at its natural alignment, a tensor a pointer and an i32 per
+  // dynamic extent.
+  int64_t paramBytes = 0;
+  auto place = [&](int64_t bytes) {
+    paramBytes = (paramBytes + bytes - 1) / bytes * bytes + bytes;
+  };
   for (auto [index, param] : llvm::enumerate(kernel.params)) {
     Type type = resolveType(param.type, index, /*isParam=*/true);
     if (type.isInvalid())
@@ -575,6 +611,22 @@ bool Checker::run() {
       return false;
     symbol->paramIndex = index;
     result.params.push_back(symbol);
+    if (type.isTensor()) {
+      place(8);
+      for (int64_t extent : type.shape)
+        if (extent == Type::kDynamic)
+          place(4);
+    } else {
+      place(std::max<int64_t>(1, bitWidth(type.element) / 8));
+    }
+    if (paramBytes > kMaxParamBytes) {
+      diags.error(param.loc)
+          << "the kernel's parameters take more than " << kMaxParamBytes
+          << " bytes from parameter " << index + 1 << " ('" << param.name
+          << "') on, more than one CUDA launch may pass; pass fewer "
+             "parameters (gather scalars into a tensor)";
+      return false;
+    }
   }
   // @aligned multiples are compile-time constants of the variant.
   for (auto &[name, expr] : result.attrs.aligned) {

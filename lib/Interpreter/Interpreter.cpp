@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -171,13 +172,20 @@ private:
 class Cta {
 public:
   Cta(tile::KernelOp kernel, llvm::ArrayRef<Argument> args,
-      const Options &options, std::array<int64_t, 3> blockId)
-      : kernel(kernel), args(args), options(options), blockId(blockId) {}
+      const Options &options, std::array<int64_t, 3> blockId,
+      std::atomic<uint64_t> &launchSteps)
+      : kernel(kernel), args(args), options(options), blockId(blockId),
+        launchSteps(launchSteps) {}
 
   std::optional<RunError> run();
 
 private:
   bool runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded);
+  /// Counts one step of `op` (an op, or an iteration of a loop) against
+  /// the CTA's and the launch's budgets.
+  bool step(Operation *op);
+  /// Adds the steps not yet counted to the launch's total.
+  bool flushSteps(Operation *op);
   bool exec(Operation *op);
   bool fail(Operation *op, const llvm::Twine &message);
 
@@ -227,6 +235,9 @@ private:
   std::array<int64_t, 3> blockId;
   llvm::DenseMap<Value, RtValue> env;
   uint64_t steps = 0;
+  /// Steps not yet added to `launchSteps` (added in batches).
+  uint64_t unflushed = 0;
+  std::atomic<uint64_t> &launchSteps;
   llvm::SmallVector<Operation *, 4> loops;
   std::optional<RunError> error;
   /// Asynchronous copies since the last commit, and the committed groups
@@ -265,10 +276,37 @@ std::optional<RunError> Cta::run() {
     set(arg, rt);
   }
   llvm::SmallVector<RtValue> ignored;
-  if (runBlock(entry, ignored) && (!openGroup.empty() || !committed.empty()))
+  if (runBlock(entry, ignored) && flushSteps(kernel) &&
+      (!openGroup.empty() || !committed.empty()))
     fail(kernel.getOperation(), "asynchronous copies are still in flight when the kernel "
                  "ends (no phobos.async_wait 0 retired them)");
   return error;
+}
+
+bool Cta::flushSteps(Operation *op) {
+  uint64_t total = launchSteps.fetch_add(unflushed) + unflushed;
+  unflushed = 0;
+  if (total <= options.launchStepLimit)
+    return true;
+  return fail(op, "the launch did not finish within " +
+                      llvm::Twine(options.launchStepLimit) +
+                      " operations over all CTAs; --launch-step-limit N "
+                      "raises the budget (or use smaller dims or a smaller "
+                      "grid)");
+}
+
+bool Cta::step(Operation *op) {
+  if (++steps > options.stepLimit) {
+    Operation *at = loops.empty() ? op : loops.back();
+    return fail(at, "the kernel did not finish within " +
+                        llvm::Twine(options.stepLimit) +
+                        " operations per CTA" +
+                        (loops.empty() ? "" : "; this loop may never end") +
+                        "; --step-limit N raises the budget");
+  }
+  if (++unflushed == 4096)
+    return flushSteps(op);
+  return true;
 }
 
 bool Cta::runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded) {
@@ -279,17 +317,7 @@ bool Cta::runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded) 
         yielded.push_back(get(operand));
       return true;
     }
-    if (++steps > options.stepLimit) {
-      if (loops.empty())
-        return fail(&op, "the kernel did not finish within " +
-                             llvm::Twine(options.stepLimit) +
-                             " operations per CTA (--step-limit)");
-      return fail(loops.back(), "the kernel did not finish within " +
-                                    llvm::Twine(options.stepLimit) +
-                                    " operations per CTA; this loop may never "
-                                    "end (--step-limit)");
-    }
-    if (!exec(&op))
+    if (!step(&op) || !exec(&op))
       return false;
   }
   return true;
@@ -1045,6 +1073,9 @@ bool Cta::execFor(scf::ForOp op) {
   loops.push_back(op);
   llvm::SmallVector<RtValue> yielded;
   for (int64_t iv = lb; iv < ub; iv += step) {
+    // An iteration counts even when the body is empty.
+    if (!this->step(op))
+      return false;
     set(op.getInductionVar(), RtValue::scalarI(ivType, iv));
     for (auto [arg, value] : llvm::zip(op.getRegionIterArgs(), carried))
       set(arg, value);
@@ -1067,6 +1098,8 @@ bool Cta::execWhile(scf::WhileOp op) {
   loops.push_back(op);
   llvm::SmallVector<RtValue> yielded;
   while (true) {
+    if (!step(op))
+      return false;
     for (auto [arg, value] : llvm::zip(op.getBeforeArguments(), carried))
       set(arg, value);
     if (!runBlock(op.getBefore().front(), yielded))
@@ -1247,12 +1280,28 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
                                                   llvm::ArrayRef<Argument> args,
                                                   const Options &options) {
   int64_t gx = options.grid[0], gy = options.grid[1], gz = options.grid[2];
-  int64_t total = gx * gy * gz;
+  int64_t total = 0;
+  if (gx < 1 || gy < 1 || gz < 1 || llvm::MulOverflow(gx, gy, total) ||
+      llvm::MulOverflow(total, gz, total))
+    return RunError{kernel.getLoc(),
+                    "the grid (" + std::to_string(gx) + ", " +
+                        std::to_string(gy) + ", " + std::to_string(gz) +
+                        ") is not a valid grid"};
+  // Every CTA runs at least one op: a larger grid cannot fit the budget,
+  // and would otherwise run for hours before saying so.
+  if (static_cast<uint64_t>(total) > options.launchStepLimit)
+    return RunError{kernel.getLoc(),
+                    "the grid has " + std::to_string(total) +
+                        " CTAs, more than the " +
+                        std::to_string(options.launchStepLimit) +
+                        " operations a launch may run; use a smaller grid "
+                        "(or --launch-step-limit N to raise the budget)"};
   unsigned threads = options.threads ? options.threads
                                      : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<int64_t>(threads, std::max<int64_t>(total, 1)));
 
   std::atomic<int64_t> next{0};
+  std::atomic<uint64_t> launchSteps{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::optional<RunError> first;
@@ -1264,7 +1313,8 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
         return;
       std::array<int64_t, 3> blockId = {index % gx, (index / gx) % gy,
                                         index / (gx * gy)};
-      std::optional<RunError> error = Cta(kernel, args, options, blockId).run();
+      std::optional<RunError> error =
+          Cta(kernel, args, options, blockId, launchSteps).run();
       if (error) {
         std::lock_guard<std::mutex> lock(mutex);
         if (index < firstIndex) {

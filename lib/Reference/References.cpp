@@ -35,6 +35,9 @@ const HostTensor &tensor(const Problem &problem, llvm::StringRef name) {
 /// out = alpha * x + y
 class Saxpy : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"x", {"N"}}, {"y", {"N"}}, {"out", {"N"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"x", "y", "out"}; }
   std::vector<std::string> scalarNames() const override { return {"alpha"}; }
   std::vector<std::string> outputNames() const override { return {"out"}; }
@@ -47,6 +50,9 @@ public:
 /// c = a + b
 class Add : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"a", {"N"}}, {"b", {"N"}}, {"c", {"N"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"a", "b", "c"}; }
   std::vector<std::string> outputNames() const override { return {"c"}; }
   double element(const Problem &p, llvm::StringRef, llvm::ArrayRef<int64_t> index) override {
@@ -57,6 +63,9 @@ public:
 /// C = alpha * A @ B + beta * C
 class Gemm : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"A", {"M", "K"}}, {"B", {"K", "N"}}, {"C", {"M", "N"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"A", "B", "C"}; }
   std::vector<std::string> scalarNames() const override { return {"alpha", "beta"}; }
   std::vector<std::string> outputNames() const override { return {"C"}; }
@@ -77,6 +86,11 @@ public:
 /// rank-2 tensors or rank-3 ones with a leading batch*head axis.
 class Attention : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"Q", {"Nq", "D"}}, {"K", {"Nk", "D"}}, {"V", {"Nk", "D"}}, {"O", {"Nq", "D"}}},
+            {{"Q", {"BH", "Nq", "D"}}, {"K", {"BH", "Nk", "D"}},
+             {"V", {"BH", "Nk", "D"}}, {"O", {"BH", "Nq", "D"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"Q", "K", "V", "O"}; }
   std::vector<std::string> scalarNames() const override { return {"scale"}; }
   std::vector<std::string> outputNames() const override { return {"O"}; }
@@ -122,6 +136,10 @@ private:
 /// with C the inclusive cumulative sum of G over time.
 class GatedLinearAttention : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"Q", {"BH", "T", "DK"}}, {"K", {"BH", "T", "DK"}}, {"V", {"BH", "T", "DV"}},
+             {"G", {"BH", "T", "DK"}}, {"O", {"BH", "T", "DV"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"Q", "K", "V", "G", "O"}; }
   std::vector<std::string> outputNames() const override { return {"O"}; }
   double element(const Problem &p, llvm::StringRef, llvm::ArrayRef<int64_t> index) override {
@@ -160,6 +178,9 @@ private:
 /// Y[i, :] = softmax(X[i, :])
 class Softmax : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"X", {"M", "N"}}, {"Y", {"M", "N"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"X", "Y"}; }
   std::vector<std::string> outputNames() const override { return {"Y"}; }
   double element(const Problem &p, llvm::StringRef, llvm::ArrayRef<int64_t> index) override {
@@ -185,6 +206,9 @@ private:
 /// the (population) variance of row i.
 class LayerNorm : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"X", {"M", "N"}}, {"W", {"N"}}, {"B", {"N"}}, {"Y", {"M", "N"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"X", "W", "B", "Y"}; }
   std::vector<std::string> scalarNames() const override { return {"eps"}; }
   std::vector<std::string> outputNames() const override { return {"Y"}; }
@@ -214,6 +238,9 @@ private:
 /// C[i, j] + alpha * x[i] * y[j] where j <= i, else C[i, j]
 class OuterUpdate : public Reference {
 public:
+  std::vector<Signature> signatures() const override {
+    return {{{"x", {"M"}}, {"y", {"N"}}, {"C", {"M", "N"}}}};
+  }
   std::vector<std::string> tensorNames() const override { return {"x", "y", "C"}; }
   std::vector<std::string> scalarNames() const override { return {"alpha"}; }
   std::vector<std::string> outputNames() const override { return {"C"}; }
@@ -228,7 +255,72 @@ public:
   }
 };
 
+/// "[3, 4]".
+std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [i, extent] : llvm::enumerate(shape))
+    text += (i ? ", " : "") + std::to_string(extent);
+  return text + "]";
+}
+
+/// "[M, K]".
+std::string formatDims(llvm::ArrayRef<std::string> dims) {
+  std::string text = "[";
+  for (auto [i, dim] : llvm::enumerate(dims))
+    text += (i ? ", " : "") + dim;
+  return text + "]";
+}
+
 } // namespace
+
+std::string Reference::validate(const Problem &problem) const {
+  for (const std::string &name : tensorNames()) {
+    const HostTensor *tensor = problem.tensors.lookup(name);
+    if (!tensor)
+      return "needs a tensor parameter named '" + name + "'";
+    if (tensor->getElementType() == ElementType::Bool)
+      return "reads '" + name + "' as numbers, but it is a tensor of bool";
+  }
+  for (const std::string &name : scalarNames())
+    if (!problem.scalars.count(name))
+      return "needs a scalar parameter named '" + name + "'";
+  // The first form whose ranks match decides; its extents must agree.
+  std::vector<Signature> forms = signatures();
+  std::string expected;
+  for (const Signature &form : forms) {
+    bool ranks = llvm::all_of(form, [&](const auto &entry) {
+      return problem.tensors.lookup(entry.first)->getShape().size() ==
+             entry.second.size();
+    });
+    if (!ranks) {
+      for (const auto &[name, dims] : form)
+        expected += (expected.empty() ? "" : ", ") + name + " " +
+                    formatDims(dims);
+      if (&form != &forms.back())
+        expected += "; or ";
+      continue;
+    }
+    llvm::StringMap<std::pair<int64_t, std::string>> bound;
+    for (const auto &[name, dims] : form) {
+      llvm::ArrayRef<int64_t> shape = problem.tensors.lookup(name)->getShape();
+      for (auto [axis, dim] : llvm::enumerate(dims)) {
+        auto [it, inserted] = bound.try_emplace(dim, shape[axis], name);
+        if (!inserted && it->second.first != shape[axis])
+          return "needs '" + name + "' of shape " + formatDims(dims) +
+                 ", but its extent " + dim + " is " +
+                 std::to_string(shape[axis]) + " where '" + it->second.second +
+                 "' has " + dim + " = " + std::to_string(it->second.first) +
+                 " (got '" + name + "' of shape " + formatShape(shape) + ")";
+      }
+    }
+    return "";
+  }
+  std::string got;
+  for (const std::string &name : tensorNames())
+    got += (got.empty() ? "" : ", ") + name + " " +
+           formatShape(problem.tensors.lookup(name)->getShape());
+  return "needs tensors of the ranks " + expected + "; got " + got;
+}
 
 std::unique_ptr<Reference> phobos::reference::makeReference(llvm::StringRef name) {
   if (name == "saxpy") return std::make_unique<Saxpy>();

@@ -319,6 +319,10 @@ std::array<int, 2> Driver::computeCapability() const {
   return impl->capability;
 }
 
+int64_t Driver::totalMemoryBytes() const {
+  return static_cast<int64_t>(impl->totalMemoryBytes);
+}
+
 int64_t Driver::maxSharedMemoryPerBlock() const {
   return impl->maxSharedOptinBytes;
 }

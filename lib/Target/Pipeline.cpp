@@ -24,14 +24,35 @@
 
 using namespace mlir;
 
+std::optional<phobos::ChipLimits> phobos::getChipLimits(StringRef chip) {
+  // mma.sync m16n8k16 needs sm_80; PTX 8.0 stops at sm_90a. Shared memory
+  // is what a CTA may opt in to (CUDA's programming guide, table of
+  // compute capabilities).
+  if (chip == "sm_80" || chip == "sm_87")
+    return ChipLimits{166912};
+  if (chip == "sm_86" || chip == "sm_89")
+    return ChipLimits{101376};
+  if (chip == "sm_90" || chip == "sm_90a")
+    return ChipLimits{232448};
+  return std::nullopt;
+}
+
 bool phobos::isValidChip(StringRef chip) {
-  // mma.sync m16n8k16 needs sm_80; PTX 8.0 stops at sm_90a.
-  return llvm::is_contained({"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"},
-                            chip);
+  return getChipLimits(chip).has_value();
+}
+
+StringRef phobos::supportedChips() {
+  return "sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a";
 }
 
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
+  // Tiles that cannot fit the chip fail first, before any pass spends
+  // time on them.
+  ChipLimits limits = getChipLimits(options.chip).value_or(ChipLimits{232448});
+  tile::TileCheckResourcesOptions resources;
+  resources.maxSharedBytes = limits.sharedMemoryBytes;
+  pm.addNestedPass<tile::KernelOp>(tile::createTileCheckResources(resources));
   // Tile level: clean up the source's tiles.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -45,9 +66,15 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileSelectMma());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
-  kernel.addPass(tile::createTilePipeline());
-  kernel.addPass(tile::createTileAllocateShared());
-  kernel.addPass(tile::createTileChooseOccupancy());
+  tile::TilePipelineOptions pipelining;
+  pipelining.maxSharedBytes = limits.sharedMemoryBytes;
+  kernel.addPass(tile::createTilePipeline(pipelining));
+  tile::TileAllocateSharedOptions allocate;
+  allocate.maxBytes = limits.sharedMemoryBytes;
+  kernel.addPass(tile::createTileAllocateShared(allocate));
+  tile::TileChooseOccupancyOptions occupancy;
+  occupancy.maxSharedBytes = limits.sharedMemoryBytes;
+  kernel.addPass(tile::createTileChooseOccupancy(occupancy));
   kernel.addPass(tile::createTileInsertBarriers());
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
   pm.addPass(createConvertTileToGPU());
@@ -64,14 +91,37 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCheckTargetDialects());
-  (void)options;
 }
 
 void phobos::registerPhobosToNVVMPipeline() {
-  PassPipelineRegistration<PhobosToNVVMOptions>(
+  // Registered by hand rather than with PassPipelineRegistration, so that
+  // a chip Phobos cannot target and a pass manager on another op are
+  // errors instead of a silent default and an abort in OpPassManager::nest.
+  registerPassPipeline(
       "phobos-to-nvvm",
       "Lower laid-out phobos kernels to a gpu.module of llvm/nvvm ops",
-      buildPhobosToNVVMPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PhobosToNVVMOptions options;
+        if (failed(options.parseFromString(text)))
+          return errorHandler("phobos-to-nvvm: cannot parse the options '" +
+                              text + "'");
+        if (!isValidChip(options.chip))
+          return errorHandler("phobos-to-nvvm: unsupported chip '" +
+                              options.chip.getValue() + "'; Phobos targets " +
+                              supportedChips());
+        if (pm.getOpAnchorName() != ModuleOp::getOperationName())
+          return errorHandler(
+              "phobos-to-nvvm runs on a builtin.module (it nests on the "
+              "phobos.kernel and gpu.module ops itself), not on '" +
+              pm.getOpAnchorName() +
+              "'; write --pass-pipeline='builtin.module(phobos-to-nvvm)'");
+        buildPhobosToNVVMPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(PhobosToNVVMOptions());
+      });
 }
 
 void phobos::registerPTXTranslationInterfaces(DialectRegistry &registry) {
@@ -108,8 +158,7 @@ FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
                                               StringRef chip) {
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
-           << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
-                      "sm_90a";
+           << chip << "'; Phobos targets " << supportedChips();
   PassManager pm(module.getContext());
   buildSerializeToPTXPipeline(pm, chip);
   if (failed(pm.run(module)))

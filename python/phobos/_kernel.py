@@ -28,6 +28,8 @@ from phobos._frontend import Translation, translate_function
 from phobos._tuner import TuneResult
 
 Variant = tuple  # ((name, value), ...) in @autotune order
+# The most variants variants() lists, as phobos-compile --all-variants.
+MAX_ENUMERATED_VARIANTS = 4096
 
 _work_lock = threading.Lock()
 _work_dir: Path | None = None
@@ -133,7 +135,17 @@ class Kernel:
         return {name: values[0] for name, values in self.space.items()}
 
     def variants(self) -> list[dict[str, int]]:
-        """Every variant of the @autotune space, the default first."""
+        """Every variant of the @autotune space, the default first. A space
+        of more than 4096 variants (40 dimensions of two values are 2^40)
+        is refused instead of built, as `phobos-compile --all-variants`
+        refuses it."""
+        count = 1
+        for values in self.space.values():
+            count *= len(values)
+        if count > MAX_ENUMERATED_VARIANTS:
+            raise PhobosError(f"{self.name}: the @autotune space has {count} variants, more "
+                              f"than the {MAX_ENUMERATED_VARIANTS} Phobos enumerates; pass "
+                              f"the variants to try (tune(..., variants=[...]))")
         names = list(self.space)
         return [dict(zip(names, combo)) for combo in itertools.product(*self.space.values())]
 

@@ -83,6 +83,18 @@ def test_tune_without_a_passing_variant(write_module):
                     BLOCK=16)
 
 
+def test_a_huge_space_is_refused_not_built(write_module):
+    # 40 dimensions of two values: 2^40 variants, never enumerated.
+    names = ", ".join(f"A{i}=[1, 2]" for i in range(40))
+    kernel = write_module(HEADER + f"""@ph.kernel
+@ph.autotune({names})
+def huge(x: ph.tensor[ph.f32][N]):
+    x[0] = ph.f32(A0)
+""").huge
+    with pytest.raises(PhobosError, match="has 1099511627776 variants, more than the 4096"):
+        kernel.variants()
+
+
 def test_ph2py_command(tmp_path, capsys):
     out = tmp_path / "saxpy.py"
     assert main([str(EXAMPLES / "saxpy_fp32.ph"), "-o", str(out)]) == 0

@@ -192,9 +192,21 @@ int main(int argc, char **argv) {
           frontend::readAttributes(*kernel, diags);
       if (!attrs)
         return 1;
-      std::vector<frontend::Variant> variants = frontend::enumerateVariants(*attrs);
-      if (lastVariant)
-        variants.erase(variants.begin(), variants.end() - 1);
+      std::vector<frontend::Variant> variants;
+      if (lastVariant) {
+        variants.push_back(frontend::lastVariant(*attrs));
+      } else if (frontend::countVariants(*attrs,
+                                         frontend::kMaxEnumeratedVariants)) {
+        variants = frontend::enumerateVariants(*attrs);
+      } else {
+        // Never build the space: 40 dimensions of two values are 2^40.
+        diags.error(attrs->autotune.front().loc)
+            << "kernel '" << kernel->name << "' has more than "
+            << frontend::kMaxEnumeratedVariants
+            << " variants, more than --all-variants compiles; choose "
+               "variants with --variant NAME=V,... (or --last-variant)";
+        return 1;
+      }
       for (const frontend::Variant &variant : variants) {
         frontend::ImportOptions job;
         job.kernelName = kernel->name;

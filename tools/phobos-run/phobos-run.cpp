@@ -32,9 +32,12 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -45,6 +48,7 @@
 #include <map>
 #include <chrono>
 #include <cmath>
+#include <unistd.h>
 
 using namespace phobos;
 namespace cl = llvm::cl;
@@ -155,6 +159,16 @@ static cl::opt<uint64_t> stepLimit("step-limit",
                                             "--interpret"),
                                    cl::init(uint64_t(1) << 27),
                                    cl::cat(category));
+static cl::opt<uint64_t>
+    launchStepLimit("launch-step-limit",
+                    cl::desc("Operations all CTAs of the launch may run "
+                             "together under --interpret"),
+                    cl::init(uint64_t(1) << 28), cl::cat(category));
+static cl::opt<uint64_t>
+    maxHostBytes("max-host-bytes",
+                 cl::desc("Host memory the run's tensors may take (default: "
+                          "the memory available on this machine)"),
+                 cl::init(0), cl::cat(category));
 
 namespace {
 
@@ -209,6 +223,53 @@ void printTensor(llvm::raw_ostream &os, llvm::StringRef name,
       os << loadInt(tensor.getElementType(), tensor.data(), i);
   }
   os << "]\n";
+}
+
+/// The largest values of the options that count things: beyond them a run
+/// only burns time (or threads, or memory) before failing.
+constexpr unsigned kMaxRepeat = 100000;
+constexpr unsigned kMaxCpuThreads = 1024;
+constexpr int64_t kMaxSamples = int64_t(1) << 24;
+
+/// Memory this machine can give the run: MemAvailable, else the physical
+/// memory; 0 when unknown.
+uint64_t availableHostBytes() {
+  if (auto file = llvm::MemoryBuffer::getFileAsStream("/proc/meminfo")) {
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*file)->getBuffer().split(lines, '\n');
+    for (llvm::StringRef line : lines)
+      if (line.consume_front("MemAvailable:")) {
+        // "MemAvailable:   12345678 kB"
+        uint64_t kib = 0;
+        if (line.trim().take_while(llvm::isDigit).getAsInteger(10, kib))
+          break;
+        return kib * 1024;
+      }
+  }
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : 0;
+}
+
+/// Elements and bytes of a tensor of `shape`, or nullopt when a product
+/// overflows int64.
+std::optional<std::pair<int64_t, int64_t>>
+tensorSize(ElementType element, llvm::ArrayRef<int64_t> shape) {
+  int64_t elements = 1, bytes = 0;
+  for (int64_t extent : shape)
+    if (llvm::MulOverflow(elements, extent, elements))
+      return std::nullopt;
+  if (llvm::MulOverflow(elements, int64_t(byteWidth(element)), bytes))
+    return std::nullopt;
+  return std::make_pair(elements, bytes);
+}
+
+std::string formatBytes(uint64_t bytes) {
+  std::string text = std::to_string(bytes) + " bytes";
+  if (bytes >= (uint64_t(1) << 30))
+    text += llvm::formatv(" ({0:F1} GiB)", double(bytes) / (1 << 30)).str();
+  else if (bytes >= (uint64_t(1) << 20))
+    text += llvm::formatv(" ({0:F1} MiB)", double(bytes) / (1 << 20)).str();
+  return text;
 }
 
 /// Prints a runtime error and returns false.
@@ -313,6 +374,17 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
             function->setMaxDynamicSharedMemory(contract.sharedMemoryBytes))
       return reportError(std::move(error));
 
+  // The device must hold every tensor at once: check before allocating.
+  int64_t deviceBytes = 0;
+  for (const HostTensor &tensor : tensors)
+    deviceBytes += static_cast<int64_t>(tensor.byteSize());
+  if (deviceBytes > driver->totalMemoryBytes()) {
+    llvm::errs() << "phobos-run: the tensors need " << formatBytes(deviceBytes)
+                 << " of GPU memory, more than the device's "
+                 << formatBytes(driver->totalMemoryBytes())
+                 << "; choose smaller --dim values\n";
+    return false;
+  }
   std::vector<cuda::DeviceBuffer> buffers(tensors.size());
   std::vector<LaunchArgument> arguments;
   for (auto [index, slot] : llvm::enumerate(contract.params)) {
@@ -389,6 +461,30 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "phobos-run: run, check and time one Phobos kernel variant\n");
+  // Values that parse but make no sense are errors, not silent defaults.
+  if (tolerance.getNumOccurrences() &&
+      !(tolerance >= 0 && std::isfinite(tolerance)))
+    usage("--tolerance must be a non-negative number, got " +
+          llvm::formatv("{0}", tolerance.getValue()).str());
+  if (samples < 1 || samples > kMaxSamples)
+    usage("--samples must be between 1 and " + llvm::Twine(kMaxSamples) +
+          ", got " + llvm::Twine(samples.getValue()));
+  if (repeat < 1 || repeat > kMaxRepeat)
+    usage("--repeat must be between 1 and " + llvm::Twine(kMaxRepeat) +
+          ", got " + llvm::Twine(repeat.getValue()));
+  if (warmup > kMaxRepeat)
+    usage("--warmup must be at most " + llvm::Twine(kMaxRepeat) + ", got " +
+          llvm::Twine(warmup.getValue()));
+  if (threads > kMaxCpuThreads)
+    usage("--cpu-threads must be at most " + llvm::Twine(kMaxCpuThreads) +
+          " (0 uses every core), got " + llvm::Twine(threads.getValue()));
+  if (stepLimit == 0 || launchStepLimit == 0)
+    usage("--step-limit and --launch-step-limit must be at least 1");
+  // Checked before the driver is opened, so that a machine without the
+  // chip (or without a GPU) says what is wrong with the option.
+  if (chip.getNumOccurrences() && !phobos::isValidChip(chip))
+    usage(llvm::Twine("--chip: unsupported chip '") + chip.getValue() +
+          "'; Phobos targets " + phobos::supportedChips());
 
   // Compile the kernel (front end only: the interpreter runs tile IR).
   mlir::DialectRegistry registry;
@@ -424,6 +520,12 @@ int main(int argc, char **argv) {
   // A .mlir input is a module of phobos kernels (possibly after passes),
   // run as it is; anything else is Phobos source.
   bool mlirInput = llvm::StringRef(inputFile).ends_with(".mlir");
+  if (mlirInput && !variantSpec.empty())
+    usage("--variant applies to Phobos source; the kernels of a .mlir module "
+          "are already bound to their variants (drop --variant, or run the "
+          ".ph source)");
+  if (variantSpec.getNumOccurrences() && options.variant.empty())
+    usage("--variant expects NAME=V,..., got '" + variantSpec + "'");
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlirInput ? mlir::parseSourceFile<mlir::ModuleOp>(*sourceMgr, &context)
                 : frontend::importPhobos(*sourceMgr, &context, options);
@@ -453,6 +555,14 @@ int main(int argc, char **argv) {
     const ParamSlot *slot = contract.findParam(name);
     if (!slot || slot->kind != ParamSlot::Kind::Tensor)
       usage("--input: '" + name + "' is not a tensor parameter");
+    if (inputs.count(name.str()))
+      usage("--input " + name + " is given twice");
+    uint64_t fileBytes = 0;
+    uint64_t limit = maxHostBytes ? maxHostBytes.getValue() : availableHostBytes();
+    if (!llvm::sys::fs::file_size(path, fileBytes) && limit && fileBytes > limit)
+      usage("--input " + name + ": '" + path + "' holds " +
+            formatBytes(fileBytes) + ", more than the " + formatBytes(limit) +
+            " of host memory the run may use (--max-host-bytes)");
     llvm::Expected<HostTensor> tensor = readNpy(path);
     if (!tensor)
       usage("--input " + name + ": " + llvm::toString(tensor.takeError()));
@@ -474,7 +584,8 @@ int main(int argc, char **argv) {
     const ParamSlot *slot = contract.findParam(name);
     if (!slot || slot->kind != ParamSlot::Kind::Tensor)
       usage("--output: '" + name + "' is not a tensor parameter");
-    outputs[name] = path.str();
+    if (!outputs.try_emplace(name, path.str()).second)
+      usage("--output " + name + " is given twice");
   }
 
   // Dims: every launch-bound dim must be given; compile-time ones may be
@@ -501,7 +612,9 @@ int main(int argc, char **argv) {
     if (value <= 0 || value > INT32_MAX)
       usage("--dim " + name + "=" + text + ": extents must be between 1 and " +
             llvm::Twine(INT32_MAX) + " (the kernel's index width is 32 bits)");
-    dims[name] = value;
+    if (!dims.try_emplace(name, value).second)
+      usage("--dim " + name + " is given twice (" + name + "=" +
+            llvm::Twine(dims.lookup(name)) + " and " + name + "=" + text + ")");
   }
   // Dims an --input binds (the launcher's checks below catch a tensor that
   // disagrees with another).
@@ -581,7 +694,8 @@ int main(int argc, char **argv) {
     const ParamSlot *slot = contract.findParam(name);
     if (!slot || slot->kind != ParamSlot::Kind::Tensor)
       usage("--init: '" + name + "' is not a tensor parameter");
-    inits[name] = how.str();
+    if (!inits.try_emplace(name, how.str()).second)
+      usage("--init " + name + " is given twice");
   }
   std::vector<HostTensor> tensors(contract.params.size());
   std::vector<interp::Argument> arguments;
@@ -596,6 +710,8 @@ int main(int argc, char **argv) {
     const ParamSlot *slot = contract.findParam(name);
     if (!slot || slot->kind != ParamSlot::Kind::Scalar)
       usage("--scalar: '" + name + "' is not a scalar parameter");
+    if (givenScalars.count(name))
+      usage("--scalar " + name + " is given twice");
     double value;
     if (!isFloat(slot->element)) {
       // Integers exactly, not through a double.
@@ -607,9 +723,115 @@ int main(int argc, char **argv) {
     } else if (text.getAsDouble(value)) {
       usage("--scalar " + name + ": '" + text + "' is not a number");
     }
+    if (slot->element == ElementType::Bool && value != 0 && value != 1)
+      usage("--scalar " + name + "=" + text +
+            ": a bool scalar is 0 or 1");
     referenceInputs.scalars[name] = value;
     givenScalars[name] = true;
   }
+  // The grid.
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  if (!gridSpec.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(gridSpec).split(parts, ',');
+    if (parts.empty() || parts.size() > 3)
+      usage("--grid expects X[,Y[,Z]]");
+    for (auto [axis, part] : llvm::enumerate(parts))
+      if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] <= 0)
+        usage("--grid: '" + part + "' is not a positive integer");
+  } else {
+    llvm::Expected<std::array<int64_t, 3>> inferred = contract.gridFor(dims);
+    if (!inferred)
+      usage(llvm::toString(inferred.takeError()) + " (--grid X,Y,Z)");
+    grid = *inferred;
+  }
+
+
+  // Everything the launch will check, checked now, before any tensor is
+  // allocated: dims, extents, @aligned, scalars (a value out of its type's
+  // range), the grid's hardware limits (for the interpreter too).
+  llvm::StringMap<llvm::SmallVector<int64_t, 4>> shapes;
+  {
+    std::vector<LaunchArgument> checked;
+    for (const ParamSlot &slot : contract.params) {
+      if (slot.kind == ParamSlot::Kind::Scalar) {
+        // Unspecified scalars take values valid for every type.
+        auto given = referenceInputs.scalars.find(slot.name);
+        checked.push_back(ScalarArgument{
+            given != referenceInputs.scalars.end() ? given->second : 1.0});
+        continue;
+      }
+      llvm::SmallVector<int64_t, 4> shape;
+      if (auto input = inputs.find(slot.name); input != inputs.end())
+        shape.assign(input->second.getShape().begin(),
+                     input->second.getShape().end());
+      else
+        for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
+          shape.push_back(extent >= 0 ? extent : dims.lookup(dim));
+      TensorArgument argument;
+      argument.address = 16; // not dereferenced
+      argument.element = slot.element;
+      argument.shape.assign(shape.begin(), shape.end());
+      checked.push_back(std::move(argument));
+      shapes[slot.name] = std::move(shape);
+    }
+    llvm::Expected<BoundLaunch> bound = bindArguments(contract, checked, grid);
+    if (!bound) {
+      std::string hint;
+      llvm::handleAllErrors(bound.takeError(), [&](const LaunchError &error) {
+        const ParamSlot *slot = contract.findParam(error.getParam());
+        hint = llvm::toString(llvm::make_error<LaunchError>(error));
+        if (!slot)
+          hint += gridSpec.empty()
+                      ? " (the grid follows from the dims: choose smaller "
+                        "--dim values, or give --grid)"
+                      : " (--grid)";
+        else if (slot->kind == ParamSlot::Kind::Scalar)
+          hint += " (--scalar " + slot->name + "=V)";
+        else
+          hint += " (--dim, or the array given with --input)";
+      });
+      usage(hint);
+    }
+  }
+  // Host memory: every tensor is held twice (the run's copy and the inputs
+  // kept for the check), three times when the interpreter times repeats.
+  {
+    uint64_t limit = maxHostBytes ? maxHostBytes.getValue() : availableHostBytes();
+    unsigned copies = 2 + (interpret && bench ? 1 : 0);
+    uint64_t total = 0;
+    std::string largest;
+    int64_t largestBytes = -1;
+    for (const ParamSlot &slot : contract.params) {
+      if (slot.kind != ParamSlot::Kind::Tensor)
+        continue;
+      std::optional<std::pair<int64_t, int64_t>> size =
+          tensorSize(slot.element, shapes[slot.name]);
+      if (!size)
+        usage("argument '" + slot.name + "' would have more than 2^63 elements "
+              "or bytes; choose smaller --dim values");
+      if (size->second > largestBytes) {
+        largestBytes = size->second;
+        largest = slot.name;
+      }
+      // Each size is below 2^63: three copies fit in 128 bits' worth of
+      // saturation.
+      uint64_t bytes = uint64_t(size->second);
+      total = bytes > (UINT64_MAX - total) / copies ? UINT64_MAX
+                                                    : total + bytes * copies;
+    }
+    if (limit && total > limit)
+      usage("the run needs " + formatBytes(total) +
+            " of host memory for its tensors (each held " +
+            llvm::Twine(copies) + " times; the largest is '" + largest +
+            "', " + formatBytes(largestBytes) + "), more than the " +
+            formatBytes(limit) +
+            (maxHostBytes ? " --max-host-bytes allows"
+                          : " this machine has available (--max-host-bytes "
+                            "sets the limit)") +
+            "; choose smaller --dim values");
+  }
+
   for (auto [index, slot] : llvm::enumerate(contract.params)) {
     if (slot.kind == ParamSlot::Kind::Scalar) {
       if (!givenScalars.count(slot.name)) {
@@ -672,23 +894,6 @@ int main(int argc, char **argv) {
       arguments.insert(arguments.begin() + index, arg);
     }
 
-  // The grid.
-  std::array<int64_t, 3> grid = {1, 1, 1};
-  if (!gridSpec.empty()) {
-    llvm::SmallVector<llvm::StringRef> parts;
-    llvm::StringRef(gridSpec).split(parts, ',');
-    if (parts.empty() || parts.size() > 3)
-      usage("--grid expects X[,Y[,Z]]");
-    for (auto [axis, part] : llvm::enumerate(parts))
-      if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] <= 0)
-        usage("--grid: '" + part + "' is not a positive integer");
-  } else {
-    llvm::Expected<std::array<int64_t, 3>> inferred = contract.gridFor(dims);
-    if (!inferred)
-      usage(llvm::toString(inferred.takeError()) + " (--grid X,Y,Z)");
-    grid = *inferred;
-  }
-
   if (!saveDir.empty()) {
     if (std::error_code error = llvm::sys::fs::create_directories(saveDir))
       usage("--save: cannot create '" + saveDir + "': " + error.message());
@@ -720,6 +925,30 @@ int main(int argc, char **argv) {
       usage(llvm::toString(bound.takeError()));
   }
 
+  // The reference, checked against the tensors before anything runs.
+  std::string referenceUsed;
+  std::unique_ptr<reference::Reference> ref;
+  if (check) {
+    referenceUsed = referenceName.empty()
+                        ? reference::defaultReferenceFor(contract.kernel).str()
+                        : referenceName.getValue();
+    ref = reference::makeReference(referenceUsed);
+    if (!ref) {
+      std::string known;
+      for (const std::string &n : reference::referenceNames())
+        known += (known.empty() ? "" : ", ") + n;
+      usage(referenceUsed.empty()
+                ? "--check: no reference is known for kernel '" +
+                      contract.kernel + "'; pass --reference (" + known + ")"
+                : "--reference: unknown reference '" + referenceUsed +
+                      "' (known: " + known + ")");
+    }
+    std::string problem = ref->validate(referenceInputs);
+    if (!problem.empty())
+      usage("--check: reference '" + referenceUsed + "' " + problem +
+            " (kernel '" + contract.kernel + "'; --reference chooses another)");
+  }
+
   // Run (and time).
   std::vector<double> times;
   std::string backend = "interpreter";
@@ -728,6 +957,7 @@ int main(int argc, char **argv) {
     runOptions.grid = grid;
     runOptions.threads = threads;
     runOptions.stepLimit = stepLimit;
+    runOptions.launchStepLimit = launchStepLimit;
     if (std::optional<interp::RunError> error =
             interp::runKernel(kernel, arguments, runOptions)) {
       mlir::emitError(error->loc) << error->message;
@@ -781,28 +1011,7 @@ int main(int argc, char **argv) {
   int status = 0;
   double worstError = 0;
   if (check) {
-    std::string name = referenceName.empty()
-                           ? reference::defaultReferenceFor(contract.kernel).str()
-                           : referenceName.getValue();
-    std::unique_ptr<reference::Reference> ref = reference::makeReference(name);
-    if (!ref) {
-      std::string known;
-      for (const std::string &n : reference::referenceNames())
-        known += (known.empty() ? "" : ", ") + n;
-      usage(name.empty() ? "--check: no reference is known for kernel '" +
-                               contract.kernel + "'; pass --reference (" +
-                               known + ")"
-                         : "--reference: unknown reference '" + name +
-                               "' (known: " + known + ")");
-    }
-    for (const std::string &needed : ref->tensorNames())
-      if (!referenceInputs.tensors.count(needed))
-        usage("--check: reference '" + name + "' needs a tensor named '" +
-              needed + "'");
-    for (const std::string &needed : ref->scalarNames())
-      if (!referenceInputs.scalars.count(needed))
-        usage("--check: reference '" + name + "' needs a scalar named '" +
-              needed + "'");
+    const std::string &name = referenceUsed;
     double limit = tolerance >= 0 ? tolerance.getValue()
                    : usesReducedPrecision(kernel) ? 1e-2
                                                   : 1e-5;

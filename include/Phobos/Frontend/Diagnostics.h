@@ -16,6 +16,8 @@
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <vector>
+
 namespace phobos::frontend {
 
 /// Turns source positions into MLIR locations and counts errors.
@@ -43,12 +45,17 @@ public:
   llvm::StringRef getBuffer() const;
 
 private:
+  /// 1-based line and column of `loc` in the buffer.
+  std::pair<unsigned, unsigned> lineAndColumn(llvm::SMLoc loc) const;
+
   llvm::SourceMgr &sourceMgr;
   mlir::MLIRContext *context;
   unsigned bufferId;
   mlir::StringAttr fileName;
   unsigned errorCount = 0;
   std::string variantNote;
+  /// Offsets at which the buffer's lines start (filled on first use).
+  mutable std::vector<size_t> lineStarts;
 };
 
 } // namespace phobos::frontend

@@ -10,14 +10,18 @@
 
 #include "Phobos/Frontend/AST.h"
 
+#include <cstddef>
 #include <memory>
 
 namespace phobos::frontend {
 
 class Diagnostics;
 
-/// Parses the whole buffer `diags` was made for. Returns null after
-/// reporting an error.
+/// The largest source the front end reads (1 MiB).
+inline constexpr size_t kMaxSourceBytes = size_t(1) << 20;
+
+/// Parses the whole buffer `diags` was made for (at most kMaxSourceBytes).
+/// Returns null after reporting an error.
 std::unique_ptr<ast::Program> parseProgram(Diagnostics &diags);
 
 } // namespace phobos::frontend

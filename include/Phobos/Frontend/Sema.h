@@ -80,7 +80,21 @@ std::vector<int64_t> expandSearchValues(llvm::ArrayRef<int64_t> values);
 /// A value for every @autotune name, in the order the source lists them.
 using Variant = std::vector<std::pair<std::string, int64_t>>;
 
-/// Every variant of the search space (the Cartesian product), default first.
+/// The most variants a tool enumerates (`phobos-compile --all-variants`).
+inline constexpr uint64_t kMaxEnumeratedVariants = 4096;
+
+/// The number of variants of the search space (the product of the
+/// dimensions' value counts), or nullopt when it is above `limit`; never
+/// builds the space.
+std::optional<uint64_t> countVariants(const KernelAttributes &attrs,
+                                      uint64_t limit);
+
+/// The variant that takes the last value of every @autotune dimension.
+Variant lastVariant(const KernelAttributes &attrs);
+
+/// Every variant of the search space (the Cartesian product), default
+/// first. The space must have at most kMaxEnumeratedVariants variants
+/// (check with countVariants first).
 std::vector<Variant> enumerateVariants(const KernelAttributes &attrs);
 
 /// A kernel checked for one variant: the symbols its AST now points to.

@@ -48,8 +48,11 @@ struct Options {
   /// CTAs on each grid axis.
   std::array<int64_t, 3> grid = {1, 1, 1};
   /// Operations one CTA may execute before the run is reported as not
-  /// terminating.
+  /// terminating (every op and every loop iteration counts one).
   uint64_t stepLimit = uint64_t(1) << 27;
+  /// Operations all CTAs of the launch may execute together: the budget of
+  /// the whole run. A grid of more CTAs than this fails before it starts.
+  uint64_t launchStepLimit = uint64_t(1) << 28;
   /// Worker threads for CTAs; 0 picks the machine's core count.
   unsigned threads = 0;
 };

@@ -35,10 +35,23 @@ public:
   virtual std::vector<std::string> tensorNames() const = 0;
   virtual std::vector<std::string> scalarNames() const { return {}; }
   virtual std::vector<std::string> outputNames() const = 0;
+  /// Checks that `problem` holds everything element() reads, before it
+  /// reads anything: every tensor and scalar it names, each tensor of a
+  /// numeric (not bool) type and of the rank and extents that agree with
+  /// the others (gemm: A [M, K], B [K, N], C [M, N]). Returns "" or what is
+  /// wrong, naming the parameter.
+  std::string validate(const Problem &problem) const;
   /// The expected value of `output` at `index`. May cache per row, so one
-  /// Reference object serves one Problem.
+  /// Reference object serves one Problem, which validate() accepted.
   virtual double element(const Problem &problem, llvm::StringRef output,
                          llvm::ArrayRef<int64_t> index) = 0;
+
+protected:
+  /// The shapes element() relies on: one list of (tensor, dim names) per
+  /// accepted form, e.g. {{"A", {"M", "K"}}, ...}; a name binds the extent
+  /// it first meets, and every later use must agree.
+  using Signature = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  virtual std::vector<Signature> signatures() const = 0;
 };
 
 /// A fresh reference by name (saxpy, add, gemm, attention, gla, softmax,

@@ -38,6 +38,8 @@ public:
   std::string describeDevice() const;
   /// Compute capability, e.g. {9, 0}.
   std::array<int, 2> computeCapability() const;
+  /// The device's memory, in bytes (cuDeviceTotalMem).
+  int64_t totalMemoryBytes() const;
   /// Largest dynamic shared memory a CTA may opt in to, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
   /// The device's memory in bytes.

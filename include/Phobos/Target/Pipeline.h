@@ -13,6 +13,7 @@
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -55,8 +56,21 @@ void buildSerializeToPTXPipeline(mlir::OpPassManager &pm, llvm::StringRef chip);
 /// The PTX a serialised `module` holds, or an error on the module.
 mlir::FailureOr<std::string> collectPTX(mlir::ModuleOp module);
 
+/// What one CTA may use on a chip.
+struct ChipLimits {
+  /// Dynamic shared memory a CTA may opt in to, in bytes.
+  int64_t sharedMemoryBytes;
+};
+
+/// The limits of `chip` ("sm_90"), or nullopt for a chip Phobos does not
+/// target.
+std::optional<ChipLimits> getChipLimits(llvm::StringRef chip);
+
 /// Whether `chip` ("sm_90") is a CUDA target name this compiler accepts.
 bool isValidChip(llvm::StringRef chip);
+
+/// "sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a", for messages.
+llvm::StringRef supportedChips();
 
 } // namespace phobos
 

@@ -42,21 +42,6 @@ phobos.kernel @dim_static_arith(%out: !phobos.tensor<4xi32>) {
   phobos.return
 }
 
-// -----
-
-// An extent that does not fit the i32 result must not fold to a wrapped
-// (negative) constant.
-// CHECK-LABEL: phobos.kernel @dim_too_large
-// CHECK-NOT: arith.constant -
-// CHECK: phobos.dim %{{.*}}[0] : !phobos.tensor<3000000000xi32>
-// CHECK-NOT: arith.constant -
-phobos.kernel @dim_too_large(%A: !phobos.tensor<3000000000xi32>) {
-  %c0 = arith.constant 0 : i32
-  %n = phobos.dim %A[0] : !phobos.tensor<3000000000xi32>
-  phobos.store_scalar %n, %A[%c0] : !phobos.tensor<3000000000xi32>
-  phobos.return
-}
-
 //===----------------------------------------------------------------------===//
 // phobos.cast
 //===----------------------------------------------------------------------===//

@@ -1104,3 +1104,40 @@ func.func @transpose_element_type(%t: !phobos.tile<16x32xf32>) {
   %0 = phobos.transpose %t : !phobos.tile<16x32xf32> -> !phobos.tile<32x16xf16>
   return
 }
+
+// -----
+
+// Limits that every pass relies on: no size product may overflow, and a
+// tile stays within what the interpreter and the layouts can hold.
+// expected-error@+1 {{tile has more than 16777216 elements}}
+func.func @tile_too_large(%t: !phobos.tile<1099511627776xf32>) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{tile has more than 16777216 elements}}
+func.func @tile_product_too_large(%t: !phobos.tile<4096x4096x2xf32>) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{tile has 9 axes; at most 8 are allowed}}
+func.func @tile_rank(%t: !phobos.tile<1x1x1x1x1x1x1x1x1xf32>) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{tensor extent 3000000000 is beyond the 32-bit index range (at most 2147483647)}}
+phobos.kernel @tensor_extent(%A: !phobos.tensor<3000000000xi32>) {
+  phobos.return
+}
+
+// -----
+
+// expected-error@+1 {{shared memory buffer has more than 16777216 elements}}
+func.func @smem_too_large(%t: !phobos.smem<8192x4096xf32, #phobos.shared<order = [1, 0], padding = 0>>) {
+  return
+}

@@ -1,7 +1,7 @@
 // A CTA that runs more than --step-limit operations is stopped, and the error
 // points at the innermost loop running at the time (the default limit is
-// 2^27 operations per CTA). The limit is per CTA: a finite loop in each of
-// many CTAs is fine.
+// 2^27 operations per CTA; every op and every loop iteration counts). The
+// limit is per CTA: a finite loop in each of many CTAs is fine.
 // RUN: not phobos-run %s --interpret --kernel never_ends --scalar n=3 --step-limit 1000 2>&1 | FileCheck %s --check-prefix=WHILE
 // RUN: not phobos-run %s --interpret --kernel nested --step-limit 500 2>&1 | FileCheck %s --check-prefix=NESTED
 // RUN: not phobos-run %s --interpret --kernel long_for --step-limit 100 2>&1 | FileCheck %s --check-prefix=FOR
@@ -11,7 +11,7 @@
 kernel never_ends(Out: tensor<i32>[1], n: i32) {
     var i = 0
     while i < n {
-    // WHILE: {{.*}}.ph:[[@LINE-1]]:5: error: the kernel did not finish within 1000 operations per CTA; this loop may never end (--step-limit) (in CTA 0, 0, 0)
+    // WHILE: {{.*}}.ph:[[@LINE-1]]:5: error: the kernel did not finish within 1000 operations per CTA; this loop may never end; --step-limit N raises the budget (in CTA 0, 0, 0)
     // WHILE-NEXT: {{^}}    while i < n {
         i = i * 2
     }
@@ -24,7 +24,7 @@ kernel nested(Out: tensor<i32>[1]) {
     for i in range(0, 10) {
         var j = 1
         while j > 0 {
-        // NESTED: {{.*}}.ph:[[@LINE-1]]:9: error: the kernel did not finish within 500 operations per CTA; this loop may never end (--step-limit) (in CTA 0, 0, 0)
+        // NESTED: {{.*}}.ph:[[@LINE-1]]:9: error: the kernel did not finish within 500 operations per CTA; this loop may never end; --step-limit N raises the budget (in CTA 0, 0, 0)
             j = j + 1
         }
         s += j
@@ -36,7 +36,7 @@ kernel nested(Out: tensor<i32>[1]) {
 kernel long_for(Out: tensor<i32>[1]) {
     var s = 0
     for i in range(0, 2000000000) { s += i % 7 }
-    // FOR: {{.*}}.ph:[[@LINE-1]]:5: error: the kernel did not finish within 100 operations per CTA; this loop may never end (--step-limit) (in CTA 0, 0, 0)
+    // FOR: {{.*}}.ph:[[@LINE-1]]:5: error: the kernel did not finish within 100 operations per CTA; this loop may never end; --step-limit N raises the budget (in CTA 0, 0, 0)
     Out[0] = s
 }
 
@@ -47,3 +47,20 @@ kernel per_cta(Out: tensor<i32>[16]) {
 }
 
 // PERCTA: Out = [45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60]
+
+// An empty loop body still counts one step per iteration: 2^63 - 1
+// iterations are stopped at the limit, not run.
+// RUN: not phobos-run %s --interpret --kernel empty_loop --step-limit 1000 2>&1 | FileCheck %s --check-prefix=EMPTY
+kernel empty_loop(Out: tensor<i32>[1]) {
+    for i in range(0, 9223372036854775807) {
+    }
+    // EMPTY: {{.*}}.ph:[[@LINE-2]]:5: error: the kernel did not finish within 1000 operations per CTA; this loop may never end; --step-limit N raises the budget (in CTA 0, 0, 0)
+    Out[0] = 1
+}
+
+// The budget of the whole launch (--launch-step-limit, default 2^28) counts
+// the steps of every CTA; a grid of more CTAs than the budget fails at once.
+// RUN: not phobos-run %s --interpret --kernel per_cta --grid 16 --launch-step-limit 100 2>&1 | FileCheck %s --check-prefix=LAUNCH
+// RUN: not phobos-run %s --interpret --kernel per_cta --grid 2000000000 2>&1 | FileCheck %s --check-prefix=GRID
+// LAUNCH: error: the launch did not finish within 100 operations over all CTAs; --launch-step-limit N raises the budget (or use smaller dims or a smaller grid)
+// GRID: error: the grid has 2000000000 CTAs, more than the 268435456 operations a launch may run; use a smaller grid (or --launch-step-limit N to raise the budget)

@@ -86,6 +86,12 @@ static LogicalResult verifyShapeAndElement(
     ArrayRef<int64_t> shape, Type elementType, bool allowDynamic) {
   if (shape.empty())
     return emitError() << what << " must have rank 1 or more";
+  if (static_cast<int64_t>(shape.size()) > kMaxRank)
+    return emitError() << what << " has " << shape.size()
+                       << " axes; at most " << kMaxRank << " are allowed";
+  // Element counts: a tile's must stay within kMaxTileElements, a tensor's
+  // static extents within i32, so that no size product overflows int64.
+  int64_t elements = 1;
   for (int64_t extent : shape) {
     if (allowDynamic && ShapedType::isDynamic(extent))
       continue;
@@ -94,6 +100,17 @@ static LogicalResult verifyShapeAndElement(
     if (extent <= 0)
       return emitError() << what << " extents must be positive, got "
                          << extent;
+    if (allowDynamic && extent > kMaxTensorExtent)
+      return emitError() << what << " extent " << extent
+                         << " is beyond the 32-bit index range (at most "
+                         << kMaxTensorExtent << ")";
+    if (!allowDynamic) {
+      if (extent > kMaxTileElements ||
+          elements > kMaxTileElements / extent)
+        return emitError() << what << " has more than " << kMaxTileElements
+                           << " elements";
+      elements *= extent;
+    }
   }
   if (!isValidElementType(elementType))
     return emitError() << what

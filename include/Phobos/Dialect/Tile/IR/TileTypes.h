@@ -25,6 +25,15 @@
 
 namespace phobos::tile {
 
+/// The most elements a tile (or shared-memory buffer) may hold: far above
+/// what fits on a GPU, low enough that every pass and the interpreter can
+/// hold one. The front end enforces the same limit at the source.
+inline constexpr int64_t kMaxTileElements = int64_t(1) << 24;
+/// The most axes of a tile or tensor.
+inline constexpr int64_t kMaxRank = 8;
+/// The largest extent of a tensor axis: offsets and extents are i32.
+inline constexpr int64_t kMaxTensorExtent = 2147483647;
+
 /// Whether `type` may be the element type of a tile or tensor.
 bool isValidElementType(mlir::Type type);
 

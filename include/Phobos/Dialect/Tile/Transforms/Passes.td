@@ -273,4 +273,39 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::phobos::tile::KernelOp"
   ];
 }
 
+def TileCheckResources : Pass<"tile-check-resources", "::phobos::tile::KernelOp"> {
+  let summary = "rejects tiles too large for the registers or shared memory of the chip";
+  let description = [{
+    Runs first in the GPU pipeline, before any pass spends time on a kernel
+    that cannot run. Each tile a thread holds in registers takes
+    `ceil(elements / CTA threads)` values per thread (two for 64-bit
+    elements); a tile above `max-tile-registers` (default 1020: the 255
+    registers a thread has, four times over with spilling) is an error at
+    the op that makes it (the tile's declaration in the source), saying how
+    large the tile is and how many elements fit. The operands a dot stages
+    in shared memory, and the tiles a transpose, reshape or scan passes
+    through its scratch region, are checked against `max-shared-bytes`;
+    the sum of the per-thread values of all tiles against
+    `max-kernel-registers`, and each dot's per-thread multiply-adds
+    (accumulators per thread times K) against `max-dot-steps`: both bound
+    the size of the unrolled per-thread code. Nothing is changed.
+
+    Before and after: `%t = phobos.load %x[%o] : ... -> !phobos.tile<1048576xf32>`
+    fails with `tile<f32>[1048576] needs 4096 registers per thread ...`.
+  }];
+  let options = [
+    Option<"maxTileRegisters", "max-tile-registers", "int64_t",
+           /*default=*/"1020",
+           "32-bit registers per thread one tile may take">,
+    Option<"maxKernelRegisters", "max-kernel-registers", "int64_t",
+           /*default=*/"16384",
+           "32-bit registers per thread all the kernel's tiles may take together">,
+    Option<"maxDotSteps", "max-dot-steps", "int64_t", /*default=*/"65536",
+           "Multiply-adds per thread one dot may unroll to (accumulators per thread times K)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t",
+           /*default=*/"232448",
+           "Shared memory one CTA may use (sm_90: 227 KiB)">
+  ];
+}
+
 #endif // PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_TD
