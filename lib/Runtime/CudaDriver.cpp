@@ -327,10 +327,6 @@ int64_t Driver::maxSharedMemoryPerBlock() const {
   return impl->maxSharedOptinBytes;
 }
 
-int64_t Driver::totalMemoryBytes() const {
-  return static_cast<int64_t>(impl->totalMemoryBytes);
-}
-
 int Driver::ordinal() const { return impl->ordinal; }
 int64_t Driver::l2CacheBytes() const { return impl->l2CacheBytes; }
 

@@ -74,6 +74,9 @@ public:
   std::vector<std::string> outputNames() const override {
     return inner->outputNames();
   }
+  std::vector<Signature> signatures() const override {
+    return inner->signatures();
+  }
   double element(const reference::Problem &problem, llvm::StringRef output,
                  llvm::ArrayRef<int64_t> index) override {
     std::string key = output.str();

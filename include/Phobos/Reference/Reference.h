@@ -46,10 +46,10 @@ public:
   virtual double element(const Problem &problem, llvm::StringRef output,
                          llvm::ArrayRef<int64_t> index) = 0;
 
-protected:
   /// The shapes element() relies on: one list of (tensor, dim names) per
   /// accepted form, e.g. {{"A", {"M", "K"}}, ...}; a name binds the extent
-  /// it first meets, and every later use must agree.
+  /// it first meets, and every later use must agree. (Public so that a
+  /// reference that wraps another can pass them on.)
   using Signature = std::vector<std::pair<std::string, std::vector<std::string>>>;
   virtual std::vector<Signature> signatures() const = 0;
 };

@@ -42,8 +42,6 @@ public:
   int64_t totalMemoryBytes() const;
   /// Largest dynamic shared memory a CTA may opt in to, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
-  /// The device's memory in bytes.
-  int64_t totalMemoryBytes() const;
   /// The device ordinal the driver was opened on.
   int ordinal() const;
   /// The L2 cache's size in bytes.
