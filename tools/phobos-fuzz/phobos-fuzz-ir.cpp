@@ -66,6 +66,11 @@ std::pair<std::string, llvm::StringRef> splitInput(llvm::StringRef input) {
   if (!input.starts_with(kPipelinePrefix))
     return {"phobos-to-nvvm", input};
   auto [line, rest] = input.split('\n');
+  // Without a newline `rest` is a null StringRef; MLIR's lexer takes a
+  // null buffer start for its code-completion point and crashes. An empty
+  // string inside the input is what is meant.
+  if (!rest.data())
+    rest = input.drop_front(input.size());
   return {line.drop_front(kPipelinePrefix.size()).trim().str(), rest};
 }
 
