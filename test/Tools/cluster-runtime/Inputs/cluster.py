@@ -334,7 +334,12 @@ def case_stall(cluster):
     late messages are ignored and it drops the job."""
     cluster.make_credentials()
     job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
-    pods, addresses = start_pods(cluster, 3, "--test-compute-delay-ms", "200")
+    # The others compute slowly, so that the work re-planned from node 2 is
+    # still running well after it wakes: its late heartbeat must reach the
+    # scheduler before the job ends, even on a loaded machine.
+    pods = [cluster.start_pod(f"pod{i}", "--test-compute-delay-ms",
+                              "200" if i == 2 else "1500") for i in range(3)]
+    addresses = cluster.wait_addresses(pods)
     stopped = []
     woken = []
 
