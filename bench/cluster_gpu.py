@@ -22,6 +22,9 @@ cache then, as on the seed's one machine), else in --work.
 
 Usage: python3 bench/cluster_gpu.py [BIN_DIR | phobos-tools.tar.xz]
            [--size 20480] [--flash 16384] [--quick] [--work DIR]
+           [--variant NAME=V,...]
+--variant picks the @autotune values of the matmul leaves and of its
+phobos-run (default: the first of each, as phobos-sched does).
 Defaults: build-static/dist/bin, else build-static/dist/phobos-tools.tar.xz.
 """
 from __future__ import annotations
@@ -149,13 +152,16 @@ class Cluster:
             pod["process"].wait()
         self.pods = []
 
-    def run_job(self, job: str, pods: str, on_line=None, progress_ms: int = 500) -> dict:
+    def run_job(self, job: str, pods: str, on_line=None, progress_ms: int = 500,
+                variant: str = "") -> dict:
         self.jobs += 1
         summary = os.path.join(self.logs, f"job{self.jobs}.json")
         argv = [self.tool("phobos-sched"), job, "--pods", pods, "--listen",
                 f"127.0.0.1:{self.port}", "--summary-json", summary,
                 "--join-timeout", str(START_S), "--progress-ms", str(progress_ms),
                 *self.auth]
+        if variant:
+            argv.append(f"--variant={variant}")
         log(" ".join(argv))
         begin = time.time()
         process = subprocess.Popen(argv, stdout=subprocess.PIPE,
@@ -193,13 +199,15 @@ def scaled_error(got: torch.Tensor, want: torch.Tensor) -> float:
 
 
 def phobos_run(cluster: Cluster, example: str, dims: dict, scalars: dict,
-               inits: dict | None = None) -> dict:
+               inits: dict | None = None, variant: str = "") -> dict:
     argv = [cluster.tool("phobos-run"), os.path.join(ROOT, "examples", example),
             "--bench", "--repeat=3", "--warmup=1", "--check", "--samples=256",
             "--json"]
     argv += [f"--dim={k}={v}" for k, v in dims.items()]
     argv += [f"--scalar={k}={v}" for k, v in scalars.items()]
     argv += [f"--init={k}={v}" for k, v in (inits or {}).items()]
+    if variant:
+        argv.append(f"--variant={variant}")
     log(" ".join(argv))
     proc = subprocess.run(argv, capture_output=True, text=True)
     print(proc.stdout[-2000:], proc.stderr[-2000:], flush=True)
@@ -221,6 +229,8 @@ def main() -> int:
     parser.add_argument("--flash", type=int, default=16384)
     parser.add_argument("--quick", action="store_true",
                         help="SGEMM 8192^3 and attention 8192 (a smoke run)")
+    parser.add_argument("--variant", default="",
+                        help="@autotune values of the matmul leaves, NAME=V,...")
     parser.add_argument("--work", default=os.environ.get("OUT", "/tmp/phobos-cluster-gpu"))
     args = parser.parse_args()
     if args.quick:
@@ -304,7 +314,7 @@ def main() -> int:
 
         # 4 pods on GPU 0.
         pods = cluster.start_pods([0, 0, 0, 0])
-        sgemm4 = cluster.run_job(sgemm_job, pods)
+        sgemm4 = cluster.run_job(sgemm_job, pods, variant=args.variant)
         if sgemm4["code"] == 0:
             s = sgemm4["summary"]["seconds"]
             row(f"SGEMM {n}^3: 4 pods on 1 GPU (job, incl. loads/stores)", s,
@@ -329,7 +339,7 @@ def main() -> int:
         # the values.
         one = phobos_run(cluster, "cluster_matmul.ph", {"M": n, "N": n, "K": n},
                          {"alpha": 1.0, "beta": 0.0},
-                         {"A": 0.5, "B": 0.25, "C": 0.0})
+                         {"A": 0.5, "B": 0.25, "C": 0.0}, variant=args.variant)
         row(f"SGEMM {n}^3: one phobos-run (kernel only)", one.get("time_ms", float("nan")) / 1e3,
             cublas_ms / 1e3, one.get("max_rel_err", "?"), f"check {one.get('check')}")
         row(f"SGEMM {n}^3: cuBLAS (torch, TF32 off)", cublas_ms / 1e3, cublas_ms / 1e3, 0.0,
@@ -344,9 +354,9 @@ def main() -> int:
         # Two GPUs: the speed-up, and a GPU pod killed mid-job.
         if gpus >= 2:
             pods = cluster.start_pods([0])
-            single = cluster.run_job(sgemm_job, pods)
+            single = cluster.run_job(sgemm_job, pods, variant=args.variant)
             pods = cluster.start_pods([0, 1])
-            double = cluster.run_job(sgemm_job, pods)
+            double = cluster.run_job(sgemm_job, pods, variant=args.variant)
             if single["code"] == 0 and double["code"] == 0:
                 t1, t2 = single["summary"]["seconds"], double["summary"]["seconds"]
                 row(f"SGEMM {n}^3: 1 pod on GPU 0", t1, cublas_ms / 1e3, check_c(),
@@ -367,7 +377,8 @@ def main() -> int:
                     killed.append(time.time())
                     log("killed the pod on GPU 1 (kill -9)")
 
-            kill = cluster.run_job(sgemm_job, pods, on_line=kill_gpu1, progress_ms=100)
+            kill = cluster.run_job(sgemm_job, pods, on_line=kill_gpu1, progress_ms=100,
+                                   variant=args.variant)
             lost = [l for l in kill["lines"] if "lost:" in l or "re-planned" in l]
             if kill["code"] == 0 and killed and kill["summary"]["lost"] == 0:
                 row("SGEMM kill test on 2 GPUs", kill["summary"]["seconds"], None,

@@ -66,6 +66,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileSelectMma());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
+  kernel.addPass(tile::createTileSwizzleShared());
   tile::TilePipelineOptions pipelining;
   pipelining.maxSharedBytes = limits.sharedMemoryBytes;
   kernel.addPass(tile::createTilePipeline(pipelining));

@@ -1,8 +1,10 @@
 //===- phobos-sched.cpp - The cluster scheduler ---------------------------===//
 //
 // phobos-sched JOB --pods ADDR,ADDR,... [--listen ADDR] [--credentials DIR]
-//              [--cluster NAME=V,...] [--autotune ...] [--ingest fetch|direct]
+//              [--cluster NAME=V,...] [--variant NAME=V,...] [--autotune ...]
+//              [--ingest fetch|direct]
 // phobos-sched --plan JOB [--nodes N] [--vram BYTES] [--cluster NAME=V,...]
+//              [--variant NAME=V,...]
 //              [--autotune --node-tflops X --link-gbps Y]
 //              [--ingest fetch|direct] [--json] [--ptx-dir DIR] [--chip sm_90]
 // phobos-sched --status ADDR
@@ -80,6 +82,11 @@ static cl::opt<std::string>
                  cl::desc("@cluster sizes: NAME=V,... (the rest take their "
                           "first value, or are searched with --autotune)"),
                  cl::value_desc("NAME=V,..."), cl::cat(category));
+static cl::opt<std::string>
+    variantSpec("variant",
+                cl::desc("@autotune values of the leaves: NAME=V,... (the "
+                         "rest take their first value)"),
+                cl::value_desc("NAME=V,..."), cl::cat(category));
 static cl::opt<bool> autotune("autotune",
                               cl::desc("Choose the @cluster sizes with the "
                                        "cost model and print its ranking"),
@@ -419,6 +426,15 @@ static bool loadJob(const std::string &path, MLIRContext &context,
   frontend::ImportOptions importOptions;
   importOptions.kernelName = job.kernel;
   importOptions.markCluster = true;
+  std::string problem =
+      frontend::parseVariantSpec(variantSpec, importOptions.variant);
+  if (problem.empty() && variantSpec.getNumOccurrences() &&
+      importOptions.variant.empty())
+    problem = "expects NAME=V,..., got '" + variantSpec + "'";
+  if (!problem.empty()) {
+    fail("--variant: " + problem);
+    return false;
+  }
   loaded.module =
       frontend::importPhobos(loaded.sourceMgr, &context, importOptions);
   if (!loaded.module)

@@ -84,7 +84,7 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
       width = 1;
     } else {
       width = vectorWidth(layout, fast, element,
-                          buffer.getShape()[fast] + shared.getPadding());
+                          shared.getVectorUnit(buffer.getShape()));
     }
 
     SmallVector<bool> done(layout.numRegisters(), false);

@@ -37,8 +37,7 @@ struct OperandBuffer {
   /// multiple of `width` are aligned for one vector load.
   bool vectorizable(int64_t width) const {
     auto layout = cast<SharedLayoutAttr>(type.getLayout());
-    int64_t rowLength = type.getShape()[contiguousAxis()] + layout.getPadding();
-    return rowLength % width == 0;
+    return layout.getVectorUnit(type.getShape()) % width == 0;
   }
   Value load(ArrayRef<Value> coords) {
     return LLVM::LoadOp::create(l.b, l.loc, type.getElementType(),

@@ -275,7 +275,7 @@ Value ThreadEmitter::sharedIndex(SharedMemoryType type, ArrayRef<Value> coords) 
   auto layout = cast<SharedLayoutAttr>(type.getLayout());
   ArrayRef<unsigned> order = layout.getOrder();
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t rowLength = shape[order[0]] + layout.getPadding();
+  int64_t rowLength = layout.getRowLength(shape);
   // Rows: the row-major index of the other axes, slowest last in `order`.
   Value row = i32(0);
   int64_t stride = 1;
@@ -283,7 +283,21 @@ Value ThreadEmitter::sharedIndex(SharedMemoryType type, ArrayRef<Value> coords) 
     row = add(row, mul(coords[order[k]], i32(stride)));
     stride *= shape[order[k]];
   }
-  return add(mul(row, i32(rowLength)), coords[order[0]]);
+  // SharedLayoutAttr::getOffset, in registers: the row's phase xors the
+  // unit bits of the column (vec, perPhase and maxPhase are powers of 2).
+  Value column = coords[order[0]];
+  if (layout.isSwizzled()) {
+    Value phase = arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, row,
+                               i32(llvm::Log2_32(layout.getPerPhase()))),
+        i32(layout.getMaxPhase() - 1));
+    column = arith::XOrIOp::create(
+        b, loc, column,
+        arith::ShLIOp::create(b, loc, phase,
+                              i32(llvm::Log2_32(layout.getVec()))));
+  }
+  return add(mul(row, i32(rowLength)), column);
 }
 
 Value ThreadEmitter::scratchPointer(Value elementIndex, Type element) {

@@ -59,7 +59,7 @@ struct LocalAllocLowering : TileToGPUPattern<LocalAllocOp> {
     unsigned fast = shared.getOrder().front();
     Type element = type.getElementType();
     int64_t width = vectorWidth(layout, fast, element,
-                                type.getShape()[fast] + shared.getPadding());
+                                shared.getVectorUnit(type.getShape()));
     SmallVector<bool> done(layout.numRegisters(), false);
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       if (done[reg])

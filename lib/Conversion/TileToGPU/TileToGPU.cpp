@@ -102,8 +102,7 @@ LogicalResult checkLowerable(KernelOp kernel) {
       // ldmatrix reads 16-byte rows of 16-bit operands.
       auto rowBytes = [](SharedMemoryType type) {
         auto layout = cast<SharedLayoutAttr>(type.getLayout());
-        return (type.getShape()[layout.getOrder().front()] +
-                layout.getPadding()) *
+        return layout.getRowLength(type.getShape()) *
                getElementBytes(type.getElementType());
       };
       if (dot.getKind() == DotKind::mma_sync &&

@@ -157,3 +157,32 @@ func.func private @tune_dim_no_list() attributes {d = #phobos.tune_dim<"BM", 32>
 
 // expected-error@+1 {{search dimension 'BM' has a non-positive value 0}}
 func.func private @tune_dim_zero() attributes {d = #phobos.tune_dim<"BM", [0]>}
+
+// -----
+
+// Shared layouts: a swizzle takes three powers of two, replaces the
+// padding, and its xor must stay inside a row.
+
+// expected-error@+1 {{swizzle takes [vec, perPhase, maxPhase]}}
+func.func private @swizzle_two() -> !phobos.smem<64x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2]>>
+
+// -----
+
+// expected-error@+1 {{shared layout swizzle maxPhase must be a power of two, got 3}}
+func.func private @swizzle_not_pow2() -> !phobos.smem<64x48xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 3]>>
+
+// -----
+
+// expected-error@+1 {{a swizzled shared layout has no padding}}
+func.func private @swizzle_and_padding() -> !phobos.smem<64x32xf16, #phobos.shared<order = [1, 0], padding = 8, swizzle = [8, 2, 4]>>
+
+// -----
+
+// expected-error@+1 {{a swizzle of 4 phases of 8 elements needs rows of a multiple of 32 elements, got 16}}
+func.func private @swizzle_short_rows() -> !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4]>>
+
+// -----
+
+// The contiguous axis is the row, also of a staged (3-D) buffer.
+// expected-error@+1 {{needs rows of a multiple of 64 elements, got 32}}
+func.func private @swizzle_staged_rows() -> !phobos.smem<3x64x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8]>>

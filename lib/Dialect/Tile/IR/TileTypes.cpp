@@ -244,6 +244,17 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "shared layout order has "
                        << shared.getOrder().size() << " axes for a rank-"
                        << shape.size() << " buffer";
+  // The xor of a row's units stays inside the row.
+  if (shared.isSwizzled()) {
+    int64_t row = shape[shape.size() - shared.getOrder().size() +
+                        shared.getOrder().front()];
+    int64_t span = int64_t(shared.getVec()) * shared.getMaxPhase();
+    if (row % span)
+      return emitError() << "a swizzle of " << shared.getMaxPhase()
+                         << " phases of " << shared.getVec()
+                         << " elements needs rows of a multiple of " << span
+                         << " elements, got " << row;
+  }
   return success();
 }
 
@@ -309,10 +320,92 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         ArrayRef<unsigned> order, unsigned padding) {
+                         ArrayRef<unsigned> order, unsigned padding,
+                         unsigned vec, unsigned perPhase, unsigned maxPhase) {
   if (order.empty() || !isPermutation(order))
     return emitError() << "shared layout order must be a permutation";
+  for (auto [name, value] : {std::pair<StringRef, unsigned>{"vec", vec},
+                             {"perPhase", perPhase},
+                             {"maxPhase", maxPhase}})
+    if (!llvm::isPowerOf2_32(value))
+      return emitError() << "shared layout swizzle " << name
+                         << " must be a power of two, got " << value;
+  if (maxPhase > 1 && padding)
+    return emitError() << "a swizzled shared layout has no padding";
   return success();
+}
+
+Attribute SharedLayoutAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<unsigned> order;
+  unsigned padding = 0;
+  SmallVector<unsigned, 3> swizzle;
+  auto parseList = [&](SmallVectorImpl<unsigned> &values) {
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          unsigned value;
+          if (parser.parseInteger(value))
+            return failure();
+          values.push_back(value);
+          return success();
+        });
+  };
+  if (parser.parseLess() || parser.parseKeyword("order") ||
+      parser.parseEqual() || parseList(order) || parser.parseComma() ||
+      parser.parseKeyword("padding") || parser.parseEqual() ||
+      parser.parseInteger(padding))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    SMLoc at = parser.getCurrentLocation();
+    if (parser.parseKeyword("swizzle") || parser.parseEqual() ||
+        parseList(swizzle))
+      return {};
+    if (swizzle.size() != 3) {
+      parser.emitError(at, "swizzle takes [vec, perPhase, maxPhase]");
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  if (swizzle.empty())
+    swizzle = {1, 1, 1};
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), order, padding, swizzle[0],
+                    swizzle[1], swizzle[2]);
+}
+
+void SharedLayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<order = [";
+  llvm::interleaveComma(getOrder(), printer);
+  printer << "], padding = " << getPadding();
+  if (getVec() != 1 || getPerPhase() != 1 || getMaxPhase() != 1)
+    printer << ", swizzle = [" << getVec() << ", " << getPerPhase() << ", "
+            << getMaxPhase() << "]";
+  printer << ">";
+}
+
+int64_t SharedLayoutAttr::getRowLength(ArrayRef<int64_t> shape) const {
+  return shape[getOrder().front()] + getPadding();
+}
+
+int64_t SharedLayoutAttr::getOffset(ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> coords) const {
+  ArrayRef<unsigned> order = getOrder();
+  int64_t row = 0, stride = 1;
+  for (size_t k = 1; k < order.size(); ++k) {
+    row += coords[order[k]] * stride;
+    stride *= shape[order[k]];
+  }
+  int64_t column = coords[order.front()];
+  if (isSwizzled()) {
+    int64_t phase = (row / getPerPhase()) % getMaxPhase();
+    column ^= phase * getVec();
+  }
+  return row * getRowLength(shape) + column;
+}
+
+int64_t SharedLayoutAttr::getVectorUnit(ArrayRef<int64_t> shape) const {
+  return isSwizzled() ? getVec() : getRowLength(shape);
 }
 
 LogicalResult

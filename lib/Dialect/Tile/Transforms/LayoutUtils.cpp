@@ -155,7 +155,7 @@ int64_t phobos::tile::getSharedMemoryBytes(SharedMemoryType type) {
   auto layout = cast<SharedLayoutAttr>(type.getLayout());
   ArrayRef<int64_t> shape = type.getShape();
   unsigned fastest = layout.getOrder().front();
-  int64_t rowLength = shape[fastest] + layout.getPadding();
+  int64_t rowLength = layout.getRowLength(shape);
   int64_t rows = 1;
   for (size_t axis = 0; axis < shape.size(); ++axis)
     if (axis != fastest)

@@ -56,8 +56,8 @@ int64_t copyBytes(LoadOp load, LocalAllocOp alloc) {
   if (fast != tileAxis)
     return bytes;
   DistributedLayout dist = layout.distribute(tile.getShape());
-  int64_t rowLength = buffer.getShape()[fast] + shared.getPadding();
-  return dist.vectorWidth(fast, bytes, rowLength) * bytes;
+  return dist.vectorWidth(fast, bytes, shared.getVectorUnit(buffer.getShape())) *
+         bytes;
 }
 
 /// Whether `loop` runs at most once: it starts at (ub / step) * step, as

@@ -167,20 +167,52 @@ def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
   let summary = "how a tile is laid out in shared memory";
   let description = [{
     Elements are stored with `order[0]` the contiguous axis (so
-    `order = [0, 1]` stores a matrix transposed), and each row of the
-    contiguous axis is followed by `padding` unused elements, which moves
-    consecutive rows to different banks.
+    `order = [0, 1]` stores a matrix transposed); a *row* is a run along
+    that axis, and rows follow each other in the order of the other axes.
+    Two ways keep the rows that one instruction touches in different banks:
+
+    - `padding`: each row is followed by `padding` unused elements.
+    - `swizzle = [vec, perPhase, maxPhase]`: the row is cut into units of
+      `vec` elements (16 bytes, what one cp.async, vector access or
+      ldmatrix row moves) and row `r` stores unit `u` at position
+      `u xor ((r / perPhase) mod maxPhase)`. No memory is added; a unit
+      stays whole, so 16-byte accesses stay 16-byte accesses.
 
     ```mlir
     #phobos.shared<order = [0, 1], padding = 4>
+    #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4]>
     ```
+
+    `tile-promote-shared` pads; `tile-swizzle-shared` replaces the padding
+    by a swizzle where its bank-conflict model says that is no worse.
   }];
   let parameters = (ins ArrayRefParameter<"unsigned">:$order,
-                        "unsigned":$padding);
-  let assemblyFormat = [{
-    `<` `order` `=` `[` $order `]` `,` `padding` `=` $padding `>`
-  }];
+                        "unsigned":$padding,
+                        DefaultValuedParameter<"unsigned", "1">:$vec,
+                        DefaultValuedParameter<"unsigned", "1">:$perPhase,
+                        DefaultValuedParameter<"unsigned", "1">:$maxPhase);
+  // `swizzle = [...]` is printed whole when any of its values is not 1.
+  let hasCustomAssemblyFormat = 1;
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<unsigned>":$order, "unsigned":$padding), [{
+      return $_get($_ctxt, order, padding, 1, 1, 1);
+    }]>
+  ];
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether rows are swizzled (else padded, or neither).
+    bool isSwizzled() const { return getMaxPhase() > 1; }
+    /// Elements from the start of one row to the start of the next.
+    int64_t getRowLength(::llvm::ArrayRef<int64_t> shape) const;
+    /// The element index of `coords` (in the buffer's axis order) from the
+    /// buffer's start: what the GPU lowering computes in registers.
+    int64_t getOffset(::llvm::ArrayRef<int64_t> shape,
+                      ::llvm::ArrayRef<int64_t> coords) const;
+    /// The alignment unit of vector accesses along the contiguous axis: an
+    /// access of w elements starting at a multiple of w is contiguous in
+    /// memory when w divides this (the row length, or the swizzle unit).
+    int64_t getVectorUnit(::llvm::ArrayRef<int64_t> shape) const;
+  }];
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEATTRS_TD

@@ -128,6 +128,41 @@ def TilePromoteShared : Pass<"tile-promote-shared", "::phobos::tile::KernelOp"> 
   ];
 }
 
+def TileSwizzleShared : Pass<"tile-swizzle-shared", "::phobos::tile::KernelOp"> {
+  let summary = "chooses each shared-memory buffer's bank layout: swizzle, padding or plain";
+  let description = [{
+    For each `phobos.local_alloc`, collects how the buffer is written (the
+    vector stores of the tile it copies in, which the software pipeline
+    turns into 16-byte cp.async) and read (ldmatrix rows for mma.sync dots,
+    k-slice vector loads for FMA dots, element loads of `local_load`), and
+    counts the shared-memory wavefronts each candidate layout costs on a
+    model of the 32 banks (BankConflicts.h): an XOR swizzle of 16-byte
+    units (`swizzle = [vec, perPhase, maxPhase]`), the plain layout, and
+    the padded one `tile-promote-shared` chose. The fewest excess
+    wavefronts wins, then the least memory; the swizzle thus replaces the
+    padding wherever it is conflict-free too.
+
+    With `report`, a remark on each buffer gives the choice and every
+    candidate's count, which is how `phobos-opt` prints the chosen layouts:
+
+    ```
+    phobos-opt k.mlir --tile-swizzle-shared=report
+    remark: shared 128x32xf16: swizzle [8, 2, 4] (swizzle [8, 2, 4]: 0 excess of 80 wavefronts, 8192 B, plain: 64 excess ...)
+    ```
+
+    Before: `!phobos.smem<128x32xf16, #phobos.shared<order = [1, 0], padding = 8>>`
+    After:  `!phobos.smem<128x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4]>>`
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on each buffer: the layout chosen and every candidate's "
+           "wavefront count">
+  ];
+  let statistics = [
+    Statistic<"numSwizzled", "num-swizzled", "Buffers given an XOR swizzle">
+  ];
+}
+
 def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
   let summary = "software-pipelines the global-to-shared copies of dot operands";
   let description = [{
