@@ -124,7 +124,8 @@ const char *const kKernelPasses[] = {
     "tile-hoist-invariants", "tile-drop-masks",
     "tile-split-ragged-loops", "tile-select-mma",
     "tile-assign-layouts",   "tile-promote-shared",
-    "tile-pipeline",         "tile-allocate-shared",
+    "tile-swizzle-shared",   "tile-pipeline",
+    "tile-allocate-shared",
     "tile-insert-barriers"};
 const char *const kModulePasses[] = {"convert-tile-to-gpu", "canonicalize",
                                      "cse", "phobos-check-target-dialects"};

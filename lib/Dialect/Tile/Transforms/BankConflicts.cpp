@@ -14,6 +14,8 @@ using namespace phobos::tile;
 namespace {
 constexpr int64_t kBanks = 32;
 constexpr int64_t kBankBytes = 4;
+/// Registers, rows and 16-byte units the access model samples.
+constexpr int64_t kSampled = 64;
 
 /// Lanes served together: all 32 up to 4 bytes, 16 for 8, 8 for 16.
 int64_t lanesPerPhase(int64_t bytes) {
@@ -90,7 +92,10 @@ void phobos::tile::appendStoreAccesses(TileType tile, unsigned fast,
   int64_t width =
       layout.vectorWidth(fast, getElementBytes(tile.getElementType()));
   ArrayRef<int64_t> shape = tile.getShape();
-  for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
+  // Bank patterns repeat: a thread's first registers show them, and a huge
+  // tile does not make the model slow.
+  for (int64_t reg = 0; reg < std::min<int64_t>(layout.numRegisters(), kSampled);
+       ++reg) {
     if (layout.perAxisIndices(reg)[fast] % width)
       continue;
     accesses.push_back(makeAccess("store", width, 32, [&](int64_t lane) {
@@ -113,8 +118,13 @@ void phobos::tile::appendLdmatrixAccesses(
   unsigned slow = layout.getOrder().back();
   ArrayRef<int64_t> shape = buffer.getShape();
   int64_t unit = 16 / getElementBytes(buffer.getElementType());
-  for (int64_t row = 0; row + 8 <= shape[slow]; row += 8)
-    for (int64_t column = 0; column + unit <= shape[fast]; column += unit)
+  // Every phase of a swizzle (8 rows) and of a padding (at most 32 rows
+  // before the banks repeat) shows within the first rows and units.
+  for (int64_t row = 0; row + 8 <= std::min<int64_t>(shape[slow], kSampled);
+       row += 8)
+    for (int64_t column = 0;
+         column + unit <= std::min<int64_t>(shape[fast], kSampled * unit);
+         column += unit)
       accesses.push_back(makeAccess("ldmatrix", unit, 8, [&](int64_t lane) {
         SmallVector<int64_t, 2> coords(2);
         coords[slow] = row + lane;
@@ -164,7 +174,8 @@ void addLocalLoads(LocalLoadOp load, SmallVectorImpl<BufferAccess> &accesses) {
   if (!interface)
     return;
   DistributedLayout layout = interface.distribute(tile.getShape());
-  for (int64_t reg = 0; reg < layout.numRegisters(); ++reg)
+  for (int64_t reg = 0; reg < std::min<int64_t>(layout.numRegisters(), kSampled);
+       ++reg)
     accesses.push_back(makeAccess("load", 1, 32, [&](int64_t lane) {
       SmallVector<int64_t, 4> coords = layout.elementOf(0, lane, reg);
       for (size_t axis = 0; axis < coords.size(); ++axis)
