@@ -386,8 +386,16 @@ llvm::Error DeviceBuffer::copyFromHost(const void *data, size_t count) {
   llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
   if (!driver)
     return driver.takeError();
-  return driver->check(driver->api.cuMemcpyHtoD(pointer, data, count),
-                       "cuMemcpyHtoD");
+  if (llvm::Error error =
+          driver->check(driver->api.cuMemcpyHtoD(pointer, data, count),
+                        "cuMemcpyHtoD"))
+    return error;
+  // From pageable memory, cuMemcpyHtoD returns once the data is staged; the
+  // DMA into the buffer is still queued on the legacy stream, which kernels
+  // on non-blocking streams do not wait for (a launch right after could
+  // read the old contents, and the late copy overwrite what it wrote).
+  return driver->check(driver->api.cuStreamSynchronize(CU_STREAM_LEGACY),
+                       "cuStreamSynchronize", "after cuMemcpyHtoD");
 }
 
 llvm::Error DeviceBuffer::copyToHost(void *data, size_t count) const {
@@ -410,8 +418,13 @@ llvm::Error DeviceBuffer::fill(uint8_t byte) {
   llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
   if (!driver)
     return driver.takeError();
-  return driver->check(driver->api.cuMemsetD8(pointer, byte, bytes),
-                       "cuMemsetD8");
+  if (llvm::Error error = driver->check(
+          driver->api.cuMemsetD8(pointer, byte, bytes), "cuMemsetD8"))
+    return error;
+  // cuMemsetD8 is asynchronous on the legacy stream: wait, so that a launch
+  // on any stream sees the filled buffer.
+  return driver->check(driver->api.cuStreamSynchronize(CU_STREAM_LEGACY),
+                       "cuStreamSynchronize", "after cuMemsetD8");
 }
 
 llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count,

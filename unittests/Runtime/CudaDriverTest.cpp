@@ -222,6 +222,39 @@ TEST(CudaDriverTest, LaunchesABoundKernel) {
   EXPECT_EQ(word, 0xffffffffu);
 }
 
+/// An upload from pageable memory is in the buffer when copyFromHost
+/// returns, for work on any stream: cuMemcpyHtoD alone returns once the
+/// data is staged, and a non-blocking stream does not wait for the rest of
+/// the DMA (the differential fuzzer's runs on the H200 saw kernels whose
+/// outputs the late copy then overwrote).
+TEST(CudaDriverTest, UploadIsCompleteForOtherStreams) {
+  GET_DRIVER_OR_SKIP(driver);
+  (void)driver;
+  constexpr size_t words = size_t(64) << 20; // 256 MiB: a long DMA
+  std::vector<uint32_t> host(words);
+  llvm::Expected<DeviceBuffer> source = DeviceBuffer::allocate(words * 4);
+  llvm::Expected<DeviceBuffer> target = DeviceBuffer::allocate(words * 4);
+  ASSERT_TRUE(source && target);
+  llvm::Expected<Stream> stream = Stream::create();
+  ASSERT_TRUE(static_cast<bool>(stream)) << errorText(stream.takeError());
+  std::vector<uint32_t> result(words);
+  for (uint32_t round = 1; round <= 3; ++round) {
+    for (size_t i = 0; i < words; ++i)
+      host[i] = uint32_t(i) * 2654435761u + round;
+    ASSERT_FALSE(static_cast<bool>(source->fill(0)));
+    ASSERT_FALSE(
+        static_cast<bool>(source->copyFromHost(host.data(), words * 4)));
+    // Read on a non-blocking stream straight away.
+    ASSERT_FALSE(static_cast<bool>(
+        target->copyFromDevice(source->devicePointer(), words * 4, *stream)));
+    ASSERT_FALSE(
+        static_cast<bool>(target->copyToHost(result.data(), words * 4)));
+    for (size_t i = 0; i < words; i += 4093)
+      ASSERT_EQ(result[i], host[i]) << "round " << round << ", word " << i;
+    ASSERT_EQ(result.back(), host.back()) << "round " << round;
+  }
+}
+
 TEST(CudaDriverTest, WorksFromAnotherThread) {
   GET_DRIVER_OR_SKIP(driver);
   (void)driver;

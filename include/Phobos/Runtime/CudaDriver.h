@@ -73,9 +73,11 @@ public:
 
   uint64_t devicePointer() const { return pointer; }
   size_t size() const { return bytes; }
+  /// Copies `count` bytes from the host and waits until they are in the
+  /// buffer, so that a launch on any stream reads them.
   llvm::Error copyFromHost(const void *data, size_t count);
   llvm::Error copyToHost(void *data, size_t count) const;
-  /// Fills the buffer with `byte` (cuMemsetD8).
+  /// Fills the buffer with `byte` (cuMemsetD8) and waits for it.
   llvm::Error fill(uint8_t byte);
   /// Fills the buffer with `byte` on `stream` and waits for it: done before
   /// any later launch, whatever its stream (cuMemsetD8 on the default
