@@ -360,3 +360,33 @@ func.func @no_fuse_into_loop(%a: !phobos.tile<16x16xf32>, %init: !phobos.tile<16
   }
   return %r : !phobos.tile<16x16xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// arith.select on tiles
+//===----------------------------------------------------------------------===//
+
+// An `if` whose branches only yield tiles becomes a select; on tiles it is
+// a phobos.select, which layout assignment and the lowerings know (found by
+// the differential fuzzer: arith.select's operands got different layouts).
+// CHECK-LABEL: phobos.kernel @if_of_tiles
+// CHECK: %[[C:.*]] = arith.cmpf ole
+// CHECK: %[[S:.*]] = phobos.select %[[C]], %{{.*}}, %{{.*}} : i1, !phobos.tile<128xf32>, !phobos.tile<128xf32>
+// CHECK-NOT: arith.select
+// CHECK-NOT: scf.if
+// CHECK: phobos.store %[[S]]
+phobos.kernel @if_of_tiles(%x: !phobos.tensor<?xf32>, %s: f32, %out: !phobos.tensor<?xf32>) {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.0 : f32
+  %a = phobos.load %x[%c0] : !phobos.tensor<?xf32> -> !phobos.tile<128xf32>
+  %b = phobos.neg %a : !phobos.tile<128xf32>
+  %cond = arith.cmpf ole, %zero, %s : f32
+  %r = scf.if %cond -> !phobos.tile<128xf32> {
+    scf.yield %a : !phobos.tile<128xf32>
+  } else {
+    scf.yield %b : !phobos.tile<128xf32>
+  }
+  phobos.store %r, %out[%c0] : !phobos.tile<128xf32>, !phobos.tensor<?xf32>
+  phobos.return
+}

@@ -26,6 +26,10 @@ def Tile_Dialect : Dialect {
     is part of each memory operation's meaning, so passes may drop it only
     where they prove it unnecessary.
 
+    `arith.select` is for scalars here: canonicalization turns an `if`
+    whose branches only yield tiles into a select, and the dialect's
+    canonicalizer makes that a `phobos.select`, which every layer knows.
+
     Layouts (which thread holds which element) are not part of this
     dialect's input: they are an optional encoding on the tile type that the
     GPU pipeline's layout-assignment pass attaches.
@@ -33,6 +37,7 @@ def Tile_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
