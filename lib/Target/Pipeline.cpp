@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - The tile-dialect-to-PTX pipeline --------------------===//
 
 #include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PtxWorkarounds.h"
 
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
@@ -152,7 +153,7 @@ FailureOr<std::string> phobos::collectPTX(ModuleOp module) {
       ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   if (ptx.empty())
     return module.emitError("the module holds no GPU kernel");
-  return ptx;
+  return rewriteIntegerNegations(ptx);
 }
 
 FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,

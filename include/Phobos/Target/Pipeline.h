@@ -53,7 +53,8 @@ mlir::FailureOr<std::string> serializeToPTX(mlir::ModuleOp module,
 /// gpu-module-to-binary to PTX (LLVM's NVPTX back end).
 void buildSerializeToPTXPipeline(mlir::OpPassManager &pm, llvm::StringRef chip);
 
-/// The PTX a serialised `module` holds, or an error on the module.
+/// The PTX a serialised `module` holds, with the rewrites around ptxas
+/// bugs (PtxWorkarounds.h), or an error on the module.
 mlir::FailureOr<std::string> collectPTX(mlir::ModuleOp module);
 
 /// What one CTA may use on a chip.
