@@ -9,16 +9,18 @@ report: a memcheck error (out-of-bounds or misaligned access, invalid
 address), a racecheck hazard (error or warning: shared-memory accesses of
 different threads not ordered by a barrier), a failed check or a failed run.
 Needs only the Python standard library (no torch). Prints a table last;
-writes sanitize.json to $OUT when it is set.
+writes sanitize-TOOLS.json to $OUT when it is set.
 
 Usage: python3 bench/gpu_sanitize.py BINDIR [--tool memcheck|racecheck]
            [--only EXAMPLE[,EXAMPLE...]] [--sanitizer PATH]
+           [--jobs N] [--timeout SECONDS]
    or: python3 bench/gpu_suite.py BINDIR --sanitize [the same options]
 Exit status: 0 when every run is clean, 1 otherwise.
 """
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -64,13 +66,18 @@ def last_variant(bin_dir: str, example: str) -> dict:
     return {}
 
 
-def sanitize(sanitizer: str, tool: str, cmd: list[str]) -> dict:
+def sanitize(sanitizer: str, tool: str, cmd: list[str], timeout: float) -> dict:
     """Runs `cmd` under compute-sanitizer; what it reported."""
     argv = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "20"]
     if tool == "racecheck":
         argv += ["--racecheck-report", "all"]
     t0 = time.time()
-    proc = subprocess.run(argv + cmd, capture_output=True, text=True)
+    try:
+        proc = subprocess.run(argv + cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"tool": tool, "exit": None, "wall_s": round(time.time() - t0, 1),
+                "errors": None, "hazards": None, "check": "timeout", "ok": False,
+                "detail": f"timed out after {timeout:g} s"}
     text = proc.stdout + proc.stderr
     result = {"tool": tool, "exit": proc.returncode, "wall_s": round(time.time() - t0, 1)}
     errors = re.search(r"ERROR SUMMARY: (\d+) error", text)
@@ -96,6 +103,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--only", default="", help="comma-separated example files")
     parser.add_argument("--sanitizer", default=shutil.which("compute-sanitizer") or
                         "/usr/local/cuda/bin/compute-sanitizer")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="sanitizer runs at once (they share the GPU; default 1)")
+    parser.add_argument("--timeout", type=float, default=300,
+                        help="seconds per run before it counts as failed (default 300)")
     parser.add_argument("--sanitize", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     tools = args.tool or ["memcheck", "racecheck"]
@@ -112,7 +123,10 @@ def main(argv: list[str]) -> int:
         print(f"gpu_sanitize: no sizes for {', '.join(missing)}; add them to SIZES",
               file=sys.stderr)
         return 2
-    rows = []
+    if args.jobs < 1:
+        print(f"gpu_sanitize: --jobs must be at least 1, not {args.jobs}", file=sys.stderr)
+        return 2
+    runs = []
     for example in examples:
         path = os.path.join(ROOT, "examples", example)
         dims = SIZES[example]
@@ -126,14 +140,21 @@ def main(argv: list[str]) -> int:
             if variant:
                 cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
             for tool in tools:
-                result = sanitize(args.sanitizer, tool, cmd)
-                row = {"example": example.removesuffix(".ph"), "variant": label,
-                       "values": ",".join(f"{k}={v}" for k, v in variant.items()) or "-",
-                       "dims": ",".join(f"{k}={v}" for k, v in dims.items()), **result}
-                rows.append(row)
-                print(json.dumps({k: v for k, v in row.items() if k != "detail"}), flush=True)
-                if not row["ok"]:
-                    print(row.get("detail", ""), flush=True)
+                runs.append(({"example": example.removesuffix(".ph"), "variant": label,
+                              "values": ",".join(f"{k}={v}" for k, v in variant.items()) or "-",
+                              "dims": ",".join(f"{k}={v}" for k, v in dims.items())}, tool, cmd))
+
+    def run(item: tuple) -> dict:
+        head, tool, cmd = item
+        return {**head, **sanitize(args.sanitizer, tool, cmd, args.timeout)}
+
+    rows = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for row in pool.map(run, runs):
+            rows.append(row)
+            print(json.dumps({k: v for k, v in row.items() if k != "detail"}), flush=True)
+            if not row["ok"]:
+                print(row.get("detail", ""), flush=True)
 
     print()
     print(f"# compute-sanitizer over the examples, {time.strftime('%Y-%m-%d')}")
@@ -148,7 +169,7 @@ def main(argv: list[str]) -> int:
     print(f"{len(rows) - failed} of {len(rows)} runs clean")
     out = os.environ.get("OUT")
     if out:
-        with open(os.path.join(out, "sanitize.json"), "w") as f:
+        with open(os.path.join(out, f"sanitize-{'-'.join(tools)}.json"), "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%d"), "rows": rows}, f, indent=1)
     return 1 if failed else 0
 

@@ -2,12 +2,14 @@
 # The GPU side of docs/testing.md, one device command at a time (each at
 # most 10 minutes), from a checkout that carries
 # build-static/dist/phobos-tools.tar.xz (scripts/build-static.sh):
-#   scripts/gpu-robustness.sh difffuzz SECONDS   a chunk of the differential
-#       fuzzer on the GPU; state (next seed, counts, failures) stays in
-#       build-difffuzz-gpu/, so the next chunk continues, and is copied to
-#       $OUT/difffuzz after each chunk.
-#   scripts/gpu-robustness.sh sanitize memcheck|racecheck
-#       every example under compute-sanitizer (bench/gpu_sanitize.py).
+#   scripts/gpu-robustness.sh difffuzz SECONDS [JOBS]   a chunk of the
+#       differential fuzzer on the GPU, JOBS programs at once (default 8);
+#       state (next seed, counts, failures) stays in build-difffuzz-gpu/, so
+#       the next chunk continues (carry the folder to the next machine), and
+#       is copied to $OUT/difffuzz.tar.gz after each chunk.
+#   scripts/gpu-robustness.sh sanitize memcheck|racecheck [JOBS]
+#       every example under compute-sanitizer (bench/gpu_sanitize.py), JOBS
+#       runs at once (default 4).
 # Exit status: the fuzzer's or the sanitizer's (0: nothing found).
 set -euo pipefail
 
@@ -24,17 +26,16 @@ case ${1:-} in
   difffuzz)
     state=$root/build-difffuzz-gpu
     python3 "$root/tools/phobos-difffuzz/phobos-difffuzz" --mode gpu \
-      --tools "$tools/bin" --seconds "${2:-540}" \
-      --state "$state" || status=$?
-    mkdir -p "$out/difffuzz"
-    cp -r "$state/state.json" "$state/failures" "$out/difffuzz/"
+      --tools "$tools/bin" --seconds "${2:-540}" --jobs "${3:-8}" \
+      --cpu-threads 2 --state "$state" || status=$?
+    tar -C "$state" -czf "$out/difffuzz.tar.gz" state.json failures
     ;;
   sanitize)
     OUT=$out python3 "$root/bench/gpu_sanitize.py" "$tools/bin" \
-      --tool "${2:-memcheck}" || status=$?
+      --tool "${2:-memcheck}" --jobs "${3:-4}" || status=$?
     ;;
   *)
-    echo "usage: $0 difffuzz SECONDS | sanitize memcheck|racecheck" >&2
+    echo "usage: $0 difffuzz SECONDS [JOBS] | sanitize memcheck|racecheck [JOBS]" >&2
     exit 2
     ;;
 esac

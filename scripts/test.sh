@@ -51,7 +51,8 @@ if [ "$difffuzz_seconds" -gt 0 ]; then
   echo "== difffuzz ($difffuzz_seconds s, interpreter)"
   "$root/tools/phobos-difffuzz/phobos-difffuzz" --mode interpret \
     --tools "$build_dir/bin" --seconds "$difffuzz_seconds" \
-    --state "$build_dir/difffuzz" --reduce-budget 60
+    --state "$build_dir/difffuzz" --reduce-budget 60 \
+    --jobs "$(nproc)" --cpu-threads 1
 fi
 if [ "$fuzz_seconds" -gt 0 ]; then
   "$root/scripts/fuzz.sh" "$fuzz_seconds" all
