@@ -44,6 +44,9 @@ import time
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timing  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START_S = 120
 JOB_S = 600
@@ -77,20 +80,8 @@ def find_tools(given: str | None, work: str) -> str:
 
 
 def median_ms(fn, warm: int = 1, reps: int = 5) -> float:
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
+    """Fewer repetitions than the suite's: each call is a whole job."""
+    return timing.median_ms(fn, warm, reps)
 
 
 class Cluster:

@@ -37,6 +37,7 @@ import triton.language as tl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import triton_peers  # noqa: E402
+from timing import median_ms  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build-static/dist/bin"
 QUICK = "--quick" in sys.argv
@@ -49,23 +50,6 @@ def wanted(name: str) -> bool:
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEV = torch.device("cuda")
 rows: list[dict] = []
-
-
-def median_ms(fn, warm: int = 5, reps: int = 30) -> float:
-    """Median of CUDA-event timings after warm-up."""
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def phobos(example: str, dims: dict, variant: dict | None = None, bench: bool = True,

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace phobos;
 
@@ -117,4 +118,18 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
     contract.grid[axis].needsExplicitGrid =
         usesAxis[axis] && contract.grid[axis].terms.empty();
   return contract;
+}
+
+bool phobos::usesReducedPrecision(tile::KernelOp kernel) {
+  bool reduced = false;
+  kernel.walk([&](tile::DotOp dot) {
+    reduced |= dot.getPrecision() != tile::DotPrecision::ieee;
+    mlir::Type element = mlir::getElementTypeOrSelf(dot.getA().getType());
+    reduced |= element.isF16() || element.isBF16();
+  });
+  for (mlir::Type type : kernel.getArgumentTypes())
+    if (auto tensor = llvm::dyn_cast<tile::GlobalTensorType>(type))
+      reduced |= tensor.getElementType().isF16() ||
+                 tensor.getElementType().isBF16();
+  return reduced;
 }

@@ -157,20 +157,6 @@ std::string phobos::tune::pruneReason(const LaunchContract &contract,
   return "";
 }
 
-bool phobos::tune::usesReducedPrecision(tile::KernelOp kernel) {
-  bool reduced = false;
-  kernel.walk([&](tile::DotOp dot) {
-    reduced |= dot.getPrecision() != tile::DotPrecision::ieee;
-    mlir::Type element = mlir::getElementTypeOrSelf(dot.getA().getType());
-    reduced |= element.isF16() || element.isBF16();
-  });
-  for (mlir::Type type : kernel.getArgumentTypes())
-    if (auto tensor = llvm::dyn_cast<tile::GlobalTensorType>(type))
-      reduced |= tensor.getElementType().isF16() ||
-                 tensor.getElementType().isBF16();
-  return reduced;
-}
-
 double phobos::tune::maxRelativeError(const HostTensor &got,
                                       const HostTensor &expected) {
   if (got.getShape() != expected.getShape())

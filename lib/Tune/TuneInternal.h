@@ -55,10 +55,6 @@ gridFor(const LaunchContract &contract, const Problem &problem,
 std::string pruneReason(const LaunchContract &contract,
                         const llvm::StringMap<int64_t> &dims);
 
-/// Whether the kernel computes in reduced precision (f16/bf16 tensors or
-/// operands, tensor-core dots): the default tolerance is then 1e-2.
-bool usesReducedPrecision(tile::KernelOp kernel);
-
 /// max |got - expected| / max |expected| over every element; infinite where
 /// `got` is not finite and `expected` is.
 double maxRelativeError(const HostTensor &got, const HostTensor &expected);

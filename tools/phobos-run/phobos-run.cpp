@@ -193,22 +193,6 @@ std::string describeVariant(const LaunchContract &contract) {
   return text.empty() ? "-" : text;
 }
 
-/// Whether the kernel computes in reduced precision anywhere (f16/bf16
-/// tensors or tensor-core dots), which sets the default tolerance.
-bool usesReducedPrecision(tile::KernelOp kernel) {
-  bool reduced = false;
-  kernel.walk([&](tile::DotOp dot) {
-    reduced |= dot.getPrecision() != tile::DotPrecision::ieee;
-    mlir::Type element = mlir::getElementTypeOrSelf(dot.getA().getType());
-    reduced |= element.isF16() || element.isBF16();
-  });
-  for (mlir::Type type : kernel.getArgumentTypes())
-    if (auto tensor = llvm::dyn_cast<tile::GlobalTensorType>(type))
-      reduced |= tensor.getElementType().isF16() ||
-                 tensor.getElementType().isBF16();
-  return reduced;
-}
-
 void printTensor(llvm::raw_ostream &os, llvm::StringRef name,
                  const HostTensor &tensor) {
   os << name << " = [";

@@ -19,6 +19,11 @@ namespace phobos {
 /// Derives the contract of `kernel` (one bound variant).
 LaunchContract buildLaunchContract(tile::KernelOp kernel);
 
+/// Whether `kernel` computes in reduced precision anywhere (f16/bf16
+/// tensors, or dots on f16/bf16 or tensor cores): checks against a
+/// reference then default to a looser tolerance (1e-2, not 1e-5).
+bool usesReducedPrecision(tile::KernelOp kernel);
+
 } // namespace phobos
 
 #endif // PHOBOS_TARGET_LAUNCHCONTRACT_H
