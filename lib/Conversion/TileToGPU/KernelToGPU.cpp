@@ -4,7 +4,9 @@
 // @phobos_kernels` whose parameters follow the launch ABI (Launcher.h): a
 // tensor is a global pointer and one i32 per dynamic extent, a scalar its
 // value (bool as i8). Its prologue reads the thread id and derives lane and
-// warp; the other patterns cache thread-dependent values there.
+// warp; the other patterns cache thread-dependent values there. An extent
+// that @aligned promises is a multiple of 2^k is rewritten so that LLVM
+// knows its low bits are zero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,24 @@ SmallVector<Type> abiTypes(KernelOp kernel) {
     types.push_back(type.isInteger(1) ? IntegerType::get(context, 8) : type);
   }
   return types;
+}
+
+/// `dim` written so that LLVM knows the power-of-two part of `multiple`
+/// divides it, as @aligned promises (the launcher rejects launches that
+/// break it): (dim >> k) << k, the same value. Row strides then have known
+/// low zero bits, so the run-time alignment checks of vector accesses and
+/// cp.async fold away, with the element-by-element paths they guard.
+static Value withKnownMultiple(OpBuilder &b, Location loc, Value dim,
+                               int64_t multiple) {
+  if (multiple <= 1)
+    return dim;
+  int64_t shift = llvm::countr_zero(static_cast<uint64_t>(multiple));
+  if (shift == 0)
+    return dim;
+  shift = std::min<int64_t>(shift, 30);
+  Value amount = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(shift));
+  return arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, dim, amount), amount);
 }
 
 struct KernelLowering : TileToGPUPattern<KernelOp> {
@@ -83,13 +103,30 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
     // the values the type converter gives it.
     Block &body = kernel.getBody().front();
     TypeConverter::SignatureConversion signature(body.getNumArguments());
+    // @aligned's promises: dim name -> multiple.
+    llvm::StringMap<int64_t> aligned;
+    if (DictionaryAttr promises = kernel.getAlignedAttr())
+      for (NamedAttribute promise : promises)
+        if (auto multiple = dyn_cast<IntegerAttr>(promise.getValue()))
+          aligned[promise.getName()] = multiple.getInt();
     unsigned next = 0;
     for (BlockArgument arg : body.getArguments()) {
       if (auto tensorType = dyn_cast<GlobalTensorType>(arg.getType())) {
         SmallVector<Value> values{entry->getArgument(next++)};
-        for (int64_t axis = 0; axis < tensorType.getRank(); ++axis)
-          if (tensorType.isDynamicDim(axis))
-            values.push_back(entry->getArgument(next++));
+        auto names = kernel.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                                        KernelOp::kDimsAttrName);
+        for (int64_t axis = 0; axis < tensorType.getRank(); ++axis) {
+          if (!tensorType.isDynamicDim(axis))
+            continue;
+          Value dim = entry->getArgument(next++);
+          auto name = names && axis < int64_t(names.size())
+                          ? dyn_cast<StringAttr>(names[axis])
+                          : StringAttr();
+          auto promise = name ? aligned.find(name.getValue()) : aligned.end();
+          if (promise != aligned.end())
+            dim = withKnownMultiple(rewriter, loc, dim, promise->second);
+          values.push_back(dim);
+        }
         signature.remapInput(arg.getArgNumber(), values);
         continue;
       }

@@ -85,3 +85,31 @@ phobos.kernel @second(%b: i1, %d: f64, %i: i64) {
 // CHECK-LABEL: module {
 // CHECK-NOT: gpu.module
 func.func private @not_a_kernel()
+
+// -----
+
+// An extent that @aligned promises is a multiple of 24 (so of 8) becomes
+// (N >> 3) << 3: the same value, whose low bits LLVM then knows are zero,
+// so the run-time alignment checks of vector accesses fold away. M has no
+// promise and stays as it is.
+// CHECK: module attributes {gpu.container_module}
+// CHECK-LABEL: gpu.func @aligned_extent
+// CHECK-SAME: (%[[X:[^:]*]]: !llvm.ptr<1>, %[[XM:[^:]*]]: i32, %[[XN:[^:]*]]: i32, %[[OUT:[^:]*]]: !llvm.ptr<1>, %[[OM:[^:]*]]: i32)
+// CHECK: %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT: %[[HI:.*]] = arith.shrui %[[XN]], %[[C3]] : i32
+// CHECK-NEXT: %[[N:.*]] = arith.shli %[[HI]], %[[C3]] : i32
+// CHECK-NOT: arith.shrui %[[XM]]
+// CHECK-NOT: arith.shrui %[[OM]]
+// CHECK: llvm.store
+#l1 = #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+phobos.kernel @aligned_extent(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]},
+                              %Out: !phobos.tensor<?xf32> {phobos.dims = ["M"]})
+    attributes {aligned = {N = 24 : i64}, max_threads = 128 : i32,
+                phobos.scratch_offset = 0 : i64, phobos.shared_bytes = 0 : i64} {
+  %c0 = arith.constant 0 : i32
+  %n = phobos.dim %X[1] : !phobos.tensor<?x?xf32>
+  %f = arith.sitofp %n : i32 to f32
+  %t = phobos.fill %f : !phobos.tile<512xf32, #l1>
+  phobos.store %t, %Out[%c0] : !phobos.tile<512xf32, #l1>, !phobos.tensor<?xf32>
+  phobos.return
+}
