@@ -15,8 +15,10 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <chrono>
+#include <numeric>
 
 using namespace mlir;
 using namespace phobos;
@@ -111,6 +113,48 @@ FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
     compiled.push_back(std::move(*result));
   }
   return compiled;
+}
+
+std::vector<std::pair<std::string, int64_t>>
+phobos::specializeAlignment(tile::KernelOp kernel,
+                            const llvm::StringMap<int64_t> &dims) {
+  // The named extents of the kernel's tensors.
+  llvm::StringSet<> named;
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
+    if (auto names = kernel.getArgAttrOfType<ArrayAttr>(
+            i, tile::KernelOp::kDimsAttrName))
+      for (Attribute name : names)
+        if (auto text = dyn_cast<StringAttr>(name))
+          named.insert(text.getValue());
+  llvm::StringMap<int64_t> promises;
+  if (DictionaryAttr existing = kernel.getAlignedAttr())
+    for (NamedAttribute promise : existing)
+      if (auto multiple = dyn_cast<IntegerAttr>(promise.getValue()))
+        promises[promise.getName()] = multiple.getInt();
+  std::vector<std::pair<std::string, int64_t>> added;
+  for (const auto &[name, value] : dims) {
+    if (!named.contains(name) || value <= 0)
+      continue;
+    int64_t power = int64_t(1)
+                    << std::min<int64_t>(4, llvm::countr_zero(uint64_t(value)));
+    if (power < 2)
+      continue;
+    int64_t &promise = promises[name];
+    int64_t merged = promise > 0 ? std::lcm(promise, power) : power;
+    if (merged == promise)
+      continue;
+    promise = merged;
+    added.emplace_back(name.str(), power);
+  }
+  if (added.empty())
+    return added;
+  llvm::sort(added);
+  Builder b(kernel.getContext());
+  SmallVector<NamedAttribute> entries;
+  for (const auto &[name, multiple] : promises)
+    entries.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(multiple)));
+  kernel.setAlignedAttr(b.getDictionaryAttr(entries));
+  return added;
 }
 
 std::optional<std::string> phobos::findPtxas() {

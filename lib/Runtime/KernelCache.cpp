@@ -44,6 +44,14 @@ std::string KernelCacheKey::digest() const {
   text += "chip " + chip + "\n";
   text += "kernel " + kernel + "\n";
   text += "variant " + variantText + "\n";
+  // Only specialised kernels have this line, so that the general kernel's
+  // digest stays what the Python package computes.
+  if (!specialized.empty()) {
+    std::string facts;
+    for (auto &[name, value] : specialized)
+      facts += (facts.empty() ? "" : ",") + name + "=" + std::to_string(value);
+    text += "aligned " + facts + "\n";
+  }
   text += "source " + std::to_string(source.size()) + "\n";
   text += source;
   return sha256Hex(text);

@@ -45,6 +45,12 @@ static cl::opt<std::string> outputDir("o", cl::desc("Output directory"),
 static cl::opt<std::string> kernelName("kernel",
                                        cl::desc("Compile only this kernel"),
                                        cl::value_desc("NAME"), cl::cat(category));
+static cl::opt<std::string> specializeSpec(
+    "specialize-dims",
+    cl::desc("Compile the kernel specialised for these extents, as phobos-run "
+             "does for its --dim values: each one divisible by 2, 4, 8 or 16 "
+             "becomes an @aligned promise (the launcher checks it)"),
+    cl::value_desc("NAME=V,..."), cl::cat(category));
 static cl::opt<std::string>
     variantSpec("variant", cl::desc("@autotune values: NAME=V,NAME=V"),
                 cl::value_desc("NAME=V,..."), cl::cat(category));
@@ -175,6 +181,18 @@ int main(int argc, char **argv) {
     llvm::errs() << "phobos-compile: --variant: " << problem << "\n";
     return 2;
   }
+  llvm::StringMap<int64_t> specializeDims;
+  problem = frontend::parseVariantSpec(specializeSpec, specializeDims);
+  if (!problem.empty()) {
+    llvm::errs() << "phobos-compile: --specialize-dims: " << problem << "\n";
+    return 2;
+  }
+  for (auto &[name, value] : specializeDims)
+    if (value < 1) {
+      llvm::errs() << "phobos-compile: --specialize-dims " << name.str() << "="
+                   << value << ": extents are at least 1\n";
+      return 2;
+    }
   // The variants to build: the one asked for, or (with --all-variants) the
   // whole space of each kernel.
   std::vector<frontend::ImportOptions> jobs;
@@ -235,6 +253,8 @@ int main(int argc, char **argv) {
       if (!module)
         return 1;
       for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>()) {
+        std::vector<std::pair<std::string, int64_t>> specialized =
+            specializeAlignment(kernelOp, specializeDims);
         CompiledKernel kernel;
         kernel.contract = buildLaunchContract(kernelOp);
         kernel.chip = contractOnly ? "contract" : chip.getValue();
@@ -243,6 +263,7 @@ int main(int argc, char **argv) {
         key.kernel = kernel.contract.kernel;
         key.variant = kernel.contract.variant;
         key.chip = kernel.chip;
+        key.specialized = specialized;
         if (useCache) {
           std::string damage;
           if (std::optional<KernelCacheEntry> entry =
@@ -303,8 +324,18 @@ int main(int argc, char **argv) {
     return status;
   }
   for (const frontend::ImportOptions &job : jobs) {
-    mlir::FailureOr<std::vector<CompiledKernel>> compiled =
-        compilePhobos(sourceMgr, &context, job, chip);
+    mlir::FailureOr<std::vector<CompiledKernel>> compiled = mlir::failure();
+    if (specializeDims.empty()) {
+      compiled = compilePhobos(sourceMgr, &context, job, chip);
+    } else {
+      mlir::OwningOpRef<mlir::ModuleOp> module =
+          frontend::importPhobos(sourceMgr, &context, job);
+      if (!module)
+        return 1;
+      for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>())
+        (void)specializeAlignment(kernelOp, specializeDims);
+      compiled = compileModule(*module, chip);
+    }
     if (failed(compiled))
       return 1;
     for (CompiledKernel &kernel : *compiled) {

@@ -151,6 +151,11 @@ static cl::opt<std::string>
              cl::desc("The kernel cache for GPU runs (default: "
                       "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
              cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> noSpecialize(
+    "no-specialize",
+    cl::desc("Compile the general kernel, not one specialised for the "
+             "extents' divisibility by 2, 4, 8 or 16 (--dim)"),
+    cl::cat(category));
 static cl::opt<bool> noCache("no-cache",
                              cl::desc("Compile without the kernel cache"),
                              cl::cat(category));
@@ -270,8 +275,23 @@ bool reportError(llvm::Error error) {
 std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
                                             llvm::StringRef source,
                                             const std::string &target,
+                                            const llvm::StringMap<int64_t> &dims,
                                             std::optional<std::string> &cubin) {
   tile::KernelOp kernelOp = *sourceModule.getOps<tile::KernelOp>().begin();
+  // Specialised for the extents of this launch (a copy: the interpreter
+  // and the checks use the source kernel).
+  mlir::OwningOpRef<mlir::ModuleOp> specializedModule;
+  std::vector<std::pair<std::string, int64_t>> specialized;
+  if (!noSpecialize) {
+    specializedModule = mlir::OwningOpRef<mlir::ModuleOp>(
+        llvm::cast<mlir::ModuleOp>(sourceModule->clone()));
+    kernelOp = *specializedModule->getOps<tile::KernelOp>().begin();
+    specialized = specializeAlignment(kernelOp, dims);
+    if (!specialized.empty())
+      sourceModule = *specializedModule;
+    else
+      kernelOp = *sourceModule.getOps<tile::KernelOp>().begin();
+  }
   LaunchContract contract = buildLaunchContract(kernelOp);
   std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
   bool cached = !source.empty() && !noCache && !root.empty() && isValidChip(target);
@@ -281,6 +301,7 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
   key.kernel = contract.kernel;
   key.variant = contract.variant;
   key.chip = target;
+  key.specialized = specialized;
   if (cached) {
     std::string damage;
     if (std::optional<KernelCacheEntry> entry = cache.lookup(key.digest(), &damage)) {
@@ -324,6 +345,7 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
 }
 
 bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
+              const llvm::StringMap<int64_t> &dims,
               std::vector<HostTensor> &tensors,
               const llvm::StringMap<double> &scalars,
               std::array<int64_t, 3> grid, bool timing, unsigned runs,
@@ -339,7 +361,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
   }
   std::optional<std::string> cubin;
   std::optional<CompiledKernel> compiled =
-      compileForGpu(sourceModule, source, target, cubin);
+      compileForGpu(sourceModule, source, target, dims, cubin);
   if (!compiled)
     return false;
   const CompiledKernel &kernel = *compiled;
@@ -965,7 +987,7 @@ int main(int argc, char **argv) {
       }
     }
   } else {
-    if (!runOnGpu(*module, mlirInput ? llvm::StringRef() : sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())->getBuffer(), tensors,
+    if (!runOnGpu(*module, mlirInput ? llvm::StringRef() : sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())->getBuffer(), dims, tensors,
                   referenceInputs.scalars, grid, bench, repeat, times, backend))
       return 1;
   }

@@ -46,7 +46,14 @@ TEST(KernelCacheTest, DigestIsTheDocumentedLayout) {
   other = key;
   other.compiler = "phobos-other";
   EXPECT_NE(key.digest(), other.digest());
-  // What phobos._cache.key_digest computes for the same fields.
+  other = key;
+  other.specialized = {{"K", 16}};
+  EXPECT_NE(key.digest(), other.digest());
+  KernelCacheKey fewer = other;
+  fewer.specialized = {{"K", 8}};
+  EXPECT_NE(fewer.digest(), other.digest());
+  // What phobos._cache.key_digest computes for the same fields (a general
+  // kernel: no specialisation, so no `aligned` line).
   EXPECT_EQ(key.digest(),
             "94e9e44832d84714f241a1a22d8369aa9a6ae07c8d90a214ff2c2855694d510f");
 }

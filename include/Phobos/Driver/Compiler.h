@@ -13,6 +13,7 @@
 #include "Phobos/Target/LaunchContract.h"
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -86,6 +87,20 @@ compilePhobos(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
 /// variant each; `module` is not changed).
 mlir::FailureOr<std::vector<CompiledKernel>>
 compileModule(mlir::ModuleOp module, llvm::StringRef chip);
+
+/// Specialises `kernel` for the extents of one launch, as Triton
+/// specialises on integer arguments divisible by 16: each named tensor
+/// extent in `dims` whose value is a multiple of 2, 4, 8 or 16 (the largest
+/// of them) becomes an @aligned promise of that multiple, merged with the
+/// kernel's own (least common multiple). The lowering then knows which
+/// rows start 16-byte aligned and drops the run-time checks and the
+/// element-by-element paths of their vector accesses; the launcher rejects
+/// a launch whose extents break the promises, so the specialised kernel
+/// runs only where it is valid. Returns the promises added (for the kernel
+/// cache's key), sorted by name.
+std::vector<std::pair<std::string, int64_t>>
+specializeAlignment(tile::KernelOp kernel,
+                    const llvm::StringMap<int64_t> &dims);
 
 /// The ptxas next to the CUDA toolkit (PATH, then /usr/local/cuda/bin).
 std::optional<std::string> findPtxas();

@@ -47,6 +47,9 @@ struct KernelCacheKey {
   std::vector<std::pair<std::string, int64_t>> variant;
   /// `sm_90`, ...; `contract` for an entry that holds only the contract.
   std::string chip;
+  /// The @aligned promises a launch specialised the kernel with
+  /// (specializeAlignment), sorted by name; empty for the general kernel.
+  std::vector<std::pair<std::string, int64_t>> specialized;
   std::string compiler = compilerVersion().str();
 
   /// The hex SHA-256 of the key's fields (the layout is in docs/python.md).
