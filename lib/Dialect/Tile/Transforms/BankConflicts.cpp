@@ -134,16 +134,23 @@ void phobos::tile::appendLdmatrixAccesses(
 }
 
 namespace {
+/// The thread distribution of `tile`'s layout, if it has a distributed one.
+std::optional<DistributedLayout> distributedLayout(TileType tile) {
+  auto interface =
+      dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
+  if (!interface)
+    return std::nullopt;
+  return interface.distribute(tile.getShape());
+}
+
 /// An FMA dot's reads of operand `index` for the first k-slices: each lane
 /// reads its first run of rows (A) or columns (B) of the accumulator.
 void addFmaReads(DotOp dot, unsigned index, SharedMemoryType buffer,
                  SmallVectorImpl<BufferAccess> &accesses) {
-  TileType result = dot.getType();
-  auto interface =
-      dyn_cast_or_null<DistributedLayoutInterface>(result.getEncoding());
-  if (!interface)
+  std::optional<DistributedLayout> distributed = distributedLayout(dot.getType());
+  if (!distributed)
     return;
-  DistributedLayout layout = interface.distribute(result.getShape());
+  const DistributedLayout &layout = *distributed;
   unsigned resultAxis = index;               // rows of A, columns of B
   unsigned freeAxis = index == 0 ? 0 : (dot.getTransposeB() ? 0 : 1);
   unsigned kAxis = 1 - freeAxis;
@@ -169,11 +176,10 @@ void addFmaReads(DotOp dot, unsigned index, SharedMemoryType buffer,
 /// A local_load's element reads: one access per register of warp 0.
 void addLocalLoads(LocalLoadOp load, SmallVectorImpl<BufferAccess> &accesses) {
   TileType tile = load.getType();
-  auto interface =
-      dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
-  if (!interface)
+  std::optional<DistributedLayout> distributed = distributedLayout(tile);
+  if (!distributed)
     return;
-  DistributedLayout layout = interface.distribute(tile.getShape());
+  const DistributedLayout &layout = *distributed;
   for (int64_t reg = 0; reg < std::min<int64_t>(layout.numRegisters(), kSampled);
        ++reg)
     accesses.push_back(makeAccess("load", 1, 32, [&](int64_t lane) {
