@@ -64,6 +64,10 @@ ABSL_FLAG(int64_t, memory_budget, 0,
           "The most bytes of tiles this pod holds at once (0: no limit but "
           "the device's)");
 ABSL_FLAG(int64_t, chunk_bytes, 1 << 20, "Bytes per chunk of a served tile");
+ABSL_FLAG(std::string, store_writes, "auto",
+          "How stores write output files: map (a shared mapping, so the pods of "
+          "a machine write one file at once), write (pwrite), or auto (map on "
+          "tmpfs, ramfs, ext4, XFS and btrfs, write elsewhere)");
 ABSL_FLAG(bool, verbose, false, "Log every instruction");
 ABSL_FLAG(std::string, address_file, "",
           "Write the advertised address to this file once serving");
@@ -181,10 +185,27 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
     if (open && !stream.Write(message))
       open = false;
   };
-  absl::Notification ended;
+  // A heartbeat every period, and one at once when the job's share on this
+  // pod has retired (its end would otherwise wait up to a period: 0.25 s of
+  // every job).
+  absl::Mutex beatMutex;
+  bool beatNow = false, ended = false;
+  auto wakeBeat = [&](bool end) {
+    absl::MutexLock lock(&beatMutex);
+    beatNow = true;
+    ended = ended || end;
+  };
   int heartbeatMs = std::max(20, welcome.heartbeat_ms());
   std::thread heartbeats([&] {
-    while (!ended.WaitForNotificationWithTimeout(absl::Milliseconds(heartbeatMs))) {
+    while (true) {
+      {
+        absl::MutexLock lock(&beatMutex);
+        beatMutex.AwaitWithTimeout(absl::Condition(&beatNow),
+                                   absl::Milliseconds(heartbeatMs));
+        beatNow = false;
+        if (ended)
+          return;
+      }
       wire::PodMessage message;
       wire::Heartbeat *heartbeat = message.mutable_heartbeat();
       if (std::shared_ptr<JobRun> run = service.current()) {
@@ -220,7 +241,8 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
             wire::PodMessage report;
             *report.mutable_failure() = failure;
             send(report);
-          });
+          },
+          [&wakeBeat] { wakeBeat(false); });
       service.setCurrent(job);
       if (absl::Status status = job->start(); !status.ok()) {
         logLine("pod", absl::StrCat("cannot start the job: ", status.message()));
@@ -250,7 +272,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
     }
   }
   endJob("abandoned: the scheduler went away");
-  ended.Notify();
+  wakeBeat(true);
   heartbeats.join();
 }
 
@@ -357,6 +379,13 @@ int main(int argc, char **argv) {
   std::string listen = absl::GetFlag(FLAGS_listen);
   if (listen.empty())
     die("give the address to serve tiles on: --listen HOST:PORT");
+  auto storeWrites = phobos::storage::TensorFile::WriteMethod::Auto;
+  if (std::string writes = absl::GetFlag(FLAGS_store_writes); writes == "map")
+    storeWrites = phobos::storage::TensorFile::WriteMethod::Mapping;
+  else if (writes == "write")
+    storeWrites = phobos::storage::TensorFile::WriteMethod::Syscall;
+  else if (writes != "auto")
+    die(absl::StrCat("--store-writes: expected map, write or auto, got '", writes, "'"));
 
   CredentialOptions credentialOptions;
   credentialOptions.directory = absl::GetFlag(FLAGS_credentials);
@@ -428,6 +457,7 @@ int main(int argc, char **argv) {
   engineOptions.memoryBudget = std::max<int64_t>(0, absl::GetFlag(FLAGS_memory_budget));
   engineOptions.chunkBytes = std::max<int64_t>(1, absl::GetFlag(FLAGS_chunk_bytes));
   engineOptions.verbose = absl::GetFlag(FLAGS_verbose);
+  engineOptions.storeWrites = storeWrites;
   engineOptions.computeDelayMs = std::max(0, absl::GetFlag(FLAGS_test_compute_delay_ms));
   engineOptions.dieWhileServing = absl::GetFlag(FLAGS_test_die_while_serving);
   logLine("pod", absl::StrCat("serving tiles on ", advertise, " (", backend->describe(),

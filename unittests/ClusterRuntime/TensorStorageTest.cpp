@@ -124,6 +124,78 @@ TEST_F(TensorStorageTest, RegionsRoundTripInEveryRank) {
   }
 }
 
+TEST_F(TensorStorageTest, MappedWritesEqualSyscallWrites) {
+  // Boxes whose rows start and end inside pages and cross page boundaries
+  // (a row is 1500 f32 = 6000 bytes), written by both methods; the header
+  // format puts the data at an offset that is not a page multiple.
+  for (Format format : {Format::Raw, Format::Header}) {
+    TensorInfo info = layout(format, ElementType::F32, {64, 1500});
+    ASSERT_TRUE(TensorFile::create(file("s"), info).ok());
+    ASSERT_TRUE(TensorFile::create(file("m"), info).ok());
+    absl::StatusOr<TensorInfo> read = inspectFile(
+        file("s"), std::make_pair(ElementType::F32, std::vector<int64_t>{64, 1500}));
+    ASSERT_TRUE(read.ok()) << read.status();
+    absl::StatusOr<TensorFile> syscall =
+        TensorFile::open(file("s"), *read, true, TensorFile::WriteMethod::Syscall);
+    absl::StatusOr<TensorFile> mapped =
+        TensorFile::open(file("m"), *read, true, TensorFile::WriteMethod::Mapping);
+    ASSERT_TRUE(syscall.ok() && mapped.ok());
+    EXPECT_EQ(mapped->writeMethod(), TensorFile::WriteMethod::Mapping);
+    float next = 1.0f;
+    for (auto [offsets, extents] :
+         std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+             {{0, 0}, {1, 1}},       {{3, 7}, {5, 1001}}, {{10, 0}, {20, 1500}},
+             {{63, 1499}, {1, 1}},   {{40, 333}, {24, 1}}, {{0, 0}, {0, 5}}}) {
+      std::vector<float> box(extents[0] * extents[1]);
+      for (float &value : box)
+        value = next++;
+      absl::Status status = syscall->writeRegion(offsets, extents, box.data());
+      ASSERT_TRUE(status.ok()) << status;
+      status = mapped->writeRegion(offsets, extents, box.data());
+      ASSERT_TRUE(status.ok()) << status;
+    }
+    std::ifstream a(file("s"), std::ios::binary), b(file("m"), std::ios::binary);
+    std::string sBytes((std::istreambuf_iterator<char>(a)), {});
+    std::string mBytes((std::istreambuf_iterator<char>(b)), {});
+    EXPECT_EQ(sBytes.size(), static_cast<size_t>(read->dataOffset + 64 * 1500 * 4));
+    EXPECT_TRUE(sBytes == mBytes);
+    // A box that leaves the tensor is an error, not a write, by either.
+    std::vector<float> scratch(8);
+    EXPECT_EQ(mapped->writeRegion({64, 0}, {1, 1}, scratch.data()).code(),
+              absl::StatusCode::kOutOfRange);
+  }
+}
+
+TEST_F(TensorStorageTest, MappedWritesOfAFileCutShortAreErrors) {
+  // Mapped pages past the end of a file fault when touched: the write must
+  // see the short file first and say so.
+  TensorInfo info = layout(Format::Raw, ElementType::F32, {16, 1024});
+  ASSERT_TRUE(TensorFile::create(file("t"), info).ok());
+  absl::StatusOr<TensorFile> mapped =
+      TensorFile::open(file("t"), info, true, TensorFile::WriteMethod::Mapping);
+  ASSERT_TRUE(mapped.ok());
+  ASSERT_EQ(::truncate(file("t").c_str(), 10000), 0);
+  std::vector<float> rows(2 * 1024, 1.0f);
+  absl::Status status = mapped->writeRegion({14, 0}, {2, 1024}, rows.data());
+  EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(std::string(status.message()),
+            file("t") + ": the file ends at byte 10000, before the 8192 bytes at "
+                        "byte 57344: it was cut short");
+}
+
+TEST_F(TensorStorageTest, AutoResolvesToAMethod) {
+  TensorInfo info = layout(Format::Raw, ElementType::F32, {4});
+  ASSERT_TRUE(TensorFile::create(file("a"), info).ok());
+  absl::StatusOr<TensorFile> writable =
+      TensorFile::open(file("a"), info, true, TensorFile::WriteMethod::Auto);
+  ASSERT_TRUE(writable.ok());
+  EXPECT_NE(writable->writeMethod(), TensorFile::WriteMethod::Auto);
+  absl::StatusOr<TensorFile> readOnly =
+      TensorFile::open(file("a"), info, false, TensorFile::WriteMethod::Auto);
+  ASSERT_TRUE(readOnly.ok());
+  EXPECT_EQ(readOnly->writeMethod(), TensorFile::WriteMethod::Syscall);
+}
+
 TEST_F(TensorStorageTest, TruncatedAndDamagedFilesAreErrors) {
   TensorInfo info = layout(Format::Raw, ElementType::F32, {16, 16});
   ASSERT_TRUE(TensorFile::create(file("t"), info).ok());

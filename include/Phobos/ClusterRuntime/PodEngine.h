@@ -22,6 +22,7 @@
 
 #include "Phobos/ClusterRuntime/Credentials.h"
 #include "Phobos/ClusterRuntime/PodBackend.h"
+#include "Phobos/ClusterRuntime/TensorStorage.h"
 
 #include "absl/status/status.h"
 
@@ -64,6 +65,9 @@ struct EngineOptions {
   int64_t memoryBudget = 0;
   /// Bytes per chunk of a tile sent over gRPC.
   int64_t chunkBytes = 1 << 20;
+  /// How stores write output files (TensorFile::WriteMethod).
+  storage::TensorFile::WriteMethod storeWrites =
+      storage::TensorFile::WriteMethod::Auto;
   /// Log every instruction.
   bool verbose = false;
   /// Test aids: sleep before every compute; exit the process in the middle
@@ -75,10 +79,14 @@ struct EngineOptions {
 class JobRun {
 public:
   /// `onFailure` is called (from a worker thread) when an instruction fails
-  /// in a way that ends the job.
+  /// in a way that ends the job. `onSettled`, when given, is called (from a
+  /// worker thread, with the job's lock held: it must not call the JobRun)
+  /// when every instruction given so far has retired, so that the pod
+  /// reports the end of its share at once rather than at the next heartbeat.
   JobRun(Backend &backend, const Credentials &credentials,
          const wire::StartJob &spec, EngineOptions options,
-         std::function<void(const wire::JobFailure &)> onFailure);
+         std::function<void(const wire::JobFailure &)> onFailure,
+         std::function<void()> onSettled = nullptr);
   /// Stops the job (as abort) and waits for its threads.
   ~JobRun();
   JobRun(const JobRun &) = delete;

@@ -77,11 +77,26 @@ inspectFile(const std::string &path,
 /// An open tensor file for region reads and writes.
 class TensorFile {
 public:
+  /// How writeRegion puts a box into the file.
+  enum class WriteMethod {
+    /// Through a mapping on the local file systems (tmpfs, ramfs, ext2/3/4,
+    /// XFS, btrfs), pwrite elsewhere (NFS, FUSE, ...: there a mapping's
+    /// writes reach other machines only at writeback). Resolved at open.
+    Auto,
+    /// pwrite(2), one call per contiguous run of the box.
+    Syscall,
+    /// memcpy into a shared mapping of the pages the box spans. Linux holds
+    /// a file's inode lock for every write(2), so processes writing parts of
+    /// one file take turns; page faults on a shared mapping do not.
+    Mapping,
+  };
+
   /// Opens an existing file whose layout `info` describes (from
   /// inspectFile); `writable` opens it for writing too (never creates).
   static absl::StatusOr<TensorFile> open(const std::string &path,
                                          const TensorInfo &info,
-                                         bool writable);
+                                         bool writable,
+                                         WriteMethod method = WriteMethod::Syscall);
   /// Creates (or replaces) `path` with `info`'s layout, every element zero.
   static absl::StatusOr<TensorFile> create(const std::string &path,
                                            const TensorInfo &info);
@@ -95,6 +110,8 @@ public:
 
   const TensorInfo &info() const { return layout; }
   const std::string &path() const { return filePath; }
+  /// The method writeRegion uses (never Auto).
+  WriteMethod writeMethod() const { return method; }
 
   /// Reads the box at `offsets` (elements, per axis) of extents `shape`
   /// into `out`, densely, row-major.
@@ -124,7 +141,13 @@ private:
   /// than when it was checked.
   absl::Status cutShort(int64_t bytes, int64_t offset) const;
 
+  /// writeRegion through a shared mapping of the box's pages.
+  absl::Status writeRegionMapped(const std::vector<int64_t> &offsets,
+                                 const std::vector<int64_t> &shape,
+                                 const char *data) const;
+
   int fd = -1;
+  WriteMethod method = WriteMethod::Syscall;
   std::string filePath;
   TensorInfo layout;
 };

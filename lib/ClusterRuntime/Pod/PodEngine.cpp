@@ -80,10 +80,11 @@ const char *codeName(absl::StatusCode code) {
 struct JobRun::State {
   State(Backend &backend, const Credentials &credentials,
         const wire::StartJob &job, EngineOptions options,
-        std::function<void(const wire::JobFailure &)> onFailure)
+        std::function<void(const wire::JobFailure &)> onFailure,
+        std::function<void()> onSettled)
       : backend(backend), credentials(credentials), spec(job),
         options(std::move(options)), onFailure(std::move(onFailure)),
-        who(absl::StrCat("node ", job.node())) {}
+        onSettled(std::move(onSettled)), who(absl::StrCat("node ", job.node())) {}
 
   struct Instr {
     const wire::Instruction *spec = nullptr;
@@ -123,6 +124,7 @@ struct JobRun::State {
   wire::StartJob spec;
   EngineOptions options;
   std::function<void(const wire::JobFailure &)> onFailure;
+  std::function<void()> onSettled;
   std::string who;
 
   absl::Mutex mu;
@@ -326,6 +328,8 @@ struct JobRun::State {
     done.set_instruction(in.spec->id());
     retired.push_back(done);
     ++retiredCount;
+    if (retiredCount == totalInstrs && onSettled)
+      onSettled();
     Segment &seg = segment(ref.first);
     --seg.remaining;
     for (size_t next : in.dependents)
@@ -390,8 +394,12 @@ struct JobRun::State {
           "tensor '", tensor.name(), "' has no file to store to"));
     // Opened per store, and closed right after: what another machine reads
     // of a shared file system after the job is then complete.
+    // Every pod of the machine writes its super-tiles of the output file at
+    // once: through a mapping where the file system allows it (write(2)
+    // would make them take turns on the file's lock).
     absl::StatusOr<storage::TensorFile> file = storage::TensorFile::open(
-        tensor.store_path(), layoutOf(tensor, true), /*writable=*/true);
+        tensor.store_path(), layoutOf(tensor, true), /*writable=*/true,
+        options.storeWrites);
     if (!file.ok())
       return file.status();
     if (void *host = buffer.host())
@@ -851,9 +859,11 @@ struct JobRun::State {
 
 JobRun::JobRun(Backend &backend, const Credentials &credentials,
                const wire::StartJob &spec, EngineOptions options,
-               std::function<void(const wire::JobFailure &)> onFailure)
+               std::function<void(const wire::JobFailure &)> onFailure,
+               std::function<void()> onSettled)
     : state(std::make_unique<State>(backend, credentials, spec,
-                                    std::move(options), std::move(onFailure))) {
+                                    std::move(options), std::move(onFailure),
+                                    std::move(onSettled))) {
   for (const wire::ServeSpec &serve : state->spec.serves()) {
     State::Held &entry = state->held[serve.tile()];
     entry.expected.insert(serve.nodes().begin(), serve.nodes().end());

@@ -14,7 +14,9 @@
 #include <cstring>
 #include <limits>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 using namespace phobos;
@@ -258,7 +260,7 @@ absl::StatusOr<TensorInfo> phobos::storage::inspectFile(
 //===----------------------------------------------------------------------===//
 
 TensorFile::TensorFile(TensorFile &&other) noexcept
-    : fd(other.fd), filePath(std::move(other.filePath)),
+    : fd(other.fd), method(other.method), filePath(std::move(other.filePath)),
       layout(std::move(other.layout)) {
   other.fd = -1;
 }
@@ -269,6 +271,7 @@ TensorFile &TensorFile::operator=(TensorFile &&other) noexcept {
       ::close(fd);
     fd = other.fd;
     other.fd = -1;
+    method = other.method;
     filePath = std::move(other.filePath);
     layout = std::move(other.layout);
   }
@@ -280,9 +283,29 @@ TensorFile::~TensorFile() {
     ::close(fd);
 }
 
+/// Whether `fd` lies on a file system whose pages every process of this
+/// machine shares and that writes a mapping's pages back itself: tmpfs,
+/// ramfs and the local disk file systems.
+static bool isLocalFileSystem(int fd) {
+  struct statfs fs;
+  if (::fstatfs(fd, &fs) != 0)
+    return false;
+  switch (static_cast<uint64_t>(fs.f_type)) {
+  case 0x01021994: // tmpfs
+  case 0x858458f6: // ramfs
+  case 0xef53:     // ext2, ext3, ext4
+  case 0x58465342: // XFS
+  case 0x9123683e: // btrfs
+    return true;
+  default:
+    return false;
+  }
+}
+
 absl::StatusOr<TensorFile> TensorFile::open(const std::string &path,
                                             const TensorInfo &info,
-                                            bool writable) {
+                                            bool writable,
+                                            WriteMethod method) {
   int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
   if (fd < 0)
     return ioError(errno, path, "cannot open");
@@ -290,6 +313,10 @@ absl::StatusOr<TensorFile> TensorFile::open(const std::string &path,
   file.fd = fd;
   file.filePath = path;
   file.layout = info;
+  if (method == WriteMethod::Auto)
+    method = writable && isLocalFileSystem(fd) ? WriteMethod::Mapping
+                                               : WriteMethod::Syscall;
+  file.method = method;
   return file;
 }
 
@@ -351,8 +378,10 @@ absl::Status TensorFile::forEachRun(const std::vector<int64_t> &offsets,
   std::vector<int64_t> strides(rank, 1);
   for (size_t axis = rank - 1; axis > 0; --axis)
     strides[axis - 1] = strides[axis] * full[axis];
-  if (runElements == 0)
-    return absl::OkStatus();
+  // A box with an empty axis has no runs, whatever its other extents.
+  for (int64_t extent : shape)
+    if (extent == 0)
+      return absl::OkStatus();
   // Odometer over the axes outside the run.
   std::vector<int64_t> index(inner, 0);
   int64_t regionOffset = 0;
@@ -409,12 +438,65 @@ absl::Status TensorFile::writeRegion(const std::vector<int64_t> &offsets,
                                      const std::vector<int64_t> &shape,
                                      const void *data) const {
   const auto *bytes = static_cast<const char *>(data);
+  if (method == WriteMethod::Mapping)
+    return writeRegionMapped(offsets, shape, bytes);
   return forEachRun(offsets, shape,
                     [&](int64_t fileOffset, int64_t regionOffset,
                         int64_t count) {
                       return pwriteAll(fd, filePath, bytes + regionOffset,
                                        count, fileOffset);
                     });
+}
+
+absl::Status TensorFile::writeRegionMapped(const std::vector<int64_t> &offsets,
+                                           const std::vector<int64_t> &shape,
+                                           const char *data) const {
+  // The bytes the box spans, first run to the end of the last.
+  int64_t first = std::numeric_limits<int64_t>::max(), end = 0;
+  if (absl::Status status = forEachRun(
+          offsets, shape,
+          [&](int64_t fileOffset, int64_t, int64_t count) {
+            first = std::min(first, fileOffset);
+            end = std::max(end, fileOffset + count);
+            return absl::OkStatus();
+          });
+      !status.ok())
+    return status;
+  if (end <= first)
+    return absl::OkStatus();
+  // A mapping past the end of the file faults (SIGBUS) when touched: a file
+  // cut short is an error before anything is written.
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return ioError(errno, filePath, "cannot read the size");
+  if (info.st_size < end)
+    return absl::OutOfRangeError(absl::StrCat(
+        filePath, ": the file ends at byte ", info.st_size, ", before the ",
+        end - first, " bytes at byte ", first, ": it was cut short"));
+  static const int64_t page = ::sysconf(_SC_PAGESIZE);
+  int64_t start = first / page * page;
+  size_t length = static_cast<size_t>(end - start);
+  void *mapped = ::mmap(nullptr, length, PROT_WRITE, MAP_SHARED, fd,
+                        static_cast<off_t>(start));
+  if (mapped == MAP_FAILED) {
+    // A file system that cannot map (a FUSE file, say) still writes.
+    return forEachRun(offsets, shape,
+                      [&](int64_t fileOffset, int64_t regionOffset,
+                          int64_t count) {
+                        return pwriteAll(fd, filePath, data + regionOffset,
+                                         count, fileOffset);
+                      });
+  }
+  char *base = static_cast<char *>(mapped) - start;
+  absl::Status status = forEachRun(
+      offsets, shape,
+      [&](int64_t fileOffset, int64_t regionOffset, int64_t count) {
+        std::memcpy(base + fileOffset, data + regionOffset,
+                    static_cast<size_t>(count));
+        return absl::OkStatus();
+      });
+  ::munmap(mapped, length);
+  return status;
 }
 
 absl::Status TensorFile::readBytes(int64_t offset, int64_t bytes,

@@ -105,10 +105,10 @@ class Cluster:
         with open(pod["log"]) as f:
             return f.read()
 
-    def scheduler(self, job, pods, *extra, credentials=True):
+    def scheduler(self, job, pods, *extra, credentials=True, heartbeat_ms=100):
         argv = [self.tool("phobos-sched"), job, "--pods", pods, "--listen",
                 f"127.0.0.1:{self.scheduler_port}", "--progress-ms", "100",
-                "--heartbeat-ms", "100", "--join-timeout", str(START_SECONDS)]
+                "--heartbeat-ms", str(heartbeat_ms), "--join-timeout", str(START_SECONDS)]
         if credentials is True:
             argv += ["--credentials", self.credentials]
         elif credentials:
@@ -274,6 +274,25 @@ def case_matmul(cluster):
     check(code == 0, "the same job on one pod finished")
     check(compare(cluster, job["output"], three, "--shape", "384x256"),
           "one pod and three pods agree bit for bit")
+
+
+def case_settle(cluster):
+    """A pod reports the end of its share at once, not at its next
+    heartbeat: with heartbeats 5 s apart, a job of a tenth of a second ends
+    well before the first one."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods, addresses = start_pods(cluster, 3)
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], addresses, "--cluster", job["cluster"],
+        "--heartbeat-timeout-ms", "60000", heartbeat_ms=5000))
+    check(code == 0, "the job finished")
+    done = [float(m.group(1)) for l in lines
+            for m in [re.search(r"done in ([0-9.]+) s", l)] if m]
+    check(done and done[0] < 2.5,
+          f"the job ended before the first heartbeat ({done[0] if done else '?'} s)")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
 
 
 def case_flash(cluster):
