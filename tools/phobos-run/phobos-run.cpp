@@ -151,11 +151,16 @@ static cl::opt<std::string>
              cl::desc("The kernel cache for GPU runs (default: "
                       "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
              cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> noSpecialize(
+    "no-specialize",
+    cl::desc("GPU runs compile the general kernel, not one specialised for "
+             "the extents' divisibility by 2, 4, 8 or 16 (the default)"),
+    cl::cat(category));
 static cl::opt<bool> specialize(
     "specialize",
-    cl::desc("Compile a kernel specialised for the extents' divisibility by "
-             "2, 4, 8 or 16 (--dim), not the general one"),
-    cl::cat(category));
+    cl::desc("Compile a kernel specialised for the extents' divisibility (the "
+             "default; --no-specialize turns it off)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> noCache("no-cache",
                              cl::desc("Compile without the kernel cache"),
                              cl::cat(category));
@@ -282,7 +287,7 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
   // and the checks use the source kernel).
   mlir::OwningOpRef<mlir::ModuleOp> specializedModule;
   std::vector<std::pair<std::string, int64_t>> specialized;
-  if (specialize) {
+  if (specialize && !noSpecialize) {
     specializedModule = mlir::OwningOpRef<mlir::ModuleOp>(
         llvm::cast<mlir::ModuleOp>(sourceModule->clone()));
     kernelOp = *specializedModule->getOps<tile::KernelOp>().begin();

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""phobos-run with and without --specialize, interleaved, on the GPU machine.
+
+For each workload of the GPU suite's GEMM and attention rows (every variant
+the suite tries), runs `phobos-run --check --bench` of the general kernel and
+of the kernel specialised for the launch's extents (--specialize) in
+alternation, ROUNDS times each, and prints the median kernel time of each
+and their ratio (general / specialised: above 1 when specialising is
+faster). Every run checks its output against the float64 reference.
+
+Usage: python3 bench/specialize_ab.py BINDIR [--rounds 2] [--repeat 30]
+           [--only sgemm,tf32,hgemm,attention]
+Writes specialize_ab.json to $OUT when set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def workloads():
+    gemm = {"alpha": 1.0, "beta": 0.5}
+    for size in (4096, 8192):
+        for tm, tn, tk in ((128, 128, 8), (128, 128, 16), (64, 64, 16), (128, 64, 16)):
+            yield ("sgemm", "sgemm_fp32.ph", {"M": size, "N": size, "K": size},
+                   {"TILE_M": tm, "TILE_N": tn, "TILE_K": tk}, gemm)
+    for tm, tn, tk in ((128, 128, 32), (128, 256, 32), (64, 128, 32)):
+        yield ("tf32", "gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096},
+               {"TILE_M": tm, "TILE_N": tn, "TILE_K": tk}, {})
+    for tm, tn, tk in ((128, 128, 32), (128, 256, 32), (64, 128, 64), (128, 128, 64)):
+        yield ("hgemm", "gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096},
+               {"TILE_M": tm, "TILE_N": tn, "TILE_K": tk}, {"alpha": 1.0, "beta": 0.0})
+    for example, extra in (("flash_attention_fp16.ph", [(128, 128)]),
+                           ("flash_attention_fp32.ph", [])):
+        for br, bc in [(64, 64), (128, 64), (64, 32)] + extra:
+            yield ("attention", example, {"BH": 128, "Nq": 4096, "Nk": 4096},
+                   {"D": 64, "BR": br, "BC": bc}, {"scale": 0.125})
+
+
+def run(bindir, example, dims, variant, scalars, repeat, specialize):
+    argv = [os.path.join(bindir, "phobos-run"), os.path.join(ROOT, "examples", example),
+            "--check", "--samples=256", "--bench", f"--repeat={repeat}", "--warmup=3",
+            "--json", "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items())]
+    argv += [f"--dim={k}={v}" for k, v in dims.items()]
+    argv += [f"--scalar={k}={v}" for k, v in scalars.items()]
+    if specialize:
+        argv.append("--specialize")
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    for line in proc.stdout.splitlines():
+        if line.startswith("PHOBOS_RESULT "):
+            return json.loads(line[len("PHOBOS_RESULT "):])
+    return {"check": "error", "time_ms": float("nan"),
+            "error": (proc.stderr or proc.stdout)[-300:]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bindir")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--only", default="")
+    args = parser.parse_args()
+    only = [w for w in args.only.split(",") if w]
+    rows = []
+    for kind, example, dims, variant, scalars in workloads():
+        if only and kind not in only:
+            continue
+        times = {False: [], True: []}
+        checks = []
+        for _ in range(args.rounds):
+            for specialize in (False, True):
+                result = run(args.bindir, example, dims, variant, scalars, args.repeat,
+                             specialize)
+                times[specialize].append(result.get("time_ms", float("nan")))
+                checks.append(result.get("check"))
+                if result.get("check") != "ok":
+                    print(f"  {example} {variant} specialize={specialize}: {result}",
+                          flush=True)
+        general = statistics.median(times[False])
+        special = statistics.median(times[True])
+        row = {"kind": kind, "example": example,
+               "sizes": "x".join(str(v) for v in dims.values()),
+               "variant": ",".join(f"{k}={v}" for k, v in variant.items()),
+               "general_ms": general, "specialized_ms": special,
+               "ratio": general / special if special > 0 else float("nan"),
+               "checks": "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))}
+        rows.append(row)
+        print(f"{kind:9} {row['sizes']:16} {row['variant']:28} general {general:8.3f} ms "
+              f"specialised {special:8.3f} ms  {row['ratio']:.3f}x  {row['checks']}",
+              flush=True)
+    if os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], "specialize_ab.json"), "w") as handle:
+            json.dump(rows, handle, indent=2)
+    return 0 if all(r["checks"] == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
