@@ -99,6 +99,15 @@ def record(workload: str, sizes: str, res: dict, peer: str = "", peer_ms: float 
 
 def best(example, dims, variants, **kw):
     results = [phobos(example, dims, v, **kw) for v in variants]
+    # Every variant's time goes to the log, and a variant that fails its
+    # check (or does not run) is a failed row, not dropped: the best of the
+    # rest must not hide it.
+    for v, r in zip(variants, results):
+        print(f"  {example} {v}: check {r.get('check')} time {r.get('time_ms')} ms", flush=True)
+        if r.get("check") != "ok":
+            r.setdefault("variant", v)
+            record(f"{example} variant (check failed)",
+                   "x".join(str(x) for x in dims.values()), r)
     ok = [r for r in results if r.get("check") == "ok" and r.get("time_ms")]
     if not ok:
         return results[0]

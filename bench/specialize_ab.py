@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """phobos-run with and without --specialize, interleaved, on the GPU machine.
 
-For each workload of the GPU suite's GEMM and attention rows (every variant
+For each workload of the GPU suite's GEMM, attention, softmax and layer norm rows (every variant
 the suite tries), runs `phobos-run --check --bench` of the general kernel and
 of the kernel specialised for the launch's extents (--specialize) in
 alternation, ROUNDS times each, and prints the median kernel time of each
@@ -9,7 +9,7 @@ and their ratio (general / specialised: above 1 when specialising is
 faster). Every run checks its output against the float64 reference.
 
 Usage: python3 bench/specialize_ab.py BINDIR [--rounds 2] [--repeat 30]
-           [--only sgemm,tf32,hgemm,attention]
+           [--only sgemm,tf32,hgemm,attention,softmax,layernorm]
 Writes specialize_ab.json to $OUT when set.
 """
 from __future__ import annotations
@@ -36,6 +36,11 @@ def workloads():
     for tm, tn, tk in ((128, 128, 32), (128, 256, 32), (64, 128, 64), (128, 128, 64)):
         yield ("hgemm", "gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096},
                {"TILE_M": tm, "TILE_N": tn, "TILE_K": tk}, {"alpha": 1.0, "beta": 0.0})
+    for bm, bn in ((1, 4096), (4, 1024), (1, 1024), (16, 256)):
+        yield ("softmax", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": bm, "BN": bn}, {})
+    for bm, bn in ((1, 1024), (4, 1024), (1, 4096)):
+        yield ("layernorm", "layernorm.ph", {"M": 4096, "N": 8192}, {"BM": bm, "BN": bn},
+               {"eps": 1e-5})
     for example, extra in (("flash_attention_fp16.ph", [(128, 128)]),
                            ("flash_attention_fp32.ph", [])):
         for br, bc in [(64, 64), (128, 64), (64, 32)] + extra:

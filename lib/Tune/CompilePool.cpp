@@ -158,12 +158,16 @@ void CompilePool::work(unsigned) {
       continue;
     }
 
-    // Stage 2: from the kernel cache, or compiled into it.
+    // Stage 2: from the kernel cache, or compiled into it; specialised for
+    // the problem's extents first when asked (the kernel cache keys the
+    // promises, as phobos-run's launches do).
     KernelCacheKey key;
     key.source = config.source;
     key.kernel = outcome.contract.kernel;
     key.variant = outcome.contract.variant;
     key.chip = config.chip;
+    if (!config.specializeDims.empty())
+      key.specialized = specializeAlignment(kernel, config.specializeDims);
     std::string digest = key.digest();
     if (std::optional<KernelCacheEntry> entry =
             config.cacheDir.empty() ? std::nullopt : cache.lookup(digest)) {

@@ -150,6 +150,12 @@ void Report::printTable(llvm::raw_ostream &os) const {
        << " of " << results.size() << " variants compiled\n";
   else
     os << "no variant passed\n";
+  if (!specialized.empty()) {
+    os << "variants specialised for the extents, as phobos-run launches them:";
+    for (const auto &[name, multiple] : specialized)
+      os << " " << name << " % " << multiple << " == 0";
+    os << "\n";
+  }
 }
 
 llvm::json::Value Report::toJSON() const {
@@ -209,6 +215,12 @@ llvm::json::Value Report::toJSON() const {
                             {"backend", backend},
                             {"checked_with", checkedWith},
                             {"dims", std::move(dimsObject)},
+                            {"specialized", [&] {
+                               llvm::json::Object object;
+                               for (const auto &[name, multiple] : specialized)
+                                 object[name] = multiple;
+                               return object;
+                             }()},
                             {"variant_order", std::move(order)},
                             {"best", best},
                             {"best_variant", std::move(bestVariant)},
@@ -243,6 +255,10 @@ llvm::Expected<Report> Report::fromJSON(const llvm::json::Value &json) {
   if (const llvm::json::Object *dims = object->getObject("dims"))
     for (const auto &[name, value] : *dims)
       report.dims[name] = value.getAsInteger().value_or(0);
+  if (const llvm::json::Object *promises = object->getObject("specialized"))
+    for (const auto &[name, value] : *promises)
+      report.specialized.emplace_back(name.str(), value.getAsInteger().value_or(1));
+  llvm::sort(report.specialized);
   if (const llvm::json::Array *order = object->getArray("variant_order"))
     for (const llvm::json::Value &name : *order)
       report.variantOrder.push_back(name.getAsString().value_or("").str());

@@ -87,6 +87,9 @@ public:
     std::string sourceFile, source, kernel, spanMapFile, chip, cacheDir;
     bool useCubin = true;
     llvm::StringMap<int64_t> dims;
+    /// The extents each variant is specialised for (specializeAlignment);
+    /// empty: the general kernels.
+    llvm::StringMap<int64_t> specializeDims;
     /// Largest shared memory a CTA may have; negative: unlimited.
     int64_t sharedLimitBytes = -1;
     unsigned jobs = 1;

@@ -172,6 +172,35 @@ llvm::Error fail(const llvm::Twine &message) {
 
 } // namespace
 
+/// The extents every GPU launch of the search shares, which the variants
+/// are specialised for: the timed problem's when the variants are checked
+/// on it too (a float64 reference, no check, or only compiling), else per
+/// dim the greatest common divisor with the given check problem's extent;
+/// none when the check problem is chosen later (smallCheckDims).
+static llvm::StringMap<int64_t>
+specializationExtents(const Options &options, llvm::StringRef kernelName) {
+  if (!options.specialize || options.checkDimsOnly)
+    return {};
+  CheckMode mode = options.check;
+  if (mode == CheckMode::Reference) {
+    std::string name = options.reference.empty()
+                           ? reference::defaultReferenceFor(kernelName).str()
+                           : options.reference;
+    if (!reference::makeReference(name))
+      mode = CheckMode::Interpreter;
+  }
+  if (options.compileOnly || mode == CheckMode::Reference ||
+      mode == CheckMode::None)
+    return options.problem.dims;
+  llvm::StringMap<int64_t> shared;
+  for (const auto &entry : options.problem.dims) {
+    auto check = options.checkProblem.dims.find(entry.getKey());
+    if (check != options.checkProblem.dims.end())
+      shared[entry.getKey()] = std::gcd(entry.getValue(), check->getValue());
+  }
+  return shared;
+}
+
 llvm::Expected<Report> phobos::tune::tune(const Options &options) {
   auto wallStart = Clock::now();
   mlir::DialectRegistry registry;
@@ -408,6 +437,15 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
     config.cacheDir = cacheRoot;
     config.useCubin = options.useCubin;
     config.dims = options.problem.dims;
+    config.specializeDims = specializationExtents(options, kernelName);
+    for (const auto &entry : config.specializeDims) {
+      int64_t multiple = 16;
+      while (multiple > 1 && entry.getValue() % multiple != 0)
+        multiple /= 2;
+      if (multiple > 1)
+        report.specialized.emplace_back(entry.getKey().str(), multiple);
+    }
+    llvm::sort(report.specialized);
     config.sharedLimitBytes =
         backend ? backend->sharedLimitBytes()
                 : (chip == "sm_90" || chip == "sm_90a" ? 227 * 1024

@@ -129,6 +129,11 @@ static cl::opt<bool> force("force",
                            cl::desc("Search even when the tuning cache knows "
                                     "the answer"),
                            cl::cat(category));
+static cl::opt<bool> noSpecialize(
+    "no-specialize",
+    cl::desc("Compile the general variants, not ones specialised for the "
+             "problem's extents (phobos-run's default launches)"),
+    cl::cat(category));
 static cl::opt<bool> noStore("no-store",
                              cl::desc("Do not remember the winner"),
                              cl::cat(category));
@@ -237,6 +242,7 @@ int main(int argc, char **argv) {
   options.flushL2 = !noFlush;
   options.force = force;
   options.noStore = noStore;
+  options.specialize = !noSpecialize;
   if (!quiet) {
     options.progress = &llvm::errs();
     options.progressInPlace = llvm::sys::Process::StandardErrIsDisplayed();

@@ -125,6 +125,13 @@ struct Options {
   /// front end runs, nothing compiles): `Report::checkDims`. The Python
   /// package asks, to compute that problem's grids.
   bool checkDimsOnly = false;
+  /// Compile every variant specialised for the extents' divisibility by 2,
+  /// 4, 8 or 16, as phobos-run compiles GPU launches by default, so that
+  /// the variant timed is the one launched. Only for extents every launch
+  /// of the search shares: the timed problem's, and for a different check
+  /// problem the power of two that divides both (none when that problem is
+  /// chosen later, smallCheckDims).
+  bool specialize = true;
   /// Search even when the tuning cache has an answer.
   bool force = false;
   /// Do not store the winner.
@@ -165,6 +172,9 @@ struct Report {
   llvm::StringMap<int64_t> dims;
   /// The interpreter's check problem (Options::checkDimsOnly).
   llvm::StringMap<int64_t> checkDims;
+  /// The @aligned promises every variant was specialised with (empty: the
+  /// general kernels).
+  std::vector<std::pair<std::string, int64_t>> specialized;
   std::vector<std::string> variantOrder;
   std::vector<VariantResult> results;
   /// Index into `results` of the winner; -1 when nothing passed.
