@@ -35,12 +35,17 @@ def cache_root() -> Path:
 
 
 def key_digest(compiler: str, chip: str, kernel: str,
-               variant: Sequence[tuple[str, int]], source: str) -> str:
-    """The entry's key, exactly as KernelCacheKey::digest computes it."""
+               variant: Sequence[tuple[str, int]], source: str,
+               aligned: Sequence[tuple[str, int]] = ()) -> str:
+    """The entry's key, exactly as KernelCacheKey::digest computes it;
+    ``aligned``: the promises a launch's specialisation added, sorted by name
+    (only specialised kernels have that line)."""
     variant_text = ",".join(f"{name}={value}" for name, value in variant)
     data = source.encode("utf-8")
+    aligned_line = ("aligned " + ",".join(f"{name}={value}" for name, value in aligned) + "\n"
+                    if aligned else "")
     head = (f"phobos-kernel-cache 1\ncompiler {compiler}\nchip {chip}\nkernel {kernel}\n"
-            f"variant {variant_text}\nsource {len(data)}\n").encode("utf-8")
+            f"variant {variant_text}\n{aligned_line}source {len(data)}\n").encode("utf-8")
     return hashlib.sha256(head + data).hexdigest()
 
 

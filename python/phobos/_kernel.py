@@ -28,6 +28,7 @@ from phobos._frontend import Translation, translate_function
 from phobos._tuner import TuneResult
 
 Variant = tuple  # ((name, value), ...) in @autotune order
+Aligned = tuple  # ((dim, multiple), ...): promises a launch's specialisation adds, by name
 # The most variants variants() lists, as phobos-compile --all-variants.
 MAX_ENUMERATED_VARIANTS = 4096
 
@@ -105,8 +106,13 @@ class Kernel:
         self.__wrapped__ = function
         self.space: dict[str, list[int]] = {n: expand_space(v) for n, v in translation.autotune}
         self._files: tuple[Path, Path] | None = None
-        self._compiled: dict[tuple[Variant, str], CompiledVariant] = {}
-        self._gpu: dict[tuple[Variant, int], _GpuKernel] = {}
+        self._compiled: dict[tuple[Variant, str, Aligned], CompiledVariant] = {}
+        self._gpu: dict[tuple[Variant, int, Aligned], _GpuKernel] = {}
+        self._specializations: dict[tuple[Variant, tuple[tuple[str, int], ...]], Aligned] = {}
+        #: GPU launches compile the kernel specialised for the divisibility of
+        #: their extents by 2, 4, 8 or 16 (as phobos-run does, and Triton for
+        #: integers divisible by 16); False compiles the general kernel.
+        self.specialize = True
         # (chip, dims) -> the tuned variant, or None: the tuning cache has none.
         self._tuned: dict[tuple[str, tuple[tuple[str, int], ...]], dict[str, int] | None] = {}
         #: How @ph.autotune asked to search (search=, reference=, rtol=, ...).
@@ -184,17 +190,50 @@ class Kernel:
                 self._files = (source, span_map)
             return self._files
 
-    def _compile(self, variant: Variant, chip: str) -> CompiledVariant:
+    def _specialization(self, variant: Variant, dims: Mapping[str, int]) -> Aligned:
+        """The @aligned promises a GPU launch with these extents adds to the
+        variant, as phobos-run's do (specializeAlignment in lib/Driver): each
+        tensor extent divisible by 2, 4, 8 or 16 (the largest) unless the
+        kernel already promises a multiple of it; sorted by name; empty: the
+        general kernel."""
+        if not self.specialize:
+            return ()
+        key = (variant, tuple(sorted(dims.items())))
+        found = self._specializations.get(key)
+        if found is not None:
+            return found
+        promised = self._compile(variant, "contract").contract.aligned
+        named = {dim for param in self.translation.params if param.kind == "tensor"
+                 for dim in param.dims if not dim.isdigit()}
+        added = []
+        for name, value in dims.items():
+            if name not in named or value <= 0:
+                continue
+            power = min(16, value & -value)
+            if power < 2:
+                continue
+            promise = promised.get(name, 0)
+            if (math.lcm(promise, power) if promise > 0 else power) == promise:
+                continue
+            added.append((name, power))
+        found = tuple(sorted(added))
+        self._specializations[key] = found
+        return found
+
+    def _compile(self, variant: Variant, chip: str, aligned: Aligned = (),
+                 extents: Mapping[str, int] | None = None) -> CompiledVariant:
         """The variant for ``chip`` ("contract" for the contract alone), from
-        the cache or compiled into it."""
-        key = (variant, chip)
+        the cache or compiled into it; specialised with the promises
+        ``aligned`` (from _specialization of ``extents``) when given."""
+        key = (variant, chip, aligned)
         compiled = self._compiled.get(key)
         if compiled is not None:
             return compiled
         tool = _tools.find_tool("phobos-compile")
         root = _cache.cache_root()
         source_text = self.source + "\n"
-        digest = _cache.key_digest(_tools.compiler_version(tool), chip, self.name, variant, source_text)
+        digest = _cache.key_digest(_tools.compiler_version(tool), chip, self.name, variant,
+                                   source_text, aligned)
         entry, damage = _cache.lookup(root, digest)
         if entry is None:
             if damage:
@@ -204,6 +243,10 @@ class Kernel:
                     "--span-map", str(span_map)]
             if variant:
                 args += ["--variant", ",".join(f"{n}={v}" for n, v in variant)]
+            if aligned:
+                assert extents is not None
+                args += ["--specialize-dims",
+                         ",".join(f"{name}={extents[name]}" for name, _ in aligned)]
             args += ["--contract-only"] if chip == "contract" else ["--chip", chip]
             result = _tools.run_tool(args)
             if result.returncode != 0:
@@ -298,9 +341,11 @@ class Kernel:
         device = next(info.device for info in infos if info is not None and info.device >= 0)
         chip = driver.chip(device)
         variant = self._choose(given, infos, chip, grid, args, stream)
-        loaded = self._gpu.get((variant, device))
+        extents = self._implied(infos)
+        aligned = self._specialization(variant, extents)
+        loaded = self._gpu.get((variant, device, aligned))
         if loaded is None:
-            loaded = self._load(variant, device, chip, driver)
+            loaded = self._load(variant, device, chip, driver, aligned, extents)
         contract = loaded.contract
         bound = bind(contract, args, infos)
         grid3 = self._grid(grid, contract, bound, variant)
@@ -312,13 +357,14 @@ class Kernel:
             driver.launch(loaded.function, grid3, contract.cta_threads,
                           contract.shared_memory_bytes, handle, loaded.params)
 
-    def _load(self, variant: Variant, device: int, chip: str, driver: Any) -> _GpuKernel:
-        compiled = self._compile(variant, chip)
+    def _load(self, variant: Variant, device: int, chip: str, driver: Any,
+              aligned: Aligned = (), extents: Mapping[str, int] | None = None) -> _GpuKernel:
+        compiled = self._compile(variant, chip, aligned, extents)
         with self._lock:
-            loaded = self._gpu.get((variant, device))
+            loaded = self._gpu.get((variant, device, aligned))
             if loaded is None:
                 loaded = _GpuKernel(compiled, device, driver)
-                self._gpu[(variant, device)] = loaded
+                self._gpu[(variant, device, aligned)] = loaded
         return loaded
 
     def _launch_cpu(self, grid: Any, args: Sequence[Any], infos: list[ArrayInfo | None],

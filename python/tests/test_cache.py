@@ -39,6 +39,35 @@ def test_python_and_phobos_compile_agree_on_keys(write_module, tmp_path, monkeyp
     assert result.returncode == 0 and result.stdout.strip() == str(compiled.directory)
 
 
+def test_specialised_kernels_have_the_same_keys_as_phobos_compile(write_module, tmp_path,
+                                                                 monkeypatch):
+    # A GPU launch with N = 4096 adds @aligned(N = 16), as phobos-run's do;
+    # the digest has an `aligned` line that phobos-compile --specialize-dims
+    # computes the same, and N = 4097 adds nothing (the general kernel).
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    kernel = write_module(KERNEL).twice
+    variant = (("BLOCK", 128),)
+    aligned = kernel._specialization(variant, {"N": 4096})
+    assert aligned == (("N", 16),)
+    assert kernel._specialization(variant, {"N": 4097}) == ()
+    assert kernel._specialization(variant, {"N": 4100}) == (("N", 4),)
+    compiled = kernel._compile(variant, "sm_80", aligned, {"N": 4096})
+    assert compiled.contract.aligned == {"N": 16}
+    digest = _cache.key_digest(_tools.compiler_version(), "sm_80", "twice", list(variant),
+                               kernel.source + "\n", aligned)
+    assert compiled.directory == _cache.entry_dir(tmp_path / "cache", digest)
+    general = kernel.compile(chip="sm_80", BLOCK=128)
+    assert general.directory != compiled.directory and general.contract.aligned == {}
+    source, _ = kernel._source_files()
+    result = subprocess.run([_tools.find_tool("phobos-compile"), str(source), "--cache",
+                             "--chip", "sm_80", "--variant", "BLOCK=128",
+                             "--specialize-dims", "N=4096"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == str(compiled.directory)
+    # Switched off, a kernel adds nothing.
+    kernel.specialize = False
+    assert kernel._specialization(variant, {"N": 4096}) == ()
+
+
 def test_eight_processes_compile_one_kernel(write_module, tmp_path):
     module = write_module(KERNEL, "cache_race")
     cache = tmp_path / "race-cache"

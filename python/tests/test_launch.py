@@ -176,6 +176,18 @@ def test_gpu_launch_through_the_driver(scaled, fake_gpu):
     # An explicit stream wins; a second launch reuses the loaded kernel.
     scaled[(1, 1)](a, b, c, 0.5, 7, True, 1.0, stream=5)
     assert fake_gpu.launches[-1][3] == 5 and len(fake_gpu.loaded) == 1
+    # The kernel launched was specialised for the extents: N = 40 is a
+    # multiple of 8 (M = 32 already is of the 16 the kernel promises).
+    (loaded,) = scaled._gpu.values()
+    assert loaded.contract.aligned == {"M": 16, "N": 8}
+    # Other extents, another specialisation; switched off, the general kernel.
+    a2 = FakeDeviceArray((32, 36), "<f4", 0x10000)
+    c2 = FakeDeviceArray((32, 36), "<f2", 0x30000)
+    scaled[None](a2, b, c2, 0.5, 7, True, 1.0)
+    scaled.specialize = False
+    scaled[None](a2, b, c2, 0.5, 7, True, 1.0)
+    assert sorted(tuple(sorted(k.contract.aligned.items())) for k in scaled._gpu.values()) == [
+        (("M", 16),), (("M", 16), ("N", 4)), (("M", 16), ("N", 8))]
 
 
 def test_gpu_arrays_are_checked_first(scaled, fake_gpu):
