@@ -10,6 +10,8 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 using namespace phobos;
@@ -181,6 +183,33 @@ TEST_F(TensorStorageTest, MappedWritesOfAFileCutShortAreErrors) {
   EXPECT_EQ(std::string(status.message()),
             file("t") + ": the file ends at byte 10000, before the 8192 bytes at "
                         "byte 57344: it was cut short");
+}
+
+TEST_F(TensorStorageTest, APageWithoutStorageIsAnErrorNotACrash) {
+  // Pages past the end of a file raise SIGBUS when touched, as a full file
+  // system does: the copy stops and says so, and the next copy works.
+  long page = ::sysconf(_SC_PAGESIZE);
+  std::string path = file("short");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(static_cast<size_t>(page), 'x');
+  }
+  int fd = ::open(path.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  void *mapped = ::mmap(nullptr, 3 * page, PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  char *base = static_cast<char *>(mapped);
+  std::string data(64, 'y');
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_FALSE(copyIntoMapping(base, data.data(), {{2 * page + 8, 0, 64}}));
+    EXPECT_TRUE(copyIntoMapping(base, data.data(), {{16, 0, 64}}));
+  }
+  ::munmap(mapped, 3 * page);
+  ::close(fd);
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(bytes.size(), static_cast<size_t>(page));
+  EXPECT_EQ(bytes.substr(16, 64), data);
 }
 
 TEST_F(TensorStorageTest, AutoResolvesToAMethod) {

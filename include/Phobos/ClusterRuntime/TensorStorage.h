@@ -152,6 +152,21 @@ private:
   TensorInfo layout;
 };
 
+/// One contiguous run of a box: its byte offset in the file, its offset in
+/// the box's dense data, its length.
+struct MappedRun {
+  int64_t fileOffset = 0, dataOffset = 0, bytes = 0;
+};
+
+/// Copies `runs` from `data` into a shared mapping whose file offset 0 is at
+/// `base`. A page the file system cannot back (it is full, or the file was
+/// cut short meanwhile) raises SIGBUS on the first touch; here that ends the
+/// copy and returns false instead of ending the process. The SIGBUS handler
+/// is installed on the first call; a SIGBUS outside such a copy goes to the
+/// handler that was there before (or the default action).
+bool copyIntoMapping(char *base, const char *data,
+                     const std::vector<MappedRun> &runs);
+
 /// A deterministic pseudo-random value in [-1, 1) for element `index` of a
 /// tensor filled with `seed` (counter-based, so a fill can run on any
 /// number of threads and give the same bits). Multiples of 2^-23, exact in

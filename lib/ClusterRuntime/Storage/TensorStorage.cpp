@@ -10,9 +10,13 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/xxhash.h"
 
+#include <atomic>
 #include <cerrno>
+#include <csetjmp>
+#include <csignal>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -448,14 +452,76 @@ absl::Status TensorFile::writeRegion(const std::vector<int64_t> &offsets,
                     });
 }
 
+//===----------------------------------------------------------------------===//
+// Copies through a mapping, with SIGBUS turned into an error
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The copy this thread is in, if any: where SIGBUS returns to. Volatile,
+/// with signal fences around the copy: the compiler must not drop or move
+/// the stores a signal handler reads.
+thread_local sigjmp_buf *volatile busReturn = nullptr;
+struct sigaction previousBusAction;
+
+void onBus(int signal, siginfo_t *info, void *context) {
+  if (sigjmp_buf *jump = busReturn) {
+    busReturn = nullptr;
+    siglongjmp(*jump, 1);
+  }
+  // Not one of our copies: what was installed before decides.
+  if ((previousBusAction.sa_flags & SA_SIGINFO) && previousBusAction.sa_sigaction) {
+    previousBusAction.sa_sigaction(signal, info, context);
+    return;
+  }
+  if (!(previousBusAction.sa_flags & SA_SIGINFO) &&
+      previousBusAction.sa_handler != SIG_DFL &&
+      previousBusAction.sa_handler != SIG_IGN) {
+    previousBusAction.sa_handler(signal);
+    return;
+  }
+  ::signal(SIGBUS, SIG_DFL);
+  ::raise(SIGBUS);
+}
+
+void installBusHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = onBus;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGBUS, &action, &previousBusAction);
+  });
+}
+} // namespace
+
+bool phobos::storage::copyIntoMapping(char *base, const char *data,
+                                      const std::vector<MappedRun> &runs) {
+  installBusHandler();
+  // Nothing here has a destructor: the jump back skips only this frame.
+  sigjmp_buf jump;
+  if (sigsetjmp(jump, /*savemask=*/1) != 0)
+    return false;
+  busReturn = &jump;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  for (const MappedRun &run : runs)
+    std::memcpy(base + run.fileOffset, data + run.dataOffset,
+                static_cast<size_t>(run.bytes));
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  busReturn = nullptr;
+  return true;
+}
+
 absl::Status TensorFile::writeRegionMapped(const std::vector<int64_t> &offsets,
                                            const std::vector<int64_t> &shape,
                                            const char *data) const {
-  // The bytes the box spans, first run to the end of the last.
+  // The runs, and the bytes they span: first run to the end of the last.
+  std::vector<MappedRun> runs;
   int64_t first = std::numeric_limits<int64_t>::max(), end = 0;
   if (absl::Status status = forEachRun(
           offsets, shape,
-          [&](int64_t fileOffset, int64_t, int64_t count) {
+          [&](int64_t fileOffset, int64_t regionOffset, int64_t count) {
+            runs.push_back({fileOffset, regionOffset, count});
             first = std::min(first, fileOffset);
             end = std::max(end, fileOffset + count);
             return absl::OkStatus();
@@ -487,16 +553,15 @@ absl::Status TensorFile::writeRegionMapped(const std::vector<int64_t> &offsets,
                                          count, fileOffset);
                       });
   }
-  char *base = static_cast<char *>(mapped) - start;
-  absl::Status status = forEachRun(
-      offsets, shape,
-      [&](int64_t fileOffset, int64_t regionOffset, int64_t count) {
-        std::memcpy(base + fileOffset, data + regionOffset,
-                    static_cast<size_t>(count));
-        return absl::OkStatus();
-      });
+  bool copied =
+      copyIntoMapping(static_cast<char *>(mapped) - start, data, runs);
   ::munmap(mapped, length);
-  return status;
+  if (!copied)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        filePath, ": writing ", end - first, " bytes at byte ", first,
+        " through a mapping failed (SIGBUS): the file system is full, or the "
+        "file was cut short while it was written"));
+  return absl::OkStatus();
 }
 
 absl::Status TensorFile::readBytes(int64_t offset, int64_t bytes,
