@@ -118,14 +118,26 @@ FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
 std::vector<std::pair<std::string, int64_t>>
 phobos::specializeAlignment(tile::KernelOp kernel,
                             const llvm::StringMap<int64_t> &dims) {
-  // The named extents of the kernel's tensors.
+  // The named extents of the kernel's tensors that are bound at launch: an
+  // axis static in this variant (a literal, or an @autotune name) has
+  // nothing to specialise, and leaving it out keeps the promises (and the
+  // cache key) what the Python package computes from the contract.
   llvm::StringSet<> named;
-  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
-    if (auto names = kernel.getArgAttrOfType<ArrayAttr>(
-            i, tile::KernelOp::kDimsAttrName))
-      for (Attribute name : names)
-        if (auto text = dyn_cast<StringAttr>(name))
-          named.insert(text.getValue());
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    auto names =
+        kernel.getArgAttrOfType<ArrayAttr>(i, tile::KernelOp::kDimsAttrName);
+    if (!names)
+      continue;
+    auto shaped = dyn_cast<ShapedType>(kernel.getArgument(i).getType());
+    for (auto [axis, name] : llvm::enumerate(names)) {
+      auto text = dyn_cast<StringAttr>(name);
+      if (!text || (shaped && shaped.hasRank() &&
+                    axis < static_cast<size_t>(shaped.getRank()) &&
+                    !shaped.isDynamicDim(axis)))
+        continue;
+      named.insert(text.getValue());
+    }
+  }
   llvm::StringMap<int64_t> promises;
   if (DictionaryAttr existing = kernel.getAlignedAttr())
     for (NamedAttribute promise : existing)

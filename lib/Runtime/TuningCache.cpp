@@ -32,6 +32,10 @@ std::string TuningKey::digest() const {
   text += "chip " + chip + "\n";
   text += "kernel " + kernel + "\n";
   text += "dims " + dimsText() + "\n";
+  // Only general searches have this line, so that the default (specialised)
+  // key stays what it was.
+  if (general)
+    text += "general\n";
   text += "source " + std::to_string(source.size()) + "\n";
   text += source;
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),

@@ -168,6 +168,7 @@ void CompilePool::work(unsigned) {
     key.chip = config.chip;
     if (!config.specializeDims.empty())
       key.specialized = specializeAlignment(kernel, config.specializeDims);
+    outcome.specialized = key.specialized;
     std::string digest = key.digest();
     if (std::optional<KernelCacheEntry> entry =
             config.cacheDir.empty() ? std::nullopt : cache.lookup(digest)) {

@@ -75,6 +75,8 @@ struct CompileOutcome {
   std::string ptx;
   std::optional<std::string> cubin;
   bool cached = false;
+  /// The @aligned promises the specialisation added (stage 2).
+  std::vector<std::pair<std::string, int64_t>> specialized;
   double frontendMs = 0, passesMs = 0, llvmMs = 0, ptxasMs = 0, totalMs = 0;
 };
 

@@ -174,14 +174,15 @@ llvm::Error fail(const llvm::Twine &message) {
 
 /// The extents every GPU launch of the search shares, which the variants
 /// are specialised for: the timed problem's when the variants are checked
-/// on it too (a float64 reference, no check, or only compiling), else per
-/// dim the greatest common divisor with the given check problem's extent;
-/// none when the check problem is chosen later (smallCheckDims).
+/// on it too (a float64 reference, no check, or only compiling) or on the
+/// interpreter's small problem chosen later (smallCheckDims then keeps
+/// their powers of two), else per dim the greatest common divisor with the
+/// given check problem's extent.
 static llvm::StringMap<int64_t>
 specializationExtents(const Options &options, llvm::StringRef kernelName) {
-  if (!options.specialize || options.checkDimsOnly)
+  if (!options.specialize)
     return {};
-  CheckMode mode = options.check;
+  CheckMode mode = options.checkDimsOnly ? CheckMode::Interpreter : options.check;
   if (mode == CheckMode::Reference) {
     std::string name = options.reference.empty()
                            ? reference::defaultReferenceFor(kernelName).str()
@@ -191,6 +192,10 @@ specializationExtents(const Options &options, llvm::StringRef kernelName) {
   }
   if (options.compileOnly || mode == CheckMode::Reference ||
       mode == CheckMode::None)
+    return options.problem.dims;
+  // The interpreter's small problem, chosen later, keeps the powers of two
+  // of these extents (see smallCheckDims' multiples below).
+  if (mode == CheckMode::Interpreter && options.checkProblem.dims.empty())
     return options.problem.dims;
   llvm::StringMap<int64_t> shared;
   for (const auto &entry : options.problem.dims) {
@@ -344,19 +349,23 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
   tuningKey.chip = chip;
   for (auto &entry : options.problem.dims)
     tuningKey.dims.emplace_back(entry.getKey().str(), entry.getValue());
+  tuningKey.general = !interpreted && !options.specialize;
   std::string cacheRoot =
       options.cacheDir.empty() ? defaultKernelCacheDir() : options.cacheDir;
   TuningCache tuningCache(cacheRoot);
   if (!options.compileOnly && !options.checkDimsOnly && !options.force &&
-      !cacheRoot.empty())
-    if (std::optional<llvm::json::Object> record = tuningCache.lookup(tuningKey))
-      if (const llvm::json::Value *stored = record->get("report"))
+      !cacheRoot.empty()) {
+    if (std::optional<llvm::json::Object> record = tuningCache.lookup(tuningKey)) {
+      if (const llvm::json::Value *stored = record->get("report")) {
         if (llvm::Expected<Report> report = Report::fromJSON(*stored)) {
           report->fromCache = true;
           return std::move(*report);
         } else {
           llvm::consumeError(report.takeError());
         }
+      }
+    }
+  }
 
   Report report;
   report.kernel = kernelName;
@@ -380,6 +389,12 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
                                                   .compute_thread_count());
   report.jobs = jobs;
   Progress progress(options, space.size());
+
+  // The extents the GPU variants are specialised for (none on the
+  // interpreter backend, which runs the tile kernel).
+  llvm::StringMap<int64_t> specializeDims;
+  if (!interpreted || options.checkDimsOnly)
+    specializeDims = specializationExtents(options, kernelName);
 
   // Stage 1 for every variant (the GPU: in the workers; the interpreter:
   // here), then the check problem, then the rest as the variants arrive.
@@ -406,6 +421,12 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
     result.ptxasMs = outcome.ptxasMs;
     result.compileMs = outcome.totalMs;
     result.sharedBytes = outcome.contract.sharedMemoryBytes;
+    // The promises the variants were specialised with, as added (the
+    // kernel's own promises are not repeated).
+    for (const auto &promise : outcome.specialized)
+      if (!llvm::is_contained(report.specialized, promise))
+        report.specialized.push_back(promise);
+    llvm::sort(report.specialized);
   };
   if (interpreted) {
     for (auto [index, variant] : llvm::enumerate(space)) {
@@ -437,15 +458,7 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
     config.cacheDir = cacheRoot;
     config.useCubin = options.useCubin;
     config.dims = options.problem.dims;
-    config.specializeDims = specializationExtents(options, kernelName);
-    for (const auto &entry : config.specializeDims) {
-      int64_t multiple = 16;
-      while (multiple > 1 && entry.getValue() % multiple != 0)
-        multiple /= 2;
-      if (multiple > 1)
-        report.specialized.emplace_back(entry.getKey().str(), multiple);
-    }
-    llvm::sort(report.specialized);
+    config.specializeDims = specializeDims;
     config.sharedLimitBytes =
         backend ? backend->sharedLimitBytes()
                 : (chip == "sm_90" || chip == "sm_90a" ? 227 * 1024
@@ -516,6 +529,14 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
             for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
               if (extent >= 0)
                 multiples[dim] = extent; // never halved
+        }
+        // The small problem keeps the powers of two the variants were
+        // specialised for, so that their promises hold there too.
+        for (const auto &entry : specializeDims) {
+          int64_t power = std::min<int64_t>(16, entry.getValue() & -entry.getValue());
+          if (power > 1)
+            multiples[entry.getKey()] =
+                std::lcm(std::max<int64_t>(1, multiples.lookup(entry.getKey())), power);
         }
         checkProblem.dims =
             smallCheckDims(options.problem.dims, tensors, multiples);

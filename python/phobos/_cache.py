@@ -139,13 +139,15 @@ def write_atomic(path: Path, data: bytes) -> None:
 # -- the tuning cache -----------------------------------------------------------------
 
 def tuning_digest(compiler: str, chip: str, kernel: str, dims: dict[str, int],
-                  source: str) -> str:
+                  source: str, general: bool = False) -> str:
     """The key of a tuned choice, exactly as TuningKey::digest computes it
-    (lib/Runtime/TuningCache.cpp)."""
+    (lib/Runtime/TuningCache.cpp); ``general``: a search of the general
+    kernels (--no-specialize), which has a record of its own."""
     dims_text = ",".join(f"{name}={dims[name]}" for name in sorted(dims))
     data = source.encode("utf-8")
+    general_line = "general\n" if general else ""
     head = (f"phobos-tuning 1\ncompiler {compiler}\nchip {chip}\nkernel {kernel}\n"
-            f"dims {dims_text}\nsource {len(data)}\n").encode("utf-8")
+            f"dims {dims_text}\n{general_line}source {len(data)}\n").encode("utf-8")
     return hashlib.sha256(head + data).hexdigest()
 
 

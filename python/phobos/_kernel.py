@@ -114,7 +114,7 @@ class Kernel:
         #: integers divisible by 16); False compiles the general kernel.
         self.specialize = True
         # (chip, dims) -> the tuned variant, or None: the tuning cache has none.
-        self._tuned: dict[tuple[str, tuple[tuple[str, int], ...]], dict[str, int] | None] = {}
+        self._tuned: dict[tuple[str, tuple[tuple[str, int], ...], bool], dict[str, int] | None] = {}
         #: How @ph.autotune asked to search (search=, reference=, rtol=, ...).
         self.tune_options: dict[str, Any] = dict(getattr(function, "__phobos_tune_options__", {}))
         #: Searches this kernel has run (phobos-tune calls), for tests and curiosity.
@@ -202,9 +202,12 @@ class Kernel:
         found = self._specializations.get(key)
         if found is not None:
             return found
-        promised = self._compile(variant, "contract").contract.aligned
-        named = {dim for param in self.translation.params if param.kind == "tensor"
-                 for dim in param.dims if not dim.isdigit()}
+        contract = self._compile(variant, "contract").contract
+        promised = contract.aligned
+        # Extents bound at launch only: an axis static in the variant (a
+        # literal, an @autotune name) has nothing to specialise.
+        named = {dim for slot in contract.params if slot.kind == "tensor"
+                 for dim, extent in zip(slot.dims, slot.static_shape) if extent < 0}
         added = []
         for name, value in dims.items():
             if name not in named or value <= 0:
@@ -379,7 +382,7 @@ class Kernel:
     # -- autotuning -------------------------------------------------------------------
 
     def _tuning_key(self, chip: str, dims: Mapping[str, int]) -> tuple:
-        return chip, tuple(sorted(dims.items()))
+        return chip, tuple(sorted(dims.items())), self.specialize
 
     def _tuned_variant(self, chip: str, dims: Mapping[str, int]) -> dict[str, int] | None:
         """The tuning cache's winner for these dims on this chip (read once
@@ -391,7 +394,8 @@ class Kernel:
             compiler = _tools.compiler_version()
         except PhobosError:
             return None
-        digest = _cache.tuning_digest(compiler, chip, self.name, dict(dims), self.source + "\n")
+        digest = _cache.tuning_digest(compiler, chip, self.name, dict(dims), self.source + "\n",
+                                      general=chip != "interpreter" and not self.specialize)
         found = _cache.tuned_variant(_cache.cache_root(), digest)
         if found is not None and set(found) != set(self.space):
             found = None  # a record of another space

@@ -154,6 +154,8 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
             command.append("--quiet")
         if force:
             command.append("--force")
+        if not getattr(kernel, "specialize", True):
+            command.append("--no-specialize")
         if rtol is not None:
             command += ["--tolerance", repr(float(rtol))]
         command += [f"--dim={name}={value}" for name, value in dims.items()]
@@ -208,6 +210,8 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
                 # from the grid function too, so ask which problem that is.
                 probe = _tools.run_tool([tool, str(source), "--kernel", kernel.name,
                                          "--print-check-dims", "--quiet"] +
+                                        (["--no-specialize"] if not getattr(
+                                            kernel, "specialize", True) else []) +
                                         [f"--dim={n}={v}" for n, v in dims.items()])
                 if probe.returncode != 0:
                     raise PhobosError(probe.stderr.strip() or "phobos-tune failed")

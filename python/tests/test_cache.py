@@ -68,6 +68,33 @@ def test_specialised_kernels_have_the_same_keys_as_phobos_compile(write_module, 
     assert kernel._specialization(variant, {"N": 4096}) == ()
 
 
+def test_python_reads_the_tuning_record_phobos_tune_writes(write_module, tmp_path, monkeypatch):
+    # The tuning cache's key: Python's digest names the record phobos-tune
+    # stored, for a default (specialised) search and for a --no-specialize
+    # one, which are two records.
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    kernel = write_module(KERNEL).twice
+    source, _ = kernel._source_files()
+    root = tmp_path / "cache"
+    for general in (False, True):
+        result = subprocess.run(
+            [_tools.find_tool("phobos-tune"), str(source), "--backend", "interpreter",
+             "--dim", "N=512", "--cache-dir", str(root), "--quiet", "--chip", "sm_90"]
+            + (["--no-specialize"] if general else []), capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        digest = _cache.tuning_digest(_tools.compiler_version(), "interpreter", "twice",
+                                      {"N": 512}, kernel.source + "\n")
+        assert _cache.tuning_record_path(root, digest).exists()
+    # A GPU search's key, and a general one's, exactly as TuningKey::digest
+    # computes them (unittests/Tune/TunerTest.cpp checks the same digests).
+    source = "kernel k(a: tensor<f32>[N]) {\n}\n"
+    dims = {"N": 4096, "M": 128}
+    assert _cache.tuning_digest("phobos-test", "sm_90", "k", dims, source) == \
+        "c272c148fecbd5526d34b837904e3329008fcd972a488c11e934611d9797b58e"
+    assert _cache.tuning_digest("phobos-test", "sm_90", "k", dims, source, general=True) == \
+        "ea8da74d544e71e43e30d8a2d86213ff9c48d383ca2e2d2bd28e21199187d478"
+
+
 def test_eight_processes_compile_one_kernel(write_module, tmp_path):
     module = write_module(KERNEL, "cache_race")
     cache = tmp_path / "race-cache"

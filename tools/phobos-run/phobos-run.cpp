@@ -664,6 +664,7 @@ int main(int argc, char **argv) {
     key.chip = tuningChip;
     for (auto &entry : dims)
       key.dims.emplace_back(entry.getKey().str(), entry.getValue());
+    key.general = !interpret && (!specialize || noSpecialize);
     TuningCache tuning(cacheDir.empty() ? defaultKernelCacheDir() : cacheDir);
     std::optional<llvm::json::Object> record;
     if (!tuningChip.empty())

@@ -56,11 +56,23 @@ TEST(TuningCacheTest, KeyDependsOnEveryFieldButDimOrder) {
            [](TuningKey &k) { k.kernel = "other"; },
            [](TuningKey &k) { k.source += " "; },
            [](TuningKey &k) { k.compiler = "phobos-other"; },
-           [](TuningKey &k) { k.dims[0].second = 4097; }}) {
+           [](TuningKey &k) { k.dims[0].second = 4097; },
+           [](TuningKey &k) { k.general = true; }}) {
     TuningKey changed = key;
     change(changed);
     EXPECT_NE(key.digest(), changed.digest());
   }
+}
+
+TEST(TuningCacheTest, DigestsAreWhatThePythonPackageComputes) {
+  // python/tests/test_cache.py computes the same two digests with
+  // phobos._cache.tuning_digest: a default search's key and a general one's.
+  TuningKey key = sampleKey();
+  EXPECT_EQ(key.digest(),
+            "c272c148fecbd5526d34b837904e3329008fcd972a488c11e934611d9797b58e");
+  key.general = true;
+  EXPECT_EQ(key.digest(),
+            "ea8da74d544e71e43e30d8a2d86213ff9c48d383ca2e2d2bd28e21199187d478");
 }
 
 TEST(TuningCacheTest, StoresAndFindsTheWinner) {

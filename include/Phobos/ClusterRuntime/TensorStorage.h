@@ -162,8 +162,9 @@ struct MappedRun {
 /// `base`. A page the file system cannot back (it is full, or the file was
 /// cut short meanwhile) raises SIGBUS on the first touch; here that ends the
 /// copy and returns false instead of ending the process. The SIGBUS handler
-/// is installed on the first call; a SIGBUS outside such a copy goes to the
-/// handler that was there before (or the default action).
+/// is installed on the first call; a SIGBUS outside such a copy's mapped
+/// bytes (or sent with kill) goes to the handler that was there before (or
+/// the default action).
 bool copyIntoMapping(char *base, const char *data,
                      const std::vector<MappedRun> &runs);
 

@@ -36,6 +36,10 @@ struct TuningKey {
   /// and @autotune names that are extents), any order (sorted here).
   std::vector<std::pair<std::string, int64_t>> dims;
   std::string compiler;
+  /// The search timed the general kernels (`--no-specialize`), not the ones
+  /// specialised for the extents that launches compile by default: another
+  /// record, since the winner may differ.
+  bool general = false;
 
   TuningKey();
   /// `M=4096,N=4096` in name order.

@@ -461,10 +461,17 @@ namespace {
 /// with signal fences around the copy: the compiler must not drop or move
 /// the stores a signal handler reads.
 thread_local sigjmp_buf *volatile busReturn = nullptr;
+/// The mapped bytes of that copy: a SIGBUS elsewhere (the source data, or
+/// one sent with kill) is not a file system's.
+thread_local const char *volatile busBegin = nullptr;
+thread_local const char *volatile busEnd = nullptr;
 struct sigaction previousBusAction;
 
 void onBus(int signal, siginfo_t *info, void *context) {
-  if (sigjmp_buf *jump = busReturn) {
+  sigjmp_buf *jump = busReturn;
+  const char *address = static_cast<const char *>(info ? info->si_addr : nullptr);
+  if (jump && info && info->si_code != SI_USER && address >= busBegin &&
+      address < busEnd) {
     busReturn = nullptr;
     siglongjmp(*jump, 1);
   }
@@ -486,11 +493,14 @@ void onBus(int signal, siginfo_t *info, void *context) {
 void installBusHandler() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // What was there first, then ours: a SIGBUS between the two calls goes
+    // to the old handler, not to a half-read copy of it.
+    ::sigaction(SIGBUS, nullptr, &previousBusAction);
     struct sigaction action {};
     action.sa_sigaction = onBus;
     action.sa_flags = SA_SIGINFO;
     sigemptyset(&action.sa_mask);
-    ::sigaction(SIGBUS, &action, &previousBusAction);
+    ::sigaction(SIGBUS, &action, nullptr);
   });
 }
 } // namespace
@@ -502,6 +512,13 @@ bool phobos::storage::copyIntoMapping(char *base, const char *data,
   sigjmp_buf jump;
   if (sigsetjmp(jump, /*savemask=*/1) != 0)
     return false;
+  int64_t low = std::numeric_limits<int64_t>::max(), high = 0;
+  for (const MappedRun &run : runs) {
+    low = std::min(low, run.fileOffset);
+    high = std::max(high, run.fileOffset + run.bytes);
+  }
+  busBegin = base + low;
+  busEnd = base + high;
   busReturn = &jump;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   for (const MappedRun &run : runs)
