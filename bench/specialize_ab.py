@@ -54,8 +54,8 @@ def run(bindir, example, dims, variant, scalars, repeat, specialize):
             "--json", "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items())]
     argv += [f"--dim={k}={v}" for k, v in dims.items()]
     argv += [f"--scalar={k}={v}" for k, v in scalars.items()]
-    if specialize:
-        argv.append("--specialize")
+    # Explicit both ways: phobos-run specialises by default.
+    argv.append("--specialize" if specialize else "--no-specialize")
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     for line in proc.stdout.splitlines():
         if line.startswith("PHOBOS_RESULT "):
