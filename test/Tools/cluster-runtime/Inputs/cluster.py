@@ -293,6 +293,17 @@ def case_settle(cluster):
           f"the job ended before the first heartbeat ({done[0] if done else '?'} s)")
     check(compare(cluster, job["output"], job["reference"]),
           "C equals the single-process run bit for bit")
+    # Both ways of storing (through a mapping, by pwrite) write the same
+    # bits, whatever the file system's default.
+    for how in ("write", "map"):
+        pods = [cluster.start_pod(f"{how}-pod{i}", "--store-writes", how) for i in range(3)]
+        addresses = cluster.wait_addresses(pods)
+        # C is read and written (rmw): start again from its original content.
+        cluster.run(cluster.tool("phobos-tensor"), "convert", job["original"], job["output"])
+        code, _ = cluster.follow(cluster.scheduler(job["job"], addresses,
+                                                   "--cluster", job["cluster"]))
+        check(code == 0 and compare(cluster, job["output"], job["reference"]),
+              f"pods storing with --store-writes {how} write the same C")
 
 
 def case_flash(cluster):
