@@ -368,6 +368,25 @@ def main() -> int:
     def pods_on(count: int) -> str:
         return cluster.start_pods(list(range(count)), pod_args)
 
+    def scale(name: str, job: str, peer_s: float, check, variant: str = "") -> tuple:
+        """The job on 1, 2, 4 pods, one per GPU (the counts this machine
+        has), a row each; returns the 1-GPU result and the last one."""
+        single = result = None
+        for count in counts:
+            result = cluster.run_job(job, pods_on(count), variant=variant)
+            if count == 1:
+                single = result
+            plural = "s" if count > 1 else ""
+            job_row(name, f"{count} pod{plural} on {count} GPU{plural} (job)", result, peer_s,
+                    check, single if count > 1 else None)
+        return single, result
+
+    def remove_tensors(*names: str) -> None:
+        for tensor in names:
+            path = f"{data}/{tensor}.tensor"
+            if os.path.exists(path):
+                os.unlink(path)
+
     try:
         for m, n, k in sgemms:
             name = f"SGEMM {m}x{n}x{k}" if (m, n) != (k, k) else f"SGEMM {m}^3"
@@ -409,17 +428,10 @@ def main() -> int:
                 result = cluster.run_job(job, cluster.start_pods([0, 0, 0, 0], pod_args),
                                          variant=args.variant)
                 job_row(name, "4 pods on 1 GPU (job)", result, cublas_s, check_c, None)
-            single = None
             last = None
-            for count in counts:
-                result = cluster.run_job(job, pods_on(count), variant=args.variant)
-                if count == 1:
-                    single = result
-                job_row(name, f"{count} pod{'s' if count > 1 else ''} on {count} "
-                        f"GPU{'s' if count > 1 else ''} (job)", result, cublas_s, check_c,
-                        single if count > 1 else None)
-                if count == counts[-1] and result["code"] == 0:
-                    last = load(f"{data}/c.tensor", m, n)
+            single, result = scale(name, job, cublas_s, check_c, args.variant)
+            if result["code"] == 0:
+                last = load(f"{data}/c.tensor", m, n)
             # The pods' default stores (a shared mapping on tmpfs) against
             # pwrite, which takes turns on the output file's lock.
             if args.compare_store_writes:
@@ -467,10 +479,7 @@ def main() -> int:
             cluster.stop_pods()
             del c_ref, last
             torch.cuda.empty_cache()
-            for tensor in ("a", "b", "c"):
-                path = f"{data}/{tensor}.tensor"
-                if os.path.exists(path):
-                    os.unlink(path)
+            remove_tensors("a", "b", "c")
 
         for f in flashes:
             name = f"attention f32 N={f} D=64"
@@ -511,20 +520,10 @@ def main() -> int:
             if gpus == 1:
                 result = cluster.run_job(job, cluster.start_pods([0, 0, 0, 0], pod_args))
                 job_row(name, "4 pods on 1 GPU (job)", result, sdpa_s, check_o, None)
-            single = None
-            for count in counts:
-                result = cluster.run_job(job, pods_on(count))
-                if count == 1:
-                    single = result
-                job_row(name, f"{count} pod{'s' if count > 1 else ''} on {count} "
-                        f"GPU{'s' if count > 1 else ''} (job)", result, sdpa_s, check_o,
-                        single if count > 1 else None)
+            scale(name, job, sdpa_s, check_o)
             cluster.stop_pods()
             del o_ref
-            for tensor in ("q", "k", "v", "o"):
-                path = f"{data}/{tensor}.tensor"
-                if os.path.exists(path):
-                    os.unlink(path)
+            remove_tensors("q", "k", "v", "o")
     finally:
         cluster.stop_pods()
 

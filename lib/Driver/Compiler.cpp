@@ -115,6 +115,12 @@ FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
   return compiled;
 }
 
+int64_t phobos::specializationMultiple(int64_t extent) {
+  if (extent <= 0)
+    return 1;
+  return int64_t(1) << std::min<int64_t>(4, llvm::countr_zero(uint64_t(extent)));
+}
+
 std::vector<std::pair<std::string, int64_t>>
 phobos::specializeAlignment(tile::KernelOp kernel,
                             const llvm::StringMap<int64_t> &dims) {
@@ -147,8 +153,7 @@ phobos::specializeAlignment(tile::KernelOp kernel,
   for (const auto &[name, value] : dims) {
     if (!named.contains(name) || value <= 0)
       continue;
-    int64_t power = int64_t(1)
-                    << std::min<int64_t>(4, llvm::countr_zero(uint64_t(value)));
+    int64_t power = specializationMultiple(value);
     if (power < 2)
       continue;
     int64_t &promise = promises[name];

@@ -10,6 +10,7 @@
 #include "TuneInternal.h"
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Driver/Compiler.h"
 #include "Phobos/Frontend/Diagnostics.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/Parser.h"
@@ -533,7 +534,7 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
         // The small problem keeps the powers of two the variants were
         // specialised for, so that their promises hold there too.
         for (const auto &entry : specializeDims) {
-          int64_t power = std::min<int64_t>(16, entry.getValue() & -entry.getValue());
+          int64_t power = specializationMultiple(entry.getValue());
           if (power > 1)
             multiples[entry.getKey()] =
                 std::lcm(std::max<int64_t>(1, multiples.lookup(entry.getKey())), power);

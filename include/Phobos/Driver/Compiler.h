@@ -102,6 +102,10 @@ std::vector<std::pair<std::string, int64_t>>
 specializeAlignment(tile::KernelOp kernel,
                     const llvm::StringMap<int64_t> &dims);
 
+/// The multiple a launch's specialisation promises for an extent: the
+/// largest of 2, 4, 8 and 16 that divides it, else 1.
+int64_t specializationMultiple(int64_t extent);
+
 /// The ptxas next to the CUDA toolkit (PATH, then /usr/local/cuda/bin).
 std::optional<std::string> findPtxas();
 
