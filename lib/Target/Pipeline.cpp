@@ -9,6 +9,7 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -64,7 +65,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createCSEPass());
   // Decide how tiles run: instructions, layouts, shared memory.
-  kernel.addPass(tile::createTileSelectMma());
+  tile::TileSelectMmaOptions select;
+  select.chip = options.chip;
+  kernel.addPass(tile::createTileSelectMma(select));
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
   kernel.addPass(tile::createTileSwizzleShared());
@@ -88,6 +91,8 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   nvvm.indexBitwidth = 64;
   gpuModule.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   gpuModule.addPass(createArithToLLVMConversionPass());
+  // NVVM ops with no intrinsic (wgmma.mma_async) become inline PTX.
+  gpuModule.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

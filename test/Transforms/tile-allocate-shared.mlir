@@ -179,3 +179,24 @@ phobos.kernel @too_much(%x: f32) {
   %a = phobos.local_alloc %t : !phobos.tile<256x256xf32> -> !phobos.smem<256x256xf32, #phobos.shared<order = [1, 0], padding = 4>>
   phobos.return
 }
+
+// -----
+
+// Atom layouts (wgmma operands) start on 1024-byte boundaries, where the
+// hardware's swizzle pattern repeats: the second buffer skips from byte 32
+// to 1024. A staged buffer's slots are 1024-byte multiples as well.
+// CHECK-LABEL: phobos.kernel @atoms
+// CHECK-SAME: phobos.shared_bytes = 7168 : i64
+// CHECK: phobos.local_alloc %{{.*}} {offset = 0 : i64}
+// CHECK: phobos.local_alloc %{{.*}} {offset = 1024 : i64}
+// CHECK: phobos.local_buffer {offset = 5120 : i64}
+phobos.kernel @atoms(%h: f16) {
+  %t = phobos.fill %h : !phobos.tile<3x5xf16>
+  %a = phobos.local_alloc %t : !phobos.tile<3x5xf16> -> !phobos.smem<3x5xf16, #phobos.shared<order = [1, 0], padding = 0>>
+  %w = phobos.fill %h : !phobos.tile<64x32xf16>
+  %b = phobos.local_alloc %w : !phobos.tile<64x32xf16> -> !phobos.smem<64x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>>
+  %s = phobos.local_buffer : !phobos.smem<2x16x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>>
+  %x = phobos.local_load %a : !phobos.smem<3x5xf16, #phobos.shared<order = [1, 0], padding = 0>> -> !phobos.tile<3x5xf16>
+  %y = phobos.local_load %b : !phobos.smem<64x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>> -> !phobos.tile<64x32xf16>
+  phobos.return
+}

@@ -212,3 +212,37 @@ phobos.kernel @outside_loop(%Q: !phobos.tensor<?x64xf16>, %K: !phobos.tensor<?x6
   phobos.store %r#0, %O[%m, %c0] : !phobos.tile<64x64xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+#wg = #phobos.mma<warpsPerCTA = [4, 1]>
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// wgmma: both operands with axis 1 contiguous (A and B^T K-major, B
+// N-major), in the atoms of the widest swizzle mode that divides the row:
+// A's 32 f16 (64 B) swizzled as the hardware's 64-byte mode, B's 128 f16 as
+// two 64-element (128-byte) atoms, B^T's 16 f16 (32 B) in the 32-byte mode.
+// CHECK-LABEL: phobos.kernel @wgmma_operands
+// CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<64x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>>
+// CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<32x128xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+// CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<64x16xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 4, 2], atom = 16>>
+// CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<32x16xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 4, 2], atom = 16>>
+// CHECK: phobos.dot %{{.*}}, %{{.*}} transpose_b kind(wgmma)
+// A tf32 B [K, N] is stored K-major (order [0, 1]): wgmma reads tf32 only
+// so. 32 f32 are one 128-byte atom.
+// CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<64x32xf32, #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8], atom = 32>>
+// CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<32x64xf32, #phobos.shared<order = [0, 1], padding = 0, swizzle = [4, 1, 8], atom = 32>>
+// CHECK: phobos.dot %{{.*}}, %{{.*}} precision(tf32) kind(wgmma)
+phobos.kernel @wgmma_operands(%h: f16, %x: f32) attributes {max_threads = 128 : i32} {
+  %a = phobos.fill %h : !phobos.tile<64x32xf16, #la>
+  %b = phobos.fill %h : !phobos.tile<32x128xf16, #lb>
+  %d = phobos.dot %a, %b kind(wgmma) : !phobos.tile<64x32xf16, #la>, !phobos.tile<32x128xf16, #lb> -> !phobos.tile<64x128xf32, #wg>
+  %a16 = phobos.fill %h : !phobos.tile<64x16xf16, #la>
+  %bt = phobos.fill %h : !phobos.tile<32x16xf16, #la>
+  %e = phobos.dot %a16, %bt transpose_b kind(wgmma) : !phobos.tile<64x16xf16, #la>, !phobos.tile<32x16xf16, #la> -> !phobos.tile<64x32xf32, #wg>
+  %af = phobos.fill %x : !phobos.tile<64x32xf32, #la>
+  %bf = phobos.fill %x : !phobos.tile<32x64xf32, #lb>
+  %f = phobos.dot %af, %bf precision(tf32) kind(wgmma) : !phobos.tile<64x32xf32, #la>, !phobos.tile<32x64xf32, #lb> -> !phobos.tile<64x64xf32, #wg>
+  phobos.return
+}

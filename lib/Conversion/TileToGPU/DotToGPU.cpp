@@ -1,4 +1,4 @@
-//===- DotToGPU.cpp - Dots on FMA micro-tiles and on mma.sync -------------===//
+//===- DotToGPU.cpp - Dots on FMA micro-tiles, mma.sync and wgmma ---------===//
 //
 // Both read their operands from shared memory (tile-promote-shared put
 // them there). FMA: each thread accumulates its micro-tiles of the
@@ -6,7 +6,8 @@
 // it needs, as 16-byte vectors where the buffer layout allows. mma.sync:
 // each warp loads the m16n8k16 (k8 for tf32) fragments of its block of the
 // accumulator, with ldmatrix for 16-bit operands, and issues one mma per
-// fragment pair.
+// fragment pair. wgmma (sm_90a): each warpgroup issues m64nNk16
+// instructions on matrix descriptors of the operand buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -328,6 +329,103 @@ Regs lowerMmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
   return acc;
 }
 
+/// The wgmma matrix descriptor of `buffer` (an atom layout, axis 1
+/// contiguous) for the operand whose first element is at `coords`: its
+/// shared address, the swizzle mode of the atom width, and the byte offsets
+/// between core matrices. K-major (K contiguous: A, and B^T): 8 rows of one
+/// atom to the next 8 (SBO); the leading offset is unused (1). MN-major (B
+/// as [K, N]): the next atom column along N is all K rows later (LBO), the
+/// next 8 rows of K are 8 atom rows later (SBO). A start whose row is a
+/// multiple of 8 has no swizzle bits of its own (phase 0), so moving it
+/// along K inside an atom is how the K steps address their slice.
+Value matrixDescriptor(ThreadEmitter &l, OperandBuffer &buffer,
+                       ArrayRef<Value> coords, bool kMajor) {
+  auto layout = cast<SharedLayoutAttr>(buffer.type.getLayout());
+  int64_t elementBytes =
+      buffer.type.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t atomBytes = layout.getAtom() * elementBytes;
+  int64_t rows = buffer.type.getShape()[layout.getOrder()[1]];
+  uint64_t leading = kMajor ? 16 : uint64_t(rows * atomBytes);
+  uint64_t stride = 8 * uint64_t(atomBytes);
+  uint64_t mode = atomBytes == 128 ? 1 : atomBytes == 64 ? 2 : 3;
+  uint64_t fixed = ((leading >> 4) << 16) | ((stride >> 4) << 32) | (mode << 62);
+  Type i64 = l.b.getI64Type();
+  Value address = LLVM::PtrToIntOp::create(l.b, l.loc, l.b.getI32Type(),
+                                           buffer.pointer(coords));
+  Value field = arith::AndIOp::create(
+      l.b, l.loc, arith::ShRUIOp::create(l.b, l.loc, address, l.i32(4)),
+      l.i32(0x3FFF));
+  return arith::OrIOp::create(
+      l.b, l.loc, arith::ExtUIOp::create(l.b, l.loc, i64, field),
+      arith::ConstantOp::create(l.b, l.loc,
+                                l.b.getI64IntegerAttr(static_cast<int64_t>(fixed))));
+}
+
+/// wgmma: warpgroup g computes rows 64 g .. 64 g + 63 of the accumulator,
+/// every column, one m64nNk16 per 16 of K (m64nNk8 per 8 for tf32), from
+/// descriptors of the operand buffers. tf32 operands are the f32 values the
+/// buffers hold: wgmma ignores their low 13 bits (rounds toward zero), where
+/// mma.sync's fragments are rounded to nearest first. The accumulator registers are the mma layout's with the warps
+/// stacked along M, which are in wgmma's order (per 8 columns: (r, c),
+/// (r, c + 1), (r + 8, c), (r + 8, c + 1)). The group is waited for before
+/// the dot ends, so that its shared-memory reads are done when the next
+/// barrier lets the buffers be overwritten.
+Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
+                   DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
+  TileType resultType = op.getType();
+  DistributedLayout layout = layoutOf(resultType);
+  OperandBuffer a = operandBuffer(l, op.getA(), adaptor.getA());
+  OperandBuffer bBuffer = operandBuffer(l, op.getB(), adaptor.getB());
+  bool transposed = op.getTransposeB();
+  Type element = a.type.getElementType();
+  bool tf32 = element.isF32();
+  int64_t kStep = tf32 ? 8 : 16;
+  int64_t k = a.type.getShape()[1];
+  int64_t n = resultType.getDimSize(1);
+  MLIRContext *context = l.b.getContext();
+  Type f32 = l.b.getF32Type();
+  Regs acc = op.getAcc() ? Regs(adaptor.getAcc().begin(), adaptor.getAcc().end())
+                         : Regs(layout.numRegisters(), l.zero(f32));
+  // B is K-major when its buffer's contiguous axis is K: axis 1 of B^T
+  // [N, K], axis 0 of B [K, N] (tf32).
+  bool bKMajor = bBuffer.contiguousAxis() == (transposed ? 1u : 0u);
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(n / 2, f32));
+  Value d = LLVM::PoisonOp::create(l.b, l.loc, structType);
+  for (int64_t i = 0; i < n / 2; ++i)
+    d = LLVM::InsertValueOp::create(l.b, l.loc, d, acc[i], ArrayRef<int64_t>{i});
+  Value rowBase = l.mul(arith::ShRUIOp::create(l.b, l.loc, l.warp, l.i32(2)),
+                        l.i32(64));
+  NVVM::WGMMATypes type = tf32              ? NVVM::WGMMATypes::tf32
+                          : element.isBF16() ? NVVM::WGMMATypes::bf16
+                                             : NVVM::WGMMATypes::f16;
+  NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
+  for (int64_t kk = 0; kk < k; kk += kStep) {
+    Value descA = matrixDescriptor(l, a, {rowBase, l.i32(kk)}, /*kMajor=*/true);
+    // A K-major B (layout col) is read as is; an N-major one (a 16-bit B
+    // as [K, N]) is read transposed (layout row, imm-trans-b = 1).
+    Value descB = matrixDescriptor(
+        l, bBuffer,
+        transposed ? SmallVector<Value, 2>{l.i32(0), l.i32(kk)}
+                   : SmallVector<Value, 2>{l.i32(kk), l.i32(0)},
+        bKMajor);
+    d = NVVM::WgmmaMmaAsyncOp::create(
+        l.b, l.loc, structType, d, descA, descB,
+        NVVM::MMAShapeAttr::get(context, 64, static_cast<int>(n),
+                                static_cast<int>(kStep)),
+        type, type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row,
+        bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(l.b, l.loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(l.b, l.loc, 0);
+  for (int64_t i = 0; i < n / 2; ++i)
+    acc[i] = LLVM::ExtractValueOp::create(l.b, l.loc, d, ArrayRef<int64_t>{i});
+  return acc;
+}
+
 struct DotLowering : TileToGPUPattern<DotOp> {
   using TileToGPUPattern::TileToGPUPattern;
   LogicalResult
@@ -336,8 +434,10 @@ struct DotLowering : TileToGPUPattern<DotOp> {
     // Both operands in shared memory and, for mma.sync, rows ldmatrix can
     // read were checked before the conversion started.
     ThreadEmitter e = emitter(op, rewriter);
-    Regs acc = op.getKind() == DotKind::mma_sync &&
-                       isa<MmaLayoutAttr>(op.getType().getEncoding())
+    bool mmaLayout = isa<MmaLayoutAttr>(op.getType().getEncoding());
+    Regs acc = op.getKind() == DotKind::wgmma && mmaLayout
+                   ? lowerWgmmaDot(e, op, adaptor)
+               : op.getKind() == DotKind::mma_sync && mmaLayout
                    ? lowerMmaDot(e, op, adaptor)
                    : lowerFmaDot(e, op, adaptor);
     replaceWithRegisters(rewriter, op, acc);

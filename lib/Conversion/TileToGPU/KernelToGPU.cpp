@@ -85,6 +85,9 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
     rewriter.setInsertionPointToStart(entry);
     KernelFrame &frame = state.newFrame(func);
     frame.numWarps = getNumWarps(kernel);
+    kernel.walk([&](DotOp dot) {
+      frame.asyncProxyReads |= dot.getKind() == DotKind::wgmma;
+    });
     if (auto offset =
             kernel->getAttrOfType<IntegerAttr>(KernelOp::kScratchOffsetAttrName))
       frame.scratchOffset = offset.getInt();
@@ -217,6 +220,16 @@ struct BarrierLowering : TileToGPUPattern<BarrierOp> {
   LogicalResult
   matchAndRewrite(BarrierOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // wgmma reads its operands through the async proxy: what this thread
+    // wrote (st.shared, cp.async, completed before the barrier) must be
+    // fenced for it before the barrier publishes it to the warpgroups.
+    if (state.frame(op).asyncProxyReads)
+      NVVM::FenceProxyOp::create(
+          rewriter, op.getLoc(),
+          NVVM::ProxyKindAttr::get(rewriter.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
     rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
     return success();
   }

@@ -283,9 +283,17 @@ Value ThreadEmitter::sharedIndex(SharedMemoryType type, ArrayRef<Value> coords) 
     row = add(row, mul(coords[order[k]], i32(stride)));
     stride *= shape[order[k]];
   }
-  // SharedLayoutAttr::getOffset, in registers: the row's phase xors the
-  // unit bits of the column (vec, perPhase and maxPhase are powers of 2).
+  // SharedLayoutAttr::getOffset, in registers: the atom column first (a
+  // power of two), then the row's phase xors the unit bits of the column
+  // (vec, perPhase and maxPhase are powers of 2).
   Value column = coords[order[0]];
+  Value atomBase;
+  if (layout.getAtom() && shape[order[0]] > rowLength) {
+    unsigned shift = llvm::Log2_64(rowLength);
+    atomBase = mul(arith::ShRUIOp::create(b, loc, column, i32(shift)),
+                   i32(stride * rowLength));
+    column = arith::AndIOp::create(b, loc, column, i32(rowLength - 1));
+  }
   if (layout.isSwizzled()) {
     Value phase = arith::AndIOp::create(
         b, loc,
@@ -297,7 +305,8 @@ Value ThreadEmitter::sharedIndex(SharedMemoryType type, ArrayRef<Value> coords) 
         arith::ShLIOp::create(b, loc, phase,
                               i32(llvm::Log2_32(layout.getVec()))));
   }
-  return add(mul(row, i32(rowLength)), column);
+  Value index = add(mul(row, i32(rowLength)), column);
+  return atomBase ? add(atomBase, index) : index;
 }
 
 Value ThreadEmitter::scratchPointer(Value elementIndex, Type element) {

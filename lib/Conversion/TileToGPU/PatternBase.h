@@ -38,6 +38,9 @@ struct KernelFrame {
   mlir::Value sharedBase;      ///< !llvm.ptr<3>, the dynamic shared array
   unsigned numWarps = 1;
   int64_t scratchOffset = 0;
+  /// Whether wgmma reads shared memory (the async proxy): every barrier
+  /// then first fences the thread's generic-proxy writes for it.
+  bool asyncProxyReads = false;
   /// Values cached for the whole kernel are inserted before this op.
   mlir::Operation *prologueEnd = nullptr;
   std::map<std::array<int64_t, 6>, mlir::Value> threadBases;

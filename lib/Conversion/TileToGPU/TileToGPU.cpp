@@ -105,6 +105,13 @@ LogicalResult checkLowerable(KernelOp kernel) {
         return layout.getRowLength(type.getShape()) *
                getElementBytes(type.getElementType());
       };
+      if (dot.getKind() == DotKind::wgmma &&
+          (!cast<SharedLayoutAttr>(a.getLayout()).getAtom() ||
+           !cast<SharedLayoutAttr>(b.getLayout()).getAtom() ||
+           !isa<MmaLayoutAttr>(dot.getType().getEncoding())))
+        return dot.emitOpError("wgmma operands must be in the atom layouts of "
+                               "tile-promote-shared, the result in an mma "
+                               "layout");
       if (dot.getKind() == DotKind::mma_sync &&
           isa<MmaLayoutAttr>(dot.getType().getEncoding()) &&
           !a.getElementType().isF32() &&
@@ -149,7 +156,7 @@ struct ConvertTileToGPU
         builder, module.getLoc(),
         LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
         /*isConstant=*/false, LLVM::Linkage::External, "phobos_smem",
-        Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+        Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
 
     TileToGPUTypeConverter converter(context);
     TileLoweringState state(gpuModule, shared);

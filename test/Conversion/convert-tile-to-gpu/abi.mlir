@@ -9,7 +9,7 @@
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-NEXT: gpu.module @phobos_kernels
-// CHECK-NEXT: llvm.mlir.global external @phobos_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-NEXT: llvm.mlir.global external @phobos_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @abi
 // CHECK-SAME: (%[[X:[^:]*]]: !llvm.ptr<1>, %[[XM:[^:]*]]: i32, %[[XN:[^:]*]]: i32, %[[H:[^:]*]]: !llvm.ptr<1>, %[[HN:[^:]*]]: i32, %[[S:[^:]*]]: f32, %[[N:[^:]*]]: i32, %[[FLAG:[^:]*]]: i8, %[[OUT:[^:]*]]: !llvm.ptr<1>, %[[OM:[^:]*]]: i32)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.maxnreg = 64 : i32, nvvm.minctasm = 2 : i32, phobos.shared_bytes = 0 : i64}

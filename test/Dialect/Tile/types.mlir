@@ -186,3 +186,26 @@ func.func private @swizzle_short_rows() -> !phobos.smem<64x16xf16, #phobos.share
 // The contiguous axis is the row, also of a staged (3-D) buffer.
 // expected-error@+1 {{needs rows of a multiple of 64 elements, got 32}}
 func.func private @swizzle_staged_rows() -> !phobos.smem<3x64x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8]>>
+
+// -----
+
+// Atom layouts (what wgmma's descriptors read) split the row evenly into
+// atoms that hold the swizzle's units, and whole groups of 8 rows.
+
+// expected-error@+1 {{shared layout atom 48 must be a power of two, unpadded, and hold the swizzle's units (vec * maxPhase = 64)}}
+func.func private @atom_not_pow2() -> !phobos.smem<64x96xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 48>>
+
+// -----
+
+// expected-error@+1 {{shared layout atom 32 must be a power of two, unpadded, and hold the swizzle's units (vec * maxPhase = 64)}}
+func.func private @atom_smaller_than_swizzle() -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 32>>
+
+// -----
+
+// expected-error@+1 {{a shared layout of 64-element atoms needs rows of a multiple of 64 elements and a multiple of 8 rows, got 32 rows of 96}}
+func.func private @atom_ragged_row() -> !phobos.smem<32x96xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 64>>
+
+// -----
+
+// expected-error@+1 {{a shared layout of 32-element atoms needs rows of a multiple of 32 elements and a multiple of 8 rows, got 12 rows of 32}}
+func.func private @atom_few_rows() -> !phobos.smem<3x12x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>>

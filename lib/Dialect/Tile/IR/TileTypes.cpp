@@ -255,6 +255,21 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " elements needs rows of a multiple of " << span
                          << " elements, got " << row;
   }
+  // Atoms split the row evenly, and hold whole groups of 8 rows (the core
+  // matrices a wgmma descriptor steps over).
+  if (unsigned atom = shared.getAtom()) {
+    size_t first = shape.size() - shared.getOrder().size();
+    int64_t row = shape[first + shared.getOrder().front()];
+    int64_t rows = 1;
+    for (size_t axis = 0; axis < shared.getOrder().size(); ++axis)
+      if (axis != shared.getOrder().front())
+        rows *= shape[first + axis];
+    if (row % atom || rows % 8)
+      return emitError() << "a shared layout of " << atom
+                         << "-element atoms needs rows of a multiple of "
+                         << atom << " elements and a multiple of 8 rows, got "
+                         << rows << " rows of " << row;
+  }
   return success();
 }
 
@@ -321,7 +336,8 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<unsigned> order, unsigned padding,
-                         unsigned vec, unsigned perPhase, unsigned maxPhase) {
+                         unsigned vec, unsigned perPhase, unsigned maxPhase,
+                         unsigned atom) {
   if (order.empty() || !isPermutation(order))
     return emitError() << "shared layout order must be a permutation";
   for (auto [name, value] : {std::pair<StringRef, unsigned>{"vec", vec},
@@ -332,6 +348,12 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " must be a power of two, got " << value;
   if (maxPhase > 1 && padding)
     return emitError() << "a swizzled shared layout has no padding";
+  if (atom && (!llvm::isPowerOf2_32(atom) || padding || atom % vec ||
+               atom < vec * maxPhase))
+    return emitError() << "shared layout atom " << atom
+                       << " must be a power of two, unpadded, and hold the "
+                          "swizzle's units (vec * maxPhase = "
+                       << vec * maxPhase << ")";
   return success();
 }
 
@@ -340,6 +362,7 @@ Attribute SharedLayoutAttr::parse(AsmParser &parser, Type) {
   SmallVector<unsigned> order;
   unsigned padding = 0;
   SmallVector<unsigned, 3> swizzle;
+  unsigned atom = 0;
   auto parseList = [&](SmallVectorImpl<unsigned> &values) {
     return parser.parseCommaSeparatedList(
         AsmParser::Delimiter::Square, [&]() -> ParseResult {
@@ -355,8 +378,13 @@ Attribute SharedLayoutAttr::parse(AsmParser &parser, Type) {
       parser.parseKeyword("padding") || parser.parseEqual() ||
       parser.parseInteger(padding))
     return {};
-  if (succeeded(parser.parseOptionalComma())) {
+  while (succeeded(parser.parseOptionalComma())) {
     SMLoc at = parser.getCurrentLocation();
+    if (succeeded(parser.parseOptionalKeyword("atom"))) {
+      if (parser.parseEqual() || parser.parseInteger(atom))
+        return {};
+      continue;
+    }
     if (parser.parseKeyword("swizzle") || parser.parseEqual() ||
         parseList(swizzle))
       return {};
@@ -371,7 +399,7 @@ Attribute SharedLayoutAttr::parse(AsmParser &parser, Type) {
     swizzle = {1, 1, 1};
   return getChecked([&] { return parser.emitError(loc); },
                     parser.getContext(), order, padding, swizzle[0],
-                    swizzle[1], swizzle[2]);
+                    swizzle[1], swizzle[2], atom);
 }
 
 void SharedLayoutAttr::print(AsmPrinter &printer) const {
@@ -381,10 +409,14 @@ void SharedLayoutAttr::print(AsmPrinter &printer) const {
   if (getVec() != 1 || getPerPhase() != 1 || getMaxPhase() != 1)
     printer << ", swizzle = [" << getVec() << ", " << getPerPhase() << ", "
             << getMaxPhase() << "]";
+  if (getAtom())
+    printer << ", atom = " << getAtom();
   printer << ">";
 }
 
 int64_t SharedLayoutAttr::getRowLength(ArrayRef<int64_t> shape) const {
+  if (getAtom())
+    return std::min<int64_t>(getAtom(), shape[getOrder().front()]);
   return shape[getOrder().front()] + getPadding();
 }
 
@@ -397,11 +429,17 @@ int64_t SharedLayoutAttr::getOffset(ArrayRef<int64_t> shape,
     stride *= shape[order[k]];
   }
   int64_t column = coords[order.front()];
+  // With atoms: the atom column first (`stride` is now the row count).
+  int64_t atomBase = 0;
+  if (int64_t atom = getRowLength(shape); getAtom()) {
+    atomBase = column / atom * stride * atom;
+    column %= atom;
+  }
   if (isSwizzled()) {
     int64_t phase = (row / getPerPhase()) % getMaxPhase();
     column ^= phase * getVec();
   }
-  return row * getRowLength(shape) + column;
+  return atomBase + row * getRowLength(shape) + column;
 }
 
 int64_t SharedLayoutAttr::getVectorUnit(ArrayRef<int64_t> shape) const {

@@ -41,7 +41,7 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
     // loop (every iteration reads it).
     struct Buffer {
       Operation *alloc; ///< a local_alloc or a local_buffer
-      int64_t start, end, bytes, offset = 0;
+      int64_t start, end, bytes, alignment, offset = 0;
     };
     std::vector<Buffer> buffers;
     int64_t scratch = 0;
@@ -61,8 +61,12 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
       if (!isa<LocalAllocOp, LocalBufferOp>(op))
         return;
       auto type = cast<SharedMemoryType>(op->getResult(0).getType());
+      int64_t alignment =
+          cast<SharedLayoutAttr>(type.getLayout()).getBaseAlignment();
+      if (SharedMemoryType slot = getSlotType(type))
+        alignment = cast<SharedLayoutAttr>(slot.getLayout()).getBaseAlignment();
       Buffer buffer{op, span[op].first, span[op].second,
-                    align(getSharedMemoryBytes(type))};
+                    align(getSharedMemoryBytes(type)), alignment};
       extend(op->getResult(0), buffer, op);
       buffers.push_back(buffer);
     });
@@ -76,11 +80,14 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
             buffers[i].start <= buffers[j].end)
           taken.push_back({buffers[j].offset, buffers[j].offset + buffers[j].bytes});
       llvm::sort(taken);
-      int64_t offset = 0;
+      int64_t offset = 0, alignment = buffers[i].alignment;
+      auto alignUp = [&](int64_t at) {
+        return (at + alignment - 1) / alignment * alignment;
+      };
       for (auto [begin, end] : taken) {
         if (offset + buffers[i].bytes <= begin)
           break;
-        offset = std::max(offset, end);
+        offset = std::max(offset, alignUp(end));
       }
       buffers[i].offset = offset;
       buffers[i].alloc->setAttr("offset", builder.getI64IntegerAttr(offset));

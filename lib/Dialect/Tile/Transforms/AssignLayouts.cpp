@@ -43,7 +43,7 @@ static bool isTile(Value value) { return isa<TileType>(value.getType()); }
 static bool reducesMmaRows(KernelOp kernel) {
   bool found = false;
   kernel.walk([&](DotOp dot) {
-    if (dot.getKind() != DotKind::mma_sync)
+    if (dot.getKind() != DotKind::mma_sync && dot.getKind() != DotKind::wgmma)
       return;
     SmallVector<Value> work{dot.getResult()};
     DenseSet<Value> seen;
@@ -132,6 +132,11 @@ private:
 Attribute LayoutAssigner::accumulatorLayout(DotOp dot) {
   TileType type = dot.getType();
   int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+  // wgmma: warp w of warpgroup g holds rows 64 g + 16 w .. + 15, every
+  // column, in mma.sync's fragment order: the mma layout with the warps
+  // stacked along M (tile-select-mma checked M = 16 x warps).
+  if (dot.getKind() == DotKind::wgmma)
+    return MmaLayoutAttr::get(context, {numWarps, 1});
   if (dot.getKind() == DotKind::mma_sync)
     if (auto warps = getMmaWarps(m, n, numWarps, rowsInWarp))
       return MmaLayoutAttr::get(context, {warps->first, warps->second});

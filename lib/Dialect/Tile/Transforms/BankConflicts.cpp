@@ -269,5 +269,6 @@ SharedLayoutAttr phobos::tile::getSwizzledLayout(SharedMemoryType buffer) {
   if (phases < 2)
     return {};
   return SharedLayoutAttr::get(buffer.getContext(), layout.getOrder(),
-                               /*padding=*/0, vec, 8 / phases, phases);
+                               /*padding=*/0, vec, 8 / phases, phases,
+                               /*atom=*/0);
 }

@@ -4,7 +4,10 @@
 // nothing hides the latency of its ldmatrix/mma chains but each warp's own
 // instruction-level parallelism. Where the accumulators leave room, asking
 // ptxas for two CTAs per SM (.minnctapersm 2) halves the registers it may
-// use and doubles the warps that can issue.
+// use and doubles the warps that can issue. wgmma dots (sm_90a) are left at
+// one CTA: their warpgroups issue asynchronously, and the cap of two CTAs
+// (128 registers at 256 threads) makes ptxas spill around a 128x128
+// accumulator.
 //
 //===----------------------------------------------------------------------===//
 

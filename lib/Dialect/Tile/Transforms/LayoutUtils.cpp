@@ -146,7 +146,22 @@ int64_t phobos::tile::getScratchBytes(Operation *op) {
 
 int64_t phobos::tile::getSlotStrideBytes(SharedMemoryType buffer) {
   SharedMemoryType slot = getSlotType(buffer);
-  return (getSharedMemoryBytes(slot) + 15) / 16 * 16;
+  int64_t align = cast<SharedLayoutAttr>(slot.getLayout()).getBaseAlignment();
+  return (getSharedMemoryBytes(slot) + align - 1) / align * align;
+}
+
+SharedLayoutAttr phobos::tile::getWgmmaSharedLayout(MLIRContext *context,
+                                                    ArrayRef<int64_t> shape,
+                                                    unsigned fastest,
+                                                    Type element) {
+  int64_t bytes = shape[fastest] * getElementBytes(element);
+  int64_t swizzle = bytes % 128 == 0 ? 128 : bytes % 64 == 0 ? 64 : 32;
+  auto vec = static_cast<unsigned>(16 / getElementBytes(element));
+  return SharedLayoutAttr::get(
+      context, {fastest, 1 - fastest}, /*padding=*/0, vec,
+      /*perPhase=*/static_cast<unsigned>(128 / swizzle),
+      /*maxPhase=*/static_cast<unsigned>(swizzle / 16),
+      /*atom=*/static_cast<unsigned>(swizzle / getElementBytes(element)));
 }
 
 int64_t phobos::tile::getSharedMemoryBytes(SharedMemoryType type) {
@@ -155,7 +170,9 @@ int64_t phobos::tile::getSharedMemoryBytes(SharedMemoryType type) {
   auto layout = cast<SharedLayoutAttr>(type.getLayout());
   ArrayRef<int64_t> shape = type.getShape();
   unsigned fastest = layout.getOrder().front();
-  int64_t rowLength = layout.getRowLength(shape);
+  // Atoms hold whole rows of the contiguous axis between them.
+  int64_t rowLength = layout.getAtom() ? shape[fastest]
+                                       : layout.getRowLength(shape);
   int64_t rows = 1;
   for (size_t axis = 0; axis < shape.size(); ++axis)
     if (axis != fastest)

@@ -23,7 +23,8 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
     // A tile staged once serves every dot that reads it the same way.
     DenseMap<std::pair<Value, Type>, Value> staged;
     getOperation().walk([&](DotOp dot) {
-      bool mma = dot.getKind() == DotKind::mma_sync;
+      bool wgmma = dot.getKind() == DotKind::wgmma;
+      bool mma = dot.getKind() == DotKind::mma_sync || wgmma;
       // The element type the dot's tensor-core instructions read.
       Type stored;
       if (mma && dot.getPrecision() == DotPrecision::f16)
@@ -51,6 +52,16 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
           fastest = 1;
         auto layout = SharedLayoutAttr::get(context, {fastest, 1 - fastest},
                                             /*padding=*/16 / getElementBytes(element));
+        // wgmma reads its operands in the hardware's swizzled atoms: A and
+        // B^T K-major, a 16-bit B N-major (axis 1 contiguous), a tf32 B
+        // K-major (axis 0: wgmma reads tf32 only K-major).
+        if (wgmma)
+          layout = getWgmmaSharedLayout(
+              context, tile.getShape(),
+              !isA && !dot.getTransposeB() && getElementBytes(element) == 4
+                  ? 0
+                  : 1,
+              element);
         auto type = SharedMemoryType::get(context, tile.getShape(), element, layout);
         if (Value existing = staged.lookup({source, type})) {
           dot->setOperand(index, existing);

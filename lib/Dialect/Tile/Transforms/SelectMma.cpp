@@ -33,8 +33,15 @@ struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
       int64_t n = dot.getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
       bool fits = wantsTensorCores && !element.isF64() &&
                   k % (tf32 ? 8 : 16) == 0 && getMmaWarps(m, n, warps);
-      dot.setKind(fits ? DotKind::mma_sync : DotKind::fma);
-      ++(fits ? numMma : numFma);
+      // wgmma: each warp owns 16 accumulator rows, a warpgroup 64; N up to
+      // 256. (tf32 reads B K-major: tile-promote-shared stores it so.)
+      bool wgmma = fits && chip == "sm_90a" && warps % 4 == 0 &&
+                   m == 16 * int64_t(warps) && n % 16 == 0 && n <= 256 &&
+                   a.getRank() == 2 && b.getRank() == 2;
+      dot.setKind(wgmma ? DotKind::wgmma
+                  : fits ? DotKind::mma_sync
+                         : DotKind::fma);
+      ++(wgmma ? numWgmma : fits ? numMma : numFma);
     });
   }
 };

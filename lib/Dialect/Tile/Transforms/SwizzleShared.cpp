@@ -46,6 +46,9 @@ struct TileSwizzleShared
   void runOnOperation() override {
     getOperation().walk([&](LocalAllocOp alloc) {
       SharedMemoryType type = alloc.getType();
+      // An atom layout is what wgmma's descriptors read: fixed.
+      if (cast<SharedLayoutAttr>(type.getLayout()).getAtom())
+        return;
       SmallVector<BufferAccess> accesses = collectBufferAccesses(alloc);
       if (accesses.empty())
         return;

@@ -48,7 +48,8 @@ def Tile_DotPrecisionAttr : I32EnumAttr<"DotPrecision",
 
 def Tile_DotKindAttr : I32EnumAttr<"DotKind",
     "the instructions that compute a dot", [
-    I32EnumAttrCase<"fma", 0>, I32EnumAttrCase<"mma_sync", 1>
+    I32EnumAttrCase<"fma", 0>, I32EnumAttrCase<"mma_sync", 1>,
+    I32EnumAttrCase<"wgmma", 2>
   ]> {
   let cppNamespace = "::phobos::tile";
 }
@@ -178,32 +179,49 @@ def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
       `u xor ((r / perPhase) mod maxPhase)`. No memory is added; a unit
       stays whole, so 16-byte accesses stay 16-byte accesses.
 
+    - `atom`: the layout Hopper's warpgroup MMA (wgmma) reads through a
+      matrix descriptor. The contiguous axis is cut into *atoms* of `atom`
+      elements (32, 64 or 128 bytes: the swizzle mode), and each atom
+      column is stored whole, all its rows one after the other, before the
+      next: element (r, c) sits at `(c / atom) * rows * atom + r * atom +
+      (c mod atom)`, swizzled as above within its atom. The swizzle then
+      equals the hardware's on absolute addresses, so such a buffer starts
+      on a 1024-byte boundary (tile-allocate-shared).
+
     ```mlir
     #phobos.shared<order = [0, 1], padding = 4>
     #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4]>
+    #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
     ```
 
-    `tile-promote-shared` pads; `tile-swizzle-shared` replaces the padding
-    by a swizzle where its bank-conflict model says that is no worse.
+    `tile-promote-shared` pads (or, for wgmma operands, chooses the atom
+    layout); `tile-swizzle-shared` replaces the padding by a swizzle where
+    its bank-conflict model says that is no worse.
   }];
   let parameters = (ins ArrayRefParameter<"unsigned">:$order,
                         "unsigned":$padding,
                         DefaultValuedParameter<"unsigned", "1">:$vec,
                         DefaultValuedParameter<"unsigned", "1">:$perPhase,
-                        DefaultValuedParameter<"unsigned", "1">:$maxPhase);
-  // `swizzle = [...]` is printed whole when any of its values is not 1.
+                        DefaultValuedParameter<"unsigned", "1">:$maxPhase,
+                        DefaultValuedParameter<"unsigned", "0">:$atom);
+  // `swizzle = [...]` is printed whole when any of its values is not 1,
+  // `atom = N` when it is set.
   let hasCustomAssemblyFormat = 1;
   let builders = [
     AttrBuilder<(ins "::llvm::ArrayRef<unsigned>":$order, "unsigned":$padding), [{
-      return $_get($_ctxt, order, padding, 1, 1, 1);
+      return $_get($_ctxt, order, padding, 1, 1, 1, 0);
     }]>
   ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Whether rows are swizzled (else padded, or neither).
     bool isSwizzled() const { return getMaxPhase() > 1; }
-    /// Elements from the start of one row to the start of the next.
+    /// Elements from the start of one row to the start of the next (within
+    /// an atom when the layout has atoms).
     int64_t getRowLength(::llvm::ArrayRef<int64_t> shape) const;
+    /// Bytes the buffer's start must be aligned to: 1024 for atom layouts
+    /// (the hardware swizzle repeats every 1024 bytes), else 16.
+    int64_t getBaseAlignment() const { return getAtom() ? 1024 : 16; }
     /// The element index of `coords` (in the buffer's axis order) from the
     /// buffer's start: what the GPU lowering computes in registers.
     int64_t getOffset(::llvm::ArrayRef<int64_t> shape,

@@ -561,7 +561,7 @@ def Tile_DotOp : Tile_Op<"dot", [
     shared-memory promotion `!phobos.smem` buffers (which may hold the f32
     operands already rounded to f16/bf16; the dot then reads shared memory,
     and has no other effect). `kind`, set by MMA selection,
-    says which instructions compute it (`fma`, `mma_sync`). `precision` says what f32
+    says which instructions compute it (`fma`, `mma_sync`, `wgmma` on sm_90a). `precision` says what f32
     operands are rounded to before multiplying: `ieee` (exact, FMA),
     `tf32`, `f16` or `bf16` (tensor cores, from `@tensorcore`); products
     accumulate in the result type (f32 or f64).

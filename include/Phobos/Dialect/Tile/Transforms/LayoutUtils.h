@@ -61,8 +61,18 @@ int64_t getScratchBytes(mlir::Operation *op);
 /// every slot).
 int64_t getSharedMemoryBytes(SharedMemoryType type);
 
-/// Bytes from one slot of a staged buffer to the next (16-byte aligned).
+/// Bytes from one slot of a staged buffer to the next (aligned as the
+/// layout's start must be: 16 bytes, 1024 for atom layouts).
 int64_t getSlotStrideBytes(SharedMemoryType buffer);
+
+/// The shared layout a wgmma operand of `shape` is read in through a matrix
+/// descriptor: axis `fastest` contiguous, cut into atoms of the widest
+/// swizzle mode (128, 64 or 32 bytes) that divides its extent, swizzled as
+/// the hardware swizzles that mode. The extent in bytes must be a multiple
+/// of 32.
+SharedLayoutAttr getWgmmaSharedLayout(mlir::MLIRContext *context,
+                                      llvm::ArrayRef<int64_t> shape,
+                                      unsigned fastest, mlir::Type element);
 
 } // namespace phobos::tile
 

@@ -70,17 +70,28 @@ def TileSplitRaggedLoops : Pass<"tile-split-ragged-loops", "::phobos::tile::Kern
 def TileSelectMma : Pass<"tile-select-mma", "::phobos::tile::KernelOp"> {
   let summary = "chooses the instructions each dot runs on";
   let description = [{
-    Sets `kind` on every `phobos.dot`: `mma_sync` (warp-level tensor-core
-    mma.sync m16n8k16, or m16n8k8 for tf32) when the operands are f16 or
-    bf16, or f32 rounded by `@tensorcore`, and the tile shape fits the
-    fragments and the CTA's warps; `fma` (exact per-thread FMA micro-tiles)
-    otherwise. The structure leaves room for `wgmma` on sm_90a.
+    Sets `kind` on every `phobos.dot`:
+    - `wgmma` (Hopper's warpgroup MMA, m64nNk16, operands read from shared
+      memory through matrix descriptors) on `chip=sm_90a` when the operands
+      are 16-bit (f16, bf16, or f32 rounded by `@tensorcore(f16|bf16)`),
+      the CTA is whole warpgroups (warps a multiple of 4) and the tile fits
+      one: M = 16 x warps (each warp owns 16 rows, each warpgroup 64), N a
+      multiple of 16 up to 256, K a multiple of 16;
+    - `mma_sync` (warp-level mma.sync m16n8k16, or m16n8k8 for tf32) when
+      the operands are f16 or bf16, or f32 rounded by `@tensorcore`, and
+      the tile shape fits the fragments and the CTA's warps;
+    - `fma` (exact per-thread FMA micro-tiles) otherwise.
 
     Before: `%c = phobos.dot %a, %b : ...`
-    After:  `%c = phobos.dot %a, %b kind(fma) : ...`
+    After:  `%c = phobos.dot %a, %b kind(wgmma) : ...`
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_80\"",
+           "The GPU the kernel is for; sm_90a enables wgmma">
+  ];
   let statistics = [
-    Statistic<"numMma", "num-mma", "Dots on tensor cores">,
+    Statistic<"numWgmma", "num-wgmma", "Dots on warpgroup MMA (sm_90a)">,
+    Statistic<"numMma", "num-mma", "Dots on mma.sync tensor cores">,
     Statistic<"numFma", "num-fma", "Dots on FMA units">
   ];
 }

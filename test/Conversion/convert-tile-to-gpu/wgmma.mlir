@@ -1,0 +1,43 @@
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers),convert-tile-to-gpu)' | FileCheck %s
+
+// wgmma (sm_90a): the operands are read from their atom layouts through
+// matrix descriptors, one m64nNk16 per 16 of K, between a wgmma fence and a
+// commit that the dot waits for. The barrier in front of the dot first
+// fences the generic-proxy writes of the buffers for wgmma's async proxy.
+// Descriptors: A [64, 32] f16, K-major in 64-byte atoms: swizzle mode 2
+// (bits 62-63), 8 rows of 64 B to the next 8 (SBO 512 >> 4 = 32 at bit 32),
+// leading offset unused (1 at bit 16): 0x8000002000010000. B [32, 128] f16,
+// N-major in 128-byte atoms: mode 1, SBO 1024 >> 4 = 64, the next atom
+// column 32 rows x 128 B later (LBO 4096 >> 4 = 256): 0x4000004001000000.
+// The second K step starts 16 elements (32 B) into A's atoms and 16 rows
+// (2048 B) into B's.
+
+// CHECK-LABEL: gpu.func @wgmma
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
+// CHECK: arith.constant -9223371899415756800 : i64
+// CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
+// CHECK: arith.constant 4611686293322072064 : i64
+// CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<(f32, {{.*}})> -> !llvm.struct<(f32, {{.*}})>
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]], <m = 64, n = 128, k = 16>
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: gpu.return
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#sb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+#mma = #phobos.mma<warpsPerCTA = [4, 1]>
+phobos.kernel @wgmma(%h: f16, %C: !phobos.tensor<?x?xf32>) attributes {max_threads = 128 : i32, phobos.scratch_offset = 12288 : i64, phobos.shared_bytes = 12288 : i64} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %h : !phobos.tile<64x32xf16, #la>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sa>
+  %b = phobos.fill %h : !phobos.tile<32x128xf16, #lb>
+  %sb = phobos.local_alloc %b {offset = 4096 : i64} : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sb>
+  %d = phobos.dot %sa, %sb kind(wgmma) : !phobos.smem<64x32xf16, #sa>, !phobos.smem<32x128xf16, #sb> -> !phobos.tile<64x128xf32, #mma>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
