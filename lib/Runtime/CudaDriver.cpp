@@ -319,6 +319,12 @@ std::array<int, 2> Driver::computeCapability() const {
   return impl->capability;
 }
 
+std::string Driver::targetChip() const {
+  std::string chip = "sm_" + std::to_string(impl->capability[0] * 10 +
+                                            impl->capability[1]);
+  return chip == "sm_90" ? chip + "a" : chip;
+}
+
 int64_t Driver::totalMemoryBytes() const {
   return static_cast<int64_t>(impl->totalMemoryBytes);
 }

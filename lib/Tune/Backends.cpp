@@ -329,10 +329,8 @@ phobos::tune::makeGpuBackend(llvm::StringRef chip) {
   if (!driver)
     return driver.takeError();
   std::string target = chip.str();
-  if (target.empty()) {
-    std::array<int, 2> capability = driver->computeCapability();
-    target = "sm_" + std::to_string(capability[0] * 10 + capability[1]);
-  }
+  if (target.empty())
+    target = driver->targetChip();
   llvm::Expected<cuda::Stream> stream = cuda::Stream::create();
   if (!stream)
     return stream.takeError();

@@ -116,11 +116,13 @@ class Driver:
         return value.value
 
     def chip(self, device: int) -> str:
-        """``sm_XY`` of a device (what the kernel is compiled for)."""
+        """``sm_XY`` of a device (what the kernel is compiled for), with the
+        architecture-specific features on 9.0 (``sm_90a``: wgmma), as
+        phobos-run chooses."""
         if device not in self.chips:
             major = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
             minor = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)
-            self.chips[device] = f"sm_{major}{minor}"
+            self.chips[device] = f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
         return self.chips[device]
 
     def make_current(self, device: int) -> None:

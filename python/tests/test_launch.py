@@ -199,3 +199,20 @@ def test_gpu_arrays_are_checked_first(scaled, fake_gpu):
     with pytest.raises(ArgumentError, match="argument 'B': is in host memory .* every array"):
         scaled[None](a, np.ones((32, 8), np.float32), c, 0.5, 7, True, 1.0)
     assert not fake_gpu.launches
+
+
+def test_device_chip_enables_sm_90a_features():
+    """Launches compile for the device's chip as phobos-run does: sm_XY of its
+    compute capability, and sm_90a (wgmma) on an sm_90 card."""
+    from phobos import _cuda
+
+    driver = object.__new__(_cuda.Driver)  # no libcuda: only chip() is used
+    driver.chips = {}
+    capabilities = {0: (9, 0), 1: (8, 0), 2: (8, 9)}
+
+    def attribute(which, device):
+        major, minor = capabilities[device]
+        return major if which == _cuda.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR else minor
+
+    driver.attribute = attribute
+    assert [driver.chip(device) for device in (0, 1, 2)] == ["sm_90a", "sm_80", "sm_89"]

@@ -116,7 +116,8 @@ static cl::opt<bool> jsonOutput("json",
                                 cl::cat(category));
 static cl::opt<std::string> chip("chip",
                                  cl::desc("The GPU to compile for (default: "
-                                          "the device's)"),
+                                          "the device's; sm_90a on an sm_90 "
+                                          "card)"),
                                  cl::init("sm_90"), cl::cat(category));
 static cl::opt<unsigned> warmup("warmup",
                                 cl::desc("Untimed GPU runs before --bench"),
@@ -360,10 +361,8 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
     return reportError(driver.takeError());
   // The chip: --chip, or the device's own compute capability.
   std::string target = chip;
-  if (chip.getNumOccurrences() == 0) {
-    std::array<int, 2> capability = driver->computeCapability();
-    target = "sm_" + std::to_string(capability[0] * 10 + capability[1]);
-  }
+  if (chip.getNumOccurrences() == 0)
+    target = driver->targetChip();
   std::optional<std::string> cubin;
   std::optional<CompiledKernel> compiled =
       compileForGpu(sourceModule, source, target, dims, cubin);
@@ -649,8 +648,7 @@ int main(int argc, char **argv) {
     std::string tuningChip = interpret ? std::string("interpreter") : chip;
     if (!interpret && chip.getNumOccurrences() == 0) {
       if (llvm::Expected<cuda::Driver &> driver = cuda::Driver::get()) {
-        std::array<int, 2> capability = driver->computeCapability();
-        tuningChip = "sm_" + std::to_string(capability[0] * 10 + capability[1]);
+        tuningChip = driver->targetChip();
       } else {
         llvm::consumeError(driver.takeError()); // reported when it runs
         tuningChip.clear();

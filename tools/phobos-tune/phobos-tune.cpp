@@ -47,7 +47,8 @@ static cl::list<std::string>
               cl::value_desc("NAME=HOW"), cl::cat(category));
 static cl::opt<std::string> chip("chip",
                                  cl::desc("The GPU to compile for (default: "
-                                          "the device's; sm_90 without one)"),
+                                          "the device's, sm_90a on an sm_90 card; sm_90 "
+                                          "without one)"),
                                  cl::cat(category));
 static cl::opt<std::string>
     backend("backend",

@@ -38,6 +38,9 @@ public:
   std::string describeDevice() const;
   /// Compute capability, e.g. {9, 0}.
   std::array<int, 2> computeCapability() const;
+  /// The chip Phobos compiles for on this device: sm_XY, with the
+  /// architecture-specific features on 9.0 (sm_90a: wgmma).
+  std::string targetChip() const;
   /// The device's memory, in bytes (cuDeviceTotalMem).
   int64_t totalMemoryBytes() const;
   /// Largest dynamic shared memory a CTA may opt in to, in bytes.
