@@ -225,7 +225,7 @@ if wanted("tf32"):
     tri_ms, tri_cfg, tri_out = triton_peers.matmul(a, b, lambda f: median_ms(f, reps=10))
     peer_check("triton tf32 matmul", tri_out, torch.matmul(a, b), 1e-2)
     variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
-                {"TILE_M": 64, "TILE_N": 128, "TILE_K": 32}]
+                {"TILE_M": 64, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16}]
     res = best("gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024)
     record("gemm f32 on tf32 tensor cores (vs cuBLAS)", "4096^3", res, "cuBLAS tf32", peer, 2 * 4096 ** 3, "TFLOP/s")
     record("gemm f32 on tf32 tensor cores (vs Triton)", "4096^3", res, f"triton {tri_cfg}", tri_ms,
@@ -241,7 +241,8 @@ if wanted("hgemm"):
     tri_ms, tri_cfg, tri_out = triton_peers.matmul(a, b, lambda f: median_ms(f, reps=10))
     peer_check("triton f16 matmul", tri_out, torch.matmul(a, b), 1e-2)
     variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
-                {"TILE_M": 64, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
+                {"TILE_M": 64, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64},
+                {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}]
     res = best("gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024,
                scalars={"alpha": 1.0, "beta": 0.0})
     record("hgemm f16 (vs cuBLAS)", "4096^3", res, "cuBLAS hgemm", peer, 2 * 4096 ** 3, "TFLOP/s")
