@@ -744,7 +744,7 @@ Value Generator::genCall(CallExpr &expr) {
     return tile::DotOp::create(builder, at, mlirType(expr.type), a, b,
                                /*acc=*/Value(), precision,
                                /*transpose_b=*/expr.builtin == Builtin::DotT,
-                               /*kind=*/nullptr);
+                               /*kind=*/nullptr, /*in_flight=*/nullptr);
   }
   case Builtin::RowSum:
   case Builtin::RowMax:

@@ -515,8 +515,10 @@ bool Cta::exec(Operation *op) {
         return true;
       })
       .Case([&](tile::AsyncWaitOp o) { return execAsyncWait(o); })
-      // Layouts and shared memory change who holds a tile, not its value.
-      .Case<tile::ConvertLayoutOp, tile::LocalAllocOp, tile::LocalLoadOp>(
+      // Layouts and shared memory change who holds a tile, not its value;
+      // a wgmma wait changes when, not what.
+      .Case<tile::ConvertLayoutOp, tile::LocalAllocOp, tile::LocalLoadOp,
+            tile::WgmmaWaitOp>(
           [&](Operation *o) {
             TilePtr value = readShared(o, o->getOperand(0));
             if (!value)

@@ -211,3 +211,101 @@ phobos.kernel @carried_offset(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x
   phobos.store %r#0, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// wgmma dots kept in flight: every dot reading the slots is a wgmma whose
+// accumulator only it uses, so each returns with its group still running
+// (in_flight = 1). The copies run S-2 iterations ahead, so the slot an
+// in-flight dot reads is rewritten only two iterations later; by default
+// such a loop gets 4 stages (prologue: iterations 0 and 1; steady state:
+// iteration i + 2 into slot (i + 2) mod 4, lag 2). A wgmma_wait after the
+// loop retires the last group before the remainder loop (and the store)
+// read the accumulator.
+// CHECK-LABEL: phobos.kernel @in_flight
+// CHECK: phobos.local_buffer : !phobos.smem<4x128x32xf16
+// CHECK: phobos.local_buffer : !phobos.smem<4x32x128xf16
+// CHECK: phobos.buffer_slot %{{.*}}[%{{.*}}] lag 0
+// CHECK: phobos.buffer_slot %{{.*}}[%{{.*}}] lag 1
+// CHECK-NOT: lag 2
+// CHECK: %[[MAIN:.*]] = scf.for
+// CHECK: phobos.buffer_slot %{{.*}}[%{{.*}}] lag 2
+// CHECK: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} kind(wgmma) {in_flight = 1 : i32}
+// CHECK: } {phobos.pipeline_stages = 4 : i64}
+// CHECK-NEXT: %[[W:.*]] = phobos.wgmma_wait %[[MAIN]] {pending = 0 : i32}
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[W]])
+// CHECK-NOT: in_flight
+// SMALL-LABEL: phobos.kernel @in_flight
+// SMALL-NOT: in_flight
+// SMALL-NOT: wgmma_wait
+// SMALL: } {phobos.pipeline_stages = 2 : i64}
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#wg = #phobos.mma<warpsPerCTA = [8, 1]>
+#sa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#sb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+
+phobos.kernel @in_flight(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #wg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %q = arith.divsi %k, %c32 : i32
+  %full = arith.muli %q, %c32 : i32
+  %main = scf.for %kk = %c0 to %full step %c32 iter_args(%acc = %init) -> (!phobos.tile<128x128xf32, #wg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] {in_bounds = array<i1: false, true>} : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #la> -> !phobos.smem<128x32xf16, #sa>
+    %b = phobos.load %B[%kk, %n0] {in_bounds = array<i1: true, false>} : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #sa>, !phobos.smem<32x128xf16, #sb>, !phobos.tile<128x128xf32, #wg> -> !phobos.tile<128x128xf32, #wg>
+    scf.yield %d : !phobos.tile<128x128xf32, #wg>
+  }
+  %rest = scf.for %kk = %full to %k step %c32 iter_args(%acc = %main) -> (!phobos.tile<128x128xf32, #wg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #la> -> !phobos.smem<128x32xf16, #sa>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #sa>, !phobos.smem<32x128xf16, #sb>, !phobos.tile<128x128xf32, #wg> -> !phobos.tile<128x128xf32, #wg>
+    scf.yield %d : !phobos.tile<128x128xf32, #wg>
+  }
+  phobos.store %rest, %C[%m0, %n0] : !phobos.tile<128x128xf32, #wg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// A wgmma dot whose result is used twice (here yielded to two loop-carried
+// tiles) waits for its group as before: nothing may read registers a group
+// still writes. The loop is pipelined as usual (3 stages, two ahead).
+// CHECK-LABEL: phobos.kernel @acc_read
+// CHECK: scf.for
+// CHECK: lag 2
+// CHECK-NOT: in_flight
+// CHECK: } {phobos.pipeline_stages = 3 : i64}
+// CHECK-NOT: wgmma_wait
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#wg = #phobos.mma<warpsPerCTA = [8, 1]>
+#sa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#sb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+
+phobos.kernel @acc_read(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #wg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %r:2 = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init, %last = %init) -> (!phobos.tile<128x128xf32, #wg>, !phobos.tile<128x128xf32, #wg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #la> -> !phobos.smem<128x32xf16, #sa>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #sa>, !phobos.smem<32x128xf16, #sb>, !phobos.tile<128x128xf32, #wg> -> !phobos.tile<128x128xf32, #wg>
+    scf.yield %d, %d : !phobos.tile<128x128xf32, #wg>, !phobos.tile<128x128xf32, #wg>
+  }
+  phobos.store %r#1, %C[%m0, %n0] : !phobos.tile<128x128xf32, #wg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

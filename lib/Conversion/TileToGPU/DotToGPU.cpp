@@ -420,7 +420,10 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
         /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(l.b, l.loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(l.b, l.loc, 0);
+  // in_flight = N (tile-pipeline): the last N groups keep running; a later
+  // dot's wait or a phobos.wgmma_wait retires them.
+  NVVM::WgmmaWaitGroupSyncOp::create(l.b, l.loc,
+                                     op.getInFlight().value_or(0));
   for (int64_t i = 0; i < n / 2; ++i)
     acc[i] = LLVM::ExtractValueOp::create(l.b, l.loc, d, ArrayRef<int64_t>{i});
   return acc;
@@ -445,10 +448,45 @@ struct DotLowering : TileToGPUPattern<DotOp> {
   }
 };
 
+/// `wgmma.wait_group N`, with the accumulator registers passed through
+/// the same inline assembly (tied operands), so that nothing reads them
+/// before the wait: LLVM sees them defined by it.
+struct WgmmaWaitLowering : TileToGPUPattern<WgmmaWaitOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(WgmmaWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ValueRange registers = adaptor.getValue();
+    Location loc = op.getLoc();
+    std::string constraints;
+    for (size_t i = 0; i < registers.size(); ++i)
+      constraints += (i ? ",=f" : "=f");
+    for (size_t i = 0; i < registers.size(); ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Type> types(registers.size(), rewriter.getF32Type());
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(rewriter.getContext(), types);
+    auto wait = LLVM::InlineAsmOp::create(
+        rewriter, loc, resultType, registers,
+        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) +
+            ";",
+        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    Regs result;
+    for (size_t i = 0; i < registers.size(); ++i)
+      result.push_back(LLVM::ExtractValueOp::create(
+          rewriter, loc, wait.getResult(0), ArrayRef<int64_t>{int64_t(i)}));
+    replaceWithRegisters(rewriter, op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void phobos::tile::populateDotToGPUPatterns(const TypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             TileLoweringState &state) {
-  patterns.add<DotLowering>(converter, patterns.getContext(), state);
+  patterns.add<DotLowering, WgmmaWaitLowering>(converter, patterns.getContext(),
+                                               state);
 }

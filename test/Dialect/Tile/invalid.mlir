@@ -1141,3 +1141,11 @@ phobos.kernel @tensor_extent(%A: !phobos.tensor<3000000000xi32>) {
 func.func @smem_too_large(%t: !phobos.smem<8192x4096xf32, #phobos.shared<order = [1, 0], padding = 0>>) {
   return
 }
+
+// -----
+
+func.func @in_flight_not_wgmma(%a: !phobos.tile<64x16xf16>, %b: !phobos.tile<16x64xf16>) {
+  // expected-error@+1 {{in_flight needs kind(wgmma): only warpgroup MMAs run asynchronously}}
+  %d = phobos.dot %a, %b kind(mma_sync) {in_flight = 1 : i32} : !phobos.tile<64x16xf16>, !phobos.tile<16x64xf16> -> !phobos.tile<64x64xf32>
+  return
+}

@@ -522,7 +522,7 @@ struct FuseAddIntoDot : OpRewritePattern<AddOp> {
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
                                          dot.getB(), acc, dot.getPrecisionAttr(),
                                          dot.getTransposeBAttr(),
-                                         dot.getKindAttr());
+                                         dot.getKindAttr(), dot.getInFlightAttr());
       rewriter.eraseOp(dot);
       return success();
     }
@@ -584,6 +584,9 @@ LogicalResult DotOp::verify() {
   TileType result = getType();
   if (aShape.size() != 2 || bShape.size() != 2 || result.getRank() != 2)
     return emitOpError("operands and result must be rank 2");
+  if (getInFlight() && getKind() != DotKind::wgmma)
+    return emitOpError("in_flight needs kind(wgmma): only warpgroup MMAs "
+                       "run asynchronously");
   // Shared-memory operands may hold f32 operands rounded to f16/bf16.
   bool promoted = isa<SharedMemoryType>(getA().getType()) ||
                   isa<SharedMemoryType>(getB().getType());

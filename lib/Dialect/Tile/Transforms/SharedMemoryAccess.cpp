@@ -31,8 +31,9 @@ SharedMemoryAccess phobos::tile::getSharedMemoryAccess(Operation *op,
     return access;
   }
   // Commits and waits order the copies in flight (tile-insert-barriers
-  // models them) but touch no bytes themselves.
-  if (isa<AsyncCommitOp, AsyncWaitOp>(op))
+  // models them) but touch no bytes themselves; a wgmma wait completes
+  // reads its dots made.
+  if (isa<AsyncCommitOp, AsyncWaitOp, WgmmaWaitOp>(op))
     return access;
   // Buffers, from the effects on the SharedMemory resource.
   if (auto effecting = dyn_cast<MemoryEffectOpInterface>(op)) {

@@ -2,7 +2,7 @@
 //
 // The loads that only feed a dot's shared-memory staging become
 // asynchronous copies into a multi-stage buffer, started S-1 iterations
-// ahead. The slots carry a `lag` (which iteration's data they hold,
+// ahead (S-2 when the loop's wgmma dots stay in flight across iterations). The slots carry a `lag` (which iteration's data they hold,
 // relative to the current one); tile-insert-barriers derives the waits and
 // barriers from it.
 //
@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace phobos::tile {
 #define GEN_PASS_DEF_TILEPIPELINE
@@ -117,8 +118,50 @@ public:
     return operands;
   }
 
-  /// Rewrites the loop into the pipeline.
-  void run(SmallVectorImpl<StagedOperand> &operands) {
+  /// The dots that read the staged operands, when all of them can return
+  /// with their wgmma group in flight: each is a wgmma whose accumulator is
+  /// a loop-carried tile only it uses and whose result only goes back to
+  /// that tile, and whose shared operands are staged here or defined before
+  /// the loop (nothing the loop writes while a group may still read it).
+  /// Empty when some cannot.
+  SmallVector<DotOp> dotsToKeepInFlight(ArrayRef<StagedOperand> operands) {
+    SetVector<Operation *> dots;
+    for (const StagedOperand &operand : operands)
+      for (Operation *user : operand.alloc->getUsers())
+        dots.insert(user);
+    SmallVector<DotOp> result;
+    auto *yield = loop.getBody()->getTerminator();
+    for (Operation *op : dots) {
+      auto dot = cast<DotOp>(op);
+      auto acc = dyn_cast_or_null<BlockArgument>(dot.getAcc());
+      if (dot.getKind() != DotKind::wgmma || !acc ||
+          acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+          !acc.hasOneUse() || !dot->hasOneUse() ||
+          *dot->user_begin() != yield)
+        return {};
+      unsigned position = acc.getArgNumber() - 1;
+      if (yield->getOperand(position) != dot.getResult())
+        return {};
+      for (Value operand : {dot.getA(), dot.getB()}) {
+        bool staged = llvm::any_of(operands, [&](StagedOperand s) {
+          return s.alloc.getResult() == operand;
+        });
+        if (!staged && !isOutside(operand, loop))
+          return {};
+      }
+      result.push_back(dot);
+    }
+    return result;
+  }
+
+  /// Rewrites the loop into the pipeline; `inFlight` (from
+  /// dotsToKeepInFlight, with at least 3 stages) keeps those dots' groups
+  /// in flight and copies S-2 iterations ahead.
+  void run(SmallVectorImpl<StagedOperand> &operands,
+           ArrayRef<DotOp> inFlight = {}) {
+    // Iterations the copies run ahead: S-1, or S-2 when a slot is still
+    // read by an in-flight dot one iteration after its own.
+    int64_t ahead = inFlight.empty() ? stages - 1 : stages - 2;
     Location loc = loop.getLoc();
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           step = loop.getStep();
@@ -134,7 +177,7 @@ public:
       operand.buffer = LocalBufferOp::create(
           builder, operand.alloc.getLoc(),
           getStagedType(operand.alloc.getType(), stages), IntegerAttr());
-    for (int64_t s = 0; s + 1 < stages; ++s) {
+    for (int64_t s = 0; s < ahead; ++s) {
       Value iteration = arith::AddIOp::create(
           builder, loc, lb,
           arith::MulIOp::create(builder, loc, step, constant(s)));
@@ -148,7 +191,7 @@ public:
       AsyncCommitOp::create(builder, loc);
     }
 
-    // The steady state: start iteration i + S - 1, compute on slot i % S.
+    // The steady state: start iteration i + ahead, compute on slot i % S.
     builder.setInsertionPointToStart(loop.getBody());
     Value iv = loop.getInductionVar();
     Value index = arith::DivSIOp::create(
@@ -156,18 +199,31 @@ public:
     Value slot = arith::RemSIOp::create(builder, loc, index, constant(stages));
     Value nextSlot = arith::RemSIOp::create(
         builder, loc, arith::AddIOp::create(builder, loc, index,
-                                            constant(stages - 1)),
+                                            constant(ahead)),
         constant(stages));
     Value next = arith::AddIOp::create(
         builder, loc, iv,
-        arith::MulIOp::create(builder, loc, step, constant(stages - 1)));
+        arith::MulIOp::create(builder, loc, step, constant(ahead)));
     Value more =
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, next, ub);
     IRMapping mapping;
     mapping.map(iv, next);
     for (StagedOperand &operand : operands)
-      copyInto(operand, nextSlot, /*lag=*/stages - 1, more, mapping);
+      copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping);
     AsyncCommitOp::create(builder, loc);
+
+    // In-flight dots: a wait after the loop retires the last group before
+    // anything reads the accumulator.
+    builder.setInsertionPointAfter(loop);
+    for (DotOp dot : inFlight) {
+      dot.setInFlightAttr(builder.getI32IntegerAttr(1));
+      unsigned position =
+          cast<BlockArgument>(dot.getAcc()).getArgNumber() - 1;
+      Value result = loop.getResult(position);
+      auto wait = WgmmaWaitOp::create(builder, dot.getLoc(), result,
+                                      builder.getI32IntegerAttr(0));
+      result.replaceAllUsesExcept(wait.getResult(), wait);
+    }
 
     for (StagedOperand &operand : operands) {
       builder.setInsertionPoint(operand.alloc);
@@ -245,10 +301,16 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
       SmallVector<StagedOperand> operands = pipeliner.findOperands();
       if (operands.empty())
         continue;
-      int64_t chosen = requested > 0 ? requested : defaultStages(kernel, operands);
+      SmallVector<DotOp> inFlight = pipeliner.dotsToKeepInFlight(operands);
+      int64_t chosen = requested > 0
+                           ? requested
+                           : defaultStages(kernel, operands, !inFlight.empty());
       if (chosen < 2)
         continue;
-      LoopPipeliner(loop, chosen).run(operands);
+      if (chosen < 3)
+        inFlight.clear();
+      LoopPipeliner(loop, chosen).run(operands, inFlight);
+      numInFlight += inFlight.size();
       ++numLoops;
       numStages += chosen;
       numCopies += operands.size();
@@ -256,8 +318,10 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
   }
 
   /// Three stages, or two when three do not fit next to the kernel's
-  /// other buffers.
-  int64_t defaultStages(KernelOp kernel, ArrayRef<StagedOperand> operands) {
+  /// other buffers; with dots in flight (which copy one iteration less
+  /// ahead), four when they fit.
+  int64_t defaultStages(KernelOp kernel, ArrayRef<StagedOperand> operands,
+                        bool inFlight) {
     int64_t staged = 0, buffers = 0, scratch = 0;
     for (StagedOperand operand : operands)
       staged += getSharedMemoryBytes(operand.alloc.getType());
@@ -270,6 +334,8 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
     });
     // The staged allocs are among `buffers`; an upper bound of the rest.
     int64_t others = buffers - staged + scratch;
+    if (inFlight && 4 * staged + others <= maxSharedBytes)
+      return 4;
     return 3 * staged + others <= maxSharedBytes ? 3 : 2;
   }
 };

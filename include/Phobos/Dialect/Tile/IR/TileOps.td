@@ -564,7 +564,10 @@ def Tile_DotOp : Tile_Op<"dot", [
     says which instructions compute it (`fma`, `mma_sync`, `wgmma` on sm_90a). `precision` says what f32
     operands are rounded to before multiplying: `ieee` (exact, FMA),
     `tf32`, `f16` or `bf16` (tensor cores, from `@tensorcore`); products
-    accumulate in the result type (f32 or f64).
+    accumulate in the result type (f32 or f64). `in_flight = N` (wgmma
+    only, set by tile-pipeline) lets the dot return with its last N groups
+    of warpgroup MMAs still running: its result may then only feed the next
+    such dot or a `phobos.wgmma_wait`.
 
     ```mlir
     %c = phobos.dot %a, %b, %acc : !phobos.tile<64x16xf32>, !phobos.tile<16x64xf32>,
@@ -579,7 +582,8 @@ def Tile_DotOp : Tile_Op<"dot", [
                        DefaultValuedAttr<Tile_DotPrecisionAttr,
                                          "::phobos::tile::DotPrecision::ieee">:$precision,
                        UnitAttr:$transpose_b,
-                       OptionalAttr<Tile_DotKindAttr>:$kind);
+                       OptionalAttr<Tile_DotKindAttr>:$kind,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$in_flight);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $acc^)? (`precision` `(` $precision^ `)`)?
@@ -844,6 +848,29 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
   }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "$pending attr-dict";
+}
+
+def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [
+    AllTypesMatch<["value", "result"]>,
+    MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "waits for the warpgroup MMAs a dot left in flight";
+  let description = [{
+    A `wgmma` dot with `in_flight = N` returns while its last N groups of
+    warpgroup MMAs still run: their accumulator registers are not ready,
+    and the shared memory they read is still being read. `wgmma_wait`
+    blocks until at most `pending` groups are in flight and passes the
+    accumulator on, so that what reads it comes after the wait. Placed by
+    tile-pipeline after a loop whose dots keep a group in flight across
+    iterations.
+
+    ```mlir
+    %acc = phobos.wgmma_wait %r#0 {pending = 0 : i32} : !phobos.tile<128x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Tile_FloatTile:$value,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let results = (outs Tile_FloatTile:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($value))";
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

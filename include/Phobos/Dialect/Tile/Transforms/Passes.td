@@ -197,6 +197,18 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     remainder loop tile-split-ragged-loops leaves (it starts at
     `(ub / step) * step`, so it runs at most once) are left as they are.
 
+    wgmma dots kept in flight: when every dot that reads the loop's slots is
+    a `wgmma` accumulating into a loop-carried tile that only it uses (a
+    GEMM's `acc += dot(a, b)`), and reads nothing else the loop writes, the
+    dots get `in_flight = 1` (each returns with its group of warpgroup MMAs
+    still running, so the tensor cores work across the barrier and the next
+    copies) and the copies run S-2 iterations ahead instead of S-1: the slot
+    an in-flight dot reads is written only two iterations later, after the
+    barrier that every warpgroup passes once its next dot has retired that
+    group. A `phobos.wgmma_wait` after the loop retires the last group before
+    the accumulator is read. Such loops default to 4 stages (3 when 4 do
+    not fit; with 2 the dots wait as before).
+
     Before:
     ```mlir
     scf.for %k = %c0 to %K step %c32 ... {
@@ -227,7 +239,8 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
   let statistics = [
     Statistic<"numLoops", "num-loops", "Loops pipelined">,
     Statistic<"numStages", "num-stages", "Stages chosen, summed over the pipelined loops">,
-    Statistic<"numCopies", "num-copies", "Operands copied asynchronously">
+    Statistic<"numCopies", "num-copies", "Operands copied asynchronously">,
+    Statistic<"numInFlight", "num-in-flight", "wgmma dots kept in flight across iterations">
   ];
 }
 

@@ -1,0 +1,31 @@
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers),convert-tile-to-gpu)' | FileCheck %s
+
+// A wgmma dot with in_flight = 1 waits only until one group is left
+// running; phobos.wgmma_wait waits for the rest and passes the accumulator
+// registers through its inline assembly (tied operands), so that the store
+// reads them after the wait.
+
+// CHECK-LABEL: gpu.func @in_flight
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: %[[W:.*]] = llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,=f,{{.*}},0,1,{{.*}},63" {{.*}} : (f32, {{.*}}) -> !llvm.struct<(f32, {{.*}})>
+// CHECK: llvm.extractvalue %[[W]][0]
+// CHECK: llvm.extractvalue %[[W]][63]
+// CHECK: llvm.store
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#sb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+#mma = #phobos.mma<warpsPerCTA = [4, 1]>
+phobos.kernel @in_flight(%h: f16, %C: !phobos.tensor<?x?xf32>) attributes {max_threads = 128 : i32, phobos.scratch_offset = 12288 : i64, phobos.shared_bytes = 12288 : i64} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %h : !phobos.tile<64x32xf16, #la>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sa>
+  %b = phobos.fill %h : !phobos.tile<32x128xf16, #lb>
+  %sb = phobos.local_alloc %b {offset = 4096 : i64} : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sb>
+  %d = phobos.dot %sa, %sb kind(wgmma) {in_flight = 1 : i32} : !phobos.smem<64x32xf16, #sa>, !phobos.smem<32x128xf16, #sb> -> !phobos.tile<64x128xf32, #mma>
+  %w = phobos.wgmma_wait %d {pending = 0 : i32} : !phobos.tile<64x128xf32, #mma>
+  phobos.store %w, %C[%c0, %c0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
