@@ -369,7 +369,8 @@ Value matrixDescriptor(ThreadEmitter &l, OperandBuffer &buffer,
 /// stacked along M, which are in wgmma's order (per 8 columns: (r, c),
 /// (r, c + 1), (r + 8, c), (r + 8, c + 1)). The group is waited for before
 /// the dot ends, so that its shared-memory reads are done when the next
-/// barrier lets the buffers be overwritten.
+/// barrier lets the buffers be overwritten; with `in_flight = 1`
+/// (tile-pipeline) only the previous group is, and this one keeps running.
 Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
                    DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
   TileType resultType = op.getType();

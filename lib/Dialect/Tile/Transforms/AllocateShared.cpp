@@ -61,12 +61,11 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
       if (!isa<LocalAllocOp, LocalBufferOp>(op))
         return;
       auto type = cast<SharedMemoryType>(op->getResult(0).getType());
-      int64_t alignment =
-          cast<SharedLayoutAttr>(type.getLayout()).getBaseAlignment();
-      if (SharedMemoryType slot = getSlotType(type))
-        alignment = cast<SharedLayoutAttr>(slot.getLayout()).getBaseAlignment();
+      // A staged buffer's slots share its layout (and start on multiples
+      // of the same alignment: getSlotStrideBytes).
       Buffer buffer{op, span[op].first, span[op].second,
-                    align(getSharedMemoryBytes(type)), alignment};
+                    align(getSharedMemoryBytes(type)),
+                    cast<SharedLayoutAttr>(type.getLayout()).getBaseAlignment()};
       extend(op->getResult(0), buffer, op);
       buffers.push_back(buffer);
     });
