@@ -2,6 +2,7 @@
 
 #include "Phobos/Driver/Compiler.h"
 
+#include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -82,6 +83,16 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
     if (auto bytes = func->getAttrOfType<IntegerAttr>(
             tile::KernelOp::kSharedBytesAttrName))
       result.contract.sharedMemoryBytes = bytes.getInt();
+    if (auto maps = func->getAttrOfType<ArrayAttr>(phobos::kTensorMapsAttrName))
+      for (auto map : maps.getAsRange<DenseI64ArrayAttr>()) {
+        ArrayRef<int64_t> fields = map.asArrayRef();
+        TensorMapSlot slot;
+        slot.param = result.contract.params[fields[0]].name;
+        slot.boxRows = fields[1];
+        slot.boxCols = fields[2];
+        slot.swizzleBytes = fields[3];
+        result.contract.tensorMaps.push_back(std::move(slot));
+      }
   });
   if (sharedLimitBytes >= 0 &&
       result.contract.sharedMemoryBytes > sharedLimitBytes)

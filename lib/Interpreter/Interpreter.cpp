@@ -212,6 +212,18 @@ private:
   using CopyGroup = std::vector<PendingCopy>;
   void retire(CopyGroup &group);
   bool execAsyncWait(tile::AsyncWaitOp op);
+  /// Whether a copy not yet retired writes `slot` of `storage`.
+  bool copyInFlight(const std::shared_ptr<Tile> &storage, int64_t slot) const;
+  /// An mbarrier: arrivals per phase, arrivals so far in the open phase,
+  /// phases completed, the TMA copies of the open phase and those of
+  /// completed phases that no wait has made visible yet.
+  struct Mbarrier {
+    int64_t arrivals = 1, arrived = 0, completed = 0;
+    CopyGroup open, landed;
+  };
+  bool execTmaCopy(tile::TmaCopyOp op);
+  bool execMbarrierWait(tile::MbarrierWaitOp op);
+  Mbarrier *mbarrier(Operation *op, Value barriers, Value index);
 
   // Families of ops.
   bool execAsyncCopy(tile::AsyncCopyOp op);
@@ -244,6 +256,8 @@ private:
   /// not yet retired, oldest first.
   CopyGroup openGroup;
   std::deque<CopyGroup> committed;
+  /// Each phobos.local_barriers' mbarriers.
+  llvm::DenseMap<Value, std::vector<Mbarrier>> mbarriers;
 };
 
 } // namespace
@@ -509,6 +523,19 @@ bool Cta::exec(Operation *op) {
         return true;
       })
       .Case([&](tile::AsyncCopyOp o) { return execAsyncCopy(o); })
+      // TMA copies land on an mbarrier's phase and become visible at a
+      // wait on it; reading a slot before then is an error, as is waiting
+      // for a phase no copy completes (the GPU would hang).
+      .Case([&](tile::LocalBarriersOp o) {
+        Mbarrier initial;
+        initial.arrivals = o.getArrivals();
+        mbarriers[o.getResult()].assign(o.getType().getShape().front(),
+                                        initial);
+        set(o, RtValue::scalarI(ElementType::I64, 0));
+        return true;
+      })
+      .Case([&](tile::TmaCopyOp o) { return execTmaCopy(o); })
+      .Case([&](tile::MbarrierWaitOp o) { return execMbarrierWait(o); })
       .Case([&](tile::AsyncCommitOp) {
         committed.push_back(std::move(openGroup));
         openGroup.clear();
@@ -775,15 +802,11 @@ TilePtr Cta::readShared(Operation *reader, Value value) {
   const RtValue &rt = get(value);
   if (rt.kind != RtValue::Kind::Slot)
     return rt.tile;
-  auto inFlight = [&](const CopyGroup &group) {
-    return llvm::any_of(group, [&](const PendingCopy &copy) {
-      return copy.storage == rt.storage && copy.slot == rt.slot;
-    });
-  };
-  if (inFlight(openGroup) || llvm::any_of(committed, inFlight)) {
+  if (copyInFlight(rt.storage, rt.slot)) {
     fail(reader, "reads slot " + llvm::Twine(rt.slot) +
                      " of a staged buffer while an asynchronous copy into it "
-                     "is in flight (no phobos.async_wait retired it)");
+                     "is in flight (no phobos.async_wait or "
+                     "phobos.mbarrier_wait retired it)");
     return nullptr;
   }
   const Tile &storage = *rt.storage;
@@ -797,6 +820,97 @@ TilePtr Cta::readShared(Operation *reader, Value value) {
       slot->i[k] = storage.i[rt.slot * size + k];
   }
   return slot;
+}
+
+bool Cta::copyInFlight(const std::shared_ptr<Tile> &storage,
+                       int64_t slot) const {
+  auto writes = [&](const CopyGroup &group) {
+    return llvm::any_of(group, [&](const PendingCopy &copy) {
+      return copy.storage == storage && copy.slot == slot;
+    });
+  };
+  if (writes(openGroup) || llvm::any_of(committed, writes))
+    return true;
+  for (const auto &entry : mbarriers)
+    for (const Mbarrier &barrier : entry.second)
+      if (writes(barrier.open) || writes(barrier.landed))
+        return true;
+  return false;
+}
+
+Cta::Mbarrier *Cta::mbarrier(Operation *op, Value barriers, Value index) {
+  auto found = mbarriers.find(barriers);
+  if (found == mbarriers.end()) {
+    fail(op, "names mbarriers no phobos.local_barriers made");
+    return nullptr;
+  }
+  int64_t at = get(index).i;
+  if (at < 0 || at >= int64_t(found->second.size())) {
+    fail(op, "mbarrier " + llvm::Twine(at) + " of " +
+                 llvm::Twine(found->second.size()));
+    return nullptr;
+  }
+  return &found->second[at];
+}
+
+bool Cta::execTmaCopy(tile::TmaCopyOp op) {
+  if (op.getEnable() && get(op.getEnable()).i == 0)
+    return true;
+  Mbarrier *barrier = mbarrier(op, op.getBarriers(), op.getIndex());
+  if (!barrier)
+    return false;
+  const TensorArg &tensor = *get(op.getTensor()).tensor;
+  const RtValue &destination = get(op.getDestination());
+  if (copyInFlight(destination.storage, destination.slot))
+    return fail(op, "copies into slot " + llvm::Twine(destination.slot) +
+                        " of a staged buffer while an earlier copy into it "
+                        "is in flight");
+  llvm::ArrayRef<int64_t> shape = op.getDestination().getType().getShape();
+  int64_t size = shape[0] * shape[1];
+  PendingCopy copy{destination.storage, destination.slot, {}, {}};
+  if (destination.storage->isFloat())
+    copy.f.assign(size, 0.0);
+  else
+    copy.i.assign(size, 0);
+  int64_t row0 = get(op.getOffsets()[0]).i, col0 = get(op.getOffsets()[1]).i;
+  int64_t rows = tensor.shape[0], cols = tensor.shape[1];
+  // Outside the tensor (either side) TMA writes zeros.
+  for (int64_t r = 0; r < shape[0]; ++r)
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      int64_t row = row0 + r, col = col0 + c;
+      if (row < 0 || row >= rows || col < 0 || col >= cols)
+        continue;
+      int64_t flat = row * cols + col, k = r * shape[1] + c;
+      if (destination.storage->isFloat())
+        copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat);
+      else
+        copy.i[k] = loadInt(tensor.elementType, tensor.data, flat);
+    }
+  barrier->open.push_back(std::move(copy));
+  if (++barrier->arrived == barrier->arrivals) {
+    barrier->arrived = 0;
+    ++barrier->completed;
+    for (PendingCopy &landed : barrier->open)
+      barrier->landed.push_back(std::move(landed));
+    barrier->open.clear();
+  }
+  return true;
+}
+
+bool Cta::execMbarrierWait(tile::MbarrierWaitOp op) {
+  Mbarrier *barrier = mbarrier(op, op.getBarriers(), op.getIndex());
+  if (!barrier)
+    return false;
+  int64_t parity = get(op.getPhase()).i;
+  // The phase of that parity is complete when the current one is not it.
+  if ((barrier->completed & 1) == (parity & 1))
+    return fail(op, "waits for a phase of parity " + llvm::Twine(parity) +
+                        " that no copy completes (" +
+                        llvm::Twine(barrier->arrived) + " of " +
+                        llvm::Twine(barrier->arrivals) +
+                        " arrivals): the GPU would wait forever");
+  retire(barrier->landed);
+  return true;
 }
 
 void Cta::retire(CopyGroup &group) {

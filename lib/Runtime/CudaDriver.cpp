@@ -45,6 +45,7 @@ using namespace phobos::cuda;
   X(cuFuncSetAttribute)                                                        \
   X(cuFuncGetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
+  X(cuTensorMapEncodeTiled)                                                    \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
   X(cuMemcpyHtoD)                                                              \
@@ -760,6 +761,64 @@ llvm::Error Function::launch(const LaunchConfig &config,
                     config.grid[0], config.grid[1], config.grid[2],
                     config.block[0], config.block[1], config.block[2],
                     config.sharedMemoryBytes)
+          .str());
+}
+
+llvm::Error phobos::cuda::encodeTensorMap(const TensorMapRequest &request,
+                                          void *map) {
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  CUtensorMapDataType type;
+  switch (request.element) {
+  case ElementType::F16:
+    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    break;
+  case ElementType::BF16:
+    type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    break;
+  case ElementType::F32:
+    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    break;
+  default:
+    return llvm::createStringError(
+        llvm::formatv("no tensor map for {0} elements", name(request.element))
+            .str());
+  }
+  CUtensorMapSwizzle swizzle;
+  switch (request.swizzleBytes) {
+  case 32:
+    swizzle = CU_TENSOR_MAP_SWIZZLE_32B;
+    break;
+  case 64:
+    swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
+    break;
+  case 128:
+    swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+    break;
+  default:
+    return llvm::createStringError(
+        llvm::formatv("no {0}-byte swizzle", request.swizzleBytes).str());
+  }
+  // Innermost first; the one stride is the row's, in bytes.
+  cuuint64_t dims[2] = {static_cast<cuuint64_t>(request.cols),
+                        static_cast<cuuint64_t>(request.rows)};
+  cuuint64_t strides[1] = {
+      static_cast<cuuint64_t>(request.cols * byteWidth(request.element))};
+  cuuint32_t box[2] = {static_cast<cuuint32_t>(request.boxCols),
+                       static_cast<cuuint32_t>(request.boxRows)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  return driver->check(
+      driver->api.cuTensorMapEncodeTiled(
+          static_cast<CUtensorMap *>(map), type, 2,
+          reinterpret_cast<void *>(static_cast<uintptr_t>(request.address)),
+          dims, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+          swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+      "cuTensorMapEncodeTiled",
+      llvm::formatv("a {0} x {1} tensor, box {2} x {3}, {4}-byte swizzle",
+                    request.rows, request.cols, request.boxRows,
+                    request.boxCols, request.swizzleBytes)
           .str());
 }
 

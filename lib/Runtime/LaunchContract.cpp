@@ -94,6 +94,12 @@ llvm::json::Value LaunchContract::toJSON() const {
   }
   for (auto &[name, value] : aligned)
     alignedObject[name] = value;
+  llvm::json::Array mapArray;
+  for (const TensorMapSlot &map : tensorMaps)
+    mapArray.push_back(llvm::json::Object{
+        {"param", map.param},
+        {"box", llvm::json::Array{map.boxRows, map.boxCols}},
+        {"swizzle_bytes", map.swizzleBytes}});
   return llvm::json::Object{
       {"kernel", kernel},
       {"variant", std::move(variantObject)},
@@ -103,6 +109,7 @@ llvm::json::Value LaunchContract::toJSON() const {
       {"cta_threads", ctaThreads},
       {"shared_memory_bytes", sharedMemoryBytes},
       {"aligned", std::move(alignedObject)},
+      {"tensor_maps", std::move(mapArray)},
       {"grid", std::move(gridObject)}};
 }
 
@@ -163,6 +170,21 @@ LaunchContract::fromJSON(const llvm::json::Value &json) {
     for (const auto &entry : *aligned)
       contract.aligned.emplace_back(entry.first.str(),
                                     entry.second.getAsInteger().value_or(1));
+  if (const llvm::json::Array *maps = object->getArray("tensor_maps"))
+    for (const llvm::json::Value &value : *maps) {
+      const llvm::json::Object *map = value.getAsObject();
+      const llvm::json::Array *box = map ? map->getArray("box") : nullptr;
+      std::optional<llvm::StringRef> param =
+          map ? map->getString("param") : std::nullopt;
+      if (!box || box->size() != 2 || !param || !contract.findParam(*param))
+        return fail("a tensor map lacks its param or its 2-D box");
+      TensorMapSlot slot;
+      slot.param = param->str();
+      slot.boxRows = (*box)[0].getAsInteger().value_or(0);
+      slot.boxCols = (*box)[1].getAsInteger().value_or(0);
+      slot.swizzleBytes = map->getInteger("swizzle_bytes").value_or(0);
+      contract.tensorMaps.push_back(std::move(slot));
+    }
   if (const llvm::json::Object *grid = object->getObject("grid")) {
     static const char *axisNames[] = {"x", "y", "z"};
     for (int axis = 0; axis < 3; ++axis) {

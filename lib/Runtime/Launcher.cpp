@@ -38,6 +38,8 @@ std::vector<void *> BoundLaunch::params() {
   pointers.reserve(storage.size());
   for (std::array<uint8_t, 8> &slot : storage)
     pointers.push_back(slot.data());
+  for (TensorMap &map : tensorMaps)
+    pointers.push_back(map.bytes);
   return pointers;
 }
 
@@ -246,7 +248,8 @@ static llvm::Expected<std::array<uint8_t, 8>> packScalar(const ParamSlot &slot,
 llvm::Expected<BoundLaunch>
 phobos::bindArguments(const LaunchContract &contract,
                       llvm::ArrayRef<LaunchArgument> args,
-                      std::optional<std::array<int64_t, 3>> grid) {
+                      std::optional<std::array<int64_t, 3>> grid,
+                      TensorMapEncoder encoder) {
   if (args.size() != contract.params.size())
     return reject("", llvm::formatv("expected {0} argument{1}, got {2}",
                                     contract.params.size(),
@@ -287,6 +290,42 @@ phobos::bindArguments(const LaunchContract &contract,
     if (!bytes)
       return bytes.takeError();
     launch.storage.push_back(*bytes);
+  }
+
+  // Tensor maps, for the tensors as bound.
+  if (!contract.tensorMaps.empty() && !encoder)
+    return reject("", "the kernel copies through TMA tensor maps, which this "
+                      "launcher cannot encode");
+  launch.tensorMaps.resize(contract.tensorMaps.size());
+  for (size_t index = 0; index < contract.tensorMaps.size(); ++index) {
+    const TensorMapSlot &map = contract.tensorMaps[index];
+    auto slot = llvm::find_if(contract.params, [&](const ParamSlot &p) {
+      return p.name == map.param;
+    });
+    const TensorArgument *tensor =
+        slot == contract.params.end()
+            ? nullptr
+            : std::get_if<TensorArgument>(&args[slot - contract.params.begin()]);
+    if (!tensor || tensor->shape.size() != 2)
+      return reject(map.param, "a tensor map needs a 2-D tensor");
+    TensorMapRequest request;
+    request.address = tensor->address;
+    request.element = tensor->element;
+    request.rows = tensor->shape[0];
+    request.cols = tensor->shape[1];
+    request.boxRows = map.boxRows;
+    request.boxCols = map.boxCols;
+    request.swizzleBytes = map.swizzleBytes;
+    // TMA steps between rows in multiples of 16 bytes (the compiler only
+    // chose it where @aligned or a static extent promised that).
+    if ((request.cols * byteWidth(request.element)) % 16 != 0)
+      return reject(map.param,
+                    llvm::formatv("rows of {0} elements are not a multiple of "
+                                  "16 bytes, which its TMA copies need",
+                                  request.cols));
+    if (llvm::Error error =
+            encoder(request, launch.tensorMaps[index].bytes))
+      return reject(map.param, llvm::toString(std::move(error)));
   }
 
   if (grid) {

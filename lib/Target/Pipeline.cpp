@@ -93,6 +93,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   gpuModule.addPass(createArithToLLVMConversionPass());
   // NVVM ops with no intrinsic (wgmma.mma_async) become inline PTX.
   gpuModule.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createMarkTensorMapParams());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

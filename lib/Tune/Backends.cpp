@@ -204,7 +204,7 @@ private:
                             instance.tensors[index].getShape().end());
       arguments.push_back(std::move(argument));
     }
-    return bindArguments(contract, arguments, grid);
+    return bindArguments(contract, arguments, grid, cuda::encodeTensorMap);
   }
 
   llvm::Error launch(GpuLoaded &gpu, BoundLaunch &bound) {

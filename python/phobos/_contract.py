@@ -52,6 +52,11 @@ class Contract:
         self.cta_threads = int(data.get("cta_threads", 256))
         self.shared_memory_bytes = int(data.get("shared_memory_bytes", 0))
         self.aligned: dict[str, int] = {k: int(v) for k, v in data.get("aligned", {}).items()}
+        #: TMA tensor maps the kernel takes after its parameters: (tensor
+        #: parameter, box rows, box cols, swizzle bytes); the launcher encodes them.
+        self.tensor_maps: list[tuple[str, int, int, int]] = [
+            (m["param"], int(m["box"][0]), int(m["box"][1]), int(m["swizzle_bytes"]))
+            for m in data.get("tensor_maps", [])]
         self.chip: str | None = data.get("chip")
         grid = data.get("grid", {})
         self.grid_terms: list[list[tuple[str, int]]] = []

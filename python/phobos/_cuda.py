@@ -22,6 +22,11 @@ CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 CU_EVENT_DEFAULT = 0
 CU_JIT_ERROR_LOG_BUFFER = 5
 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+# cuTensorMapEncodeTiled (cuda.h): element types, swizzles, L2 promotion.
+_TENSOR_MAP_DTYPES = {"f16": 6, "f32": 7, "bf16": 9}
+_TENSOR_MAP_SWIZZLES = {32: 1, 64: 2, 128: 3}
+CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
+_DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 _p = ctypes.c_void_p
 # name -> (argument types); every function returns a CUresult (int).
@@ -44,6 +49,10 @@ _SIGNATURES: dict[str, list[Any]] = {
                        ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _p,
                        ctypes.POINTER(_p), ctypes.POINTER(_p)],
     "cuPointerGetAttribute": [_p, ctypes.c_int, ctypes.c_uint64],
+    "cuTensorMapEncodeTiled": [_p, ctypes.c_int, ctypes.c_uint32, _p,
+                               ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                               ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+                               ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int],
     "cuStreamSynchronize": [_p],
     "cuCtxSynchronize": [],
     "cuEventCreate": [ctypes.POINTER(_p), ctypes.c_uint],
@@ -184,6 +193,21 @@ class Driver:
         if result != CUDA_SUCCESS:
             self.check(result, "cuLaunchKernel", f"grid ({grid[0]}, {grid[1]}, {grid[2]}), block "
                        f"({block}, 1, 1), {shared_bytes} bytes of dynamic shared memory")
+
+    def encode_tensor_map(self, into: int, dtype: str, address: int, rows: int, cols: int,
+                          box: tuple[int, int], swizzle_bytes: int) -> None:
+        """Writes the 128-byte CUtensorMap of a dense row-major [rows, cols]
+        tensor, copied in boxes of ``box`` (rows, cols), at ``into`` (64-byte
+        aligned); zeros outside the tensor (CudaDriver.cpp's encodeTensorMap)."""
+        dims = (ctypes.c_uint64 * 2)(cols, rows)
+        strides = (ctypes.c_uint64 * 1)(cols * _DTYPE_BYTES[dtype])
+        boxes = (ctypes.c_uint32 * 2)(box[1], box[0])
+        steps = (ctypes.c_uint32 * 2)(1, 1)
+        self.check(self.lib.cuTensorMapEncodeTiled(
+            ctypes.c_void_p(into), _TENSOR_MAP_DTYPES[dtype], 2, ctypes.c_void_p(address), dims,
+            strides, boxes, steps, 0, _TENSOR_MAP_SWIZZLES[swizzle_bytes],
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0), "cuTensorMapEncodeTiled",
+            f"a {rows} x {cols} tensor, box {box[0]} x {box[1]}, {swizzle_bytes}-byte swizzle")
 
     def synchronize(self, stream: int | None = None) -> None:
         if stream is None:

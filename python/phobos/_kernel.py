@@ -81,8 +81,12 @@ class _GpuKernel:
         self.module, self.function = driver.load(image, self.contract.kernel)
         driver.allow_shared_memory(self.function, device, self.contract.shared_memory_bytes)
         self.slots = [kind() for kind in parameter_types(self.contract)]
-        self.params = (ctypes.c_void_p * max(1, len(self.slots)))(
-            *[ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots])
+        # A CUtensorMap parameter is 128 bytes, 64-byte aligned.
+        self.map_buffers = [ctypes.create_string_buffer(192) for _ in self.contract.tensor_maps]
+        self.maps = [(ctypes.addressof(b) + 63) // 64 * 64 for b in self.map_buffers]
+        pointers = [ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots]
+        pointers += [ctypes.c_void_p(address) for address in self.maps]
+        self.params = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
         self.lock = threading.Lock()
 
 
@@ -357,6 +361,11 @@ class Kernel:
         with loaded.lock:
             for slot, value in zip(loaded.slots, bound.values):
                 slot.value = value
+            for address, (param, rows, cols, swizzle) in zip(loaded.maps, contract.tensor_maps):
+                info = bound.arrays[param]
+                dtype = next(s.dtype for s in contract.params if s.name == param)
+                driver.encode_tensor_map(address, dtype, info.ptr, info.shape[0], info.shape[1],
+                                         (rows, cols), swizzle)
             driver.launch(loaded.function, grid3, contract.cta_threads,
                           contract.shared_memory_bytes, handle, loaded.params)
 

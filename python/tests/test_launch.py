@@ -190,6 +190,52 @@ def test_gpu_launch_through_the_driver(scaled, fake_gpu):
         (("M", 16),), (("M", 16), ("N", 4)), (("M", 16), ("N", 8))]
 
 
+HGEMM = HEADER + '''@ph.kernel
+@ph.launch(128)
+@ph.pipeline
+@ph.tensorcore
+def hgemm(A: ph.tensor[ph.f16][M, K], B: ph.tensor[ph.f16][K, N], C: ph.tensor[ph.f32][M, N]):
+    m0: ph.let = ph.ctx.block.x * 64
+    n0: ph.let = ph.ctx.block.y * 128
+    acc: ph.var[ph.tile[ph.f32][64, 128]] = 0.0
+    for kt in range(0, K, 64):
+        acc += ph.dot(A[m0:+64, kt:+64], B[kt:+64, n0:+128])
+    C[m0:+64, n0:+128] = acc
+'''
+
+
+def test_tma_launch_encodes_tensor_maps(write_module, fake_gpu):
+    """On sm_90a, with rows 16-byte aligned (the launch specialises for
+    K = 256 and N = 384), the kernel reads A and B through TMA: its contract
+    lists their tensor maps, and each launch encodes them (the tensors'
+    addresses and extents, the boxes, 128-byte swizzle) into 64-byte aligned
+    parameters after the others."""
+    encoded = []
+
+    def encode(into, dtype, rank, address, dims, strides, box, steps, interleave, swizzle, l2, fill):
+        encoded.append((into.value % 64, dtype, rank, address.value, dims[0], dims[1], strides[0],
+                        box[0], box[1], swizzle, fill))
+        ctypes.memset(into.value, len(encoded), 128)
+        return 0
+
+    fake_gpu.cuTensorMapEncodeTiled = encode
+    hgemm = write_module(HGEMM).hgemm
+    a = FakeDeviceArray((128, 256), "<f2", 0x10000)
+    b = FakeDeviceArray((256, 384), "<f2", 0x20000)
+    c = FakeDeviceArray((128, 384), "<f4", 0x30000)
+    hgemm[None](a, b, c)
+    (loaded,) = hgemm._gpu.values()
+    assert loaded.contract.tensor_maps == [("A", 64, 64, 128), ("B", 64, 64, 128)]
+    # f16 is CU_TENSOR_MAP_DATA_TYPE_FLOAT16 (6), 128-byte swizzle is 3, zeros fill (0).
+    assert encoded == [(0, 6, 2, 0x10000, 256, 128, 512, 64, 64, 3, 0),
+                       (0, 6, 2, 0x20000, 384, 256, 768, 64, 64, 3, 0)]
+    (_, _, _, _, params), = fake_gpu.launches
+    # A, M, K, B, K, N, C, M, N, then the two maps.
+    maps = [ctypes.cast(params[9 + k], ctypes.POINTER(ctypes.c_uint8 * 128))[0] for k in range(2)]
+    assert [params[9 + k] % 64 for k in range(2)] == [0, 0]
+    assert [bytes(m) for m in maps] == [bytes([1]) * 128, bytes([2]) * 128]
+
+
 def test_gpu_arrays_are_checked_first(scaled, fake_gpu):
     a = FakeDeviceArray((32, 40), "<f4", 0x10000)
     b = FakeDeviceArray((32, 8), "<f4", 0x20008)

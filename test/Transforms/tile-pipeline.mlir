@@ -1,6 +1,7 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline))' --split-input-file | FileCheck %s
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{stages=4}))' --split-input-file | FileCheck %s --check-prefix=FOUR
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{max-shared-bytes=40000}))' --split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{tma=false}))' --split-input-file | FileCheck %s --check-prefix=NOTMA
 
 // A GEMM's main loop stages A and B for mma.sync. With @pipeline (and 3
 // stages by default) each operand gets a 3-slot buffer; the prologue
@@ -307,5 +308,59 @@ phobos.kernel @acc_read(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>
     scf.yield %d, %d : !phobos.tile<128x128xf32, #wg>, !phobos.tile<128x128xf32, #wg>
   }
   phobos.store %r#1, %C[%m0, %n0] : !phobos.tile<128x128xf32, #wg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// TMA copies: every staged operand is a box of a 2-D tensor parameter in an
+// atom layout, and @aligned promises that rows start 16-byte aligned (K and
+// N multiples of 8 f16). The copies become phobos.tma_copy, arriving on one
+// mbarrier per stage (both operands on the same one: 2 arrivals per
+// phase); no commit groups. Each iteration waits on its slot's mbarrier,
+// parity (i / 4) mod 2, before the slots are read.
+// CHECK-LABEL: phobos.kernel @tma
+// CHECK: %[[BA:.*]] = phobos.local_buffer : !phobos.smem<4x128x32xf16
+// CHECK: %[[BB:.*]] = phobos.local_buffer : !phobos.smem<4x32x128xf16
+// CHECK: %[[BARS:.*]] = phobos.local_barriers {arrivals = 2 : i32} : !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+// CHECK: phobos.tma_copy %{{.*}}[%{{.*}}, %{{.*}}] into %{{.*}} arrive %[[BARS]][%{{.*}}] if %{{.*}} : !phobos.tensor<?x?xf16>, !phobos.smem<128x32xf16
+// CHECK: phobos.tma_copy %{{.*}}[%{{.*}}, %{{.*}}] into %{{.*}} arrive %[[BARS]][%{{.*}}] if %{{.*}} : !phobos.tensor<?x?xf16>, !phobos.smem<32x128xf16
+// CHECK-NOT: phobos.async_commit
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[I:.*]] = arith.divsi
+// CHECK: %[[SLOT:.*]] = arith.remsi %[[I]], %{{.*}} : i32
+// CHECK: phobos.tma_copy %{{.*}} into %{{.*}} arrive %[[BARS]][%[[NEXT:.*]]] if
+// CHECK: phobos.tma_copy %{{.*}} into %{{.*}} arrive %[[BARS]][%[[NEXT]]] if
+// CHECK-NOT: phobos.async_commit
+// CHECK: %[[FILL:.*]] = arith.divsi %[[I]], %{{.*}} : i32
+// CHECK: %[[PARITY:.*]] = arith.remsi %[[FILL]], %{{.*}} : i32
+// CHECK: phobos.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PARITY]]
+// CHECK: phobos.buffer_slot %[[BA]][%[[SLOT]]] lag 0
+// CHECK: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} kind(wgmma) {in_flight = 1 : i32}
+// NOTMA-LABEL: phobos.kernel @tma
+// NOTMA-NOT: tma_copy
+// NOTMA: phobos.async_copy
+#tla = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#tlb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#twg = #phobos.mma<warpsPerCTA = [8, 1]>
+#tsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#tsb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+
+phobos.kernel @tma(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !phobos.tensor<?x?xf16> {phobos.dims = ["K", "N"]}, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16", aligned = {K = 8 : i64, N = 8 : i64}} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #twg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %main = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<128x128xf32, #twg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+    scf.yield %d : !phobos.tile<128x128xf32, #twg>
+  }
+  phobos.store %main, %C[%m0, %n0] : !phobos.tile<128x128xf32, #twg>, !phobos.tensor<?x?xf32>
   phobos.return
 }

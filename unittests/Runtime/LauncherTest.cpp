@@ -369,3 +369,85 @@ TEST(LauncherTest, RejectsNullAndMisalignedData) {
   EXPECT_EQ(rejection(sgemmContract(), args),
             "argument 'B': data at 0x2004 is not 16-byte aligned");
 }
+
+namespace {
+
+/// An hgemm whose A and B are read through TMA tensor maps.
+LaunchContract tmaContract() {
+  LaunchContract contract;
+  contract.kernel = "hgemm";
+  contract.params = {tensorSlot("A", ElementType::F16, {"M", "K"}),
+                     tensorSlot("B", ElementType::F16, {"K", "N"}),
+                     tensorSlot("C", ElementType::F16, {"M", "N"})};
+  contract.grid[0].terms = {{"M", 128}};
+  contract.tensorMaps = {{"A", 128, 64, 128}, {"B", 64, 64, 128}};
+  return contract;
+}
+
+TEST(LauncherTest, EncodesTensorMapsAfterTheParameters) {
+  std::vector<TensorMapRequest> requests;
+  auto encoder = [&](const TensorMapRequest &request,
+                     void *map) -> llvm::Error {
+    requests.push_back(request);
+    std::memset(map, static_cast<int>(requests.size()), 128);
+    return llvm::Error::success();
+  };
+  std::vector<LaunchArgument> args = {
+      tensor(0x1000, {256, 520}, ElementType::F16),
+      tensor(0x2000, {520, 136}, ElementType::F16),
+      tensor(0x3000, {256, 136}, ElementType::F16)};
+  llvm::Expected<BoundLaunch> launch =
+      bindArguments(tmaContract(), args, std::nullopt, encoder);
+  ASSERT_TRUE(static_cast<bool>(launch)) << llvm::toString(launch.takeError());
+  std::vector<void *> params = launch->params();
+  // A, M, K, B, K, N, C, M, N, then the two maps.
+  ASSERT_EQ(params.size(), 11u);
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].address, 0x1000u);
+  EXPECT_EQ(requests[0].rows, 256);
+  EXPECT_EQ(requests[0].cols, 520);
+  EXPECT_EQ(requests[0].boxRows, 128);
+  EXPECT_EQ(requests[0].boxCols, 64);
+  EXPECT_EQ(requests[0].swizzleBytes, 128);
+  EXPECT_EQ(requests[1].address, 0x2000u);
+  EXPECT_EQ(requests[1].rows, 520);
+  EXPECT_EQ(requests[1].cols, 136);
+  for (int k = 0; k < 2; ++k) {
+    void *map = params[9 + k];
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(map) % 64, 0u);
+    EXPECT_EQ(read<uint8_t>(map), k + 1);
+  }
+}
+
+TEST(LauncherTest, RejectsTensorMapsItCannotEncode) {
+  std::vector<LaunchArgument> args = {
+      tensor(0x1000, {256, 520}, ElementType::F16),
+      tensor(0x2000, {520, 136}, ElementType::F16),
+      tensor(0x3000, {256, 136}, ElementType::F16)};
+  EXPECT_EQ(rejection(tmaContract(), args),
+            "the kernel copies through TMA tensor maps, which this launcher "
+            "cannot encode");
+  auto encoder = [](const TensorMapRequest &, void *) -> llvm::Error {
+    return llvm::Error::success();
+  };
+  // Rows of 130 f16 are 260 bytes: TMA steps in multiples of 16.
+  args[1] = tensor(0x2000, {520, 130}, ElementType::F16);
+  args[2] = tensor(0x3000, {256, 130}, ElementType::F16);
+  llvm::Expected<BoundLaunch> launch =
+      bindArguments(tmaContract(), args, std::nullopt, encoder);
+  ASSERT_FALSE(static_cast<bool>(launch));
+  EXPECT_EQ(llvm::toString(launch.takeError()),
+            "argument 'B': rows of 130 elements are not a multiple of 16 "
+            "bytes, which its TMA copies need");
+  auto failing = [](const TensorMapRequest &, void *) -> llvm::Error {
+    return llvm::createStringError("cuTensorMapEncodeTiled failed: boom");
+  };
+  args[1] = tensor(0x2000, {520, 136}, ElementType::F16);
+  args[2] = tensor(0x3000, {256, 136}, ElementType::F16);
+  launch = bindArguments(tmaContract(), args, std::nullopt, failing);
+  ASSERT_FALSE(static_cast<bool>(launch));
+  EXPECT_EQ(llvm::toString(launch.takeError()),
+            "argument 'A': cuTensorMapEncodeTiled failed: boom");
+}
+
+} // namespace

@@ -40,6 +40,7 @@ LaunchContract attentionLikeContract() {
   contract.ctaThreads = 128;
   contract.sharedMemoryBytes = 49152;
   contract.aligned = {{"S", 64}, {"B", 1}};
+  contract.tensorMaps = {{contract.params[0].name, 128, 64, 128}};
   contract.grid[0].terms = {{"S", 128}};
   contract.grid[1].terms = {{"B", 1}};
   contract.grid[2].needsExplicitGrid = true;
@@ -69,6 +70,13 @@ void expectSameContract(const LaunchContract &a, const LaunchContract &b) {
     return v;
   };
   EXPECT_EQ(sorted(a.aligned), sorted(b.aligned));
+  ASSERT_EQ(a.tensorMaps.size(), b.tensorMaps.size());
+  for (auto [x, y] : llvm::zip_equal(a.tensorMaps, b.tensorMaps)) {
+    EXPECT_EQ(x.param, y.param);
+    EXPECT_EQ(x.boxRows, y.boxRows);
+    EXPECT_EQ(x.boxCols, y.boxCols);
+    EXPECT_EQ(x.swizzleBytes, y.swizzleBytes);
+  }
   for (int axis = 0; axis < 3; ++axis) {
     const GridAxis &x = a.grid[axis], &y = b.grid[axis];
     EXPECT_EQ(x.needsExplicitGrid, y.needsExplicitGrid) << "axis " << axis;

@@ -13,6 +13,16 @@
 
 namespace phobos {
 
+/// On a kernel lowered from a phobos.kernel: the positions of its
+/// tensor-map parameters (convert-tile-to-gpu sets it,
+/// phobos-mark-tensor-map-params consumes it).
+inline constexpr llvm::StringLiteral kTensorMapParamsAttrName =
+    "phobos.tensor_map_params";
+/// On such a kernel: what each tensor map describes, for the launch
+/// contract (an array of `array<i64: argument, box rows, box cols, swizzle
+/// bytes>`, in parameter order).
+inline constexpr llvm::StringLiteral kTensorMapsAttrName = "phobos.tensor_maps";
+
 #define GEN_PASS_DECL
 #include "Phobos/Conversion/Passes.h.inc"
 

@@ -29,6 +29,27 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def MarkTensorMapParams : Pass<"phobos-mark-tensor-map-params", "::mlir::ModuleOp"> {
+  let summary = "passes a kernel's tensor maps by value, as CUDA does";
+  let description = [{
+    Runs on the `llvm.func` kernels of the `gpu.module`s, after
+    convert-gpu-to-nvvm (which keeps function attributes but not every
+    argument attribute). The parameters `phobos.tensor_map_params` lists
+    (convert-tile-to-gpu's tensor maps, generic pointers in the body)
+    become `llvm.byval = !llvm.array<128 x i8>`, 64-byte aligned and
+    `nvvm.grid_constant`: the `.param .align 64 .b8 [128]` a CUtensorMap is
+    launched as, whose address the TMA copies take (`cvta.param`) without
+    copying it to local memory.
+
+    ```mlir
+    llvm.func @k(%map: !llvm.ptr) attributes {nvvm.kernel, phobos.tensor_map_params = array<i32: 0>}
+    // becomes
+    llvm.func @k(%map: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}) attributes {nvvm.kernel}
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
 def CheckTargetDialects : Pass<"phobos-check-target-dialects", "::mlir::ModuleOp"> {
   let summary = "fails unless only the target dialects remain";
   let description = [{

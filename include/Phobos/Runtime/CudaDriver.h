@@ -12,6 +12,8 @@
 #ifndef PHOBOS_RUNTIME_CUDADRIVER_H
 #define PHOBOS_RUNTIME_CUDADRIVER_H
 
+#include "Phobos/Runtime/Launcher.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -24,6 +26,11 @@
 namespace phobos::cuda {
 
 class Stream;
+
+/// Encodes the CUtensorMap of `request` into `map` (128 bytes, 64-byte
+/// aligned) with cuTensorMapEncodeTiled: zeros outside the tensor. The
+/// TensorMapEncoder GPU launches pass to bindArguments.
+llvm::Error encodeTensorMap(const TensorMapRequest &request, void *map);
 
 /// The loaded driver, its primary context on one device, and its entry
 /// points. One per process; created on first use.

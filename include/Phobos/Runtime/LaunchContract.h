@@ -40,6 +40,16 @@ struct ParamSlot {
   bool read = false, written = false;
 };
 
+/// A tensor map the kernel takes after its other parameters (sm_90a TMA
+/// copies): the 2-D tensor parameter it describes, the box one copy moves
+/// (`boxRows` x `boxCols` elements) and the swizzle (32, 64 or 128 bytes,
+/// the shared-memory atom's width). The launcher encodes it
+/// (cuTensorMapEncodeTiled) for the tensor's address and extents.
+struct TensorMapSlot {
+  std::string param;
+  int64_t boxRows = 0, boxCols = 0, swizzleBytes = 0;
+};
+
 /// `ceil(dim / divisor)`: the CTAs a grid axis needs to cover `dim` when a
 /// slice offset is `ctx.block.<axis> * divisor`.
 struct GridTerm {
@@ -60,6 +70,8 @@ struct LaunchContract {
   /// The variant: @autotune name -> value, in source order.
   std::vector<std::pair<std::string, int64_t>> variant;
   std::vector<ParamSlot> params;
+  /// Tensor maps, passed in this order after `params` (128 bytes each).
+  std::vector<TensorMapSlot> tensorMaps;
   /// Per-axis offsets and dims are i32.
   unsigned indexBits = 32;
   int64_t ctaThreads = 256;

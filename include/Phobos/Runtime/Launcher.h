@@ -8,7 +8,9 @@
 // The kernel ABI (what convert-tile-to-gpu emits): for each parameter in
 // order, a tensor is a 64-bit global pointer followed by one i32 per
 // dynamic axis (in axis order); a scalar is its value (f16/bf16: 2 bytes,
-// f32/i32: 4, f64/i64: 8, bool: 1 byte holding 0 or 1).
+// f32/i32: 4, f64/i64: 8, bool: 1 byte holding 0 or 1). After them come
+// the contract's tensor maps, 128 bytes each (a CUtensorMap, which the
+// launcher encodes through a TensorMapEncoder: binding needs no driver).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include "Phobos/Runtime/LaunchContract.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -61,6 +64,20 @@ private:
   std::string reason;
 };
 
+/// What one tensor map describes: a dense row-major 2-D tensor and the box
+/// and swizzle of the copies through it.
+struct TensorMapRequest {
+  uint64_t address = 0;
+  ElementType element = ElementType::F16;
+  int64_t rows = 0, cols = 0;
+  int64_t boxRows = 0, boxCols = 0, swizzleBytes = 0;
+};
+
+/// Writes the 128-byte tensor map for a request (cuda::encodeTensorMap on
+/// the GPU).
+using TensorMapEncoder =
+    llvm::function_ref<llvm::Error(const TensorMapRequest &, void *map)>;
+
 /// A checked launch: the kernel parameters packed per the ABI, the dims
 /// the arguments bind, and the grid.
 class BoundLaunch {
@@ -73,19 +90,26 @@ public:
 private:
   friend llvm::Expected<BoundLaunch>
   bindArguments(const LaunchContract &, llvm::ArrayRef<LaunchArgument>,
-                std::optional<std::array<int64_t, 3>>);
+                std::optional<std::array<int64_t, 3>>, TensorMapEncoder);
   /// Each parameter's bytes, 8-byte aligned slots.
   std::vector<std::array<uint8_t, 8>> storage;
+  /// The tensor maps, 64-byte aligned as CUDA requires.
+  struct alignas(64) TensorMap {
+    uint8_t bytes[128];
+  };
+  std::vector<TensorMap> tensorMaps;
   LaunchContract::DimValues dims;
   std::array<int64_t, 3> grid = {1, 1, 1};
 };
 
 /// Checks `args` (one per contract parameter, in order) and packs them.
 /// `grid`, when given, overrides the contract's inference (each extent
-/// must be positive and at most 2^31-1 on x, 65535 on y and z).
+/// must be positive and at most 2^31-1 on x, 65535 on y and z). A contract
+/// with tensor maps needs `encoder`.
 llvm::Expected<BoundLaunch>
 bindArguments(const LaunchContract &contract, llvm::ArrayRef<LaunchArgument> args,
-              std::optional<std::array<int64_t, 3>> grid = std::nullopt);
+              std::optional<std::array<int64_t, 3>> grid = std::nullopt,
+              TensorMapEncoder encoder = nullptr);
 
 } // namespace phobos
 

@@ -217,7 +217,8 @@ public:
       }
     }
     llvm::Expected<BoundLaunch> bound =
-        bindArguments(leaf.contract, arguments, leaf.grid);
+        bindArguments(leaf.contract, arguments, leaf.grid,
+                      cuda::encodeTensorMap);
     if (!bound)
       return fromLlvm(bound.takeError(), absl::StrCat("leaf '", leaf.name, "'"));
     cuda::Function::LaunchConfig config;

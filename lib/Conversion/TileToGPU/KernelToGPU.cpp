@@ -6,12 +6,16 @@
 // value (bool as i8). Its prologue reads the thread id and derives lane and
 // warp; the other patterns cache thread-dependent values there. An extent
 // that @aligned promises is a multiple of 2^k is rewritten so that LLVM
-// knows its low bits are zero.
+// knows its low bits are zero. A kernel with TMA copies takes one more
+// parameter per tensor map (getTensorMaps), after the others: a generic
+// pointer for now, which phobos-mark-tensor-map-params turns into the
+// 128-byte by-value `.param` that CUDA passes a CUtensorMap as.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PatternBase.h"
 
+#include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,6 +39,8 @@ SmallVector<Type> abiTypes(KernelOp kernel) {
     }
     types.push_back(type.isInteger(1) ? IntegerType::get(context, 8) : type);
   }
+  for (size_t k = 0, e = getTensorMaps(kernel).size(); k < e; ++k)
+    types.push_back(LLVM::LLVMPointerType::get(context));
   return types;
 }
 
@@ -79,6 +85,20 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
       func->setAttr("nvvm.maxnreg", rewriter.getI32IntegerAttr(*regs));
     if (Attribute bytes = kernel->getAttr(KernelOp::kSharedBytesAttrName))
       func->setAttr(KernelOp::kSharedBytesAttrName, bytes);
+    SmallVector<TensorMapUse> maps = getTensorMaps(kernel);
+    unsigned firstMap = func.getNumArguments() - maps.size();
+    if (!maps.empty()) {
+      SmallVector<int32_t> positions;
+      for (unsigned k = 0; k < maps.size(); ++k)
+        positions.push_back(static_cast<int32_t>(firstMap + k));
+      func->setAttr(phobos::kTensorMapParamsAttrName,
+                    rewriter.getDenseI32ArrayAttr(positions));
+      SmallVector<Attribute> described;
+      for (const TensorMapUse &map : maps)
+        described.push_back(rewriter.getDenseI64ArrayAttr(
+            {map.argument, map.boxRows, map.boxCols, map.swizzleBytes}));
+      func->setAttr(phobos::kTensorMapsAttrName, rewriter.getArrayAttr(described));
+    }
 
     // The prologue: thread ids and the shared array.
     Block *entry = &func.getBody().front();
@@ -91,6 +111,12 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
     if (auto offset =
             kernel->getAttrOfType<IntegerAttr>(KernelOp::kScratchOffsetAttrName))
       frame.scratchOffset = offset.getInt();
+    for (unsigned k = 0; k < maps.size(); ++k)
+      frame.tensorMaps.push_back(entry->getArgument(firstMap + k));
+    kernel.walk([&](TmaCopyOp copy) {
+      frame.tensorMapOf[copy] = static_cast<unsigned>(
+          llvm::find(maps, getTensorMapUse(copy)) - maps.begin());
+    });
     Type i32 = rewriter.getI32Type();
     frame.tid = NVVM::ThreadIdXOp::create(rewriter, loc, i32);
     frame.lane = arith::AndIOp::create(

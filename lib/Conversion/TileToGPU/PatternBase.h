@@ -46,6 +46,10 @@ struct KernelFrame {
   std::map<std::array<int64_t, 6>, mlir::Value> threadBases;
   /// i64 element strides of each tensor parameter, by base pointer.
   llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value, 4>> strides;
+  /// The tensor-map parameters (generic pointers to the CUtensorMaps), and
+  /// which of them each TMA copy uses.
+  llvm::SmallVector<mlir::Value> tensorMaps;
+  llvm::DenseMap<mlir::Operation *, unsigned> tensorMapOf;
 };
 
 /// What the patterns of one conversion share.
@@ -225,6 +229,11 @@ void populateSharedMemoryToGPUPatterns(const mlir::TypeConverter &converter,
 void populateAsyncCopyToGPUPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     TileLoweringState &state);
+/// TmaToGPU.cpp: `local_barriers`, `tma_copy`, `mbarrier_wait` (TMA and
+/// mbarriers).
+void populateTmaToGPUPatterns(const mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns,
+                              TileLoweringState &state);
 /// DotToGPU.cpp: `dot` on FMA micro-tiles and on mma.sync.
 void populateDotToGPUPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns,

@@ -67,7 +67,8 @@ public:
 
 /// Whether `op` reads or writes shared memory once lowered.
 bool usesSharedMemory(Operation *op) {
-  if (isa<LocalAllocOp, LocalLoadOp, AsyncCopyOp>(op) ||
+  if (isa<LocalAllocOp, LocalLoadOp, AsyncCopyOp, TmaCopyOp,
+          LocalBarriersOp>(op) ||
       getScratchBytes(op) > 0)
     return true;
   auto dot = dyn_cast<DotOp>(op);
@@ -180,6 +181,7 @@ struct ConvertTileToGPU
     populateReductionToGPUPatterns(converter, patterns, state);
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
     populateAsyncCopyToGPUPatterns(converter, patterns, state);
+    populateTmaToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
     populateAtomicToGPUPatterns(converter, patterns, state);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

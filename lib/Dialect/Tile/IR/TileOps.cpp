@@ -781,3 +781,53 @@ LogicalResult AsyncCopyOp::verify() {
            << destination;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// TMA copies and mbarriers
+//===----------------------------------------------------------------------===//
+
+/// An array of mbarriers: one axis of i64.
+static LogicalResult verifyBarriers(Operation *op, SharedMemoryType type) {
+  if (type.getShape().size() != 1 || !type.getElementType().isInteger(64))
+    return op->emitOpError("mbarriers are a one-axis buffer of i64, got ")
+           << type;
+  return success();
+}
+
+LogicalResult LocalBarriersOp::verify() {
+  return verifyBarriers(*this, getType());
+}
+
+LogicalResult TmaCopyOp::verify() {
+  GlobalTensorType tensor = getTensor().getType();
+  SharedMemoryType destination = getDestination().getType();
+  if (tensor.getRank() != 2 || destination.getShape().size() != 2)
+    return emitOpError("copies a box of a 2-D tensor into a 2-D buffer, got ")
+           << tensor << " and " << destination;
+  if (getOffsets().size() != 2)
+    return emitOpError("needs 2 offsets, got ") << getOffsets().size();
+  if (tensor.getElementType() != destination.getElementType())
+    return emitOpError("copies ")
+           << tensor.getElementType() << " elements into a buffer of "
+           << destination.getElementType();
+  auto layout = dyn_cast<SharedLayoutAttr>(destination.getLayout());
+  if (!layout || !layout.getAtom() || layout.getOrder().front() != 1)
+    return emitOpError("the destination needs an atom layout whose "
+                       "contiguous axis is the tensor's last, got ")
+           << destination;
+  int64_t rows = destination.getShape()[0], cols = destination.getShape()[1];
+  if (rows > 256 || cols % layout.getAtom() != 0)
+    return emitOpError("a TMA box has at most 256 rows and whole atoms, got ")
+           << destination;
+  if (failed(verifyBarriers(*this, getBarriers().getType())))
+    return failure();
+  auto argument = dyn_cast<BlockArgument>(getTensor());
+  if (!argument || !isa<KernelOp>(argument.getOwner()->getParentOp()))
+    return emitOpError("the tensor must be a kernel parameter (its tensor map "
+                       "is passed with the launch)");
+  return success();
+}
+
+LogicalResult MbarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType());
+}

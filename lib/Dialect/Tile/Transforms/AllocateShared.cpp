@@ -58,7 +58,7 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
         };
     kernel.walk([&](Operation *op) {
       scratch = std::max(scratch, getScratchBytes(op));
-      if (!isa<LocalAllocOp, LocalBufferOp>(op))
+      if (!isa<LocalAllocOp, LocalBufferOp, LocalBarriersOp>(op))
         return;
       auto type = cast<SharedMemoryType>(op->getResult(0).getType());
       // A staged buffer's slots share its layout (and start on multiples

@@ -17,7 +17,9 @@
 // waits only for the group that fills it. A loop body starts from what was
 // pending before the loop joined with what its end leaves, lags shifted
 // by one iteration, computed to a fixed point before anything is placed in
-// it; a branch leaves the union of its sides.
+// it; a branch leaves the union of its sides. A TMA copy gets a barrier
+// after the last reads of what it overwrites; its own writes are waited
+// for on an mbarrier (tile-pipeline places the waits), not here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -293,6 +295,11 @@ private:
       state.writes.clear();
     }
 
+    // A TMA copy's writes become visible through its mbarrier, which the
+    // readers wait on: only its conflict with earlier reads (the barrier
+    // above) is this analysis's.
+    if (isa<TmaCopyOp>(op))
+      return;
     if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
       SlotWrite write{copy.getDestination(), -1,
                       getBufferRange(copy.getDestination())};

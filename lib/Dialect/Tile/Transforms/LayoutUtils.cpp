@@ -179,3 +179,24 @@ int64_t phobos::tile::getSharedMemoryBytes(SharedMemoryType type) {
       rows *= shape[axis];
   return rows * rowLength * getElementBytes(type.getElementType());
 }
+
+TensorMapUse phobos::tile::getTensorMapUse(TmaCopyOp copy) {
+  SharedMemoryType slot = copy.getDestination().getType();
+  auto layout = cast<SharedLayoutAttr>(slot.getLayout());
+  TensorMapUse use;
+  use.argument = cast<BlockArgument>(copy.getTensor()).getArgNumber();
+  use.boxRows = slot.getShape()[0];
+  use.boxCols = layout.getAtom();
+  use.swizzleBytes = layout.getAtom() * getElementBytes(slot.getElementType());
+  return use;
+}
+
+SmallVector<TensorMapUse> phobos::tile::getTensorMaps(KernelOp kernel) {
+  SmallVector<TensorMapUse> maps;
+  kernel.walk([&](TmaCopyOp copy) {
+    TensorMapUse use = getTensorMapUse(copy);
+    if (!llvm::is_contained(maps, use))
+      maps.push_back(use);
+  });
+  return maps;
+}

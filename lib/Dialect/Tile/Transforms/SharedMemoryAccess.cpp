@@ -13,7 +13,7 @@ ByteRange phobos::tile::getBufferRange(Value buffer) {
   if (auto slot = buffer.getDefiningOp<BufferSlotOp>())
     buffer = slot.getBuffer();
   Operation *def = buffer.getDefiningOp();
-  if (!isa_and_nonnull<LocalAllocOp, LocalBufferOp>(def))
+  if (!isa_and_nonnull<LocalAllocOp, LocalBufferOp, LocalBarriersOp>(def))
     return ByteRange{};
   auto offset = def->getAttrOfType<IntegerAttr>("offset");
   if (!offset)
@@ -26,14 +26,15 @@ ByteRange phobos::tile::getBufferRange(Value buffer) {
 SharedMemoryAccess phobos::tile::getSharedMemoryAccess(Operation *op,
                                                        KernelOp kernel) {
   SharedMemoryAccess access;
-  if (isa<BarrierOp>(op)) {
+  // mbarriers are initialised by one thread, then a barrier.
+  if (isa<BarrierOp, LocalBarriersOp>(op)) {
     access.isBarrier = true;
     return access;
   }
   // Commits and waits order the copies in flight (tile-insert-barriers
   // models them) but touch no bytes themselves; a wgmma wait completes
-  // reads its dots made.
-  if (isa<AsyncCommitOp, AsyncWaitOp, WgmmaWaitOp>(op))
+  // reads its dots made; an mbarrier wait makes TMA writes visible.
+  if (isa<AsyncCommitOp, AsyncWaitOp, WgmmaWaitOp, MbarrierWaitOp>(op))
     return access;
   // Buffers, from the effects on the SharedMemory resource.
   if (auto effecting = dyn_cast<MemoryEffectOpInterface>(op)) {

@@ -4,12 +4,15 @@
 // asynchronous copies into a multi-stage buffer, started S-1 iterations
 // ahead (S-2 when the loop's wgmma dots stay in flight across iterations). The slots carry a `lag` (which iteration's data they hold,
 // relative to the current one); tile-insert-barriers derives the waits and
-// barriers from it.
+// barriers from it. On sm_90a, operands staged in atom layouts are copied
+// through TMA: one thread starts each copy, which arrives on the stage's
+// mbarrier, and the iteration that reads a slot waits on that mbarrier.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
+#include "SliceAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -59,6 +62,40 @@ int64_t copyBytes(LoadOp load, LocalAllocOp alloc) {
   DistributedLayout dist = layout.distribute(tile.getShape());
   return dist.vectorWidth(fast, bytes, shared.getVectorUnit(buffer.getShape())) *
          bytes;
+}
+
+/// Whether the tensor memory accelerator can copy `operand`: a box of a 2-D
+/// tensor parameter into an atom layout whose contiguous axis is the
+/// tensor's last, with every row of the tensor starting 16-byte aligned
+/// (TMA's global strides are multiples of 16 bytes) because the row length
+/// is static or `@aligned` promises a multiple.
+bool canCopyThroughTma(StagedOperand operand, KernelOp kernel,
+                       const llvm::StringMap<int64_t> &aligned) {
+  LoadOp load = operand.load;
+  SharedMemoryType type = operand.alloc.getType();
+  auto layout = dyn_cast<SharedLayoutAttr>(type.getLayout());
+  GlobalTensorType tensor = load.getTensor().getType();
+  auto argument = dyn_cast<BlockArgument>(load.getTensor());
+  if (!layout || !layout.getAtom() || type.getShape().size() != 2 ||
+      tensor.getRank() != 2 || !load.getPointAxes().empty() || !argument ||
+      argument.getOwner()->getParentOp() != kernel.getOperation())
+    return false;
+  if (layout.getOrder().front() != 1 || type.getShape()[0] > 256 ||
+      type.getShape()[1] % layout.getAtom() != 0)
+    return false;
+  int64_t bytes = getElementBytes(tensor.getElementType());
+  int64_t rowMultiple = tensor.getDimSize(1);
+  if (tensor.isDynamicDim(1)) {
+    rowMultiple = 1;
+    auto names = kernel.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
+                                                    KernelOp::kDimsAttrName);
+    auto name = names && names.size() == 2 ? dyn_cast<StringAttr>(names[1])
+                                           : StringAttr();
+    auto promise = name ? aligned.find(name.getValue()) : aligned.end();
+    if (promise != aligned.end() && promise->second > 0)
+      rowMultiple = promise->second;
+  }
+  return (rowMultiple * bytes) % 16 == 0;
 }
 
 /// Whether `loop` runs at most once: it starts at (ub / step) * step, as
@@ -156,9 +193,10 @@ public:
 
   /// Rewrites the loop into the pipeline; `inFlight` (from
   /// dotsToKeepInFlight, with at least 3 stages) keeps those dots' groups
-  /// in flight and copies S-2 iterations ahead.
+  /// in flight and copies S-2 iterations ahead; `tma` copies every operand
+  /// through TMA (canCopyThroughTma).
   void run(SmallVectorImpl<StagedOperand> &operands,
-           ArrayRef<DotOp> inFlight = {}) {
+           ArrayRef<DotOp> inFlight = {}, bool tma = false) {
     // Iterations the copies run ahead: S-1, or S-2 when a slot is still
     // read by an in-flight dot one iteration after its own.
     int64_t ahead = inFlight.empty() ? stages - 1 : stages - 2;
@@ -177,6 +215,17 @@ public:
       operand.buffer = LocalBufferOp::create(
           builder, operand.alloc.getLoc(),
           getStagedType(operand.alloc.getType(), stages), IntegerAttr());
+    barriers = Value();
+    if (tma) {
+      MLIRContext *context = builder.getContext();
+      auto type = SharedMemoryType::get(
+          context, {stages}, builder.getI64Type(),
+          SharedLayoutAttr::get(context, {0}, /*padding=*/0));
+      barriers = LocalBarriersOp::create(
+          builder, loc, type,
+          builder.getI32IntegerAttr(static_cast<int32_t>(operands.size())),
+          IntegerAttr());
+    }
     for (int64_t s = 0; s < ahead; ++s) {
       Value iteration = arith::AddIOp::create(
           builder, loc, lb,
@@ -188,7 +237,8 @@ public:
       mapping.map(loop.getInductionVar(), iteration);
       for (StagedOperand &operand : operands)
         copyInto(operand, constant(s), /*lag=*/s, enable, mapping);
-      AsyncCommitOp::create(builder, loc);
+      if (!tma)
+        AsyncCommitOp::create(builder, loc);
     }
 
     // The steady state: start iteration i + ahead, compute on slot i % S.
@@ -210,7 +260,21 @@ public:
     mapping.map(iv, next);
     for (StagedOperand &operand : operands)
       copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping);
-    AsyncCommitOp::create(builder, loc);
+    if (!tma)
+      AsyncCommitOp::create(builder, loc);
+
+    // TMA: the slot's k-th fill completes its mbarrier's phase k; wait for
+    // it before the first read.
+    if (tma) {
+      Operation *first = operands.front().alloc;
+      for (StagedOperand &operand : operands)
+        if (operand.alloc->isBeforeInBlock(first))
+          first = operand.alloc;
+      builder.setInsertionPoint(first);
+      Value fill = arith::DivSIOp::create(builder, loc, index, constant(stages));
+      Value parity = arith::RemSIOp::create(builder, loc, fill, constant(2));
+      MbarrierWaitOp::create(builder, loc, barriers, slot, parity);
+    }
 
     // In-flight dots: a wait after the loop retires the last group before
     // anything reads the accumulator.
@@ -274,6 +338,11 @@ private:
     Value slot = BufferSlotOp::create(builder, load.getLoc(),
                                       operand.alloc.getType(), operand.buffer,
                                       slotIndex, builder.getI64IntegerAttr(lag));
+    if (barriers) {
+      TmaCopyOp::create(builder, load.getLoc(), load.getTensor(), offsets,
+                        slot, barriers, slotIndex, enable);
+      return;
+    }
     AsyncCopyOp::create(builder, load.getLoc(), load.getTensor(), offsets,
                         slot, enable, TypeAttr::get(load.getType()),
                         load.getPointAxesAttr(), load.getInBoundsAttr());
@@ -282,6 +351,8 @@ private:
   scf::ForOp loop;
   int64_t stages;
   OpBuilder builder;
+  /// The TMA copies' mbarriers (null: cp.async).
+  Value barriers;
 };
 
 struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
@@ -296,6 +367,7 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
                             : int64_t(stages);
     SmallVector<scf::ForOp> loops;
     kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    llvm::StringMap<int64_t> aligned = alignedDims(kernel);
     for (scf::ForOp loop : loops) {
       LoopPipeliner pipeliner(loop, 0);
       SmallVector<StagedOperand> operands = pipeliner.findOperands();
@@ -309,7 +381,12 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
         continue;
       if (chosen < 3)
         inFlight.clear();
-      LoopPipeliner(loop, chosen).run(operands, inFlight);
+      bool useTma = tma && llvm::all_of(operands, [&](StagedOperand o) {
+        return canCopyThroughTma(o, kernel, aligned);
+      });
+      LoopPipeliner(loop, chosen).run(operands, inFlight, useTma);
+      if (useTma)
+        numTma += operands.size();
       numInFlight += inFlight.size();
       ++numLoops;
       numStages += chosen;
@@ -332,8 +409,9 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
         buffers += getSharedMemoryBytes(buffer.getType());
       scratch = std::max(scratch, getScratchBytes(op));
     });
-    // The staged allocs are among `buffers`; an upper bound of the rest.
-    int64_t others = buffers - staged + scratch;
+    // The staged allocs are among `buffers`; an upper bound of the rest
+    // (and of a TMA pipeline's mbarriers).
+    int64_t others = buffers - staged + scratch + 64;
     if (inFlight && 4 * staged + others <= maxSharedBytes)
       return 4;
     return 3 * staged + others <= maxSharedBytes ? 3 : 2;

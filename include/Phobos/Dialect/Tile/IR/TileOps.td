@@ -850,6 +850,86 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
   let assemblyFormat = "$pending attr-dict";
 }
 
+def Tile_LocalBarriersOp : Tile_Op<"local_barriers"> {
+  let summary = "mbarriers in shared memory for TMA copies to arrive on";
+  let description = [{
+    `N` mbarriers (the one axis of the type, 8 bytes each), initialised
+    before anything follows: phase 0, `arrivals` arrivals per phase. A
+    `phobos.tma_copy` arrives on one and adds the bytes it will write to
+    the phase's transaction count; `phobos.mbarrier_wait` waits until a
+    phase has had all its arrivals and all its bytes. Made by tile-pipeline
+    (one per stage of a TMA pipeline); `offset` is set by shared-memory
+    allocation.
+
+    ```mlir
+    %bars = phobos.local_barriers {arrivals = 2 : i32} : !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$arrivals,
+                       OptionalAttr<I64Attr>:$offset);
+  let results = (outs Res<Tile_AnySharedMemory, "",
+                          [MemAlloc<Tile_SharedMemory>]>:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "copies a box of a 2-D tensor into shared memory through TMA";
+  let description = [{
+    Starts the tensor memory accelerator's copy of the `[rows, cols]` box
+    of `tensor` at `offsets` (the shape of `destination`) into
+    `destination`, an atom layout (`#phobos.shared<..., atom = A>`, the
+    tensor's last axis contiguous): one box of `[rows, A]` per atom column,
+    swizzled by the hardware as the atom layout says. Elements outside the
+    tensor are written as zero. When `enable` holds, one thread arrives on
+    mbarrier `index` of `barriers`, expecting the destination's bytes; the
+    copy completes that phase when all of them have landed, and a
+    `phobos.mbarrier_wait` on it makes them visible. When `enable` is false
+    nothing happens.
+
+    The kernel receives one tensor map (a CUtensorMap the launcher encodes)
+    per tensor and box: the launch contract lists them (`tensor_maps`).
+
+    ```mlir
+    phobos.tma_copy %A[%m0, %k] into %slot arrive %bars[%s] if %more
+        : !phobos.tensor<?x?xf16>, !phobos.smem<128x64xf16, #atom>, !phobos.smem<4xi64, #plain>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_AnyTensor, "", [MemRead]>:$tensor, Variadic<I32>:$offsets,
+    Arg<Tile_AnySharedMemory, "", [MemWrite<Tile_SharedMemory>]>:$destination,
+    Tile_AnySharedMemory:$barriers, I32:$index, Optional<I1>:$enable);
+  let assemblyFormat = [{
+    $tensor `[` $offsets `]` `into` $destination `arrive` $barriers `[` $index `]`
+    (`if` $enable^)? attr-dict `:` qualified(type($tensor)) `,`
+    qualified(type($destination)) `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "waits until a phase of an mbarrier completes";
+  let description = [{
+    Every thread waits until the phase of mbarrier `index` of `barriers`
+    whose parity is `phase` (0 or 1) has completed: then what the TMA
+    copies arriving on that phase wrote is visible to it. Placed by
+    tile-pipeline before the reads of a slot a TMA copy fills: the k-th
+    fill of a slot is phase k, so the parity is `(k / stages) mod 2` for
+    iteration k.
+
+    ```mlir
+    phobos.mbarrier_wait %bars[%s], %parity : !phobos.smem<4xi64, #plain>
+    ```
+  }];
+  let arguments = (ins Tile_AnySharedMemory:$barriers, I32:$index, I32:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $phase attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [
     AllTypesMatch<["value", "result"]>,
     MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {

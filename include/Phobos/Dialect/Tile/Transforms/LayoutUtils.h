@@ -74,6 +74,27 @@ SharedLayoutAttr getWgmmaSharedLayout(mlir::MLIRContext *context,
                                       llvm::ArrayRef<int64_t> shape,
                                       unsigned fastest, mlir::Type element);
 
+/// A tensor map a kernel receives for its TMA copies: which tensor
+/// parameter, the box one copy instruction moves (`rows` x one atom) and the
+/// swizzle (the atom's bytes).
+struct TensorMapUse {
+  unsigned argument = 0;
+  int64_t boxRows = 0, boxCols = 0, swizzleBytes = 0;
+  bool operator==(const TensorMapUse &other) const {
+    return argument == other.argument && boxRows == other.boxRows &&
+           boxCols == other.boxCols && swizzleBytes == other.swizzleBytes;
+  }
+};
+
+/// The tensor map `copy` uses.
+TensorMapUse getTensorMapUse(TmaCopyOp copy);
+
+/// The distinct tensor maps `kernel`'s TMA copies use, in the order of
+/// their first copy: the order of the kernel's extra tensor-map
+/// parameters (after the launch ABI's others) and of the launch
+/// contract's `tensor_maps`.
+llvm::SmallVector<TensorMapUse> getTensorMaps(KernelOp kernel);
+
 } // namespace phobos::tile
 
 #endif // PHOBOS_DIALECT_TILE_TRANSFORMS_LAYOUTUTILS_H

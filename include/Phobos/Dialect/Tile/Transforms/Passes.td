@@ -229,10 +229,24 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
       %sa = phobos.buffer_slot %bufA[%i mod 3] lag 0 ...
       %d = phobos.dot %sa, %sb, %acc ...
     ```
+
+    TMA copies: when every staged operand is a box of a 2-D tensor
+    parameter staged in an atom layout (the wgmma operands on sm_90a) whose
+    rows start 16-byte aligned (the row length static, or `@aligned`), the
+    copies are `phobos.tma_copy`s instead: one thread per CTA starts each,
+    they arrive on a `phobos.local_barriers` of one mbarrier per stage
+    (every operand of a stage on the same one), and each iteration waits on
+    its slot's mbarrier (`phobos.mbarrier_wait`, parity `(i / S) mod 2`)
+    instead of a `phobos.async_wait`. Ragged edges need no masks: TMA
+    writes zeros outside the tensor. The copies into a slot still follow
+    the barrier after its last reads (tile-insert-barriers). `tma=false`
+    keeps cp.async.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Stages when the kernel's @pipeline gives none (0: choose)">,
+    Option<"tma", "tma", "bool", /*default=*/"true",
+           "Copy atom-layout operands through TMA (sm_90a)">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"232448",
            "Shared memory one CTA may use (sm_90: 227 KiB)">
   ];
@@ -240,14 +254,15 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     Statistic<"numLoops", "num-loops", "Loops pipelined">,
     Statistic<"numStages", "num-stages", "Stages chosen, summed over the pipelined loops">,
     Statistic<"numCopies", "num-copies", "Operands copied asynchronously">,
-    Statistic<"numInFlight", "num-in-flight", "wgmma dots kept in flight across iterations">
+    Statistic<"numInFlight", "num-in-flight", "wgmma dots kept in flight across iterations">,
+    Statistic<"numTma", "num-tma", "Operands copied through TMA">
   ];
 }
 
 def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"> {
   let summary = "gives every shared-memory buffer its offset";
   let description = [{
-    Assigns each `phobos.local_alloc` a byte offset (16-byte aligned):
+    Assigns each `phobos.local_alloc` (and staged buffer, and mbarrier array) a byte offset (16-byte aligned):
     buffers whose live ranges (write to last reader, a whole loop when
     written outside it and read inside) do not overlap share space, first
     fit. One scratch region after the buffers is large enough for the

@@ -1,0 +1,147 @@
+//===- TmaToGPU.cpp - TMA copies and mbarriers ----------------------------===//
+//
+// An mbarrier array is its base pointer; thread 0 initialises every
+// mbarrier, fences the initialisation for the async proxy (the TMA unit
+// arrives on them) and the CTA waits at a barrier. A TMA copy is issued by
+// thread 0 when enabled: one `mbarrier.arrive.expect_tx` with the bytes of
+// the whole destination, then one `cp.async.bulk.tensor.2d` per atom
+// column of the destination, each a box of `rows x atom` elements at
+// column `offset + j * atom`, through the kernel's tensor map for that
+// tensor and box. An mbarrier wait is `mbarrier.try_wait.parity` in a loop,
+// by every thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PatternBase.h"
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace phobos::tile;
+
+namespace {
+
+/// Bytes of one mbarrier.
+constexpr int64_t kMbarrierBytes = 8;
+
+/// The mbarrier `index` (i32) of the array at `base`.
+Value mbarrierAt(ThreadEmitter &e, Value base, Value index) {
+  return LLVM::GEPOp::create(e.b, e.loc, base.getType(), e.b.getI8Type(),
+                             base,
+                             ValueRange{e.mul(index, e.i32(kMbarrierBytes))});
+}
+
+/// Runs `body` in thread 0 only, where `enable` (null: always) holds.
+template <typename Body>
+void inThreadZero(ThreadEmitter &e, Value enable, Body body) {
+  Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
+                                      e.tid, e.i32(0));
+  auto branch =
+      scf::IfOp::create(e.b, e.loc, e.andI(first, enable), /*else=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  body();
+}
+
+struct LocalBarriersLowering : TileToGPUPattern<LocalBarriersOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(LocalBarriersOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    Value base =
+        e.offsetShared(e.frame.sharedBase, op.getOffset().value_or(0));
+    int64_t count = op.getType().getShape().front();
+    inThreadZero(e, Value(), [&] {
+      for (int64_t k = 0; k < count; ++k)
+        NVVM::MBarrierInitOp::create(rewriter, op.getLoc(),
+                                     mbarrierAt(e, base, e.i32(k)),
+                                     e.i32(op.getArrivals()), Value());
+      NVVM::FenceMbarrierInitOp::create(rewriter, op.getLoc());
+    });
+    e.barrier();
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+struct TmaCopyLowering : TileToGPUPattern<TmaCopyOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(TmaCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    KernelFrame &frame = e.frame;
+    auto found = frame.tensorMapOf.find(op);
+    if (found == frame.tensorMapOf.end())
+      return rewriter.notifyMatchFailure(op, "no tensor map for this copy");
+    Value map = frame.tensorMaps[found->second];
+    SharedMemoryType type = op.getDestination().getType();
+    auto layout = cast<SharedLayoutAttr>(type.getLayout());
+    int64_t rows = type.getShape()[0], cols = type.getShape()[1];
+    int64_t atom = layout.getAtom();
+    int64_t elementBytes = getElementBytes(type.getElementType());
+    Value destination = adaptor.getDestination().front();
+    Value barrier = mbarrierAt(e, adaptor.getBarriers().front(),
+                               adaptor.getIndex().front());
+    Value row = adaptor.getOffsets()[0].front();
+    Value col = adaptor.getOffsets()[1].front();
+    Value enable =
+        adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
+    // The destination as a shared::cluster address (this CTA's own), which
+    // PTX 8.0's bulk tensor copy takes.
+    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    inThreadZero(e, enable, [&] {
+      NVVM::MBarrierArriveExpectTxOp::create(
+          rewriter, op.getLoc(), Type(), barrier,
+          e.i32(rows * cols * elementBytes), NVVM::MemScopeKind::CTA,
+          /*relaxed=*/false, Value());
+      for (int64_t j = 0; j < cols / atom; ++j) {
+        Value box = LLVM::GEPOp::create(
+            rewriter, op.getLoc(), destination.getType(), rewriter.getI8Type(),
+            destination, ValueRange{e.i32(j * rows * atom * elementBytes)});
+        Value target =
+            LLVM::AddrSpaceCastOp::create(rewriter, op.getLoc(), clusterPtr,
+                                          box);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            rewriter, op.getLoc(), target, map,
+            ValueRange{e.add(col, e.i32(j * atom)), row}, barrier,
+            ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+            /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+      }
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MbarrierWaitLowering : TileToGPUPattern<MbarrierWaitOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(MbarrierWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    Value barrier = mbarrierAt(e, adaptor.getBarriers().front(),
+                               adaptor.getIndex().front());
+    // The op loops until the phase completes (the PTX instruction alone
+    // may give up after a time limit).
+    NVVM::MBarrierTryWaitParityOp::create(rewriter, op.getLoc(), barrier,
+                                          adaptor.getPhase().front(),
+                                          e.i32(0x989680));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void phobos::tile::populateTmaToGPUPatterns(const TypeConverter &converter,
+                                            RewritePatternSet &patterns,
+                                            TileLoweringState &state) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LocalBarriersLowering, TmaCopyLowering, MbarrierWaitLowering>(
+      converter, context, state);
+}
