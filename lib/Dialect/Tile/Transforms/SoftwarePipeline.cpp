@@ -376,7 +376,8 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
       SmallVector<DotOp> inFlight = pipeliner.dotsToKeepInFlight(operands);
       int64_t chosen = requested > 0
                            ? requested
-                           : defaultStages(kernel, operands, !inFlight.empty());
+                           : defaultStages(kernel, loop, operands,
+                                           !inFlight.empty());
       if (chosen < 2)
         continue;
       if (chosen < 3)
@@ -394,27 +395,55 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
     }
   }
 
-  /// Three stages, or two when three do not fit next to the kernel's
-  /// other buffers; with dots in flight (which copy one iteration less
+  /// Three stages, or two when three do not fit next to the buffers live
+  /// during the loop; with dots in flight (which copy one iteration less
   /// ahead), four when they fit.
-  int64_t defaultStages(KernelOp kernel, ArrayRef<StagedOperand> operands,
-                        bool inFlight) {
-    int64_t staged = 0, buffers = 0, scratch = 0;
+  int64_t defaultStages(KernelOp kernel, scf::ForOp loop,
+                        ArrayRef<StagedOperand> operands, bool inFlight) {
+    // Bytes with the padding that aligning the buffer's start may cost
+    // (a slot: its stride, which keeps the next slot aligned).
+    auto footprint = [](SharedMemoryType type) {
+      auto layout = cast<SharedLayoutAttr>(type.getLayout());
+      return getSharedMemoryBytes(type) + layout.getBaseAlignment() - 1;
+    };
+    int64_t staged = 0, others = 0, scratch = 0;
     for (StagedOperand operand : operands)
-      staged += getSharedMemoryBytes(operand.alloc.getType());
+      staged += getSlotStrideBytes(getStagedType(operand.alloc.getType(), 1));
     kernel.walk([&](Operation *op) {
-      if (auto alloc = dyn_cast<LocalAllocOp>(op))
-        buffers += getSharedMemoryBytes(alloc.getType());
-      else if (auto buffer = dyn_cast<LocalBufferOp>(op))
-        buffers += getSharedMemoryBytes(buffer.getType());
       scratch = std::max(scratch, getScratchBytes(op));
+      if (!isa<LocalAllocOp, LocalBufferOp>(op) ||
+          llvm::any_of(operands, [&](StagedOperand o) {
+            return o.alloc.getOperation() == op;
+          }))
+        return;
+      if (isLiveDuring(op, loop))
+        others += footprint(cast<SharedMemoryType>(op->getResult(0).getType()));
     });
-    // The staged allocs are among `buffers`; an upper bound of the rest
-    // (and of a TMA pipeline's mbarriers).
-    int64_t others = buffers - staged + scratch + 64;
+    // Scratch follows every buffer; and a TMA pipeline's mbarriers.
+    others += scratch + 64;
     if (inFlight && 4 * staged + others <= maxSharedBytes)
       return 4;
     return 3 * staged + others <= maxSharedBytes ? 3 : 2;
+  }
+
+  /// Whether the buffer `alloc` makes may hold data while `loop` runs (as
+  /// tile-allocate-shared's live ranges see it): made in the loop, read in
+  /// it, or made before it and read after it. A buffer of another loop
+  /// shares bytes with this one's slots.
+  static bool isLiveDuring(Operation *alloc, scf::ForOp loop) {
+    if (loop->isAncestor(alloc))
+      return true;
+    Block *block = loop->getBlock();
+    Operation *at = block->findAncestorOpInBlock(*alloc);
+    bool before = at && at->isBeforeInBlock(loop);
+    for (Operation *user : alloc->getUsers()) {
+      if (loop->isAncestor(user))
+        return true;
+      Operation *use = block->findAncestorOpInBlock(*user);
+      if (!at || !use || (before && loop->isBeforeInBlock(use)))
+        return true;
+    }
+    return false;
   }
 };
 
