@@ -872,15 +872,21 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
     copy.f.assign(size, 0.0);
   else
     copy.i.assign(size, 0);
-  int64_t row0 = get(op.getOffsets()[0]).i, col0 = get(op.getOffsets()[1]).i;
-  int64_t rows = tensor.shape[0], cols = tensor.shape[1];
+  // A 3-D tensor: the box is cut from the plane the first offset names.
+  size_t rank = tensor.shape.size();
+  int64_t plane = rank == 3 ? get(op.getOffsets()[0]).i : 0;
+  int64_t row0 = get(op.getOffsets()[rank - 2]).i;
+  int64_t col0 = get(op.getOffsets()[rank - 1]).i;
+  int64_t rows = tensor.shape[rank - 2], cols = tensor.shape[rank - 1];
+  int64_t planes = rank == 3 ? tensor.shape[0] : 1;
   // Outside the tensor (either side) TMA writes zeros.
   for (int64_t r = 0; r < shape[0]; ++r)
     for (int64_t c = 0; c < shape[1]; ++c) {
       int64_t row = row0 + r, col = col0 + c;
-      if (row < 0 || row >= rows || col < 0 || col >= cols)
+      if (row < 0 || row >= rows || col < 0 || col >= cols || plane < 0 ||
+          plane >= planes)
         continue;
-      int64_t flat = row * cols + col, k = r * shape[1] + c;
+      int64_t flat = (plane * rows + row) * cols + col, k = r * shape[1] + c;
       if (destination.storage->isFloat())
         copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat);
       else

@@ -800,23 +800,28 @@ llvm::Error phobos::cuda::encodeTensorMap(const TensorMapRequest &request,
     return llvm::createStringError(
         llvm::formatv("no {0}-byte swizzle", request.swizzleBytes).str());
   }
-  // Innermost first; the one stride is the row's, in bytes.
-  cuuint64_t dims[2] = {static_cast<cuuint64_t>(request.cols),
-                        static_cast<cuuint64_t>(request.rows)};
-  cuuint64_t strides[1] = {
-      static_cast<cuuint64_t>(request.cols * byteWidth(request.element))};
-  cuuint32_t box[2] = {static_cast<cuuint32_t>(request.boxCols),
-                       static_cast<cuuint32_t>(request.boxRows)};
-  cuuint32_t elementStrides[2] = {1, 1};
+  // Innermost first; the strides (bytes) are the row's and the plane's.
+  // A 3-D tensor is copied one plane at a time.
+  cuuint32_t rank = request.planes ? 3 : 2;
+  int64_t rowBytes = request.cols * byteWidth(request.element);
+  cuuint64_t dims[3] = {static_cast<cuuint64_t>(request.cols),
+                        static_cast<cuuint64_t>(request.rows),
+                        static_cast<cuuint64_t>(request.planes)};
+  cuuint64_t strides[2] = {static_cast<cuuint64_t>(rowBytes),
+                           static_cast<cuuint64_t>(rowBytes * request.rows)};
+  cuuint32_t box[3] = {static_cast<cuuint32_t>(request.boxCols),
+                       static_cast<cuuint32_t>(request.boxRows), 1};
+  cuuint32_t elementStrides[3] = {1, 1, 1};
   return driver->check(
       driver->api.cuTensorMapEncodeTiled(
-          static_cast<CUtensorMap *>(map), type, 2,
+          static_cast<CUtensorMap *>(map), type, rank,
           reinterpret_cast<void *>(static_cast<uintptr_t>(request.address)),
           dims, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
           swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
       "cuTensorMapEncodeTiled",
-      llvm::formatv("a {0} x {1} tensor, box {2} x {3}, {4}-byte swizzle",
+      llvm::formatv("a {0}{1} x {2} tensor, box {3} x {4}, {5}-byte swizzle",
+                    request.planes ? std::to_string(request.planes) + " x " : "",
                     request.rows, request.cols, request.boxRows,
                     request.boxCols, request.swizzleBytes)
           .str());

@@ -306,13 +306,15 @@ phobos::bindArguments(const LaunchContract &contract,
         slot == contract.params.end()
             ? nullptr
             : std::get_if<TensorArgument>(&args[slot - contract.params.begin()]);
-    if (!tensor || tensor->shape.size() != 2)
-      return reject(map.param, "a tensor map needs a 2-D tensor");
+    if (!tensor || tensor->shape.size() < 2 || tensor->shape.size() > 3)
+      return reject(map.param, "a tensor map needs a 2-D or 3-D tensor");
     TensorMapRequest request;
     request.address = tensor->address;
     request.element = tensor->element;
-    request.rows = tensor->shape[0];
-    request.cols = tensor->shape[1];
+    size_t rank = tensor->shape.size();
+    request.planes = rank == 3 ? tensor->shape[0] : 0;
+    request.rows = tensor->shape[rank - 2];
+    request.cols = tensor->shape[rank - 1];
     request.boxRows = map.boxRows;
     request.boxCols = map.boxCols;
     request.swizzleBytes = map.swizzleBytes;

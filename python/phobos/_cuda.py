@@ -194,20 +194,25 @@ class Driver:
             self.check(result, "cuLaunchKernel", f"grid ({grid[0]}, {grid[1]}, {grid[2]}), block "
                        f"({block}, 1, 1), {shared_bytes} bytes of dynamic shared memory")
 
-    def encode_tensor_map(self, into: int, dtype: str, address: int, rows: int, cols: int,
+    def encode_tensor_map(self, into: int, dtype: str, address: int, shape: tuple[int, ...],
                           box: tuple[int, int], swizzle_bytes: int) -> None:
-        """Writes the 128-byte CUtensorMap of a dense row-major [rows, cols]
-        tensor, copied in boxes of ``box`` (rows, cols), at ``into`` (64-byte
-        aligned); zeros outside the tensor (CudaDriver.cpp's encodeTensorMap)."""
-        dims = (ctypes.c_uint64 * 2)(cols, rows)
-        strides = (ctypes.c_uint64 * 1)(cols * _DTYPE_BYTES[dtype])
-        boxes = (ctypes.c_uint32 * 2)(box[1], box[0])
-        steps = (ctypes.c_uint32 * 2)(1, 1)
+        """Writes the 128-byte CUtensorMap of a dense row-major 2-D tensor
+        (or 3-D, copied one plane at a time) in boxes of ``box`` (rows, cols),
+        at ``into`` (64-byte aligned); zeros outside the tensor (CudaDriver.cpp's
+        encodeTensorMap)."""
+        rank = len(shape)
+        rows, cols = shape[-2], shape[-1]
+        row_bytes = cols * _DTYPE_BYTES[dtype]
+        dims = (ctypes.c_uint64 * 3)(cols, rows, shape[0] if rank == 3 else 1)
+        strides = (ctypes.c_uint64 * 2)(row_bytes, row_bytes * rows)
+        boxes = (ctypes.c_uint32 * 3)(box[1], box[0], 1)
+        steps = (ctypes.c_uint32 * 3)(1, 1, 1)
         self.check(self.lib.cuTensorMapEncodeTiled(
-            ctypes.c_void_p(into), _TENSOR_MAP_DTYPES[dtype], 2, ctypes.c_void_p(address), dims,
+            ctypes.c_void_p(into), _TENSOR_MAP_DTYPES[dtype], rank, ctypes.c_void_p(address), dims,
             strides, boxes, steps, 0, _TENSOR_MAP_SWIZZLES[swizzle_bytes],
             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0), "cuTensorMapEncodeTiled",
-            f"a {rows} x {cols} tensor, box {box[0]} x {box[1]}, {swizzle_bytes}-byte swizzle")
+            f"a {' x '.join(map(str, shape))} tensor, box {box[0]} x {box[1]}, "
+            f"{swizzle_bytes}-byte swizzle")
 
     def synchronize(self, stream: int | None = None) -> None:
         if stream is None:

@@ -364,7 +364,7 @@ class Kernel:
             for address, (param, rows, cols, swizzle) in zip(loaded.maps, contract.tensor_maps):
                 info = bound.arrays[param]
                 dtype = next(s.dtype for s in contract.params if s.name == param)
-                driver.encode_tensor_map(address, dtype, info.ptr, info.shape[0], info.shape[1],
+                driver.encode_tensor_map(address, dtype, info.ptr, tuple(info.shape),
                                          (rows, cols), swizzle)
             driver.launch(loaded.function, grid3, contract.cta_threads,
                           contract.shared_memory_bytes, handle, loaded.params)

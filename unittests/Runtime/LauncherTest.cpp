@@ -404,6 +404,7 @@ TEST(LauncherTest, EncodesTensorMapsAfterTheParameters) {
   ASSERT_EQ(params.size(), 11u);
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[0].address, 0x1000u);
+  EXPECT_EQ(requests[0].planes, 0);
   EXPECT_EQ(requests[0].rows, 256);
   EXPECT_EQ(requests[0].cols, 520);
   EXPECT_EQ(requests[0].boxRows, 128);
@@ -417,6 +418,31 @@ TEST(LauncherTest, EncodesTensorMapsAfterTheParameters) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(map) % 64, 0u);
     EXPECT_EQ(read<uint8_t>(map), k + 1);
   }
+}
+
+TEST(LauncherTest, EncodesPlanesOfThreeDimensionalTensors) {
+  LaunchContract contract;
+  contract.kernel = "attention";
+  contract.params = {tensorSlot("K", ElementType::F16, {"BH", "N", "64"},
+                                {-1, -1, 64})};
+  contract.grid[0].terms = {{"N", 64}};
+  contract.tensorMaps = {{"K", 64, 64, 128}};
+  std::vector<TensorMapRequest> requests;
+  auto encoder = [&](const TensorMapRequest &request, void *) -> llvm::Error {
+    requests.push_back(request);
+    return llvm::Error::success();
+  };
+  std::vector<LaunchArgument> args = {
+      tensor(0x1000, {12, 300, 64}, ElementType::F16)};
+  llvm::Expected<BoundLaunch> launch =
+      bindArguments(contract, args, std::nullopt, encoder);
+  ASSERT_TRUE(static_cast<bool>(launch)) << llvm::toString(launch.takeError());
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].planes, 12);
+  EXPECT_EQ(requests[0].rows, 300);
+  EXPECT_EQ(requests[0].cols, 64);
+  // K, BH, N (64 is static), the map.
+  EXPECT_EQ(launch->params().size(), 4u);
 }
 
 TEST(LauncherTest, RejectsTensorMapsItCannotEncode) {

@@ -64,12 +64,13 @@ private:
   std::string reason;
 };
 
-/// What one tensor map describes: a dense row-major 2-D tensor and the box
-/// and swizzle of the copies through it.
+/// What one tensor map describes: a dense row-major 2-D tensor (or 3-D:
+/// `planes` of them) and the box and swizzle of the copies through it (one
+/// plane at a time).
 struct TensorMapRequest {
   uint64_t address = 0;
   ElementType element = ElementType::F16;
-  int64_t rows = 0, cols = 0;
+  int64_t planes = 0, rows = 0, cols = 0;
   int64_t boxRows = 0, boxCols = 0, swizzleBytes = 0;
 };
 

@@ -4,10 +4,10 @@
 // mbarrier, fences the initialisation for the async proxy (the TMA unit
 // arrives on them) and the CTA waits at a barrier. A TMA copy is issued by
 // thread 0 when enabled: one `mbarrier.arrive.expect_tx` with the bytes of
-// the whole destination, then one `cp.async.bulk.tensor.2d` per atom
-// column of the destination, each a box of `rows x atom` elements at
-// column `offset + j * atom`, through the kernel's tensor map for that
-// tensor and box. An mbarrier wait is `mbarrier.try_wait.parity` in a loop,
+// the whole destination, then one `cp.async.bulk.tensor` per atom column
+// of the destination, each a box of `rows x atom` elements at column
+// `offset + j * atom` (of the plane the first offset names, for a 3-D
+// tensor), through the kernel's tensor map for that tensor and box. An mbarrier wait is `mbarrier.try_wait.parity` in a loop,
 // by every thread.
 //
 //===----------------------------------------------------------------------===//
@@ -87,8 +87,11 @@ struct TmaCopyLowering : TileToGPUPattern<TmaCopyOp> {
     Value destination = adaptor.getDestination().front();
     Value barrier = mbarrierAt(e, adaptor.getBarriers().front(),
                                adaptor.getIndex().front());
-    Value row = adaptor.getOffsets()[0].front();
-    Value col = adaptor.getOffsets()[1].front();
+    // A 3-D tensor's first offset is the plane (TMA's outermost axis).
+    size_t rank = adaptor.getOffsets().size();
+    Value row = adaptor.getOffsets()[rank - 2].front();
+    Value col = adaptor.getOffsets()[rank - 1].front();
+    Value plane = rank == 3 ? adaptor.getOffsets()[0].front() : Value();
     Value enable =
         adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
     // The destination as a shared::cluster address (this CTA's own), which
@@ -106,9 +109,11 @@ struct TmaCopyLowering : TileToGPUPattern<TmaCopyOp> {
         Value target =
             LLVM::AddrSpaceCastOp::create(rewriter, op.getLoc(), clusterPtr,
                                           box);
+        SmallVector<Value, 3> coordinates{e.add(col, e.i32(j * atom)), row};
+        if (plane)
+          coordinates.push_back(plane);
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            rewriter, op.getLoc(), target, map,
-            ValueRange{e.add(col, e.i32(j * atom)), row}, barrier,
+            rewriter, op.getLoc(), target, map, coordinates, barrier,
             ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
             /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
       }

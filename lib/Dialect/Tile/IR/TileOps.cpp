@@ -801,11 +801,14 @@ LogicalResult LocalBarriersOp::verify() {
 LogicalResult TmaCopyOp::verify() {
   GlobalTensorType tensor = getTensor().getType();
   SharedMemoryType destination = getDestination().getType();
-  if (tensor.getRank() != 2 || destination.getShape().size() != 2)
-    return emitOpError("copies a box of a 2-D tensor into a 2-D buffer, got ")
+  if (tensor.getRank() < 2 || tensor.getRank() > 3 ||
+      destination.getShape().size() != 2)
+    return emitOpError("copies a box of a 2-D tensor (or of one plane of a "
+                       "3-D one) into a 2-D buffer, got ")
            << tensor << " and " << destination;
-  if (getOffsets().size() != 2)
-    return emitOpError("needs 2 offsets, got ") << getOffsets().size();
+  if (static_cast<int64_t>(getOffsets().size()) != tensor.getRank())
+    return emitOpError("needs ")
+           << tensor.getRank() << " offsets, got " << getOffsets().size();
   if (tensor.getElementType() != destination.getElementType())
     return emitOpError("copies ")
            << tensor.getElementType() << " elements into a buffer of "

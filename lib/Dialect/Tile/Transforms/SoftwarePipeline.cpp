@@ -65,8 +65,9 @@ int64_t copyBytes(LoadOp load, LocalAllocOp alloc) {
 }
 
 /// Whether the tensor memory accelerator can copy `operand`: a box of a 2-D
-/// tensor parameter into an atom layout whose contiguous axis is the
-/// tensor's last, with every row of the tensor starting 16-byte aligned
+/// tensor parameter (or of one plane of a 3-D one: its first axis a point)
+/// into an atom layout whose contiguous axis is the tensor's last, with
+/// every row of the tensor starting 16-byte aligned
 /// (TMA's global strides are multiples of 16 bytes) because the row length
 /// is static or `@aligned` promises a multiple.
 bool canCopyThroughTma(StagedOperand operand, KernelOp kernel,
@@ -76,21 +77,24 @@ bool canCopyThroughTma(StagedOperand operand, KernelOp kernel,
   auto layout = dyn_cast<SharedLayoutAttr>(type.getLayout());
   GlobalTensorType tensor = load.getTensor().getType();
   auto argument = dyn_cast<BlockArgument>(load.getTensor());
+  int64_t rank = tensor.getRank();
+  bool planes = rank == 3 && load.getPointAxes() == ArrayRef<int64_t>{0};
   if (!layout || !layout.getAtom() || type.getShape().size() != 2 ||
-      tensor.getRank() != 2 || !load.getPointAxes().empty() || !argument ||
+      !(rank == 2 ? load.getPointAxes().empty() : planes) || !argument ||
       argument.getOwner()->getParentOp() != kernel.getOperation())
     return false;
   if (layout.getOrder().front() != 1 || type.getShape()[0] > 256 ||
       type.getShape()[1] % layout.getAtom() != 0)
     return false;
   int64_t bytes = getElementBytes(tensor.getElementType());
-  int64_t rowMultiple = tensor.getDimSize(1);
-  if (tensor.isDynamicDim(1)) {
+  int64_t rowMultiple = tensor.getDimSize(rank - 1);
+  if (tensor.isDynamicDim(rank - 1)) {
     rowMultiple = 1;
     auto names = kernel.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
                                                     KernelOp::kDimsAttrName);
-    auto name = names && names.size() == 2 ? dyn_cast<StringAttr>(names[1])
-                                           : StringAttr();
+    auto name = names && int64_t(names.size()) == rank
+                    ? dyn_cast<StringAttr>(names[rank - 1])
+                    : StringAttr();
     auto promise = name ? aligned.find(name.getValue()) : aligned.end();
     if (promise != aligned.end() && promise->second > 0)
       rowMultiple = promise->second;

@@ -878,7 +878,8 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
   let summary = "copies a box of a 2-D tensor into shared memory through TMA";
   let description = [{
     Starts the tensor memory accelerator's copy of the `[rows, cols]` box
-    of `tensor` at `offsets` (the shape of `destination`) into
+    of `tensor` at `offsets` (the shape of `destination`; a 3-D tensor's
+    first offset picks the plane the box is cut from) into
     `destination`, an atom layout (`#phobos.shared<..., atom = A>`, the
     tensor's last axis contiguous): one box of `[rows, A]` per atom column,
     swizzled by the hardware as the atom layout says. Elements outside the
