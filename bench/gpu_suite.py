@@ -10,7 +10,7 @@ CUDA-event timings). Prints a table last; writes suite.json to $OUT.
 
 Usage: python3 bench/gpu_suite.py BINDIR [--quick] [--only=WORD,WORD] [--no-sweep]
   --only     run only the performance rows whose name contains one of the words
-             (sgemm, tf32, hgemm, softmax, layernorm, attention, saxpy, gla)
+             (sgemm, tf32, hgemm, bgemm, softmax, layernorm, attention, saxpy, gla)
   --no-sweep skip the correctness sweep at small sizes
        python3 bench/gpu_suite.py BINDIR --sanitize [--tool memcheck|racecheck]
            [--only EXAMPLE,...]
@@ -125,6 +125,8 @@ small = [
     ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 16}),
     ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 77}, None),
     ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 64}),
+    ("gemm_bf16_tc.ph", {"M": 333, "N": 200, "K": 72}, None),
+    ("gemm_bf16_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
     ("softmax.ph", {"M": 37, "N": 1000}, None),
     ("softmax.ph", {"M": 37, "N": 5000}, {"BM": 16, "BN": 256}),
     ("layernorm.ph", {"M": 37, "N": 1000}, None),
@@ -248,6 +250,30 @@ if wanted("hgemm"):
     record("hgemm f16 (vs cuBLAS)", "4096^3", res, "cuBLAS hgemm", peer, 2 * 4096 ** 3, "TFLOP/s")
     record("hgemm f16 (vs Triton)", "4096^3", res, f"triton {tri_cfg}", tri_ms, 2 * 4096 ** 3, "TFLOP/s")
     del a, b, tri_out
+    a = torch.randn(8192, 8192, device=DEV, dtype=torch.float16)
+    b = torch.randn(8192, 8192, device=DEV, dtype=torch.float16)
+    peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+    res = best("gemm_f16_tc.ph", {"M": 8192, "N": 8192, "K": 8192},
+               [{"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32}],
+               samples=1024, scalars={"alpha": 1.0, "beta": 0.0})
+    record("hgemm f16 (vs cuBLAS)", "8192^3", res, "cuBLAS hgemm", peer, 2 * 8192 ** 3, "TFLOP/s")
+    del a, b
+
+# GEMM bf16 (the HGEMM example on bf16).
+if wanted("bgemm"):
+    for size in (4096, 8192):
+        a = torch.randn(size, size, device=DEV, dtype=torch.bfloat16)
+        b = torch.randn(size, size, device=DEV, dtype=torch.bfloat16)
+        peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+        tri_ms, tri_cfg, tri_out = triton_peers.matmul(a, b, lambda f: median_ms(f, reps=10))
+        peer_check("triton bf16 matmul", tri_out, torch.matmul(a, b), 2e-2)
+        res = best("gemm_bf16_tc.ph", {"M": size, "N": size, "K": size},
+                   [{"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32}],
+                   samples=1024, scalars={"alpha": 1.0, "beta": 0.0})
+        record("gemm bf16 (vs cuBLAS)", f"{size}^3", res, "cuBLAS bf16", peer, 2 * size ** 3, "TFLOP/s")
+        record("gemm bf16 (vs Triton)", f"{size}^3", res, f"triton {tri_cfg}", tri_ms, 2 * size ** 3,
+               "TFLOP/s")
+        del a, b, tri_out
 
 
 @triton.jit

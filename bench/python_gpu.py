@@ -112,6 +112,8 @@ def check_examples(backends: list[Backend], folder: Path) -> list[dict]:
     rows = []
     for name in sorted(CASES):
         make, reference, tolerance, variant = CASES[name]
+        if make is None:  # bf16 inputs: NumPy has none
+            continue
         kernel = load_example(name, folder)
         args = make()
         expected = reference([a.copy() if isinstance(a, np.ndarray) else a for a in args])

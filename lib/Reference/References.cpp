@@ -343,7 +343,7 @@ llvm::StringRef phobos::reference::defaultReferenceFor(llvm::StringRef kernel) {
   return llvm::StringSwitch<llvm::StringRef>(kernel)
       .Case("saxpy", "saxpy")
       .Case("add", "add")
-      .Cases({"sgemm", "hgemm", "sgemm_tc", "matmul"}, "gemm")
+      .Cases({"sgemm", "hgemm", "bgemm", "sgemm_tc", "matmul"}, "gemm")
       .Case("flash_attention", "attention")
       .Case("gla_chunk", "gla")
       .Case("softmax", "softmax")

@@ -71,6 +71,9 @@ CASES = {
     # N and K multiples of 8: on sm_90a the launch copies A and B through TMA.
     "gemm_f16_tc": (lambda: [uniform(70, 40, dtype=np.float16), uniform(40, 136, dtype=np.float16),
                              uniform(70, 136, dtype=np.float16), 1.25, 0.5], gemm, 1e-2, {}),
+    # NumPy has no bf16 arrays: no inputs (the Python tests only round-trip its
+    # source; phobos-run and bench/gpu_suite.py run it).
+    "gemm_bf16_tc": (None, gemm, 1e-2, {}),
     "gemm_f32_tc": (lambda: [uniform(70, 40), uniform(40, 130), uniform(70, 130), 1.25, 0.5],
                     gemm, 5e-3, {}),
     "cluster_matmul": (lambda: [uniform(64, 8), uniform(8, 32), uniform(64, 32), 1.25, 0.5],

@@ -60,6 +60,8 @@ def test_ph2py_round_trips_to_the_same_tile_ir(name, tmp_path):
 def test_example_runs_from_python_on_the_interpreter(name, tmp_path):
     (kernel,) = load_example(name, tmp_path)
     make, reference, tolerance, variant = CASES[name]
+    if make is None:
+        pytest.skip(f"{name} takes bf16 arrays, which NumPy does not have")
     args = make()
     before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     kernel[None](*args, **variant)

@@ -1,0 +1,32 @@
+// bgemm: C = alpha * (A @ B) + beta * C with A: [M, K], B: [K, N], C: [M, N] in bf16, row-major.
+// Tensor-core MMAs on bf16 operands accumulate in an f32 tile; the epilogue runs in f32 and rounds
+// once, when stored to C. M, N and K may all be ragged (masked loads read 0, edges are not stored).
+// Reference (float64): C = bf16(alpha * (A.f64 @ B.f64) + beta * C.f64); expect bf16 rounding of the
+// result plus f32 accumulation error (rtol ~ 4e-3). With beta = 0, C is only written.
+@autotune(TILE_M in [128, 64], TILE_N in [128, 256], TILE_K in [32, 64])
+@launch(256)
+@pipeline
+@tensorcore
+kernel bgemm(A: tensor<bf16>[M, K],
+             B: tensor<bf16>[K, N],
+             C: tensor<bf16>[M, N],
+             alpha: f32,
+             beta: f32) {
+    let m0 = ctx.block.x * TILE_M
+    let n0 = ctx.block.y * TILE_N
+    var acc: tile<f32>[TILE_M, TILE_N] = 0.0
+    for kt in range(0, K, TILE_K) {
+        let a = A[m0 :+ TILE_M, kt :+ TILE_K]
+        let b = B[kt :+ TILE_K, n0 :+ TILE_N]
+        acc += dot(a, b)
+    }
+    // As in BLAS, beta = 0 means C is not read (a NaN there does not
+    // propagate, and the epilogue saves a read of C).
+    if beta == 0.0 {
+        C[m0 :+ TILE_M, n0 :+ TILE_N] = alpha * acc
+    } else {
+        let c_old = C[m0 :+ TILE_M, n0 :+ TILE_N]
+        // f32 * f32 + f32 * bf16 widens to f32; the store into the bf16 tensor rounds.
+        C[m0 :+ TILE_M, n0 :+ TILE_N] = alpha * acc + beta * c_old
+    }
+}
