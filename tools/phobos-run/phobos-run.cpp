@@ -417,7 +417,8 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
     argument.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     arguments.push_back(std::move(argument));
   }
-  llvm::Expected<BoundLaunch> bound = bindArguments(contract, arguments, grid, cuda::encodeTensorMap);
+  llvm::Expected<BoundLaunch> bound =
+      bindArguments(contract, arguments, grid, cuda::encodeTensorMap);
   if (!bound)
     return reportError(bound.takeError());
   cuda::Function::LaunchConfig config;
@@ -785,7 +786,8 @@ int main(int argc, char **argv) {
       checked.push_back(std::move(argument));
       shapes[slot.name] = std::move(shape);
     }
-    llvm::Expected<BoundLaunch> bound = bindArguments(contract, checked, grid, cuda::encodeTensorMap);
+    llvm::Expected<BoundLaunch> bound =
+        bindArguments(contract, checked, grid, cuda::encodeTensorMap);
     if (!bound) {
       std::string hint;
       llvm::handleAllErrors(bound.takeError(), [&](const LaunchError &error) {
@@ -930,7 +932,8 @@ int main(int argc, char **argv) {
                             tensors[index].getShape().end());
       checked.push_back(std::move(argument));
     }
-    llvm::Expected<BoundLaunch> bound = bindArguments(contract, checked, grid, cuda::encodeTensorMap);
+    llvm::Expected<BoundLaunch> bound =
+        bindArguments(contract, checked, grid, cuda::encodeTensorMap);
     if (!bound)
       usage(llvm::toString(bound.takeError()));
   }

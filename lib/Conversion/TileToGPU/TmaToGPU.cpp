@@ -7,8 +7,8 @@
 // the whole destination, then one `cp.async.bulk.tensor` per atom column
 // of the destination, each a box of `rows x atom` elements at column
 // `offset + j * atom` (of the plane the first offset names, for a 3-D
-// tensor), through the kernel's tensor map for that tensor and box. An mbarrier wait is `mbarrier.try_wait.parity` in a loop,
-// by every thread.
+// tensor), through the kernel's tensor map for that tensor and box. An
+// mbarrier wait is `mbarrier.try_wait.parity` in a loop, by every thread.
 //
 //===----------------------------------------------------------------------===//
 

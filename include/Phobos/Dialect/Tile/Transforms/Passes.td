@@ -262,7 +262,8 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
 def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"> {
   let summary = "gives every shared-memory buffer its offset";
   let description = [{
-    Assigns each `phobos.local_alloc` (and staged buffer, and mbarrier array) a byte offset (16-byte aligned):
+    Assigns each `phobos.local_alloc`, staged buffer and mbarrier array a
+    byte offset (aligned as its layout asks: 16 bytes, 1024 for atoms):
     buffers whose live ranges (write to last reader, a whole loop when
     written outside it and read inside) do not overlap share space, first
     fit. One scratch region after the buffers is large enough for the
