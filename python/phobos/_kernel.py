@@ -81,11 +81,16 @@ class _GpuKernel:
         self.module, self.function = driver.load(image, self.contract.kernel)
         driver.allow_shared_memory(self.function, device, self.contract.shared_memory_bytes)
         self.slots = [kind() for kind in parameter_types(self.contract)]
-        # A CUtensorMap parameter is 128 bytes, 64-byte aligned.
+        # A CUtensorMap parameter is 128 bytes, 64-byte aligned; each launch
+        # encodes it for its tensor: (where, tensor parameter, dtype, box, swizzle).
         self.map_buffers = [ctypes.create_string_buffer(192) for _ in self.contract.tensor_maps]
-        self.maps = [(ctypes.addressof(b) + 63) // 64 * 64 for b in self.map_buffers]
+        dtypes = {slot.name: slot.dtype for slot in self.contract.params}
+        self.maps = [((ctypes.addressof(buffer) + 63) // 64 * 64, param, dtypes[param], (rows, cols),
+                      swizzle)
+                     for buffer, (param, rows, cols, swizzle)
+                     in zip(self.map_buffers, self.contract.tensor_maps)]
         pointers = [ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots]
-        pointers += [ctypes.c_void_p(address) for address in self.maps]
+        pointers += [ctypes.c_void_p(address) for address, *_ in self.maps]
         self.params = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
         self.lock = threading.Lock()
 
@@ -361,11 +366,9 @@ class Kernel:
         with loaded.lock:
             for slot, value in zip(loaded.slots, bound.values):
                 slot.value = value
-            for address, (param, rows, cols, swizzle) in zip(loaded.maps, contract.tensor_maps):
+            for address, param, dtype, box, swizzle in loaded.maps:
                 info = bound.arrays[param]
-                dtype = next(s.dtype for s in contract.params if s.name == param)
-                driver.encode_tensor_map(address, dtype, info.ptr, tuple(info.shape),
-                                         (rows, cols), swizzle)
+                driver.encode_tensor_map(address, dtype, info.ptr, tuple(info.shape), box, swizzle)
             driver.launch(loaded.function, grid3, contract.cta_threads,
                           contract.shared_memory_bytes, handle, loaded.params)
 
