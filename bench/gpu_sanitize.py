@@ -48,6 +48,7 @@ SIZES = {
     "outer_update.ph": {"M": 70, "N": 50},
     "flash_attention_fp32.ph": {"BH": 2, "Nq": 100, "Nk": 77},
     "flash_attention_fp16.ph": {"BH": 2, "Nq": 100, "Nk": 77},
+    "flash_attention_tf32.ph": {"BH": 2, "Nq": 100, "Nk": 77},
     "kda_chunk.ph": {"BH": 2, "T": 100},
     # @aligned(M = TILE_M, N = TILE_N, K = TILE_K): multiples of every variant.
     "cluster_matmul.ph": {"M": 256, "N": 256, "K": 64},

@@ -133,6 +133,8 @@ small = [
     ("layernorm.ph", {"M": 37, "N": 3000}, {"BM": 16, "BN": 256}),
     ("flash_attention_fp32.ph", {"BH": 3, "Nq": 100, "Nk": 77}, None),
     ("flash_attention_fp32.ph", {"BH": 3, "Nq": 100, "Nk": 77}, {"D": 128, "BR": 32, "BC": 64}),
+    ("flash_attention_tf32.ph", {"BH": 3, "Nq": 100, "Nk": 77}, None),
+    ("flash_attention_tf32.ph", {"BH": 3, "Nq": 100, "Nk": 77}, {"D": 128, "BR": 64, "BC": 32}),
     ("flash_attention_fp16.ph", {"BH": 3, "Nq": 100, "Nk": 77}, None),
     ("flash_attention_fp16.ph", {"BH": 3, "Nq": 100, "Nk": 77}, {"D": 128, "BR": 128, "BC": 128}),
     ("kda_chunk.ph", {"BH": 3, "T": 130}, None),
@@ -227,7 +229,7 @@ if wanted("tf32"):
     tri_ms, tri_cfg, tri_out = triton_peers.matmul(a, b, lambda f: median_ms(f, reps=10))
     peer_check("triton tf32 matmul", tri_out, torch.matmul(a, b), 1e-2)
     variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
-                {"TILE_M": 64, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16}]
+                {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}]
     res = best("gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024)
     record("gemm f32 on tf32 tensor cores (vs cuBLAS)", "4096^3", res, "cuBLAS tf32", peer, 2 * 4096 ** 3, "TFLOP/s")
     record("gemm f32 on tf32 tensor cores (vs Triton)", "4096^3", res, f"triton {tri_cfg}", tri_ms,
@@ -333,6 +335,49 @@ for dtype, example in ((torch.float32, "flash_attention_fp32.ph"), (torch.float1
     name = "attention fwd f32" if dtype == torch.float32 else "attention fwd f16"
     record(f"{name} (vs torch SDPA)", "B4H32N4096D64", res, "torch SDPA", peer, flops, "TFLOP/s")
     record(f"{name} (vs Triton)", "B4H32N4096D64", res, f"triton {tri_cfg}", tri_ms, flops, "TFLOP/s")
+    del q, k, v, tri_out
+
+# Attention forward f16 with D 128: B4 H32 N4096 D128 (issue 9's second
+# attention row).
+if wanted("attention"):
+    q = torch.randn(4, 32, 4096, 128, device=DEV, dtype=torch.float16)
+    k = torch.randn_like(q)
+    v = torch.randn_like(q)
+    scale = 128 ** -0.5
+    peer = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale), reps=10)
+    tri_ms, tri_cfg, tri_out = triton_peers.attention(q, k, v, scale, lambda f: median_ms(f, reps=10))
+    peer_check("triton attention f16 D128", tri_out,
+               torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale), 2e-2)
+    variants = [{"D": 128, "BR": 128, "BC": 64}, {"D": 128, "BR": 128, "BC": 32}, {"D": 128, "BR": 64, "BC": 64}]
+    res = best("flash_attention_fp16.ph", {"BH": 128, "Nq": 4096, "Nk": 4096}, variants, samples=512,
+               scalars={"scale": scale})
+    flops = 4 * 128 * 4096 * 4096 * 128
+    record("attention fwd f16 D128 (vs torch SDPA)", "B4H32N4096D128", res, "torch SDPA", peer, flops, "TFLOP/s")
+    record("attention fwd f16 D128 (vs Triton)", "B4H32N4096D128", res, f"triton {tri_cfg}", tri_ms, flops,
+           "TFLOP/s")
+    del q, k, v, tri_out
+
+# Attention forward on tf32 tensor cores, the seed's flash job: one head,
+# N 16384, D 64, f32 inputs; the peers are SDPA on f32 with TF32 allowed and
+# Triton's tutorial kernel with its dots on tf32.
+if wanted("tf32attention") or wanted("attention"):
+    torch.backends.cuda.matmul.allow_tf32 = True
+    q = torch.randn(1, 1, 16384, 64, device=DEV)
+    k = torch.randn_like(q)
+    v = torch.randn_like(q)
+    peer = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), reps=10)
+    tri_ms, tri_cfg, tri_out = triton_peers.attention(q, k, v, 0.125, lambda f: median_ms(f, reps=10),
+                                                      tf32=True)
+    peer_check("triton attention tf32", tri_out,
+               torch.nn.functional.scaled_dot_product_attention(q, k, v), 2e-2)
+    variants = [{"D": 64, "BR": 128, "BC": 64}, {"D": 64, "BR": 128, "BC": 128}, {"D": 64, "BR": 64, "BC": 64},
+                {"D": 64, "BR": 128, "BC": 32}]
+    res = best("flash_attention_tf32.ph", {"BH": 1, "Nq": 16384, "Nk": 16384}, variants, samples=512,
+               scalars={"scale": 0.125})
+    flops = 4 * 16384 * 16384 * 64
+    record("attention fwd tf32 (vs torch SDPA)", "H1N16384D64", res, "torch SDPA tf32", peer, flops, "TFLOP/s")
+    record("attention fwd tf32 (vs Triton)", "H1N16384D64", res, f"triton {tri_cfg}", tri_ms, flops, "TFLOP/s")
+    torch.backends.cuda.matmul.allow_tf32 = False
     del q, k, v, tri_out
 
 # Chunkwise gated linear attention (no peer in torch; timed for the record).

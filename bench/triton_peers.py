@@ -113,22 +113,23 @@ ATTENTION_CONFIGS = [(128, 64, 4, 3), (128, 64, 8, 3), (64, 64, 4, 3), (128, 128
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float,
-              time_fn) -> tuple[float, str, torch.Tensor]:
+              time_fn, tf32: bool = False) -> tuple[float, str, torch.Tensor]:
     """Fastest of ATTENTION_CONFIGS for softmax(q k^T * scale) v, q: [B, H, N, D] contiguous:
-    (ms, config, the output)."""
+    (ms, config, the output). f32 inputs are multiplied exactly (as Phobos's FMA example) unless
+    `tf32`: then on tf32 tensor cores (as the @tensorcore(tf32) example)."""
     B, H, N, D = q.shape
     o = torch.empty_like(q)
     best = (float("inf"), "")
     out = None
+    exact = q.dtype == torch.float32 and not tf32
     for br, bc, warps, stages in ATTENTION_CONFIGS:
-        if q.dtype == torch.float32 and (br > 64 or bc > 64):
+        if exact and (br > 64 or bc > 64):
             continue
 
         def run():
-            # f32 attention is compared with Phobos's exact f32 FMAs, not tf32.
             _attention_kernel[(triton.cdiv(N, br), B * H)](
                 q, k, v, o, scale, N, H=H, D=D, BR=br, BC=bc,
-                PRECISION="ieee" if q.dtype == torch.float32 else "tf32",
+                PRECISION="ieee" if exact else "tf32",
                 num_warps=warps, num_stages=stages)
         try:
             ms = time_fn(run)

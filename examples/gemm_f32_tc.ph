@@ -3,7 +3,7 @@
 // accumulated in f32. M, N and K may all be ragged (masked loads read 0, edges are not stored).
 // Reference (float64): C = alpha * (A.f64 @ B.f64) + beta * C.f64; tf32 rounding gives a relative
 // error of about 2^-11 per product, so compare with rtol ~ 5e-3 against sum_k |A||B|.
-@autotune(TILE_M in [128, 64], TILE_N in [128, 256], TILE_K in [32, 16])
+@autotune(TILE_M in [128, 64], TILE_N in [128, 256], TILE_K in [32, 64, 16])
 @launch(256)
 @pipeline
 @tensorcore(tf32)

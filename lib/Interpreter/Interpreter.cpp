@@ -227,6 +227,7 @@ private:
 
   // Families of ops.
   bool execAsyncCopy(tile::AsyncCopyOp op);
+  bool execLocalStore(tile::LocalStoreOp op);
   bool execBinary(Operation *op);
   bool execUnary(Operation *op);
   bool execArith(Operation *op);
@@ -523,6 +524,7 @@ bool Cta::exec(Operation *op) {
         return true;
       })
       .Case([&](tile::AsyncCopyOp o) { return execAsyncCopy(o); })
+      .Case([&](tile::LocalStoreOp o) { return execLocalStore(o); })
       // TMA copies land on an mbarrier's phase and become visible at a
       // wait on it; reading a slot before then is an error, as is waiting
       // for a phase no copy completes (the GPU would hang).
@@ -545,14 +547,13 @@ bool Cta::exec(Operation *op) {
       // Layouts and shared memory change who holds a tile, not its value;
       // a wgmma wait changes when, not what.
       .Case<tile::ConvertLayoutOp, tile::LocalAllocOp, tile::LocalLoadOp,
-            tile::WgmmaWaitOp>(
-          [&](Operation *o) {
-            TilePtr value = readShared(o, o->getOperand(0));
-            if (!value)
-              return false;
-            set(o->getResult(0), RtValue::ofTile(std::move(value)));
-            return true;
-          })
+            tile::WgmmaWaitOp>([&](Operation *o) {
+        TilePtr value = readShared(o, o->getOperand(0));
+        if (!value)
+          return false;
+        set(o->getResult(0), RtValue::ofTile(std::move(value)));
+        return true;
+      })
       // Threads of one CTA run as one here: a barrier orders nothing.
       .Case([&](tile::BarrierOp) { return true; })
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
@@ -985,6 +986,29 @@ bool Cta::execAsyncCopy(tile::AsyncCopyOp op) {
       copy.i[k] = loadInt(tensor.elementType, tensor.data, flat[k]);
   }
   openGroup.push_back(std::move(copy));
+  return true;
+}
+
+bool Cta::execLocalStore(tile::LocalStoreOp op) {
+  TilePtr value = get(op.getValue()).tile;
+  const RtValue &destination = get(op.getDestination());
+  if (destination.kind != RtValue::Kind::Slot)
+    return fail(op, "stores into a buffer that is not a slot of a "
+                    "phobos.local_buffer");
+  // A copy in flight into the slot would land after (or over) this store.
+  if (copyInFlight(destination.storage, destination.slot))
+    return fail(op, "stores into slot " + llvm::Twine(destination.slot) +
+                        " of a staged buffer while an asynchronous copy into "
+                        "it is in flight");
+  Tile &storage = *destination.storage;
+  int64_t size = value->size();
+  int64_t base = destination.slot * size;
+  for (int64_t k = 0; k < size; ++k) {
+    if (storage.isFloat())
+      storage.f[base + k] = value->f[k];
+    else
+      storage.i[base + k] = value->i[k];
+  }
   return true;
 }
 

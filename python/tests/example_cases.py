@@ -84,6 +84,8 @@ CASES = {
                                       uniform(2, 50, 64, dtype=np.float16),
                                       uniform(2, 50, 64, dtype=np.float16),
                                       poison(2, 70, 64, dtype=np.float16), 0.125], attention, 1e-2, {}),
+    "flash_attention_tf32": (lambda: [uniform(2, 70, 64), uniform(2, 50, 64), uniform(2, 50, 64),
+                                      poison(2, 70, 64), 0.125], attention, 1e-2, {}),
     "cluster_flash_attention": (lambda: [uniform(40, 64), uniform(50, 64), uniform(50, 64),
                                          poison(40, 64), 0.125], attention, 1e-5, {}),
     "kda_chunk": (lambda: [uniform(1, 70, 64), uniform(1, 70, 64), uniform(1, 70, 64),

@@ -273,3 +273,58 @@ phobos.kernel @pipelined(%arg0: !phobos.tensor<?x?xf16>, %arg1: !phobos.tensor<?
   phobos.return
 }
 
+
+// -----
+
+// Slots are told apart by their lags, for plain reads and writes too (in
+// both modes: two staged buffers never share bytes). The store into the slot
+// two iterations ahead needs a barrier after the last reads of that slot;
+// the dot kept in flight is retired only by the next dot's wait, so the
+// slot the previous iteration's dot read (lag 3 here, 2 one iteration
+// later) counts as read until then: one barrier per iteration, before the
+// store. None between the store and the dot (they touch different slots),
+// none at the end.
+#rb = #phobos.blocked<sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 4], order = [0, 1]>
+#rwg = #phobos.mma<warpsPerCTA = [8, 1]>
+#rsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8], atom = 32>
+#rsb = #phobos.shared<order = [0, 1], padding = 0, swizzle = [4, 1, 8], atom = 32>
+
+// CHECK-LABEL: phobos.kernel @slots_apart
+// CHECK: scf.for
+// CHECK-NEXT: arith.remsi
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.remsi
+// CHECK-NEXT: phobos.buffer_slot {{.*}} lag 2
+// CHECK-NEXT: phobos.barrier
+// CHECK-NEXT: phobos.local_store
+// CHECK-NEXT: phobos.buffer_slot {{.*}} lag 0
+// CHECK-NEXT: phobos.buffer_slot {{.*}} lag 0
+// CHECK-NEXT: phobos.dot
+// CHECK-NEXT: phobos.load
+// CHECK-NEXT: scf.yield
+
+phobos.kernel @slots_apart(%A: !phobos.tensor<?x?xf32>, %m0: i32, %n: i32) attributes {max_threads = 256 : i32, tensorcore = "tf32"} {
+  %t0 = phobos.load %A[%m0, %m0] : !phobos.tensor<?x?xf32> -> !phobos.tile<32x128xf32, #rb>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c4 = arith.constant 4 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #rwg>
+  %ba = phobos.local_buffer {offset = 0 : i64} : !phobos.smem<4x128x32xf32, #rsa>
+  %bb = phobos.local_buffer {offset = 65536 : i64} : !phobos.smem<4x32x128xf32, #rsb>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init, %t = %t0) -> (!phobos.tile<128x128xf32, #rwg>, !phobos.tile<32x128xf32, #rb>) : i32 {
+    %slot = arith.remsi %i, %c4 : i32
+    %ahead = arith.addi %i, %c2 : i32
+    %next = arith.remsi %ahead, %c4 : i32
+    %s2 = phobos.buffer_slot %bb[%next] lag 2 : !phobos.smem<4x32x128xf32, #rsb> -> !phobos.smem<32x128xf32, #rsb>
+    phobos.local_store %t into %s2 : !phobos.tile<32x128xf32, #rb>, !phobos.smem<32x128xf32, #rsb>
+    %sa = phobos.buffer_slot %ba[%slot] lag 0 : !phobos.smem<4x128x32xf32, #rsa> -> !phobos.smem<128x32xf32, #rsa>
+    %sb = phobos.buffer_slot %bb[%slot] lag 0 : !phobos.smem<4x32x128xf32, #rsb> -> !phobos.smem<32x128xf32, #rsb>
+    %d = phobos.dot %sa, %sb, %acc precision(tf32) kind(wgmma) {in_flight = 1 : i32} : !phobos.smem<128x32xf32, #rsa>, !phobos.smem<32x128xf32, #rsb>, !phobos.tile<128x128xf32, #rwg> -> !phobos.tile<128x128xf32, #rwg>
+    %t2 = phobos.load %A[%ahead, %m0] : !phobos.tensor<?x?xf32> -> !phobos.tile<32x128xf32, #rb>
+    scf.yield %d, %t2 : !phobos.tile<128x128xf32, #rwg>, !phobos.tile<32x128xf32, #rb>
+  }
+  %w = phobos.wgmma_wait %r#0 {pending = 0 : i32} : !phobos.tile<128x128xf32, #rwg>
+  phobos.return
+}

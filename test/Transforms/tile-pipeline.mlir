@@ -364,3 +364,64 @@ phobos.kernel @tma(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !
   phobos.store %main, %C[%m0, %n0] : !phobos.tile<128x128xf32, #twg>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// tf32 on wgmma: B [K, N] staged K-major (a buffer that transposes it), its
+// load in 4x4 blocks a thread (tile-swizzle-shared's choice), moves 16 bytes
+// a load and a store through registers but 4 bytes a cp.async: it is staged
+// through registers. The prologue stores slots 0 and 1 and loads
+// iteration 2's tile (masked on K, which moves with the loop: those
+// iterations may not exist), which the loop carries; each iteration stores
+// it into the slot two ahead, where A's TMA copy goes, and loads the next one
+// after the dot, or its own again past the loop's end: no mask on K, as in
+// the source. A stays on TMA: the mbarriers count its one arrival.
+// CHECK-LABEL: phobos.kernel @registers
+// CHECK: %[[BA:.*]] = phobos.local_buffer : !phobos.smem<4x128x32xf32
+// CHECK: %[[BB:.*]] = phobos.local_buffer : !phobos.smem<4x32x128xf32
+// CHECK: %[[BARS:.*]] = phobos.local_barriers {arrivals = 1 : i32}
+// CHECK: phobos.tma_copy %{{.*}} into %{{.*}} arrive %[[BARS]]
+// CHECK: %[[B0:.*]] = phobos.load %{{.*}} {in_bounds = array<i1: false, false>} : !phobos.tensor<?x?xf32> -> !phobos.tile<32x128xf32, #phobos.blocked<sizePerThread = [4, 4]
+// CHECK: %[[S0:.*]] = phobos.buffer_slot %[[BB]][%{{.*}}] lag 0
+// CHECK: phobos.local_store %[[B0]] into %[[S0]]
+// CHECK: phobos.tma_copy
+// CHECK: phobos.local_store
+// CHECK: %[[B2:.*]] = phobos.load %{{.*}} {in_bounds = array<i1: false, false>}
+// CHECK-NOT: phobos.async_commit
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CARRIED:.*]] = %[[B2]])
+// CHECK: phobos.tma_copy %{{.*}} into %{{.*}} arrive %[[BARS]]
+// CHECK: %[[NEXT:.*]] = phobos.buffer_slot %[[BB]][%{{.*}}] lag 2
+// CHECK: phobos.local_store %[[CARRIED]] into %[[NEXT]]
+// CHECK: phobos.mbarrier_wait %[[BARS]]
+// CHECK: phobos.dot {{.*}} kind(wgmma) {in_flight = 1 : i32}
+// CHECK: %[[FOLLOWING:.*]] = arith.addi %[[K:.*]], %{{.*}} : i32
+// CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[FOLLOWING]], %{{.*}} : i32
+// CHECK: %[[AT:.*]] = arith.select %[[EXISTS]], %[[FOLLOWING]], %[[K]] : i32
+// CHECK: %[[LOADED:.*]] = phobos.load %{{.*}}[%[[AT]], %{{.*}}] {in_bounds = array<i1: true, false>}
+// CHECK: scf.yield %{{.*}}, %[[LOADED]]
+// CHECK: phobos.pipeline_stages = 4
+// CHECK: phobos.wgmma_wait
+#rla = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#rlb = #phobos.blocked<sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 4], order = [0, 1]>
+#rwg = #phobos.mma<warpsPerCTA = [8, 1]>
+#rsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8], atom = 32>
+#rsb = #phobos.shared<order = [0, 1], padding = 0, swizzle = [4, 1, 8], atom = 32>
+
+phobos.kernel @registers(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]}, %B: !phobos.tensor<?x?xf32> {phobos.dims = ["K", "N"]}, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "tf32", aligned = {K = 4 : i64, N = 4 : i64}} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #rwg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf32>
+  %main = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<128x128xf32, #rwg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf32> -> !phobos.tile<128x32xf32, #rla>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf32, #rla> -> !phobos.smem<128x32xf32, #rsa>
+    %b = phobos.load %B[%kk, %n0] {in_bounds = array<i1: true, false>} : !phobos.tensor<?x?xf32> -> !phobos.tile<32x128xf32, #rlb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf32, #rlb> -> !phobos.smem<32x128xf32, #rsb>
+    %d = phobos.dot %sa, %sb, %acc precision(tf32) kind(wgmma) : !phobos.smem<128x32xf32, #rsa>, !phobos.smem<32x128xf32, #rsb>, !phobos.tile<128x128xf32, #rwg> -> !phobos.tile<128x128xf32, #rwg>
+    scf.yield %d : !phobos.tile<128x128xf32, #rwg>
+  }
+  phobos.store %main, %C[%m0, %n0] : !phobos.tile<128x128xf32, #rwg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

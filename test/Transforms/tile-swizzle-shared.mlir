@@ -50,7 +50,11 @@ phobos.kernel @mma(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C:
 #shA = #phobos.shared<order = [0, 1], padding = 4>
 #shB = #phobos.shared<order = [1, 0], padding = 4>
 
+// A's stores transpose its tile, but an FMA operand keeps its load's
+// layout (blocks measured slower for the SGEMM: only tensor-core operands
+// get them, below).
 // CHECK-LABEL: phobos.kernel @fma
+// CHECK: phobos.load {{.*}} -> !phobos.tile<64x16xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>>
 // CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<64x16xf32, #phobos.shared<order = [0, 1], padding = 0, swizzle = [4, 1, 8]>>
 // CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<16x64xf32, #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8]>>
 // REPORT: remark: shared 64x16xf32: swizzle [4, 1, 8] (swizzle [4, 1, 8]: 8 excess of 24 wavefronts, 4096 B, plain: 24 excess of 40 wavefronts, 4096 B, padding 4: 8 excess of 24 wavefronts, 4352 B; accesses: 8 store 2 fma-load)
@@ -71,5 +75,32 @@ phobos.kernel @fma(%A: !phobos.tensor<?x?xf32>, %B: !phobos.tensor<?x?xf32>, %C:
     scf.yield %d : !phobos.tile<64x64xf32, #acc>
   }
   phobos.store %r, %C[%m, %m] : !phobos.tile<64x64xf32, #acc>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// wgmma's tf32 B [32, 128] is staged K-major in 128-byte atoms (fixed). From
+// the default layout (4 elements a thread along N, lanes along N) its 4-byte
+// stores fall into two banks a warp; each thread now holds a 4x4 block:
+// 16-byte loads along N, 16-byte stores along K, 4 lanes along K and 8
+// along N, which fill all 32 banks.
+#wlb = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#wla = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#wacc = #phobos.mma<warpsPerCTA = [8, 1]>
+#wsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8], atom = 32>
+#wsb = #phobos.shared<order = [0, 1], padding = 0, swizzle = [4, 1, 8], atom = 32>
+
+// CHECK-LABEL: phobos.kernel @tf32_b
+// CHECK: phobos.load {{.*}} -> !phobos.tile<128x32xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>>
+// CHECK: phobos.load {{.*}} -> !phobos.tile<32x128xf32, #phobos.blocked<sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 4], order = [0, 1]>>
+phobos.kernel @tf32_b(%A: !phobos.tensor<?x?xf32>, %B: !phobos.tensor<?x?xf32>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
+    attributes {max_threads = 256 : i32, tensorcore = "tf32"} {
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #wacc>
+  %a = phobos.load %A[%m0, %k] : !phobos.tensor<?x?xf32> -> !phobos.tile<128x32xf32, #wla>
+  %sa = phobos.local_alloc %a : !phobos.tile<128x32xf32, #wla> -> !phobos.smem<128x32xf32, #wsa>
+  %b = phobos.load %B[%k, %n0] : !phobos.tensor<?x?xf32> -> !phobos.tile<32x128xf32, #wlb>
+  %sb = phobos.local_alloc %b : !phobos.tile<32x128xf32, #wlb> -> !phobos.smem<32x128xf32, #wsb>
+  %d = phobos.dot %sa, %sb, %init precision(tf32) kind(wgmma) : !phobos.smem<128x32xf32, #wsa>, !phobos.smem<32x128xf32, #wsb>, !phobos.tile<128x128xf32, #wacc> -> !phobos.tile<128x128xf32, #wacc>
+  phobos.store %d, %C[%m0, %n0] : !phobos.tile<128x128xf32, #wacc>, !phobos.tensor<?x?xf32>
   phobos.return
 }

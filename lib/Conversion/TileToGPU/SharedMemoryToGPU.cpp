@@ -1,12 +1,12 @@
 //===- SharedMemoryToGPU.cpp - Buffers and layout changes -----------------===//
 //
 // `local_alloc` stores a tile into its buffer (at the offset
-// tile-allocate-shared gave it; the buffer value becomes its base pointer)
-// and `local_load` reads one back. Layout conversions, reshapes and
-// transposes write each canonical register to the scratch region at the
-// element's row-major position, wait at a barrier of their own, and read
-// back what the result layout needs. Barriers between ops come from
-// tile-insert-barriers.
+// tile-allocate-shared gave it; the buffer value becomes its base pointer),
+// `local_store` into a pipeline's slot, and `local_load` reads one back. Layout
+// conversions, reshapes and transposes write each canonical register to the
+// scratch region at the element's row-major position, wait at a barrier of
+// their own, and read back what the result layout needs. Barriers between ops
+// come from tile-insert-barriers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,42 +43,59 @@ SmallVector<int64_t, 8> runRegisters(const DistributedLayout &layout,
   return registers;
 }
 
+/// Stores the registers `values` of a tile in `layout` into the buffer of
+/// `type` at `base`: registers consecutive along the buffer's contiguous
+/// axis as one vector of up to 16 bytes.
+void storeToShared(ThreadEmitter &e, const DistributedLayout &layout,
+                   ValueRange values, SharedMemoryType type, Value base) {
+  auto shared = cast<SharedLayoutAttr>(type.getLayout());
+  unsigned fast = shared.getOrder().front();
+  Type element = type.getElementType();
+  int64_t width =
+      vectorWidth(layout, fast, element, shared.getVectorUnit(type.getShape()));
+  SmallVector<bool> done(layout.numRegisters(), false);
+  for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
+    if (done[reg])
+      continue;
+    SmallVector<int64_t, 8> run =
+        runRegisters(layout, layout.perAxisIndices(reg), fast, width);
+    for (int64_t member : run)
+      done[member] = true;
+    Value value = width == 1 ? e.toMemory(values[reg])
+                             : e.packVector(values, run, element);
+    e.predicatedStore(
+        e.isCanonical(layout, reg), value,
+        e.elementPointer(base, e.sharedIndex(type, e.coordinates(layout, reg)),
+                         element),
+        width == 1 ? 0
+                   : static_cast<unsigned>(width * getElementBytes(element)));
+  }
+}
+
 struct LocalAllocLowering : TileToGPUPattern<LocalAllocOp> {
   using TileToGPUPattern::TileToGPUPattern;
   LogicalResult
   matchAndRewrite(LocalAllocOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    DistributedLayout layout = layoutOf(op.getSource().getType());
-    SharedMemoryType type = op.getType();
     Value base = e.offsetShared(e.frame.sharedBase, op.getOffset().value_or(0));
-    ValueRange values = adaptor.getSource();
-    // Registers consecutive along the buffer's contiguous axis are stored
-    // as one vector of up to 16 bytes.
-    auto shared = cast<SharedLayoutAttr>(type.getLayout());
-    unsigned fast = shared.getOrder().front();
-    Type element = type.getElementType();
-    int64_t width = vectorWidth(layout, fast, element,
-                                shared.getVectorUnit(type.getShape()));
-    SmallVector<bool> done(layout.numRegisters(), false);
-    for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
-      if (done[reg])
-        continue;
-      SmallVector<int64_t, 8> run =
-          runRegisters(layout, layout.perAxisIndices(reg), fast, width);
-      for (int64_t member : run)
-        done[member] = true;
-      Value value = width == 1 ? e.toMemory(values[reg])
-                               : e.packVector(values, run, element);
-      e.predicatedStore(
-          e.isCanonical(layout, reg), value,
-          e.elementPointer(base,
-                           e.sharedIndex(type, e.coordinates(layout, reg)),
-                           element),
-          width == 1 ? 0
-                     : static_cast<unsigned>(width * getElementBytes(element)));
-    }
+    storeToShared(e, layoutOf(op.getSource().getType()), adaptor.getSource(),
+                  op.getType(), base);
     rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+struct LocalStoreLowering : TileToGPUPattern<LocalStoreOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(LocalStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    storeToShared(e, layoutOf(op.getValue().getType()), adaptor.getValue(),
+                  op.getDestination().getType(),
+                  adaptor.getDestination().front());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -175,9 +192,9 @@ struct ThroughScratchLowering : TileToGPUPattern<Op> {
 void phobos::tile::populateSharedMemoryToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     TileLoweringState &state) {
-  patterns.add<LocalAllocLowering, LocalLoadLowering,
+  patterns.add<LocalAllocLowering, LocalStoreLowering, LocalLoadLowering,
                ThroughScratchLowering<ConvertLayoutOp>,
                ThroughScratchLowering<TransposeOp>,
-               ThroughScratchLowering<ReshapeOp>>(
-      converter, patterns.getContext(), state);
+               ThroughScratchLowering<ReshapeOp>>(converter,
+                                                  patterns.getContext(), state);
 }

@@ -67,7 +67,7 @@ public:
 
 /// Whether `op` reads or writes shared memory once lowered.
 bool usesSharedMemory(Operation *op) {
-  if (isa<LocalAllocOp, LocalLoadOp, AsyncCopyOp, TmaCopyOp,
+  if (isa<LocalAllocOp, LocalStoreOp, LocalLoadOp, AsyncCopyOp, TmaCopyOp,
           LocalBarriersOp>(op) ||
       getScratchBytes(op) > 0)
     return true;

@@ -1149,3 +1149,11 @@ func.func @in_flight_not_wgmma(%a: !phobos.tile<64x16xf16>, %b: !phobos.tile<16x
   %d = phobos.dot %a, %b kind(mma_sync) {in_flight = 1 : i32} : !phobos.tile<64x16xf16>, !phobos.tile<16x64xf16> -> !phobos.tile<64x64xf32>
   return
 }
+
+// -----
+
+func.func @local_store_shape(%t: !phobos.tile<32x64xf32>, %s: !phobos.smem<32x32xf32, #phobos.shared<order = [0, 1], padding = 0>>) {
+  // expected-error@+1 {{'phobos.local_store' op the buffer must have the tile's shape and element type}}
+  phobos.local_store %t into %s : !phobos.tile<32x64xf32>, !phobos.smem<32x32xf32, #phobos.shared<order = [0, 1], padding = 0>>
+  return
+}

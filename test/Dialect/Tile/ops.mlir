@@ -470,3 +470,14 @@ func.func @in_func(%x: !phobos.tile<8x8xf16, "mma">) -> !phobos.tile<8x8xf16, "m
   %n = phobos.neg %x : !phobos.tile<8x8xf16, "mma">
   return %n : !phobos.tile<8x8xf16, "mma">
 }
+
+// A local_store writes a tile into a slot of a staged buffer.
+// CHECK-LABEL: func.func @local_store
+// CHECK: %[[S:.*]] = phobos.buffer_slot %{{.*}}[%{{.*}}] lag 2
+// CHECK: phobos.local_store %{{.*}} into %[[S]] : !phobos.tile<32x64xf32>, !phobos.smem<32x64xf32, #phobos.shared<order = [0, 1], padding = 0>>
+func.func @local_store(%t: !phobos.tile<32x64xf32>, %i: i32) {
+  %buf = phobos.local_buffer : !phobos.smem<3x32x64xf32, #phobos.shared<order = [0, 1], padding = 0>>
+  %s = phobos.buffer_slot %buf[%i] lag 2 : !phobos.smem<3x32x64xf32, #phobos.shared<order = [0, 1], padding = 0>> -> !phobos.smem<32x64xf32, #phobos.shared<order = [0, 1], padding = 0>>
+  phobos.local_store %t into %s : !phobos.tile<32x64xf32>, !phobos.smem<32x64xf32, #phobos.shared<order = [0, 1], padding = 0>>
+  return
+}

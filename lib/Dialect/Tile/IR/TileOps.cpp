@@ -714,6 +714,16 @@ LogicalResult LocalLoadOp::verify() {
   return success();
 }
 
+LogicalResult LocalStoreOp::verify() {
+  TileType value = getValue().getType();
+  SharedMemoryType destination = getDestination().getType();
+  if (value.getShape() != destination.getShape() ||
+      value.getElementType() != destination.getElementType())
+    return emitOpError("the buffer must have the tile's shape and element "
+                       "type");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "Phobos/Dialect/Tile/IR/TileOps.cpp.inc"
 

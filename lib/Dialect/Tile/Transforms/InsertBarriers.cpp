@@ -1,4 +1,5 @@
-//===- InsertBarriers.cpp - Barriers and waits from shared-memory accesses -===//
+//===- InsertBarriers.cpp - Barriers and waits from shared-memory accesses
+//-===//
 //
 // A forward analysis over the kernel's structured control flow. The state
 // is what was read and written of shared memory since the last barrier
@@ -14,10 +15,12 @@
 //
 // Copies into the slots of a staged buffer are told apart by the slot's
 // `lag` (which iteration's data it holds): a read of this iteration's slot
-// waits only for the group that fills it. A loop body starts from what was
-// pending before the loop joined with what its end leaves, lags shifted
-// by one iteration, computed to a fixed point before anything is placed in
-// it; a branch leaves the union of its sides. A TMA copy gets a barrier
+// waits only for the group that fills it. Reads and writes of slots are
+// told apart the same way: a store into the slot two iterations ahead
+// does not conflict with a dot reading this iteration's. A loop body starts
+// from what was pending before the loop joined with what its end leaves, lags
+// shifted by one iteration, computed to a fixed point before anything is placed
+// in it; a branch leaves the union of its sides. A TMA copy gets a barrier
 // after the last reads of what it overwrites; its own writes are waited
 // for on an mbarrier (tile-pipeline places the waits), not here.
 //
@@ -47,6 +50,15 @@ struct SlotWrite {
   ByteRange range;
   bool operator==(const SlotWrite &other) const {
     return buffer == other.buffer && lag == other.lag && range == other.range;
+  }
+  /// The bytes it wrote once complete, as the slot they are.
+  ByteRange completed() const {
+    ByteRange bytes = range;
+    if (buffer && lag >= 0) {
+      bytes.slotBuffer = buffer;
+      bytes.lag = lag;
+    }
+    return bytes;
   }
 };
 using Group = SmallVector<SlotWrite, 2>;
@@ -106,7 +118,7 @@ struct Pending {
   void complete(size_t keep) {
     while (inflight.size() > keep) {
       for (const SlotWrite &write : inflight.front())
-        add(writes, write.range);
+        add(writes, write.completed());
       inflight.erase(inflight.begin());
     }
   }
@@ -129,11 +141,32 @@ struct Pending {
     for (Group &group : inflight)
       shift(group);
     shift(open);
+    // What was read and written of slots since the last barrier, too.
+    for (SmallVectorImpl<ByteRange> *set : {&reads, &writes})
+      for (ByteRange &range : *set) {
+        if (!range.slotBuffer || range.lag < 0)
+          continue;
+        if (forget) {
+          range.lag = -1;
+          continue;
+        }
+        int64_t stages = cast<SharedMemoryType>(range.slotBuffer.getType())
+                             .getShape()
+                             .front();
+        range.lag = (range.lag + stages - 1) % stages;
+      }
   }
 };
 
-bool overlapsAny(ByteRange range, ArrayRef<ByteRange> set) {
-  return llvm::any_of(set, [&](ByteRange other) { return range.overlaps(other); });
+/// Whether `range` may touch bytes of `set`: with `byteRanges` where they
+/// overlap, else anywhere (shared memory as one location); never where
+/// both are slots known to be different (ByteRange::disjointSlots).
+bool conflictsWithAny(ByteRange range, ArrayRef<ByteRange> set,
+                      bool byteRanges) {
+  return llvm::any_of(set, [&](ByteRange other) {
+    return !range.disjointSlots(other) &&
+           (!byteRanges || range.overlaps(other));
+  });
 }
 
 /// The slot a `!phobos.smem` value names: (buffer, lag) of a buffer_slot.
@@ -172,15 +205,13 @@ private:
     // value is dead. An exchange's reads follow its own barrier: only its
     // writes can race with what is pending.
     bool reads = !access.reads.empty() && !access.internalBarrier;
-    if (!byteRanges)
-      return (!access.writes.empty() && !state.reads.empty()) ||
-             (reads && !state.writes.empty());
     for (ByteRange range : access.writes)
-      if (overlapsAny(range, state.reads) || overlapsAny(range, state.writes))
+      if (conflictsWithAny(range, state.reads, byteRanges) ||
+          (byteRanges && conflictsWithAny(range, state.writes, byteRanges)))
         return true;
     if (reads)
       for (ByteRange range : access.reads)
-        if (overlapsAny(range, state.writes))
+        if (conflictsWithAny(range, state.writes, byteRanges))
           return true;
     return false;
   }
@@ -198,8 +229,9 @@ private:
       if (std::optional<SlotWrite> slot = slotOf(operand))
         slots.push_back(*slot);
     auto isSlotRange = [&](ByteRange range) {
-      return llvm::any_of(slots,
-                          [&](const SlotWrite &slot) { return slot.range == range; });
+      return llvm::any_of(slots, [&](const SlotWrite &slot) {
+        return slot.range.begin == range.begin && slot.range.end == range.end;
+      });
     };
     for (ByteRange range : access.reads)
       if (!isSlotRange(range))
@@ -213,7 +245,9 @@ private:
           if (write.buffer == slot.buffer &&
               (write.lag < 0 || write.lag == slot.lag))
             return true;
-        if (overlapsAny(write.range, ranges))
+        if (llvm::any_of(ranges, [&](ByteRange range) {
+              return range.overlaps(write.range);
+            }))
           return true;
       }
       return false;

@@ -45,11 +45,33 @@ SharedMemoryAccess phobos::tile::getSharedMemoryAccess(Operation *op,
         continue;
       ByteRange range =
           effect.getValue() ? getBufferRange(effect.getValue()) : ByteRange{};
+      if (auto slot = effect.getValue()
+                          ? effect.getValue().getDefiningOp<BufferSlotOp>()
+                          : BufferSlotOp()) {
+        int64_t stages = slot.getBuffer().getType().getShape().front();
+        range.slotBuffer = slot.getBuffer();
+        range.lag = static_cast<int64_t>(slot.getLag()) % stages;
+      }
       if (isa<MemoryEffects::Read>(effect.getEffect()))
         access.reads.push_back(range);
       else if (isa<MemoryEffects::Write>(effect.getEffect()))
         access.writes.push_back(range);
     }
+  }
+  // A dot left in flight (wgmma) is retired by the next one's wait: until
+  // then the slots the previous iteration's dot read (now one iteration
+  // back) are still being read.
+  if (auto dot = dyn_cast<DotOp>(op); dot && dot.getInFlight()) {
+    SmallVector<ByteRange, 2> previous;
+    for (ByteRange range : access.reads) {
+      if (!range.slotBuffer || range.lag < 0)
+        continue;
+      int64_t stages =
+          cast<SharedMemoryType>(range.slotBuffer.getType()).getShape().front();
+      range.lag = (range.lag + stages - 1) % stages;
+      previous.push_back(range);
+    }
+    access.reads.append(previous.begin(), previous.end());
   }
   // The scratch exchanges: write, barrier, read.
   if (int64_t bytes = getScratchBytes(op)) {

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -36,6 +38,10 @@ struct StagedOperand {
   LoadOp load;
   LocalAllocOp alloc;
   LocalBufferOp buffer;
+  /// Staged through registers (registerCopyBytes) instead of copied
+  /// asynchronously; `carried` is the loop's tile of the next slot's data.
+  bool viaRegisters = false;
+  unsigned carried = 0;
 };
 
 /// Bytes one asynchronous copy instruction can move for `load` staged as
@@ -62,6 +68,27 @@ int64_t copyBytes(LoadOp load, LocalAllocOp alloc) {
   DistributedLayout dist = layout.distribute(tile.getShape());
   return dist.vectorWidth(fast, bytes, shared.getVectorUnit(buffer.getShape())) *
          bytes;
+}
+
+/// Bytes one thread moves per instruction when it stages `load` through
+/// its registers: the narrower of its global loads (vectors along the
+/// tensor's contiguous axis) and its shared stores (along the buffer's).
+int64_t registerCopyBytes(LoadOp load, LocalAllocOp alloc) {
+  TileType tile = load.getType();
+  auto layout =
+      dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
+  int64_t tensorRank = load.getTensor().getType().getRank();
+  if (!layout || tile.getElementType().isInteger(1) || tile.getRank() != 2 ||
+      llvm::is_contained(load.getPointAxes(), tensorRank - 1))
+    return 0;
+  int64_t bytes = getElementBytes(tile.getElementType());
+  SharedMemoryType buffer = alloc.getType();
+  auto shared = cast<SharedLayoutAttr>(buffer.getLayout());
+  DistributedLayout dist = layout.distribute(tile.getShape());
+  int64_t loads = dist.vectorWidth(tile.getRank() - 1, bytes);
+  int64_t stores = dist.vectorWidth(shared.getOrder().front(), bytes,
+                                    shared.getVectorUnit(buffer.getShape()));
+  return std::min(loads, stores) * bytes;
 }
 
 /// Whether the tensor memory accelerator can copy `operand`: a box of a 2-D
@@ -147,14 +174,19 @@ public:
             return isa<DotOp>(user) && user->getBlock() == loop.getBody();
           }))
         continue;
-      if (copyBytes(load, alloc) < 4)
+      // An operand an asynchronous copy would move in narrower pieces than
+      // registers can (a transposing buffer: one element a copy) goes
+      // through registers.
+      int64_t async = copyBytes(load, alloc);
+      bool viaRegisters = registerCopyBytes(load, alloc) > async;
+      if (async < 4 && !viaRegisters)
         continue;
       bool computable = llvm::all_of(load.getOffsets(), [&](Value offset) {
         return canEvaluate(offset);
       });
       if (!isOutside(load.getTensor(), loop) || !computable)
         continue;
-      operands.push_back({load, alloc, {}});
+      operands.push_back({load, alloc, {}, viaRegisters});
     }
     return operands;
   }
@@ -198,7 +230,16 @@ public:
   /// Rewrites the loop into the pipeline; `inFlight` (from
   /// dotsToKeepInFlight, with at least 3 stages) keeps those dots' groups
   /// in flight and copies S-2 iterations ahead; `tma` copies every operand
-  /// through TMA (canCopyThroughTma).
+  /// not staged through registers through TMA (canCopyThroughTma).
+  ///
+  /// An operand staged through registers is loaded one iteration before
+  /// it is stored: the prologue stores the slots the copies fill and loads
+  /// the next tile (masked on the axes that move with the loop: those
+  /// iterations may not exist), which the loop carries; each iteration
+  /// stores it where the copies go and, after its dots, loads the next one,
+  /// or its own again past the loop's end (in bounds wherever the original
+  /// load is, so it needs no new masks), so the load's latency hides behind
+  /// a whole iteration.
   void run(SmallVectorImpl<StagedOperand> &operands,
            ArrayRef<DotOp> inFlight = {}, bool tma = false) {
     // Iterations the copies run ahead: S-1, or S-2 when a slot is still
@@ -220,6 +261,10 @@ public:
           builder, operand.alloc.getLoc(),
           getStagedType(operand.alloc.getType(), stages), IntegerAttr());
     barriers = Value();
+    int64_t copied = llvm::count_if(
+        operands, [](const StagedOperand &o) { return !o.viaRegisters; });
+    if (copied == 0)
+      tma = false;
     if (tma) {
       MLIRContext *context = builder.getContext();
       auto type = SharedMemoryType::get(
@@ -227,9 +272,10 @@ public:
           SharedLayoutAttr::get(context, {0}, /*padding=*/0));
       barriers = LocalBarriersOp::create(
           builder, loc, type,
-          builder.getI32IntegerAttr(static_cast<int32_t>(operands.size())),
+          builder.getI32IntegerAttr(static_cast<int32_t>(copied)),
           IntegerAttr());
     }
+    bool commits = !tma && copied > 0;
     for (int64_t s = 0; s < ahead; ++s) {
       Value iteration = arith::AddIOp::create(
           builder, loc, lb,
@@ -239,10 +285,46 @@ public:
                                            iteration, ub);
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), iteration);
-      for (StagedOperand &operand : operands)
-        copyInto(operand, constant(s), /*lag=*/s, enable, mapping);
-      if (!tma)
+      for (StagedOperand &operand : operands) {
+        if (operand.viaRegisters)
+          storeInto(operand, loadFor(operand, mapping), constant(s), s,
+                    mapping);
+        else
+          copyInto(operand, constant(s), /*lag=*/s, enable, mapping);
+      }
+      if (commits)
         AsyncCommitOp::create(builder, loc);
+    }
+    // The tiles the loop carries: iteration `ahead`'s.
+    SmallVector<Value> carried;
+    {
+      IRMapping mapping;
+      mapping.map(
+          loop.getInductionVar(),
+          arith::AddIOp::create(
+              builder, loc, lb,
+              arith::MulIOp::create(builder, loc, step, constant(ahead))));
+      for (StagedOperand &operand : operands)
+        if (operand.viaRegisters) {
+          operand.carried = loop.getInitArgs().size() + carried.size();
+          carried.push_back(loadFor(operand, mapping));
+        }
+    }
+    if (!carried.empty()) {
+      IRRewriter rewriter(builder);
+      auto replaced =
+          cast<LoopLikeOpInterface>(loop.getOperation())
+              .replaceWithAdditionalYields(
+                  rewriter, carried,
+                  /*replaceInitOperandUsesInLoop=*/false,
+                  [](OpBuilder &, Location, ArrayRef<BlockArgument> arguments) {
+                    return SmallVector<Value>(arguments.begin(),
+                                              arguments.end());
+                  });
+      loop = cast<scf::ForOp>(replaced->getOperation());
+      lb = loop.getLowerBound();
+      ub = loop.getUpperBound();
+      step = loop.getStep();
     }
 
     // The steady state: start iteration i + ahead, compute on slot i % S.
@@ -262,17 +344,43 @@ public:
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, next, ub);
     IRMapping mapping;
     mapping.map(iv, next);
-    for (StagedOperand &operand : operands)
-      copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping);
-    if (!tma)
+    for (StagedOperand &operand : operands) {
+      if (operand.viaRegisters)
+        storeInto(operand, loop.getRegionIterArgs()[operand.carried], nextSlot,
+                  ahead, mapping);
+      else
+        copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping);
+    }
+    if (commits)
       AsyncCommitOp::create(builder, loc);
+    // After the dots, the tile the next iteration stores.
+    if (!carried.empty()) {
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      builder.setInsertionPoint(yield);
+      // Past the loop's end it loads this iteration's tile again (which
+      // the original load reads inside the tensor wherever it promises to):
+      // no masks where there were none.
+      Value following = arith::AddIOp::create(
+          builder, loc, iv,
+          arith::MulIOp::create(builder, loc, step, constant(ahead + 1)));
+      Value exists = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::slt, following, ub);
+      IRMapping after;
+      after.map(iv,
+                arith::SelectOp::create(builder, loc, exists, following, iv));
+      for (StagedOperand &operand : operands)
+        if (operand.viaRegisters)
+          yield->setOperand(operand.carried,
+                            loadFor(operand, after, /*masked=*/false));
+    }
 
     // TMA: the slot's k-th fill completes its mbarrier's phase k; wait for
     // it before the first read.
     if (tma) {
-      Operation *first = operands.front().alloc;
+      Operation *first = nullptr;
       for (StagedOperand &operand : operands)
-        if (operand.alloc->isBeforeInBlock(first))
+        if (!operand.viaRegisters &&
+            (!first || operand.alloc->isBeforeInBlock(first)))
           first = operand.alloc;
       builder.setInsertionPoint(first);
       Value fill = arith::DivSIOp::create(builder, loc, index, constant(stages));
@@ -333,6 +441,49 @@ private:
     return clone->getResult(cast<OpResult>(value).getResultNumber());
   }
 
+  /// The operand's load for the iteration `mapping` gives; `masked`: also
+  /// on every axis whose offset moves with the loop (for an iteration that
+  /// may not exist).
+  Value loadFor(StagedOperand &operand, IRMapping &mapping,
+                bool masked = true) {
+    LoadOp load = operand.load;
+    SmallVector<Value> offsets;
+    for (Value offset : load.getOffsets())
+      offsets.push_back(evaluate(offset, mapping));
+    SmallVector<bool> inBounds(load.getOffsets().size(), false);
+    if (std::optional<ArrayRef<bool>> given = load.getInBounds())
+      inBounds.assign(given->begin(), given->end());
+    if (masked)
+      for (auto [axis, offset] : llvm::enumerate(load.getOffsets()))
+        if (dependsOnLoop(offset))
+          inBounds[axis] = false;
+    auto clone = LoadOp::create(
+        builder, load.getLoc(), load.getType(), load.getTensor(), offsets,
+        load.getPointAxesAttr(), builder.getDenseBoolArrayAttr(inBounds));
+    return clone.getResult();
+  }
+
+  /// Stores `value` into slot `slotIndex` of the operand's buffer.
+  void storeInto(StagedOperand &operand, Value value, Value slotIndex,
+                 int64_t lag, IRMapping &) {
+    Value slot = BufferSlotOp::create(
+        builder, operand.load.getLoc(), operand.alloc.getType(), operand.buffer,
+        slotIndex, builder.getI64IntegerAttr(lag));
+    LocalStoreOp::create(builder, operand.load.getLoc(), value, slot);
+  }
+
+  /// Whether `value` changes from one iteration to the next.
+  bool dependsOnLoop(Value value) {
+    if (value == loop.getInductionVar())
+      return true;
+    if (isOutside(value, loop))
+      return false;
+    Operation *def = value.getDefiningOp();
+    return !def || llvm::any_of(def->getOperands(), [&](Value operand) {
+      return dependsOnLoop(operand);
+    });
+  }
+
   void copyInto(StagedOperand &operand, Value slotIndex, int64_t lag,
                 Value enable, IRMapping &mapping) {
     LoadOp load = operand.load;
@@ -386,16 +537,20 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
         continue;
       if (chosen < 3)
         inFlight.clear();
-      bool useTma = tma && llvm::all_of(operands, [&](StagedOperand o) {
-        return canCopyThroughTma(o, kernel, aligned);
-      });
+      bool useTma =
+          tma && llvm::all_of(operands, [&](StagedOperand o) {
+            return o.viaRegisters || canCopyThroughTma(o, kernel, aligned);
+          });
       LoopPipeliner(loop, chosen).run(operands, inFlight, useTma);
+      int64_t viaRegisters = llvm::count_if(
+          operands, [](const StagedOperand &o) { return o.viaRegisters; });
       if (useTma)
-        numTma += operands.size();
+        numTma += operands.size() - viaRegisters;
+      numRegisters += viaRegisters;
       numInFlight += inFlight.size();
       ++numLoops;
       numStages += chosen;
-      numCopies += operands.size();
+      numCopies += operands.size() - viaRegisters;
     }
   }
 

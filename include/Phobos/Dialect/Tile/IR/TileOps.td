@@ -819,6 +819,32 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Tile_LocalStoreOp : Tile_Op<"local_store"> {
+  let summary = "writes a tile into a slot of a multi-stage buffer";
+  let description = [{
+    Writes `value` (registers) into `destination`, a slot of a
+    `phobos.local_buffer`, laid out as the slot's type says, at once (no
+    copy group). tile-pipeline stages an operand this way when an
+    asynchronous copy would move it element by element (a 4-byte operand
+    whose shared layout transposes it, as wgmma's tf32 B): the loop loads
+    the next iteration's tile into registers with 16-byte global loads and
+    stores it here with 16-byte shared stores. Other threads see the
+    writes after a barrier (tile-insert-barriers places it).
+
+    ```mlir
+    phobos.local_store %b into %slot : !phobos.tile<32x128xf32, #blocked>, !phobos.smem<32x128xf32, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$value,
+                       Arg<Tile_AnySharedMemory, "",
+                           [MemWrite<Tile_SharedMemory>]>:$destination);
+  let assemblyFormat = [{
+    $value `into` $destination attr-dict `:` qualified(type($value)) `,`
+    qualified(type($destination))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncCommitOp : Tile_Op<"async_commit", [
     MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
   let summary = "closes a group of asynchronous copies";

@@ -163,6 +163,19 @@ def TileSwizzleShared : Pass<"tile-swizzle-shared", "::phobos::tile::KernelOp"> 
 
     Before: `!phobos.smem<128x32xf16, #phobos.shared<order = [1, 0], padding = 8>>`
     After:  `!phobos.smem<128x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4]>>`
+
+    A tensor-core operand's buffer that transposes the tile it stages (its
+    contiguous axis is not the tensor's, as wgmma's K-major tf32 B) is
+    written one element a lane from the default layout, mostly into a few
+    banks. The tile's load then
+    gets a layout of its own: each thread a block with 16-byte vectors along
+    the tensor's axis (the loads) and along the buffer's (the stores, the
+    block transposed in registers), the lanes split between the axes where
+    the model counts the fewest wavefronts, then the fewest store
+    instructions.
+
+    Before: `!phobos.tile<32x256xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], ...>>`
+    After:  `!phobos.tile<32x256xf32, #phobos.blocked<sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 4], order = [0, 1]>>`
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
@@ -170,7 +183,9 @@ def TileSwizzleShared : Pass<"tile-swizzle-shared", "::phobos::tile::KernelOp"> 
            "wavefront count">
   ];
   let statistics = [
-    Statistic<"numSwizzled", "num-swizzled", "Buffers given an XOR swizzle">
+    Statistic<"numSwizzled", "num-swizzled", "Buffers given an XOR swizzle">,
+    Statistic<"numStoreLayouts", "num-store-layouts",
+              "Staged tiles given a layout whose transposing stores do not conflict">
   ];
 }
 
@@ -193,7 +208,8 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     when three stages do not fit in `max-shared-bytes` (the chip's budget,
     set by the GPU pipeline). A loop that stores to a tensor, an operand
     whose offsets depend on loop-carried values, a copy that cannot move at
-    least 4 bytes at a time (a 16-bit operand staged transposed), and the
+    least 4 bytes at a time (a 16-bit operand staged transposed) unless its
+    registers can (below), and the
     remainder loop tile-split-ragged-loops leaves (it starts at
     `(ub / step) * step`, so it runs at most once) are left as they are.
 
@@ -241,6 +257,20 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     writes zeros outside the tensor. The copies into a slot still follow
     the barrier after its last reads (tile-insert-barriers). `tma=false`
     keeps cp.async.
+
+    Operands staged through registers: when an asynchronous copy would
+    move an operand in narrower pieces than its layout's loads and stores
+    do (a 4-byte operand whose buffer transposes it: wgmma's K-major tf32
+    B, which tile-swizzle-shared gives 16-byte loads and stores), it is
+    loaded into registers one iteration before it is stored: the prologue
+    stores the first slots and loads the next tile, which the loop carries
+    (an extra `iter_arg`); each iteration stores it with
+    `phobos.local_store` where the copies go and, after its dots, loads the
+    next one (past the loop's end, its own again: no masks the original
+    load did not have; the prologue's loads are masked on the axes that
+    move with the loop). The other
+    operands keep their copies (TMA or cp.async); the barriers come from
+    tile-insert-barriers as for copies.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
@@ -255,7 +285,9 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     Statistic<"numStages", "num-stages", "Stages chosen, summed over the pipelined loops">,
     Statistic<"numCopies", "num-copies", "Operands copied asynchronously">,
     Statistic<"numInFlight", "num-in-flight", "wgmma dots kept in flight across iterations">,
-    Statistic<"numTma", "num-tma", "Operands copied through TMA">
+    Statistic<"numTma", "num-tma", "Operands copied through TMA">,
+    Statistic<"numRegisters", "num-registers",
+              "Operands staged through registers (loaded an iteration ahead)">
   ];
 }
 

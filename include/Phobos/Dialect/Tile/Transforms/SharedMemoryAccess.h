@@ -18,18 +18,40 @@
 
 namespace phobos::tile {
 
-/// Bytes [begin, end) of the shared array.
+/// Bytes [begin, end) of the shared array; for one slot of a pipeline's
+/// staged buffer (whose bytes stand for the whole buffer: the slot index is
+/// dynamic), also the buffer and the slot's lag (-1: not known).
 struct ByteRange {
   int64_t begin = 0;
   int64_t end = std::numeric_limits<int64_t>::max();
+  mlir::Value slotBuffer;
+  int64_t lag = -1;
   bool overlaps(const ByteRange &other) const {
     return begin < other.end && other.begin < end;
   }
+  /// Whether both are slots known to be different: of one buffer at two
+  /// known lags, or of two buffers whose bytes do not overlap (two staged
+  /// buffers live in one loop never do once allocated).
+  bool disjointSlots(const ByteRange &other) const {
+    if (!slotBuffer || !other.slotBuffer)
+      return false;
+    if (slotBuffer == other.slotBuffer)
+      return lag >= 0 && other.lag >= 0 && lag != other.lag;
+    return !overlaps(other);
+  }
   bool operator==(const ByteRange &other) const {
-    return begin == other.begin && end == other.end;
+    return begin == other.begin && end == other.end &&
+           slotBuffer == other.slotBuffer && lag == other.lag;
   }
   bool operator<(const ByteRange &other) const {
-    return begin != other.begin ? begin < other.begin : end < other.end;
+    if (begin != other.begin)
+      return begin < other.begin;
+    if (end != other.end)
+      return end < other.end;
+    if (slotBuffer != other.slotBuffer)
+      return slotBuffer.getAsOpaquePointer() <
+             other.slotBuffer.getAsOpaquePointer();
+    return lag < other.lag;
   }
 };
 
@@ -45,7 +67,8 @@ struct SharedMemoryAccess {
 };
 
 /// The bytes `buffer` (a `!phobos.smem` value) occupies: its local_alloc's
-/// offset and size, or all of shared memory when it is not known.
+/// offset and size, or all of shared memory when it is not known (no slot
+/// identity: getSharedMemoryAccess adds it).
 ByteRange getBufferRange(mlir::Value buffer);
 
 /// The shared-memory access of `op` (not of the ops nested in it).
