@@ -246,3 +246,32 @@ phobos.kernel @wgmma_operands(%h: f16, %x: f32) attributes {max_threads = 128 : 
   %f = phobos.dot %af, %bf precision(tf32) kind(wgmma) : !phobos.tile<64x32xf32, #la>, !phobos.tile<32x64xf32, #lb> -> !phobos.tile<64x64xf32, #wg>
   phobos.return
 }
+
+// -----
+
+#wg = #phobos.mma<warpsPerCTA = [4, 1]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A 16-bit A already in the wgmma's accumulator layout (attention's P) stays
+// in registers: only B is staged. An f32 one the dot rounds to f16 is cast
+// in registers. A tf32 A is staged (its accumulator registers are not
+// wgmma's tf32 A fragments), as is one in another layout.
+// CHECK-LABEL: phobos.kernel @register_a
+// CHECK: %[[P:.*]] = phobos.fill %{{.*}} : !phobos.tile<64x32xf16, #phobos.mma<warpsPerCTA = [4, 1]>>
+// CHECK: %[[SB:.*]] = phobos.local_alloc
+// CHECK: phobos.dot %[[P]], %[[SB]] kind(wgmma) : !phobos.tile<64x32xf16, #phobos.mma<warpsPerCTA = [4, 1]>>, !phobos.smem<32x128xf16
+// CHECK: %[[Q:.*]] = phobos.fill %{{.*}} : !phobos.tile<64x32xf32
+// CHECK: phobos.local_alloc %[[Q]] : !phobos.tile<64x32xf32, #phobos.mma<warpsPerCTA = [4, 1]>> -> !phobos.smem<64x32xf32
+// CHECK: %[[QH:.*]] = phobos.cast %[[Q]] : !phobos.tile<64x32xf32, #phobos.mma<warpsPerCTA = [4, 1]>> to !phobos.tile<64x32xf16, #phobos.mma<warpsPerCTA = [4, 1]>>
+// CHECK: phobos.dot %[[QH]], %{{.*}} precision(f16) kind(wgmma) : !phobos.tile<64x32xf16
+// CHECK: phobos.dot %{{.*}}, %{{.*}} precision(tf32) kind(wgmma) : !phobos.smem<64x32xf32
+phobos.kernel @register_a(%h: f16, %x: f32) attributes {max_threads = 128 : i32} {
+  %p = phobos.fill %h : !phobos.tile<64x32xf16, #wg>
+  %b = phobos.fill %h : !phobos.tile<32x128xf16, #lb>
+  %d = phobos.dot %p, %b kind(wgmma) : !phobos.tile<64x32xf16, #wg>, !phobos.tile<32x128xf16, #lb> -> !phobos.tile<64x128xf32, #wg>
+  %q = phobos.fill %x : !phobos.tile<64x32xf32, #wg>
+  %bq = phobos.fill %x : !phobos.tile<32x128xf32, #lb>
+  %e = phobos.dot %q, %bq precision(f16) kind(wgmma) : !phobos.tile<64x32xf32, #wg>, !phobos.tile<32x128xf32, #lb> -> !phobos.tile<64x128xf32, #wg>
+  %f = phobos.dot %q, %bq precision(tf32) kind(wgmma) : !phobos.tile<64x32xf32, #wg>, !phobos.tile<32x128xf32, #lb> -> !phobos.tile<64x128xf32, #wg>
+  phobos.return
+}

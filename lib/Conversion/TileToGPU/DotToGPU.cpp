@@ -365,23 +365,70 @@ Value matrixDescriptor(ThreadEmitter &l, OperandBuffer &buffer,
 /// every column, one m64nNk16 per 16 of K (m64nNk8 per 8 for tf32), from
 /// descriptors of the operand buffers. tf32 operands are the f32 values the
 /// buffers hold: wgmma ignores their low 13 bits (rounds toward zero), where
-/// mma.sync's fragments are rounded to nearest first. The accumulator registers are the mma layout's with the warps
-/// stacked along M, which are in wgmma's order (per 8 columns: (r, c),
-/// (r, c + 1), (r + 8, c), (r + 8, c + 1)). The group is waited for before
-/// the dot ends, so that its shared-memory reads are done when the next
-/// barrier lets the buffers be overwritten; with `in_flight = 1`
-/// (tile-pipeline) only the previous group is, and this one keeps running.
+/// mma.sync's fragments are rounded to nearest first. The accumulator registers
+/// are the mma layout's with the warps stacked along M, which are in wgmma's
+/// order (per 8 columns: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1)). The
+/// group is waited for before the dot ends, so that its shared-memory reads are
+/// done when the next barrier lets the buffers be overwritten; with `in_flight
+/// = 1` (tile-pipeline) only the previous group is, and this one keeps running.
+/// One wgmma m64nNk16 with A in registers (four 32-bit registers of two
+/// 16-bit elements), B through `descB`, accumulating into `d` (a struct of
+/// N/2 f32), as inline PTX: the NVVM op takes A only as a descriptor.
+Value wgmmaRegisterA(ThreadEmitter &l, Value d, ArrayRef<Value> aRegs,
+                     Value descB, int64_t n, Type element, bool transB) {
+  int64_t count = n / 2;
+  std::string kind = element.isBF16() ? "bf16" : "f16";
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                     std::to_string(2 * count + 5) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(n) + "k16.f32." + kind + "." + kind + " {";
+  for (int64_t i = 0; i < count; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += "}, {";
+  for (int64_t i = 0; i < 4; ++i)
+    text += (i ? ", $" : "$") + std::to_string(2 * count + i);
+  text += "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
+          (transB ? "1" : "0") + ";\n}";
+  std::string constraints;
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < count; ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (int64_t i = 0; i < count; ++i) {
+    constraints += "," + std::to_string(i);
+    operands.push_back(
+        LLVM::ExtractValueOp::create(l.b, l.loc, d, ArrayRef<int64_t>{i}));
+  }
+  for (Value reg : aRegs) {
+    constraints += ",r";
+    operands.push_back(reg);
+  }
+  constraints += ",l,r";
+  operands.push_back(descB);
+  operands.push_back(l.i32(1));
+  auto mma = LLVM::InlineAsmOp::create(
+      l.b, l.loc, d.getType(), operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  return mma.getResult(0);
+}
+
 Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
                    DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
   TileType resultType = op.getType();
   DistributedLayout layout = layoutOf(resultType);
-  OperandBuffer a = operandBuffer(l, op.getA(), adaptor.getA());
+  // A in shared memory (a descriptor per k-step), or in registers in the
+  // result's layout (isWgmmaRegisterOperand).
+  auto aTile = dyn_cast<TileType>(op.getA().getType());
+  std::optional<OperandBuffer> a;
+  if (!aTile)
+    a.emplace(operandBuffer(l, op.getA(), adaptor.getA()));
   OperandBuffer bBuffer = operandBuffer(l, op.getB(), adaptor.getB());
   bool transposed = op.getTransposeB();
-  Type element = a.type.getElementType();
+  Type element = aTile ? aTile.getElementType() : a->type.getElementType();
   bool tf32 = element.isF32();
   int64_t kStep = tf32 ? 8 : 16;
-  int64_t k = a.type.getShape()[1];
+  int64_t k = aTile ? aTile.getDimSize(1) : a->type.getShape()[1];
   int64_t n = resultType.getDimSize(1);
   MLIRContext *context = l.b.getContext();
   Type f32 = l.b.getF32Type();
@@ -400,9 +447,35 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
   NVVM::WGMMATypes type = tf32              ? NVVM::WGMMATypes::tf32
                           : element.isBF16() ? NVVM::WGMMATypes::bf16
                                              : NVVM::WGMMATypes::f16;
+  // Register A: every k-step's fragment is packed before the fence, so
+  // that no register a wgmma reads is written between the wgmmas (ptxas
+  // would insert a warpgroup.arrive before each).
+  SmallVector<SmallVector<Value, 4>> aFragments;
+  if (aTile) {
+    // The k-step's A fragment: rows g and g + 8 of the warp's 16, columns
+    // 2t, 2t + 1 of its two 8-column accumulator fragments, packed in
+    // pairs: (g, lo), (g + 8, lo), (g, hi), (g + 8, hi).
+    DistributedLayout aLayout = layoutOf(aTile);
+    ValueRange values = adaptor.getA();
+    for (int64_t kk = 0; kk < k; kk += kStep) {
+      SmallVector<Value, 4> &aRegs = aFragments.emplace_back();
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t row = 0; row < 2; ++row) {
+          int64_t column = (kk / 8 + half) * 2;
+          Value pair = l.packVector(values,
+                                    {aLayout.registerIndex({row, column}),
+                                     aLayout.registerIndex({row, column + 1})},
+                                    element);
+          aRegs.push_back(
+              LLVM::BitcastOp::create(l.b, l.loc, l.b.getI32Type(), pair));
+        }
+    }
+  }
   NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
   for (int64_t kk = 0; kk < k; kk += kStep) {
-    Value descA = matrixDescriptor(l, a, {rowBase, l.i32(kk)}, /*kMajor=*/true);
+    Value descA =
+        a ? matrixDescriptor(l, *a, {rowBase, l.i32(kk)}, /*kMajor=*/true)
+          : Value();
     // A K-major B (layout col) is read as is; an N-major one (a 16-bit B
     // as [K, N]) is read transposed (layout row, imm-trans-b = 1).
     Value descB = matrixDescriptor(
@@ -410,6 +483,11 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
         transposed ? SmallVector<Value, 2>{l.i32(0), l.i32(kk)}
                    : SmallVector<Value, 2>{l.i32(kk), l.i32(0)},
         bKMajor);
+    if (!a) {
+      d = wgmmaRegisterA(l, d, aFragments[kk / kStep], descB, n, element,
+                         !bKMajor);
+      continue;
+    }
     d = NVVM::WgmmaMmaAsyncOp::create(
         l.b, l.loc, structType, d, descA, descB,
         NVVM::MMAShapeAttr::get(context, 64, static_cast<int>(n),

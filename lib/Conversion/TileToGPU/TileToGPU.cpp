@@ -72,7 +72,8 @@ bool usesSharedMemory(Operation *op) {
       getScratchBytes(op) > 0)
     return true;
   auto dot = dyn_cast<DotOp>(op);
-  return dot && isa<SharedMemoryType>(dot.getA().getType());
+  return dot && (isa<SharedMemoryType>(dot.getA().getType()) ||
+                 isa<SharedMemoryType>(dot.getB().getType()));
 }
 
 bool isF64ExpOrLog(Operation *op) {
@@ -97,7 +98,9 @@ LogicalResult checkLowerable(KernelOp kernel) {
     if (auto dot = dyn_cast<DotOp>(op)) {
       auto a = dyn_cast<SharedMemoryType>(dot.getA().getType());
       auto b = dyn_cast<SharedMemoryType>(dot.getB().getType());
-      if (!a || !b)
+      // A wgmma may read A from registers (isWgmmaRegisterOperand).
+      bool registerA = !a && isWgmmaRegisterOperand(dot, dot.getA().getType());
+      if ((!a && !registerA) || !b)
         return dot.emitOpError(
             "operands must be in shared memory (run tile-promote-shared)");
       // ldmatrix reads 16-byte rows of 16-bit operands.
@@ -107,13 +110,13 @@ LogicalResult checkLowerable(KernelOp kernel) {
                getElementBytes(type.getElementType());
       };
       if (dot.getKind() == DotKind::wgmma &&
-          (!cast<SharedLayoutAttr>(a.getLayout()).getAtom() ||
+          ((a && !cast<SharedLayoutAttr>(a.getLayout()).getAtom()) ||
            !cast<SharedLayoutAttr>(b.getLayout()).getAtom() ||
            !isa<MmaLayoutAttr>(dot.getType().getEncoding())))
         return dot.emitOpError("wgmma operands must be in the atom layouts of "
                                "tile-promote-shared, the result in an mma "
                                "layout");
-      if (dot.getKind() == DotKind::mma_sync &&
+      if (dot.getKind() == DotKind::mma_sync && a &&
           isa<MmaLayoutAttr>(dot.getType().getEncoding()) &&
           !a.getElementType().isF32() &&
           (rowBytes(a) % 16 != 0 || rowBytes(b) % 16 != 0))

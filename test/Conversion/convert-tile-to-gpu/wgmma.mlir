@@ -41,3 +41,30 @@ phobos.kernel @wgmma(%h: f16, %C: !phobos.tensor<?x?xf32>) attributes {max_threa
   phobos.store %d, %C[%c0, %c0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// A wgmma whose A is a 16-bit register tile in the result's mma layout
+// (attention's P) reads it from the registers: each 16 of K, a thread's
+// four 32-bit A registers are pairs of its f16 elements (rows g and g + 8,
+// columns 2t and 2t + 1 of two 8-column fragments), all packed before the
+// wgmma fence; one inline m64nNk16 with A in braces, B through its
+// descriptor (N-major: imm-trans-b = 1). The one barrier is B's.
+// CHECK-LABEL: gpu.func @register_a
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK-COUNT-8: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: llvm.bitcast
+// CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 1;
+// CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: gpu.return
+phobos.kernel @register_a(%h: f16, %C: !phobos.tensor<?x?xf32>) attributes {max_threads = 128 : i32, phobos.scratch_offset = 8192 : i64, phobos.shared_bytes = 8192 : i64} {
+  %c0 = arith.constant 0 : i32
+  %p = phobos.fill %h : !phobos.tile<64x32xf16, #mma>
+  %b = phobos.fill %h : !phobos.tile<32x128xf16, #lb>
+  %sb = phobos.local_alloc %b {offset = 0 : i64} : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sb>
+  %d = phobos.dot %p, %sb kind(wgmma) : !phobos.tile<64x32xf16, #mma>, !phobos.smem<32x128xf16, #sb> -> !phobos.tile<64x128xf32, #mma>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

@@ -200,3 +200,16 @@ SmallVector<TensorMapUse> phobos::tile::getTensorMaps(KernelOp kernel) {
   });
   return maps;
 }
+
+bool phobos::tile::isWgmmaRegisterOperand(DotOp dot, Type a) {
+  auto tile = dyn_cast<TileType>(a);
+  if (dot.getKind() != DotKind::wgmma || !tile || tile.getRank() != 2)
+    return false;
+  Type element = tile.getElementType();
+  TileType result = dot.getType();
+  return (element.isF16() || element.isBF16()) &&
+         tile.getDimSize(1) % 16 == 0 &&
+         tile.getDimSize(0) == result.getDimSize(0) && tile.getEncoding() &&
+         isa<MmaLayoutAttr>(tile.getEncoding()) &&
+         tile.getEncoding() == result.getEncoding();
+}

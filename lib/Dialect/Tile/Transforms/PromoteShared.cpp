@@ -37,6 +37,22 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
         if (!tile)
           continue;
         Type element = stored ? stored : tile.getElementType();
+        // A wgmma reads a 16-bit A in its accumulator layout from the
+        // registers (rounded there when the dot says so).
+        TileType inRegisters = TileType::get(context, tile.getShape(), element,
+                                             tile.getEncoding());
+        if (index == 0 && isWgmmaRegisterOperand(dot, inRegisters)) {
+          if (element != tile.getElementType()) {
+            if (Operation *producer = source.getDefiningOp())
+              builder.setInsertionPointAfter(producer);
+            else
+              builder.setInsertionPointToStart(source.getParentBlock());
+            dot->setOperand(index, CastOp::create(builder, dot.getLoc(),
+                                                  inRegisters, source));
+          }
+          ++numInRegisters;
+          continue;
+        }
         // The contiguous axis in shared memory. FMA: A transposed (M
         // contiguous) and B row-major (N contiguous), so that a thread's
         // rows of a k-slice are vectors; mma.sync: K contiguous, as the

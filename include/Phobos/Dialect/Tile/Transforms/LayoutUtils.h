@@ -74,6 +74,13 @@ SharedLayoutAttr getWgmmaSharedLayout(mlir::MLIRContext *context,
                                       llvm::ArrayRef<int64_t> shape,
                                       unsigned fastest, mlir::Type element);
 
+/// Whether a register tile of type `a` can be the A operand of the wgmma
+/// `dot` as it is: 16-bit elements in the dot's own accumulator layout
+/// (warps stacked along M, 16 rows each), whose registers then are wgmma's
+/// A fragments (as an m16n8 accumulator's are an m16n8k16 A fragment), and
+/// K a multiple of 16. Attention's P @ V reads P so, without staging it.
+bool isWgmmaRegisterOperand(DotOp dot, mlir::Type a);
+
 /// A tensor map a kernel receives for its TMA copies: which tensor
 /// parameter, the box one copy instruction moves (`rows` x one atom) and the
 /// swizzle (the atom's bytes).

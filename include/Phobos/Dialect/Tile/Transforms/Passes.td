@@ -130,12 +130,20 @@ def TilePromoteShared : Pass<"tile-promote-shared", "::phobos::tile::KernelOp"> 
     banks. f32 operands that the dot
     rounds to f16 or bf16 are converted before they are stored.
 
+    One operand stays in registers: a wgmma's 16-bit A that is already in
+    the dot's accumulator layout (attention's P, computed from the scores'
+    accumulator), whose registers are wgmma's A fragments as they are; it
+    needs no buffer, no stores and no barriers around them (rounded to the
+    dot's precision in registers first).
+
     Before: `%c = phobos.dot %a, %b kind(fma) : !phobos.tile<...>, ...`
     After:  `%sa = phobos.local_alloc %a : ... -> !phobos.smem<...>` and
             `%c = phobos.dot %sa, %sb kind(fma) : !phobos.smem<...>, ...`
   }];
   let statistics = [
-    Statistic<"numPromoted", "num-promoted", "Dot operands staged">
+    Statistic<"numPromoted", "num-promoted", "Dot operands staged">,
+    Statistic<"numInRegisters", "num-in-registers",
+              "wgmma A operands read from registers, not staged">
   ];
 }
 
