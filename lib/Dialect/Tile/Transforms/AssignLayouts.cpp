@@ -26,11 +26,12 @@ namespace phobos::tile {
 using namespace mlir;
 using namespace phobos::tile;
 
-/// Ops whose result takes its operands' layout, element by element.
+/// Ops whose result takes its operands' layout, element by element (a
+/// wgmma_wait passes its operand through).
 static bool isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, AndOp, OrOp,
              CmpOp, SelectOp, NegOp, NotOp, AbsOp, ExpOp, LogOp, SqrtOp,
-             RsqrtOp, CastOp, BroadcastOp, TrilOp, CumsumOp>(op);
+             RsqrtOp, CastOp, BroadcastOp, TrilOp, CumsumOp, WgmmaWaitOp>(op);
 }
 
 static bool isTile(Value value) { return isa<TileType>(value.getType()); }

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 #include "SliceAnalysis.h"
@@ -129,22 +130,6 @@ bool canCopyThroughTma(StagedOperand operand, KernelOp kernel,
   return (rowMultiple * bytes) % 16 == 0;
 }
 
-/// Whether `loop` runs at most once: it starts at (ub / step) * step, as
-/// the remainder tile-split-ragged-loops leaves does. Pipelining it would
-/// only add copies that are never used.
-bool runsAtMostOnce(scf::ForOp loop) {
-  auto mul = loop.getLowerBound().getDefiningOp<arith::MulIOp>();
-  if (!mul || mul.getRhs() != loop.getStep())
-    return false;
-  auto div = mul.getLhs().getDefiningOp<arith::DivSIOp>();
-  return div && div.getLhs() == loop.getUpperBound() &&
-         div.getRhs() == loop.getStep();
-}
-
-/// Whether `value` is defined outside `loop`.
-bool isOutside(Value value, scf::ForOp loop) {
-  return !loop->isAncestor(value.getParentBlock()->getParentOp());
-}
 
 class LoopPipeliner {
 public:
@@ -154,6 +139,8 @@ public:
   /// The staged operands of the loop body (empty: nothing to pipeline).
   SmallVector<StagedOperand> findOperands() {
     SmallVector<StagedOperand> operands;
+    // A remainder loop runs at most once: pipelining it would only add
+    // copies that are never used.
     if (runsAtMostOnce(loop))
       return operands;
     // A store in the loop may write what a later iteration reads: reading
@@ -455,7 +442,7 @@ private:
       inBounds.assign(given->begin(), given->end());
     if (masked)
       for (auto [axis, offset] : llvm::enumerate(load.getOffsets()))
-        if (dependsOnLoop(offset))
+        if (dependsOnLoop(offset, loop))
           inBounds[axis] = false;
     auto clone = LoadOp::create(
         builder, load.getLoc(), load.getType(), load.getTensor(), offsets,
@@ -470,18 +457,6 @@ private:
         builder, operand.load.getLoc(), operand.alloc.getType(), operand.buffer,
         slotIndex, builder.getI64IntegerAttr(lag));
     LocalStoreOp::create(builder, operand.load.getLoc(), value, slot);
-  }
-
-  /// Whether `value` changes from one iteration to the next.
-  bool dependsOnLoop(Value value) {
-    if (value == loop.getInductionVar())
-      return true;
-    if (isOutside(value, loop))
-      return false;
-    Operation *def = value.getDefiningOp();
-    return !def || llvm::any_of(def->getOperands(), [&](Value operand) {
-      return dependsOnLoop(operand);
-    });
   }
 
   void copyInto(StagedOperand &operand, Value slotIndex, int64_t lag,
