@@ -13,6 +13,7 @@
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Driver/Compiler.h"
+#include "Phobos/Driver/JitLink.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <chrono>
+#include <cstdlib>
 
 using namespace phobos;
 using namespace phobos::tune;
@@ -53,6 +55,10 @@ std::string firstLines(llvm::StringRef text, unsigned count = 3) {
 CompilePool::CompilePool(Config config, std::vector<Variant> variants)
     : config(std::move(config)), variants(std::move(variants)),
       reportsLeft(2 * this->variants.size()) {
+  // One nvJitLink for every worker: it assembles in the process, where
+  // ptxas costs a process and two files per variant.
+  if (this->config.useCubin && !std::getenv("PHOBOS_NO_NVJITLINK"))
+    linker = JitLinker::open();
   unsigned count = std::max(1u, std::min<unsigned>(this->config.jobs,
                                                    this->variants.size()));
   for (unsigned worker = 0; worker < count; ++worker)
@@ -174,7 +180,7 @@ void CompilePool::work(unsigned) {
             config.cacheDir.empty() ? std::nullopt : cache.lookup(digest)) {
       llvm::Expected<LaunchContract> contract =
           LaunchContract::fromJSON(entry->contract);
-      if (contract && entry->ptx && (entry->cubin || !ptxas)) {
+      if (contract && entry->ptx && (entry->cubin || !(ptxas || linker))) {
         outcome.contract = std::move(*contract);
         outcome.ptx = std::move(*entry->ptx);
         outcome.cubin = std::move(entry->cubin);
@@ -208,10 +214,11 @@ void CompilePool::work(unsigned) {
           (outcome.contract.sharedMemoryBytes + 1023) / 1024, config.chip,
           config.sharedLimitBytes / 1024);
     if (outcome.error.empty() && outcome.pruned.empty() && !outcome.cached) {
-      if (ptxas) {
+      if (linker || ptxas) {
         auto assembleStart = std::chrono::steady_clock::now();
         llvm::Expected<std::string> cubin =
-            assembleCubin(*ptxas, outcome.ptx, config.chip);
+            linker ? linker->assemble(outcome.ptx, config.chip)
+                   : assembleCubin(*ptxas, outcome.ptx, config.chip);
         outcome.ptxasMs = millisecondsSince(assembleStart);
         if (cubin)
           outcome.cubin = std::move(*cubin);

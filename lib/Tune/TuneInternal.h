@@ -10,6 +10,7 @@
 
 #include "Phobos/Runtime/HostTensor.h"
 #include "Phobos/Runtime/LaunchContract.h"
+#include "Phobos/Driver/JitLink.h"
 #include "Phobos/Tune/Tuner.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -98,6 +99,9 @@ public:
   };
   CompilePool(Config config, std::vector<Variant> variants);
   ~CompilePool();
+  /// The in-process assembler the workers share (nvJitLink), or null when
+  /// they start ptxas (no library, or $PHOBOS_NO_NVJITLINK set).
+  const JitLinker *jitLinker() const { return linker.get(); }
   /// The next report (stage 1 or 2), in completion order; nullopt when
   /// every variant has been reported in both stages.
   std::optional<CompileOutcome> next();
@@ -105,6 +109,7 @@ public:
 private:
   void work(unsigned worker);
   Config config;
+  std::unique_ptr<JitLinker> linker;
   std::vector<Variant> variants;
   std::mutex mutex;
   std::condition_variable ready;
