@@ -274,8 +274,7 @@ public:
       mapping.map(loop.getInductionVar(), iteration);
       for (StagedOperand &operand : operands) {
         if (operand.viaRegisters)
-          storeInto(operand, loadFor(operand, mapping), constant(s), s,
-                    mapping);
+          storeInto(operand, loadFor(operand, mapping), constant(s), s);
         else
           copyInto(operand, constant(s), /*lag=*/s, enable, mapping);
       }
@@ -334,7 +333,7 @@ public:
     for (StagedOperand &operand : operands) {
       if (operand.viaRegisters)
         storeInto(operand, loop.getRegionIterArgs()[operand.carried], nextSlot,
-                  ahead, mapping);
+                  ahead);
       else
         copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping);
     }
@@ -452,7 +451,7 @@ private:
 
   /// Stores `value` into slot `slotIndex` of the operand's buffer.
   void storeInto(StagedOperand &operand, Value value, Value slotIndex,
-                 int64_t lag, IRMapping &) {
+                 int64_t lag) {
     Value slot = BufferSlotOp::create(
         builder, operand.load.getLoc(), operand.alloc.getType(), operand.buffer,
         slotIndex, builder.getI64IntegerAttr(lag));
