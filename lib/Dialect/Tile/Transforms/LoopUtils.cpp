@@ -3,6 +3,8 @@
 #include "LoopUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 
@@ -28,4 +30,17 @@ bool phobos::tile::runsAtMostOnce(scf::ForOp loop) {
   auto div = mul.getLhs().getDefiningOp<arith::DivSIOp>();
   return div && div.getLhs() == loop.getUpperBound() &&
          div.getRhs() == loop.getStep();
+}
+
+scf::ForOp phobos::tile::addIterArgs(OpBuilder &builder, scf::ForOp loop,
+                                     ValueRange inits) {
+  IRRewriter rewriter(builder);
+  FailureOr<LoopLikeOpInterface> replaced =
+      cast<LoopLikeOpInterface>(loop.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+              [](OpBuilder &, Location, ArrayRef<BlockArgument> arguments) {
+                return SmallVector<Value>(arguments.begin(), arguments.end());
+              });
+  return cast<scf::ForOp>(replaced->getOperation());
 }

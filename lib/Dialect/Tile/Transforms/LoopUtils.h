@@ -1,8 +1,9 @@
 //===- LoopUtils.h - Facts about the loops passes rewrite -------*- C++ -*-===//
 //
 // What tile-pipeline and tile-prefetch-dots both ask of an scf.for: where a
-// value is defined, whether it changes between iterations, and whether the
-// loop is the remainder tile-split-ragged-loops leaves.
+// value is defined, whether it changes between iterations, whether the loop
+// is the remainder tile-split-ragged-loops leaves; and the one rewrite both
+// make of it, more iteration arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,12 @@ bool dependsOnLoop(mlir::Value value, mlir::scf::ForOp loop);
 /// Whether `loop` runs at most once: it starts at (ub / step) * step, as
 /// the remainder tile-split-ragged-loops leaves does.
 bool runsAtMostOnce(mlir::scf::ForOp loop);
+
+/// `loop` rebuilt with `inits` as extra iteration arguments (after the
+/// others), each yielded unchanged until the caller sets its yield operand.
+/// The body moves to the new loop; `loop` is erased.
+mlir::scf::ForOp addIterArgs(mlir::OpBuilder &builder, mlir::scf::ForOp loop,
+                             mlir::ValueRange inits);
 
 } // namespace phobos::tile
 

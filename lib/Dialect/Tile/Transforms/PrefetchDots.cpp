@@ -27,8 +27,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -145,16 +143,7 @@ struct TilePrefetchDots
     Value initial = cloneFor(builder, chain, first, loop, prologue);
 
     // The loop carries it; the body reads the carried one.
-    IRRewriter rewriter(builder);
-    auto replaced =
-        cast<LoopLikeOpInterface>(loop.getOperation())
-            .replaceWithAdditionalYields(
-                rewriter, initial,
-                /*replaceInitOperandUsesInLoop=*/false,
-                [](OpBuilder &, Location, ArrayRef<BlockArgument> arguments) {
-                  return SmallVector<Value>(arguments.begin(), arguments.end());
-                });
-    loop = cast<scf::ForOp>(replaced->getOperation());
+    loop = addIterArgs(builder, loop, initial);
     Value carried = loop.getRegionIterArgs().back();
     first.getResult().replaceAllUsesWith(carried);
 

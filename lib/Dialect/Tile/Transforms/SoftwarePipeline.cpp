@@ -19,8 +19,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -297,17 +295,7 @@ public:
         }
     }
     if (!carried.empty()) {
-      IRRewriter rewriter(builder);
-      auto replaced =
-          cast<LoopLikeOpInterface>(loop.getOperation())
-              .replaceWithAdditionalYields(
-                  rewriter, carried,
-                  /*replaceInitOperandUsesInLoop=*/false,
-                  [](OpBuilder &, Location, ArrayRef<BlockArgument> arguments) {
-                    return SmallVector<Value>(arguments.begin(),
-                                              arguments.end());
-                  });
-      loop = cast<scf::ForOp>(replaced->getOperation());
+      loop = addIterArgs(builder, loop, carried);
       lb = loop.getLowerBound();
       ub = loop.getUpperBound();
       step = loop.getStep();
