@@ -123,6 +123,7 @@ small = [
     ("sgemm_fp32.ph", {"M": 1000, "N": 999, "K": 257}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}),
     ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, None),
     ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 16}),
+    ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 256, "TILE_N": 128, "TILE_K": 64}),
     ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 77}, None),
     ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 64}),
     ("gemm_bf16_tc.ph", {"M": 333, "N": 200, "K": 72}, None),
@@ -229,7 +230,8 @@ if wanted("tf32"):
     tri_ms, tri_cfg, tri_out = triton_peers.matmul(a, b, lambda f: median_ms(f, reps=10))
     peer_check("triton tf32 matmul", tri_out, torch.matmul(a, b), 1e-2)
     variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32},
-                {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}]
+                {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
+                {"TILE_M": 256, "TILE_N": 128, "TILE_K": 32}, {"TILE_M": 256, "TILE_N": 128, "TILE_K": 64}]
     res = best("gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, variants, samples=1024)
     record("gemm f32 on tf32 tensor cores (vs cuBLAS)", "4096^3", res, "cuBLAS tf32", peer, 2 * 4096 ** 3, "TFLOP/s")
     record("gemm f32 on tf32 tensor cores (vs Triton)", "4096^3", res, f"triton {tri_cfg}", tri_ms,

@@ -3,8 +3,9 @@
 // accumulated in f32. M, N and K may all be ragged (masked loads read 0, edges are not stored).
 // Reference (float64): C = alpha * (A.f64 @ B.f64) + beta * C.f64; tf32 rounding gives a relative
 // error of about 2^-11 per product, so compare with rtol ~ 5e-3 against sum_k |A||B|.
-@autotune(TILE_M in [128, 64], TILE_N in [128, 256], TILE_K in [32, 64, 16])
-@launch(256)
+// One warpgroup (128 threads) per 64 rows of the tile: 256 x 128 runs four.
+@autotune(TILE_M in [128, 256, 64], TILE_N in [128, 256], TILE_K in [32, 64, 16])
+@launch(2 * TILE_M)
 @pipeline
 @tensorcore(tf32)
 kernel sgemm_tc(A: tensor<f32>[M, K],

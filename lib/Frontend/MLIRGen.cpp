@@ -275,8 +275,8 @@ void Generator::run() {
           name, builder.getI64IntegerAttr(value)));
     op.setVariantAttr(builder.getDictionaryAttr(bindings));
   }
-  if (attrs.maxThreads)
-    op.setMaxThreads(static_cast<uint32_t>(*attrs.maxThreads));
+  if (checked.maxThreads)
+    op.setMaxThreads(static_cast<uint32_t>(*checked.maxThreads));
   if (attrs.minBlocks)
     op.setMinBlocks(static_cast<uint32_t>(*attrs.minBlocks));
   if (attrs.maxRegs)

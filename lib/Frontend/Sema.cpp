@@ -123,6 +123,16 @@ phobos::frontend::enumerateVariants(const KernelAttributes &attrs) {
   return variants;
 }
 
+/// Whether `threads` is a CTA size @launch accepts; reports why not at `loc`.
+static bool checkMaxThreads(int64_t threads, SMLoc loc, Diagnostics &diags) {
+  if (threads > 0 && threads <= 1024 && threads % 32 == 0)
+    return true;
+  diags.error(loc)
+      << "maxThreads must be a positive multiple of 32 up to 1024, got "
+      << threads;
+  return false;
+}
+
 namespace {
 /// Checks one kernel's attributes.
 class AttributeReader {
@@ -236,16 +246,19 @@ bool AttributeReader::readLaunch(const Attribute &attr) {
                           << attr.args.size();
     return false;
   }
-  std::optional<int64_t> threads = literal(attr.args[0], "maxThreads");
-  if (!threads)
-    return false;
-  if (*threads <= 0 || *threads > 1024 || *threads % 32 != 0) {
-    diags.error(attr.args[0].loc)
-        << "maxThreads must be a positive multiple of 32 up to 1024, got "
-        << *threads;
-    return false;
+  // A literal is checked here, before any variant; an expression of the
+  // @autotune names (`@launch(2 * TILE_M)`, Triton's num_warps as a tuning
+  // choice) when the checker binds them.
+  const AttrArg &first = attr.args[0];
+  if (first.kind == AttrArg::Kind::Positional &&
+      !isa<IntExpr>(first.value.get())) {
+    attrs.maxThreadsExpr = first.value.get();
+  } else {
+    std::optional<int64_t> threads = literal(first, "maxThreads");
+    if (!threads || !checkMaxThreads(*threads, first.loc, diags))
+      return false;
+    attrs.maxThreads = threads;
   }
-  attrs.maxThreads = threads;
   if (attr.args.size() > 1) {
     std::optional<int64_t> blocks = literal(attr.args[1], "minBlocks");
     if (!blocks)
@@ -627,6 +640,14 @@ bool Checker::run() {
              "parameters (gather scalars into a tensor)";
       return false;
     }
+  }
+  result.maxThreads = result.attrs.maxThreads;
+  if (const Expr *expr = result.attrs.maxThreadsExpr) {
+    result.maxThreads = requireConst(*const_cast<Expr *>(expr),
+                                     "the @launch thread count");
+    if (!result.maxThreads ||
+        !checkMaxThreads(*result.maxThreads, expr->getLoc(), diags))
+      return false;
   }
   // @aligned multiples are compile-time constants of the variant.
   for (auto &[name, expr] : result.attrs.aligned) {

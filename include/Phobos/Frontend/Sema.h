@@ -56,6 +56,9 @@ struct KernelAttributes {
   std::vector<SearchDim> autotune;
   std::vector<SearchDim> cluster;
   std::optional<int64_t> maxThreads, minBlocks, maxRegs;
+  /// `@launch(2 * TILE_M)`: a thread count that depends on the variant (the
+  /// checker resolves it); null when the count is a literal or absent.
+  const ast::Expr *maxThreadsExpr = nullptr;
   bool pipeline = false;
   /// `@pipeline(N)`: the number of stages; absent for `@pipeline`.
   std::optional<int64_t> pipelineStages;
@@ -104,6 +107,8 @@ struct CheckedKernel {
   Variant variant;
   /// `@aligned` resolved in this variant: dim name -> multiple.
   std::vector<std::pair<std::string, int64_t>> aligned;
+  /// `@launch`'s thread count in this variant.
+  std::optional<int64_t> maxThreads;
   std::vector<ast::Symbol *> params;
   std::vector<std::unique_ptr<ast::Symbol>> symbols;
 };

@@ -158,8 +158,9 @@ kernel k() {
 
 // -----
 
-@autotune(T in [256])
-// expected-error@+1 {{maxThreads must be an integer literal}}
+// A thread count of @autotune names is checked in each variant.
+@autotune(T in [100])
+// expected-error@+1 {{maxThreads must be a positive multiple of 32 up to 1024, got 100}}
 @launch(T)
 kernel k() {
 }
@@ -317,4 +318,12 @@ kernel k(a: tensor<f32>[M]) {
 // expected-error@+1 {{@aligned promises that 'D' is a multiple of 48, but it is 64}}
 @aligned(D = 48)
 kernel k(a: tensor<f32>[N, D]) {
+}
+
+// -----
+
+// A thread count that is not a literal must be a constant of the variant.
+// expected-error@+1 {{the @launch thread count must be a compile-time constant}}
+@launch(N)
+kernel k(o: tensor<i32>[N]) {
 }
