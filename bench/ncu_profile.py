@@ -161,7 +161,9 @@ def main() -> None:
         with open(script, "w") as f:
             f.write(PEERS)
         report = os.path.join(OUT, f"peer_{key}") if OUT else None
-        rows = ncu(["python3", script, key], None if key != "attention" else "flash|fmha|attention", report)
+        peer_kernel = ("flash|fmha|attention|sdpa" if key == "attention" else
+                       "softmax" if key.startswith("softmax") else "gemm|xmma|cutlass|sm90")
+        rows = ncu(["python3", script, key], peer_kernel, report)
         for row in rows[-1:]:
             show(f"peer {key}", row)
             summary.append((key, "peer", row))
