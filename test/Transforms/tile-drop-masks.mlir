@@ -213,3 +213,62 @@ phobos.kernel @other_bound(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]
   }
   phobos.return
 }
+
+// -----
+
+// The kernel's own column checks fold too where every step is whole
+// (`@aligned(N = 64)`, step 64): `where(k + arange(64) < N, s, -3e38)` is `s`,
+// and `N > k + arange(32)` likewise. A check against another bound, one
+// whose columns outrun the step (128 > 64), and one a `where` cannot drop
+// (its first value is a scalar) stay.
+// CHECK-LABEL: phobos.kernel @aligned_checks
+// CHECK: scf.for %[[K:[^ ]*]] =
+// CHECK-NEXT: %[[X:.*]] = phobos.load
+// CHECK-NEXT: %[[X32:.*]] = phobos.load
+// CHECK-COUNT-3: phobos.arange
+// CHECK-NEXT: %[[C0:.*]] = phobos.add %[[K]]
+// CHECK-NEXT: %[[C1:.*]] = phobos.add %{{.*}}, %[[K]]
+// CHECK-NEXT: %[[C2:.*]] = phobos.add %[[K]]
+// CHECK-NEXT: %[[OTHER:.*]] = phobos.cmp lt, %[[C0]], %{{.*}} : !phobos.tile<64xi32>, i32
+// CHECK-NEXT: %[[LONG:.*]] = phobos.cmp lt, %[[C2]], %{{.*}} : !phobos.tile<128xi32>, i32
+// CHECK-NEXT: %[[SCALAR:.*]] = phobos.cmp lt, %[[C0]], %{{.*}} : !phobos.tile<64xi32>, i32
+// CHECK-NEXT: %[[S1:.*]] = phobos.select %[[OTHER]], %[[X]]
+// CHECK-NEXT: %[[S2:.*]] = phobos.select %[[SCALAR]], %{{.*}}, %[[X]]
+// CHECK-NEXT: phobos.store %[[X]]
+// CHECK-NEXT: phobos.store %[[X32]]
+// CHECK-NEXT: phobos.store %[[S1]]
+// CHECK-NEXT: phobos.store %[[LONG]]
+// CHECK-NEXT: phobos.store %[[S2]]
+phobos.kernel @aligned_checks(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]},
+                              %B: !phobos.tensor<?xi1> {phobos.dims = ["L"]},
+                              %m: i32, %other: i32) attributes {aligned = {N = 64 : i64}} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %low = arith.constant -3.0e38 : f32
+  %n = phobos.dim %X[1] : !phobos.tensor<?x?xf32>
+  scf.for %k = %c0 to %n step %c64 : i32 {
+    %x = phobos.load %X[%m, %k] : !phobos.tensor<?x?xf32> -> !phobos.tile<1x64xf32>
+    %x32 = phobos.load %X[%m, %k] : !phobos.tensor<?x?xf32> -> !phobos.tile<1x32xf32>
+    %r64 = phobos.arange : !phobos.tile<64xi32>
+    %r32 = phobos.arange : !phobos.tile<32xi32>
+    %r128 = phobos.arange : !phobos.tile<128xi32>
+    %cols = phobos.add %k, %r64 : i32, !phobos.tile<64xi32>
+    %cols32 = phobos.add %r32, %k : !phobos.tile<32xi32>, i32
+    %cols128 = phobos.add %k, %r128 : i32, !phobos.tile<128xi32>
+    %in = phobos.cmp lt, %cols, %n : !phobos.tile<64xi32>, i32
+    %in32 = phobos.cmp gt, %n, %cols32 : i32, !phobos.tile<32xi32>
+    %other_in = phobos.cmp lt, %cols, %other : !phobos.tile<64xi32>, i32
+    %long = phobos.cmp lt, %cols128, %n : !phobos.tile<128xi32>, i32
+    %scalar_in = phobos.cmp lt, %cols, %n : !phobos.tile<64xi32>, i32
+    %s0 = phobos.select %in, %x, %low : !phobos.tile<64xi1>, !phobos.tile<1x64xf32>, f32
+    %s32 = phobos.select %in32, %x32, %low : !phobos.tile<32xi1>, !phobos.tile<1x32xf32>, f32
+    %s1 = phobos.select %other_in, %x, %low : !phobos.tile<64xi1>, !phobos.tile<1x64xf32>, f32
+    %s2 = phobos.select %scalar_in, %low, %x : !phobos.tile<64xi1>, f32, !phobos.tile<1x64xf32>
+    phobos.store %s0, %X[%m, %k] : !phobos.tile<1x64xf32>, !phobos.tensor<?x?xf32>
+    phobos.store %s32, %X[%m, %k] : !phobos.tile<1x32xf32>, !phobos.tensor<?x?xf32>
+    phobos.store %s1, %X[%m, %k] : !phobos.tile<1x64xf32>, !phobos.tensor<?x?xf32>
+    phobos.store %long, %B[%k] : !phobos.tile<128xi1>, !phobos.tensor<?xi1>
+    phobos.store %s2, %X[%m, %k] : !phobos.tile<1x64xf32>, !phobos.tensor<?x?xf32>
+  }
+  phobos.return
+}

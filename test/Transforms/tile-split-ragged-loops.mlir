@@ -187,3 +187,40 @@ phobos.kernel @nested(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]},
   }
   phobos.return
 }
+
+// -----
+
+// The kernel's own check of the columns against the bound folds in the main
+// loop (every column of a whole step is inside): the `where` there is its
+// first value. The remainder keeps both.
+// CHECK-LABEL: phobos.kernel @row_checks
+// CHECK: %[[N:.*]] = phobos.dim
+// CHECK: scf.for %[[K1:[^ ]*]] =
+// CHECK-NEXT: %[[X1:.*]] = phobos.load
+// CHECK-NOT: phobos.cmp
+// CHECK-NOT: phobos.select
+// CHECK: phobos.reduce max %[[X1]]
+// CHECK: scf.for %[[K2:[^ ]*]] =
+// CHECK: %[[IN:.*]] = phobos.cmp lt, %{{.*}}, %[[N]]
+// CHECK-NEXT: %[[S2:.*]] = phobos.select %[[IN]]
+// CHECK-NEXT: phobos.reduce max %[[S2]]
+phobos.kernel @row_checks(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]},
+                          %m: i32) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %low = arith.constant -3.0e38 : f32
+  %init = phobos.fill %low : !phobos.tile<1x1xf32>
+  %n = phobos.dim %X[1] : !phobos.tensor<?x?xf32>
+  %r = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %init) -> (!phobos.tile<1x1xf32>) : i32 {
+    %x = phobos.load %X[%m, %k] : !phobos.tensor<?x?xf32> -> !phobos.tile<1x64xf32>
+    %range = phobos.arange : !phobos.tile<64xi32>
+    %cols = phobos.add %k, %range : i32, !phobos.tile<64xi32>
+    %in = phobos.cmp lt, %cols, %n : !phobos.tile<64xi32>, i32
+    %s = phobos.select %in, %x, %low : !phobos.tile<64xi1>, !phobos.tile<1x64xf32>, f32
+    %mx = phobos.reduce max %s along 1 : !phobos.tile<1x64xf32> -> !phobos.tile<1x1xf32>
+    %next = phobos.max %acc, %mx : !phobos.tile<1x1xf32>, !phobos.tile<1x1xf32>
+    scf.yield %next : !phobos.tile<1x1xf32>
+  }
+  phobos.store %r, %X[%m, %c0] : !phobos.tile<1x1xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

@@ -79,6 +79,24 @@ struct TileDropMasks : phobos::tile::impl::TileDropMasksBase<TileDropMasks> {
       if (changed)
         access->store();
     });
+    // A loop `for k in range(lb, N, S)` with lb and N multiples of S runs
+    // whole steps only: its checks `k + arange(E) < N` (E <= S) all hold.
+    getOperation().walk([&](scf::ForOp loop) {
+      std::optional<int64_t> step = constantOf(loop.getStep());
+      std::optional<int64_t> lower = constantOf(loop.getLowerBound());
+      auto dim = loop.getUpperBound().getDefiningOp<DimOp>();
+      if (!step || !lower || !dim || *step <= 0 || *lower < 0 ||
+          *lower % *step != 0)
+        return;
+      int64_t size = -1;
+      auto tensor = cast<GlobalTensorType>(dim.getTensor().getType());
+      if (!tensor.isDynamicDim(dim.getIndex()))
+        size = tensor.getDimSize(dim.getIndex());
+      auto promise = aligned.find(dimName(dim));
+      if ((size > 0 && size % *step == 0) ||
+          (promise != aligned.end() && promise->second % *step == 0))
+        foldBoundChecks(loop, dim, *step);
+    });
   }
 };
 } // namespace

@@ -76,3 +76,47 @@ llvm::StringMap<int64_t> phobos::tile::alignedDims(KernelOp kernel) {
           cast<IntegerAttr>(promise.getValue()).getInt();
   return aligned;
 }
+
+/// Whether `value` is `iv + arange(E)` (either order) with E <= `step`.
+static bool isColumnsOf(Value value, Value iv, int64_t step) {
+  auto add = value.getDefiningOp<AddOp>();
+  if (!add)
+    return false;
+  Value lhs = add.getLhs(), rhs = add.getRhs();
+  if (rhs == iv)
+    std::swap(lhs, rhs);
+  auto range = rhs.getDefiningOp<ArangeOp>();
+  return lhs == iv && range &&
+         cast<TileType>(range.getType()).getDimSize(0) <= step;
+}
+
+unsigned phobos::tile::foldBoundChecks(scf::ForOp loop, Value bound,
+                                       int64_t step) {
+  Value iv = loop.getInductionVar();
+  SmallVector<CmpOp> checks;
+  for (Operation &op : *loop.getBody())
+    if (auto cmp = dyn_cast<CmpOp>(op))
+      if ((cmp.getPredicate() == CmpPredicate::lt && cmp.getRhs() == bound &&
+           isColumnsOf(cmp.getLhs(), iv, step)) ||
+          (cmp.getPredicate() == CmpPredicate::gt && cmp.getLhs() == bound &&
+           isColumnsOf(cmp.getRhs(), iv, step)))
+        checks.push_back(cmp);
+  unsigned folded = 0;
+  for (CmpOp cmp : checks) {
+    // Only `where`s whose first value already has the result's type fold;
+    // any other use keeps the check.
+    for (OpOperand &use : llvm::make_early_inc_range(cmp->getUses())) {
+      auto select = dyn_cast<SelectOp>(use.getOwner());
+      if (!select || use.getOperandNumber() != 0 ||
+          select.getTrueValue().getType() != select.getType())
+        continue;
+      select.replaceAllUsesWith(select.getTrueValue());
+      select.erase();
+    }
+    if (cmp->use_empty()) {
+      cmp.erase();
+      ++folded;
+    }
+  }
+  return folded;
+}

@@ -11,6 +11,8 @@
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "llvm/ADT/StringMap.h"
 
 namespace phobos::tile {
@@ -36,6 +38,13 @@ std::string dimName(DimOp dim);
 
 /// `@aligned` promises: dim name -> multiple.
 llvm::StringMap<int64_t> alignedDims(KernelOp kernel);
+
+/// Folds the bound checks `iv + arange(E) < bound` (or `bound > ...`, E <=
+/// the step) in `loop`'s own body to true, for a caller that proved
+/// `iv + step <= bound` on every iteration: a `where` on the check becomes
+/// its first value. Returns how many checks it folded.
+unsigned foldBoundChecks(mlir::scf::ForOp loop, mlir::Value bound,
+                         int64_t step);
 
 } // namespace phobos::tile
 

@@ -74,6 +74,10 @@ struct TileSplitRaggedLoops
       access->inBounds[axis] = true;
       access->store();
     }
+    // So do the kernel's own checks of the columns against the bound
+    // (`where(kb + arange(BC) < N, ...)`): every column of a whole step is
+    // inside.
+    foldBoundChecks(main, ub, step.getSExtValue());
     // The remainder: the original loop, from `full`, carrying on from the
     // main loop's results.
     loop.getLowerBoundMutable().assign(full);
