@@ -97,6 +97,34 @@ GlobalRun phobos::tile::globalRun(ThreadEmitter &e, const SliceAccess &access,
   return run;
 }
 
+GlobalRun phobos::tile::globalRun(ThreadEmitter &e, const TensorParam &tensor,
+                                  const SliceAccess &access,
+                                  const DistributedLayout &layout,
+                                  ArrayRef<int64_t> q, int64_t axis,
+                                  int64_t width) {
+  GlobalRun run = globalRun(e, access, layout, q, axis, width);
+  if (!run.elements.front().second)
+    return run; // nothing is masked: `whole` is the alignment alone
+  // An aligned run starts at a multiple of the width along the contiguous
+  // axis when every other stride is one; with the extent a multiple too,
+  // its first and last elements are inside together.
+  auto multipleOfWidth = [&](Value value) {
+    Type type = value.getType();
+    Value mask = arith::ConstantOp::create(e.b, e.loc,
+                                           e.b.getIntegerAttr(type, width - 1));
+    Value zero =
+        arith::ConstantOp::create(e.b, e.loc, e.b.getIntegerAttr(type, 0));
+    return arith::CmpIOp::create(
+        e.b, e.loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(e.b, e.loc, value, mask), zero);
+  };
+  Value uniform = e.andI(run.aligned, multipleOfWidth(tensor.dims.back()));
+  for (Value stride : ArrayRef<Value>(tensor.strides).drop_back())
+    uniform = e.andI(uniform, multipleOfWidth(stride));
+  run.uniform = uniform;
+  return run;
+}
+
 Value phobos::tile::globalPointer(ThreadEmitter &e, const TensorParam &tensor, Value linear) {
   auto ptrType = LLVM::LLVMPointerType::get(e.b.getContext(), 1);
   return LLVM::GEPOp::create(e.b, e.loc, ptrType, e.memoryType(tensor.element),

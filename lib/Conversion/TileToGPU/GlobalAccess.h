@@ -52,11 +52,22 @@ struct GlobalRun {
   mlir::Value whole;
   /// Only the alignment part of `whole`.
   mlir::Value aligned;
+  /// Whether the run is aligned and its elements are all inside or all
+  /// outside together (the contiguous extent and every other stride are
+  /// multiples of the width), so that the first element's flag masks one
+  /// vector access. LLVM folds it to true where @aligned promises that.
+  /// Null when nothing is masked.
+  mlir::Value uniform;
 };
 
 GlobalRun globalRun(ThreadEmitter &e, const SliceAccess &access,
                     const DistributedLayout &layout, llvm::ArrayRef<int64_t> q,
                     int64_t axis, int64_t width);
+
+/// globalRun, with `uniform` set from the tensor's extents and strides.
+GlobalRun globalRun(ThreadEmitter &e, const TensorParam &tensor,
+                    const SliceAccess &access, const DistributedLayout &layout,
+                    llvm::ArrayRef<int64_t> q, int64_t axis, int64_t width);
 
 mlir::Value globalPointer(ThreadEmitter &e, const TensorParam &tensor,
                           mlir::Value linear);

@@ -46,31 +46,59 @@ struct LoadLowering : TileToGPUPattern<LoadOp> {
         continue;
       }
       // The vector of `width` registers starting at this one.
-      GlobalRun run = globalRun(e, access, layout, q, vecAxis, width);
+      GlobalRun run =
+          globalRun(e, tensor, access, layout, q, vecAxis, width);
       Value linear = run.elements.front().first;
       SmallVector<Type> types(width, element);
-      auto branch = scf::IfOp::create(e.b, e.loc, types, run.whole, true);
-      {
+      auto vectorType = VectorType::get({width}, element);
+      unsigned bytes = static_cast<unsigned>(width * getElementBytes(element));
+      // One vector load of `pointer`, each part zero where `inside` is false.
+      auto vectorLoad = [&](Value pointer, Value inside) {
+        Value vector =
+            LLVM::LoadOp::create(e.b, e.loc, vectorType, pointer, bytes);
+        SmallVector<Value> parts;
+        for (int64_t k = 0; k < width; ++k) {
+          Value part =
+              LLVM::ExtractElementOp::create(e.b, e.loc, vector, e.i32(k));
+          parts.push_back(inside ? e.select(inside, part, e.zero(element))
+                                 : part);
+        }
+        scf::YieldOp::create(e.b, e.loc, parts);
+      };
+      // A whole run is one vector load and any other goes element by
+      // element.
+      auto wholeOrElements = [&]() {
+        auto branch = scf::IfOp::create(e.b, e.loc, types, run.whole, true);
         OpBuilder::InsertionGuard guard(e.b);
         e.b.setInsertionPointToStart(&branch.getThenRegion().front());
-        auto vectorType = VectorType::get({width}, element);
-        int64_t bytes = width * getElementBytes(element);
-        Value vector = LLVM::LoadOp::create(e.b, e.loc, vectorType,
-                                            globalPointer(e, tensor, linear),
-                                            static_cast<unsigned>(bytes));
-        SmallVector<Value> parts;
-        for (int64_t k = 0; k < width; ++k)
-          parts.push_back(
-              LLVM::ExtractElementOp::create(e.b, e.loc, vector, e.i32(k)));
-        scf::YieldOp::create(e.b, e.loc, parts);
+        vectorLoad(globalPointer(e, tensor, linear), Value());
         e.b.setInsertionPointToStart(&branch.getElseRegion().front());
         SmallVector<Value> scalars;
-        for (auto &[elementLinear, inside] : run.elements)
-          scalars.push_back(maskedLoad(e, tensor, elementLinear, inside));
+        for (auto &[elementLinear, elementInside] : run.elements)
+          scalars.push_back(
+              maskedLoad(e, tensor, elementLinear, elementInside));
         scf::YieldOp::create(e.b, e.loc, scalars);
+        return branch;
+      };
+      // A masked run that is uniform (always, where @aligned promises the
+      // extents) is one vector load under its first element's flag, without
+      // a branch.
+      Value inside = run.elements.front().second;
+      scf::IfOp outer;
+      if (!inside) {
+        outer = wholeOrElements();
+      } else {
+        outer = scf::IfOp::create(e.b, e.loc, types, run.uniform, true);
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPointToStart(&outer.getThenRegion().front());
+        vectorLoad(e.select(inside, globalPointer(e, tensor, linear),
+                            tensor.base),
+                   inside);
+        e.b.setInsertionPointToStart(&outer.getElseRegion().front());
+        scf::YieldOp::create(e.b, e.loc, wholeOrElements().getResults());
       }
       for (auto [k, reg] : llvm::enumerate(run.registers))
-        values[reg] = branch.getResult(k);
+        values[reg] = outer.getResult(k);
     }
     replaceWithRegisters(rewriter, op, values);
     return success();
@@ -106,15 +134,29 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
         done[reg] = true;
         continue;
       }
-      GlobalRun run = globalRun(e, access, layout, q, vecAxis, width);
+      GlobalRun run =
+          globalRun(e, tensor, access, layout, q, vecAxis, width);
       for (int64_t member : run.registers)
         done[member] = true;
-      auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.whole, true);
+      unsigned bytes = static_cast<unsigned>(width * getElementBytes(element));
+      // As for loads: a masked uniform run is one vector store under its
+      // first element's flag.
       OpBuilder::InsertionGuard guard(e.b);
+      if (Value inside = run.elements.front().second) {
+        auto outer =
+            scf::IfOp::create(e.b, e.loc, TypeRange{}, run.uniform, true);
+        e.b.setInsertionPointToStart(&outer.getThenRegion().front());
+        e.predicatedStore(e.andI(canonical, inside),
+                          e.packVector(values, run.registers, element),
+                          globalPointer(e, tensor, run.elements.front().first),
+                          bytes);
+        e.b.setInsertionPointToStart(&outer.getElseRegion().front());
+      }
+      auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.whole, true);
       e.b.setInsertionPointToStart(&branch.getThenRegion().front());
       e.predicatedStore(canonical, e.packVector(values, run.registers, element),
                         globalPointer(e, tensor, run.elements.front().first),
-                        static_cast<unsigned>(width * getElementBytes(element)));
+                        bytes);
       e.b.setInsertionPointToStart(&branch.getElseRegion().front());
       for (auto [member, item] : llvm::zip(run.registers, run.elements))
         e.predicatedStore(e.andI(canonical, std::get<1>(item)),
