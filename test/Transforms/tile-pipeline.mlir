@@ -372,10 +372,10 @@ phobos.kernel @tma(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !
 // a load and a store through registers but 4 bytes a cp.async: it is staged
 // through registers. The prologue stores slots 0 and 1 and loads
 // iteration 2's tile (masked on K, which moves with the loop: those
-// iterations may not exist), which the loop carries; each iteration, after
-// its dot, stores it into the slot two ahead, where A's TMA copy goes, and
-// loads the next one, or its own again past the loop's end: no mask on K, as
-// in the source. A stays on TMA: the mbarriers count its one arrival.
+// iterations may not exist), which the loop carries; each iteration stores
+// it into the slot two ahead, where A's TMA copy goes, and loads the next one
+// after the dot, or its own again past the loop's end: no mask on K, as in
+// the source. A stays on TMA: the mbarriers count its one arrival.
 // CHECK-LABEL: phobos.kernel @registers
 // CHECK: %[[BA:.*]] = phobos.local_buffer : !phobos.smem<4x128x32xf32
 // CHECK: %[[BB:.*]] = phobos.local_buffer : !phobos.smem<4x32x128xf32
@@ -390,10 +390,10 @@ phobos.kernel @tma(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !
 // CHECK-NOT: phobos.async_commit
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CARRIED:.*]] = %[[B2]])
 // CHECK: phobos.tma_copy %{{.*}} into %{{.*}} arrive %[[BARS]]
-// CHECK: phobos.mbarrier_wait %[[BARS]]
-// CHECK: phobos.dot {{.*}} kind(wgmma) {in_flight = 1 : i32}
 // CHECK: %[[NEXT:.*]] = phobos.buffer_slot %[[BB]][%{{.*}}] lag 2
 // CHECK: phobos.local_store %[[CARRIED]] into %[[NEXT]]
+// CHECK: phobos.mbarrier_wait %[[BARS]]
+// CHECK: phobos.dot {{.*}} kind(wgmma) {in_flight = 1 : i32}
 // CHECK: %[[FOLLOWING:.*]] = arith.addi %[[K:.*]], %{{.*}} : i32
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[FOLLOWING]], %{{.*}} : i32
 // CHECK: %[[AT:.*]] = arith.select %[[EXISTS]], %[[FOLLOWING]], %[[K]] : i32

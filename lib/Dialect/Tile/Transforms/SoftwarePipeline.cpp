@@ -220,11 +220,11 @@ public:
   /// An operand staged through registers is loaded one iteration before
   /// it is stored: the prologue stores the slots the copies fill and loads
   /// the next tile (masked on the axes that move with the loop: those
-  /// iterations may not exist), which the loop carries; each iteration,
-  /// after its dots, stores it where the copies go and loads the next one,
+  /// iterations may not exist), which the loop carries; each iteration
+  /// stores it where the copies go and, after its dots, loads the next one,
   /// or its own again past the loop's end (in bounds wherever the original
   /// load is, so it needs no new masks), so the load's latency hides behind
-  /// a whole iteration's dots.
+  /// a whole iteration.
   void run(SmallVectorImpl<StagedOperand> &operands,
            ArrayRef<DotOp> inFlight = {}, bool tma = false) {
     // Iterations the copies run ahead: S-1, or S-2 when a slot is still
@@ -318,22 +318,19 @@ public:
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, next, ub);
     IRMapping mapping;
     mapping.map(iv, next);
-    for (StagedOperand &operand : operands)
-      if (!operand.viaRegisters)
+    for (StagedOperand &operand : operands) {
+      if (operand.viaRegisters)
+        storeInto(operand, loop.getRegionIterArgs()[operand.carried], nextSlot,
+                  ahead);
+      else
         copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping);
+    }
     if (commits)
       AsyncCommitOp::create(builder, loc);
-    // After the dots, the carried tile goes where the copies go (slot
-    // i + ahead, which neither this iteration's dots nor the one still in
-    // flight read), and the next one is loaded: the load has had the whole
-    // of this iteration's dots to arrive.
+    // After the dots, the tile the next iteration stores.
     if (!carried.empty()) {
       auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
       builder.setInsertionPoint(yield);
-      for (StagedOperand &operand : operands)
-        if (operand.viaRegisters)
-          storeInto(operand, loop.getRegionIterArgs()[operand.carried],
-                    nextSlot, ahead);
       // Past the loop's end it loads this iteration's tile again (which
       // the original load reads inside the tensor wherever it promises to):
       // no masks where there were none.
