@@ -42,6 +42,9 @@ def TileDropMasks : Pass<"tile-drop-masks", "::phobos::tile::KernelOp"> {
       `N` is static and a multiple of `S`.
     Offsets from `ctx.block` are left masked: an explicit grid may be
     larger than the one the contract infers.
+    In such a loop (every step whole), the kernel's own checks of its
+    columns against the bound, `k + arange(E) < N` (or `N > ...`, E <= S),
+    fold too: a `where` on one becomes its first value.
   }];
   let statistics = [
     Statistic<"numAxes", "num-axes", "Slice axes proven in bounds">
@@ -55,7 +58,9 @@ def TileSplitRaggedLoops : Pass<"tile-split-ragged-loops", "::phobos::tile::Kern
     along a dim named `N` runs as two loops: up to the last whole step,
     `(N / S) * S`, with those slice axes marked `in_bounds`, then the at
     most one ragged iteration with the masks. The carried values pass from
-    the first loop to the second.
+    the first loop to the second. The kernel's own column checks
+    `k + arange(E) < N` fold in the first loop (a `where` on one becomes its
+    first value), as the masks do.
 
     Before: `scf.for %k = %c0 to %N step %c16 { phobos.load %A[%m, %k] }`
     After:  `%full = (%N / 16) * 16`,
