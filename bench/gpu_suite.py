@@ -121,6 +121,7 @@ small = [
     ("vector_add.ph", {"N": 1000003}, None),
     ("sgemm_fp32.ph", {"M": 100, "N": 70, "K": 33}, None),
     ("sgemm_fp32.ph", {"M": 1000, "N": 999, "K": 257}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}),
+    ("sgemm_fp32.ph", {"M": 1000, "N": 999, "K": 257}, {"TILE_M": 128, "TILE_N": 64, "TILE_K": 32, "STAGES": 1}),
     ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, None),
     ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 16}),
     ("gemm_f32_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 256, "TILE_N": 128, "TILE_K": 64}),
@@ -214,8 +215,12 @@ for size in gemm_sizes if wanted("sgemm") else []:
     a = torch.randn(size, size, device=DEV)
     b = torch.randn(size, size, device=DEV)
     peer = median_ms(lambda: torch.matmul(a, b), reps=10)
-    variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 8}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16},
-                {"TILE_M": 64, "TILE_N": 64, "TILE_K": 16}, {"TILE_M": 128, "TILE_N": 64, "TILE_K": 16}]
+    # STAGES 3: cp.async two K steps ahead; 1: not pipelined (measured
+    # 2026-12-01: each wins for some tiles).
+    variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 16, "STAGES": 3},
+                {"TILE_M": 128, "TILE_N": 128, "TILE_K": 8, "STAGES": 3},
+                {"TILE_M": 128, "TILE_N": 64, "TILE_K": 16, "STAGES": 1},
+                {"TILE_M": 128, "TILE_N": 64, "TILE_K": 32, "STAGES": 1}]
     res = best("sgemm_fp32.ph", {"M": size, "N": size, "K": size}, variants, samples=1024,
                scalars={"alpha": 1.0, "beta": 0.5})
     record("sgemm f32 (vs cuBLAS)", f"{size}^3", res, "cuBLAS sgemm", peer, 2 * size ** 3, "TFLOP/s")

@@ -42,7 +42,7 @@ CASES = [
 
 def with_stages(example: str, stages: int) -> str:
     text = open(os.path.join(ROOT, "examples", example)).read()
-    text = re.sub(r"^@pipeline(\(\d+\))?\s*$", "", text, flags=re.M)
+    text = re.sub(r"^@pipeline(\([^)]*\))?\s*$", "", text, flags=re.M)
     text = re.sub(r"^kernel ", f"@pipeline({stages})\nkernel ", text, count=1, flags=re.M)
     path = os.path.join(WORK, f"{stages}_{example}")
     open(path, "w").write(text)

@@ -3,8 +3,10 @@
 // M, N and K may all be ragged: masked loads read 0, which adds nothing to the products, and the
 // masked store leaves C outside [M, N] alone.
 // Reference (float64): C = alpha * (A.astype(float64) @ B.astype(float64)) + beta * C.astype(float64).
-@autotune(TILE_M in [64, 128], TILE_N in [64, 128], TILE_K in [16, 8, 32])
+// STAGES = 3 pipelines the loads (cp.async, two K steps ahead); 1 loads each K step in the step itself.
+@autotune(TILE_M in [64, 128], TILE_N in [64, 128], TILE_K in [16, 8, 32], STAGES in [3, 1])
 @launch(256)
+@pipeline(STAGES)
 kernel sgemm(A: tensor<f32>[M, K],
              B: tensor<f32>[K, N],
              C: tensor<f32>[M, N],

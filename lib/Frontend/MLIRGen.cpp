@@ -282,8 +282,8 @@ void Generator::run() {
   if (attrs.maxRegs)
     op.setMaxRegs(static_cast<uint32_t>(*attrs.maxRegs));
   op.setPipeline(attrs.pipeline);
-  if (attrs.pipelineStages)
-    op.setPipelineStages(static_cast<uint32_t>(*attrs.pipelineStages));
+  if (checked.pipelineStages)
+    op.setPipelineStages(static_cast<uint32_t>(*checked.pipelineStages));
   if (attrs.tensorcore)
     op.setTensorcore(tile::stringifyDotPrecision(*attrs.tensorcore));
   if (!checked.aligned.empty()) {

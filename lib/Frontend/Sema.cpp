@@ -133,6 +133,16 @@ static bool checkMaxThreads(int64_t threads, SMLoc loc, Diagnostics &diags) {
   return false;
 }
 
+/// Whether `stages` is a stage count @pipeline accepts; reports why not.
+static bool checkStages(int64_t stages, SMLoc loc, Diagnostics &diags) {
+  if (stages >= 1 && stages <= 8)
+    return true;
+  diags.error(loc) << "@pipeline's number of stages must be between 1 and 8, "
+                      "got "
+                   << stages;
+  return false;
+}
+
 namespace {
 /// Checks one kernel's attributes.
 class AttributeReader {
@@ -226,15 +236,18 @@ bool AttributeReader::readPipeline(const Attribute &attr) {
                           << attr.args.size();
     return false;
   }
-  std::optional<int64_t> stages = literal(attr.args[0], "the number of stages");
-  if (!stages)
-    return false;
-  if (*stages < 1 || *stages > 8) {
-    diags.error(attr.args[0].loc)
-        << "@pipeline's number of stages must be between 1 and 8, got "
-        << *stages;
-    return false;
+  // A literal is checked now; an expression of the @autotune names
+  // (`@pipeline(STAGES)`, Triton's num_stages as a tuning choice; 1 does
+  // not pipeline) when the checker binds them.
+  const AttrArg &arg = attr.args[0];
+  if (arg.kind == AttrArg::Kind::Positional &&
+      !isa<IntExpr>(arg.value.get())) {
+    attrs.pipelineStagesExpr = arg.value.get();
+    return true;
   }
+  std::optional<int64_t> stages = literal(arg, "the number of stages");
+  if (!stages || !checkStages(*stages, arg.loc, diags))
+    return false;
   attrs.pipelineStages = stages;
   return true;
 }
@@ -647,6 +660,14 @@ bool Checker::run() {
                                      "the @launch thread count");
     if (!result.maxThreads ||
         !checkMaxThreads(*result.maxThreads, expr->getLoc(), diags))
+      return false;
+  }
+  result.pipelineStages = result.attrs.pipelineStages;
+  if (const Expr *expr = result.attrs.pipelineStagesExpr) {
+    result.pipelineStages = requireConst(*const_cast<Expr *>(expr),
+                                         "the @pipeline stage count");
+    if (!result.pipelineStages ||
+        !checkStages(*result.pipelineStages, expr->getLoc(), diags))
       return false;
   }
   // @aligned multiples are compile-time constants of the variant.

@@ -434,24 +434,51 @@ class _KernelTranslator:
             if not args or len(args) > 3:
                 raise self.error(decorator, "@ph.launch takes 1 to 3 integer literals: "
                                  "@ph.launch(max_threads[, min_blocks[, max_regs]])")
-            for arg in args:
-                if not (isinstance(arg, ast.Constant) and type(arg.value) is int):
-                    raise self.error(arg, "@ph.launch takes integer literals")
+            values: list = []
+            for index, arg in enumerate(args):
+                if isinstance(arg, ast.Constant) and type(arg.value) is int:
+                    values.append(arg)
+                elif index == 0 and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    values.append(self.parse_string_expr(arg))
+                else:
+                    raise self.error(arg, "@ph.launch takes integer literals; max_threads may "
+                                     "also be a string holding a compile-time expression "
+                                     "(\"2 * TILE_M\"): the decorator's arguments run as "
+                                     "Python, where TILE_M is not defined")
 
             def emit() -> None:
                 head()
                 self.out.emit("(")
-                for index, arg in enumerate(args):
+                for index, value in enumerate(values):
                     if index:
                         self.out.emit(", ")
-                    self.out.emit(str(arg.value), _pos(arg))
+                    if isinstance(value, ast.Constant):
+                        self.out.emit(str(value.value), _pos(value))
+                    else:
+                        self.expr(value, _PREC_OR)
                 self.out.emit(")")
             return emit
 
         if name == "pipeline":
-            if call is not None and (args or keywords):
-                raise self.error(decorator, "@ph.pipeline takes no arguments")
-            return head
+            if call is None or not (args or keywords):
+                return head
+            arg = args[0] if len(args) == 1 and not keywords else None
+            if arg is None or not isinstance(arg, ast.Constant) or \
+                    not (type(arg.value) is int or isinstance(arg.value, str)):
+                raise self.error(decorator, "@ph.pipeline takes at most one argument, the "
+                                 "number of stages: an integer literal or a string holding a "
+                                 "compile-time expression (\"STAGES\")")
+            stages = arg if type(arg.value) is int else self.parse_string_expr(arg)
+
+            def emit_stages() -> None:
+                head()
+                self.out.emit("(")
+                if isinstance(stages, ast.Constant):
+                    self.out.emit(str(stages.value), _pos(stages))
+                else:
+                    self.expr(stages, _PREC_OR)
+                self.out.emit(")")
+            return emit_stages
 
         if name == "tensorcore":
             if keywords or len(args) > 1:
@@ -511,8 +538,9 @@ class _KernelTranslator:
         return emit
 
     def parse_string_expr(self, constant: ast.Constant) -> ast.AST:
-        """A Python expression written inside a string literal (an annotation
-        or an @ph.aligned multiple), placed where the string is."""
+        """A Python expression written inside a string literal (an annotation,
+        an @ph.aligned multiple, @ph.launch's thread count or @ph.pipeline's
+        stage count), placed where the string is."""
         text = constant.value
         segment = ast.get_source_segment(self.src.text, constant) or ""
         match = re.match(r"^([rRuU]?)('|\")", segment)

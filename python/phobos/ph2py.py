@@ -549,10 +549,16 @@ class Writer:
                 raise self.parser.error(bad, f"@{name} takes 'NAME in [...]' arguments")
             inner = ", ".join(f"{a.name}=[{', '.join(map(str, a.values))}]" for a in args)
             return f"@ph.{name}({inner})"
+        # Decorator arguments run as Python: an expression of the @autotune
+        # names is passed as a string, which the front end parses.
+        def literal_or_string(value: Node) -> str:
+            return str(int(value.text)) if value.kind == "int" else f'"{self.expr(value)}"'
         if name == "launch":
-            return f"@ph.launch({', '.join(self.expr(a.value) for a in args or [])})"
+            return f"@ph.launch({', '.join(literal_or_string(a.value) for a in args or [])})"
         if name == "pipeline":
-            return "@ph.pipeline"
+            if not args:
+                return "@ph.pipeline"
+            return f"@ph.pipeline({literal_or_string(args[0].value)})"
         if name == "tensorcore":
             if not args:
                 return "@ph.tensorcore"

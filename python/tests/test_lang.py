@@ -198,7 +198,10 @@ def test_refused_constructs_name_line_and_column(body, col, reason):
     ("@ph.kernel\n@ph.autotune(16)", "keywords"),
     ("@ph.kernel\n@ph.autotune(B=16)", "list of integer literals"),
     ("@ph.kernel\n@ph.launch(threads=256)", "positional"),
-    ("@ph.kernel\n@ph.pipeline(2)", "no arguments"),
+    ("@ph.kernel\n@ph.pipeline(2, 3)", "at most one argument"),
+    ("@ph.kernel\n@ph.pipeline(STAGES)", "string holding"),
+    ("@ph.kernel\n@ph.launch(TILE)", "string holding"),
+    ("@ph.kernel\n@ph.launch(128, \"B\")", "integer literals"),
     ("@ph.kernel\n@ph.tensorcore(ph.f64)", "precision"),
     ("@ph.kernel\n@ph.aligned(M=TILE)", "string"),
     ("@ph.kernel\n@staticmethod", "not a Phobos attribute"),
@@ -208,6 +211,22 @@ def test_refused_attributes(decorators, reason):
     text = HEADER + decorators + "\ndef k(a: ph.tensor[ph.f32][N]):\n    pass\n"
     with pytest.raises(KernelSyntaxError, match=reason):
         translate_source(text, "attrs.py", name="k")
+
+
+def test_tuned_launch_and_pipeline():
+    """The thread count and the stage count may be expressions of the
+    @autotune names, passed as strings (the decorator's arguments run as
+    Python, where the names do not exist)."""
+    text = HEADER + (
+        '@ph.kernel\n@ph.autotune(TILE_M=[64, 128], STAGES=[3, 1])\n'
+        '@ph.launch("2 * TILE_M", 1)\n@ph.pipeline("STAGES")\n'
+        'def k(a: ph.tensor[ph.f32][N]):\n    a[0] = 1.0\n')
+    source = translate_source(text, "tuned.py", name="k")[0].source
+    assert "@launch(2 * TILE_M, 1)" in source
+    assert "@pipeline(STAGES)" in source
+    fixed = translate_source(HEADER + "@ph.kernel\n@ph.pipeline(2)\ndef k(a: ph.tensor[ph.f32][N]):\n"
+                             "    a[0] = 1.0\n", "fixed.py", name="k")[0].source
+    assert "@pipeline(2)" in fixed
 
 
 @pytest.mark.parametrize("signature,reason", [

@@ -62,6 +62,9 @@ struct KernelAttributes {
   bool pipeline = false;
   /// `@pipeline(N)`: the number of stages; absent for `@pipeline`.
   std::optional<int64_t> pipelineStages;
+  /// `@pipeline(STAGES)`: a stage count that depends on the variant (the
+  /// checker resolves it); null when the count is a literal or absent.
+  const ast::Expr *pipelineStagesExpr = nullptr;
   /// `@tensorcore`: what dots on f32 operands round to (f16, tf32, bf16).
   std::optional<tile::DotPrecision> tensorcore;
   /// `@aligned(M = TILE_M)`: dim name, the expression of the multiple.
@@ -107,8 +110,8 @@ struct CheckedKernel {
   Variant variant;
   /// `@aligned` resolved in this variant: dim name -> multiple.
   std::vector<std::pair<std::string, int64_t>> aligned;
-  /// `@launch`'s thread count in this variant.
-  std::optional<int64_t> maxThreads;
+  /// `@launch`'s thread count and `@pipeline`'s stage count in this variant.
+  std::optional<int64_t> maxThreads, pipelineStages;
   std::vector<ast::Symbol *> params;
   std::vector<std::unique_ptr<ast::Symbol>> symbols;
 };

@@ -224,8 +224,16 @@ kernel k() {
 
 // -----
 
-// expected-error@+1 {{the number of stages must be an integer literal}}
+// A stage count that is not a literal must be a constant of the variant.
+// expected-error@+1 {{the @pipeline stage count must be a compile-time constant}}
 @pipeline(S)
+kernel k() {
+}
+
+// -----
+
+// expected-error@+1 {{the number of stages must be an integer literal}}
+@pipeline(stages = 3)
 kernel k() {
 }
 
