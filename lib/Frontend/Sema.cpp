@@ -654,22 +654,25 @@ bool Checker::run() {
       return false;
     }
   }
-  result.maxThreads = result.attrs.maxThreads;
-  if (const Expr *expr = result.attrs.maxThreadsExpr) {
-    result.maxThreads = requireConst(*const_cast<Expr *>(expr),
-                                     "the @launch thread count");
-    if (!result.maxThreads ||
-        !checkMaxThreads(*result.maxThreads, expr->getLoc(), diags))
-      return false;
-  }
-  result.pipelineStages = result.attrs.pipelineStages;
-  if (const Expr *expr = result.attrs.pipelineStagesExpr) {
-    result.pipelineStages = requireConst(*const_cast<Expr *>(expr),
-                                         "the @pipeline stage count");
-    if (!result.pipelineStages ||
-        !checkStages(*result.pipelineStages, expr->getLoc(), diags))
-      return false;
-  }
+  // @launch's and @pipeline's counts: the literal, or the expression of the
+  // @autotune names resolved in this variant and checked by `valid`.
+  auto resolveCount = [&](std::optional<int64_t> &count,
+                          std::optional<int64_t> literal, const Expr *expr,
+                          StringRef what,
+                          bool (*valid)(int64_t, SMLoc, Diagnostics &)) {
+    count = literal;
+    if (!expr)
+      return true;
+    count = requireConst(*const_cast<Expr *>(expr), what);
+    return count && valid(*count, expr->getLoc(), diags);
+  };
+  if (!resolveCount(result.maxThreads, result.attrs.maxThreads,
+                    result.attrs.maxThreadsExpr, "the @launch thread count",
+                    checkMaxThreads) ||
+      !resolveCount(result.pipelineStages, result.attrs.pipelineStages,
+                    result.attrs.pipelineStagesExpr,
+                    "the @pipeline stage count", checkStages))
+    return false;
   // @aligned multiples are compile-time constants of the variant.
   for (auto &[name, expr] : result.attrs.aligned) {
     std::optional<int64_t> multiple =

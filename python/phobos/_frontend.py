@@ -18,7 +18,7 @@ import os
 import re
 import sys
 import types
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from phobos._errors import KernelSyntaxError
 
@@ -446,18 +446,7 @@ class _KernelTranslator:
                                      "(\"2 * TILE_M\"): the decorator's arguments run as "
                                      "Python, where TILE_M is not defined")
 
-            def emit() -> None:
-                head()
-                self.out.emit("(")
-                for index, value in enumerate(values):
-                    if index:
-                        self.out.emit(", ")
-                    if isinstance(value, ast.Constant):
-                        self.out.emit(str(value.value), _pos(value))
-                    else:
-                        self.expr(value, _PREC_OR)
-                self.out.emit(")")
-            return emit
+            return self.emit_counts(head, values)
 
         if name == "pipeline":
             if call is None or not (args or keywords):
@@ -469,16 +458,7 @@ class _KernelTranslator:
                                  "number of stages: an integer literal or a string holding a "
                                  "compile-time expression (\"STAGES\")")
             stages = arg if type(arg.value) is int else self.parse_string_expr(arg)
-
-            def emit_stages() -> None:
-                head()
-                self.out.emit("(")
-                if isinstance(stages, ast.Constant):
-                    self.out.emit(str(stages.value), _pos(stages))
-                else:
-                    self.expr(stages, _PREC_OR)
-                self.out.emit(")")
-            return emit_stages
+            return self.emit_counts(head, [stages])
 
         if name == "tensorcore":
             if keywords or len(args) > 1:
@@ -534,6 +514,22 @@ class _KernelTranslator:
                 self.out.emit(keyword.arg, _pos(keyword))
                 self.out.emit(" = ", _pos(keyword))
                 self.expr(expr, _PREC_OR)
+            self.out.emit(")")
+        return emit
+
+    def emit_counts(self, head: Callable[[], None], values: list) -> Callable[[], None]:
+        """The emitter of `@name(v, ...)` for @ph.launch and @ph.pipeline: each
+        value an integer literal or an expression parsed from a string."""
+        def emit() -> None:
+            head()
+            self.out.emit("(")
+            for index, value in enumerate(values):
+                if index:
+                    self.out.emit(", ")
+                if isinstance(value, ast.Constant):
+                    self.out.emit(str(value.value), _pos(value))
+                else:
+                    self.expr(value, _PREC_OR)
             self.out.emit(")")
         return emit
 
