@@ -30,9 +30,11 @@ CASES = [
      {"scale": 0.125}),
     ("softmax", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 1024}, {}),
     ("softmax4096", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 4096}, {}),
-    ("sgemm", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096}, {"TILE_M": 128, "TILE_N": 64, "TILE_K": 16},
-     {"alpha": 1.0, "beta": 0.0}),
+    ("sgemm", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
+     {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16, "STAGES": 3}, {"alpha": 1.0, "beta": 0.0}),
     ("hgemm", "gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
+     {"alpha": 1.0, "beta": 0.0}),
+    ("hgemm8192", "gemm_f16_tc.ph", {"M": 8192, "N": 8192, "K": 8192}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
      {"alpha": 1.0, "beta": 0.0}),
 ]
 
@@ -55,8 +57,9 @@ elif kind == "sgemm":
     torch.backends.cuda.matmul.allow_tf32 = False
     a = torch.randn(4096, 4096, device=dev); b = torch.randn(4096, 4096, device=dev)
     torch.matmul(a, b)
-elif kind == "hgemm":
-    a = torch.randn(4096, 4096, device=dev, dtype=torch.float16); b = torch.randn_like(a)
+elif kind.startswith("hgemm"):
+    n = 8192 if kind == "hgemm8192" else 4096
+    a = torch.randn(n, n, device=dev, dtype=torch.float16); b = torch.randn_like(a)
     torch.matmul(a, b)
 torch.cuda.synchronize()
 """
@@ -66,6 +69,8 @@ METRICS = {
     "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM %",
     "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM %",
     "lts__throughput.avg.pct_of_peak_sustained_elapsed": "L2 %",
+    "lts__t_sector_hit_rate.pct": "L2 hit %",
+    "dram__bytes_read.sum": "DRAM read",
     "l1tex__throughput.avg.pct_of_peak_sustained_active": "L1 %",
     "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy %",
     "launch__registers_per_thread": "regs",

@@ -345,8 +345,14 @@ bool Cta::runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded) 
 bool Cta::exec(Operation *op) {
   return llvm::TypeSwitch<Operation *, bool>(op)
       .Case([&](tile::BlockIdOp o) {
-        set(o, RtValue::scalarI(ElementType::I32,
-                                blockId[static_cast<int>(o.getAxis())]));
+        int64_t id = blockId[static_cast<int>(o.getAxis())];
+        if (std::optional<uint32_t> group = o.getGroup()) {
+          auto [x, y] = tile::BlockIdOp::groupedIndex(
+              blockId[0], blockId[1], options.grid[0], options.grid[1],
+              *group);
+          id = o.getAxis() == tile::Axis::x ? x : y;
+        }
+        set(o, RtValue::scalarI(ElementType::I32, id));
         return true;
       })
       .Case([&](tile::GridDimOp o) {

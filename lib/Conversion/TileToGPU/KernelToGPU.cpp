@@ -200,10 +200,35 @@ struct BlockIdLowering : TileToGPUPattern<BlockIdOp> {
     Type i32 = rewriter.getI32Type();
     Location loc = op.getLoc();
     Value id;
-    switch (op.getAxis()) {
-    case Axis::x: id = NVVM::BlockIdXOp::create(rewriter, loc, i32); break;
-    case Axis::y: id = NVVM::BlockIdYOp::create(rewriter, loc, i32); break;
-    case Axis::z: id = NVVM::BlockIdZOp::create(rewriter, loc, i32); break;
+    if (std::optional<uint32_t> group = op.getGroup()) {
+      // BlockIdOp::groupedIndex, in registers (every value non-negative).
+      Value x = NVVM::BlockIdXOp::create(rewriter, loc, i32);
+      Value y = NVVM::BlockIdYOp::create(rewriter, loc, i32);
+      Value gx = NVVM::GridDimXOp::create(rewriter, loc, i32);
+      Value gy = NVVM::GridDimYOp::create(rewriter, loc, i32);
+      Value g = arith::ConstantIntOp::create(rewriter, loc, *group, 32);
+      Value pid = arith::AddIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, y, gx), x);
+      Value perGroup = arith::MulIOp::create(rewriter, loc, g, gy);
+      Value first = arith::MulIOp::create(
+          rewriter, loc, arith::DivUIOp::create(rewriter, loc, pid, perGroup),
+          g);
+      Value rows = arith::MinUIOp::create(
+          rewriter, loc, arith::SubIOp::create(rewriter, loc, gx, first), g);
+      Value inGroup = arith::RemUIOp::create(rewriter, loc, pid, perGroup);
+      id = op.getAxis() == Axis::x
+               ? arith::AddIOp::create(
+                     rewriter, loc, first,
+                     arith::RemUIOp::create(rewriter, loc, inGroup, rows))
+                     .getResult()
+               : arith::DivUIOp::create(rewriter, loc, inGroup, rows)
+                     .getResult();
+    } else {
+      switch (op.getAxis()) {
+      case Axis::x: id = NVVM::BlockIdXOp::create(rewriter, loc, i32); break;
+      case Axis::y: id = NVVM::BlockIdYOp::create(rewriter, loc, i32); break;
+      case Axis::z: id = NVVM::BlockIdZOp::create(rewriter, loc, i32); break;
+      }
     }
     rewriter.replaceOp(op, id);
     return success();

@@ -81,6 +81,39 @@ phobos.kernel @second(%b: i1, %d: f64, %i: i64) {
 
 // -----
 
+// A grouped block index (tile-group-blocks) is BlockIdOp::groupedIndex of
+// the special registers: pid = y * gx + x, groups of 8 x-values.
+// CHECK-LABEL: gpu.func @grouped
+// CHECK-DAG: %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK-DAG: %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
+// CHECK-DAG: %[[GX:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
+// CHECK-DAG: %[[GY:.*]] = nvvm.read.ptx.sreg.nctaid.y : i32
+// CHECK-DAG: %[[G:.*]] = arith.constant 8 : i32
+// CHECK: %[[YGX:.*]] = arith.muli %[[Y]], %[[GX]] : i32
+// CHECK: %[[PID:.*]] = arith.addi %[[YGX]], %[[X]] : i32
+// CHECK: %[[PER:.*]] = arith.muli %[[G]], %[[GY]] : i32
+// CHECK: %[[Q:.*]] = arith.divui %[[PID]], %[[PER]] : i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[Q]], %[[G]] : i32
+// CHECK: %[[LEFT:.*]] = arith.subi %[[GX]], %[[FIRST]] : i32
+// CHECK: %[[ROWS:.*]] = arith.minui %[[LEFT]], %[[G]] : i32
+// CHECK: %[[IN:.*]] = arith.remui %[[PID]], %[[PER]] : i32
+// CHECK: %[[R:.*]] = arith.remui %[[IN]], %[[ROWS]] : i32
+// CHECK: %[[NX:.*]] = arith.addi %[[FIRST]], %[[R]] : i32
+// The y index repeats the chain (cse merges it), ending in its divui.
+// CHECK: %[[IN2:.*]] = arith.remui %{{.*}}, %{{.*}} : i32
+// CHECK: %[[NY:.*]] = arith.divui %[[IN2]], %{{.*}} : i32
+// CHECK: arith.addi %[[NX]], %[[NY]] : i32
+phobos.kernel @grouped(%A: !phobos.tensor<1024xi32> {phobos.dims = ["L"]}) {
+  %bx = phobos.block_id x group 8
+  %by = phobos.block_id y group 8
+  %c0 = arith.constant 0 : i32
+  %s = arith.addi %bx, %by : i32
+  phobos.store_scalar %s, %A[%c0] : !phobos.tensor<1024xi32>
+  phobos.return
+}
+
+// -----
+
 // A module without kernels gets no gpu.module.
 // CHECK-LABEL: module {
 // CHECK-NOT: gpu.module

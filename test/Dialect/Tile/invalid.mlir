@@ -387,6 +387,22 @@ phobos.kernel @dim_of_tile() {
 
 // -----
 
+phobos.kernel @block_id_group_z() {
+  // expected-error@+1 {{'phobos.block_id' op groups only the x and y axes}}
+  %0 = phobos.block_id z group 8
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @block_id_group_zero() {
+  // expected-error@+1 {{'phobos.block_id' op attribute 'group' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  %0 = phobos.block_id x group 0
+  phobos.return
+}
+
+// -----
+
 phobos.kernel @block_id_i64() {
   // expected-error@+1 {{'phobos.block_id' op result #0 must be 32-bit signless integer, but got 'i64'}}
   %0 = "phobos.block_id"() <{axis = 0 : i32}> : () -> i64

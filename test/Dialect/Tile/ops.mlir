@@ -17,6 +17,10 @@ phobos.kernel @grid_queries(%A: !phobos.tensor<?x64x?xf32>) {
   %bx = phobos.block_id x
   %by = phobos.block_id y
   %bz = phobos.block_id z
+  // CHECK: phobos.block_id x group 8
+  // CHECK: phobos.block_id y group 8
+  %gbx = phobos.block_id x group 8
+  %gby = phobos.block_id y group 8
   // CHECK: phobos.grid_dim x
   // CHECK: phobos.grid_dim y
   // CHECK: phobos.grid_dim z

@@ -205,6 +205,27 @@ LogicalResult KernelOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// BlockIdOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockIdOp::verify() {
+  if (getGroup() && getAxis() == Axis::z)
+    return emitOpError("groups only the x and y axes");
+  return success();
+}
+
+std::pair<int64_t, int64_t> BlockIdOp::groupedIndex(int64_t x, int64_t y,
+                                                    int64_t gx, int64_t gy,
+                                                    int64_t group) {
+  int64_t pid = y * gx + x;
+  int64_t perGroup = group * gy;
+  int64_t first = pid / perGroup * group;
+  int64_t rows = std::min(gx - first, group);
+  int64_t inGroup = pid % perGroup;
+  return {first + inGroup % rows, inGroup / rows};
+}
+
+//===----------------------------------------------------------------------===//
 // DimOp
 //===----------------------------------------------------------------------===//
 

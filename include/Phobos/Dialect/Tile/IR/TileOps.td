@@ -162,13 +162,37 @@ def Tile_BlockIdOp : Tile_Op<"block_id", [Pure]> {
     `ctx.block.x` (and `program_id(0)`) in the source: the index of the
     running CTA along `axis`, from 0 to the grid's extent minus one.
 
+    With `group G` (x and y only; `tile-group-blocks` sets it on a GEMM's
+    grid) the indices are those of the CTA in *grouped order*: with `pid =
+    y * gx + x` the position in the order the hardware starts CTAs, groups
+    of `G` x-values (the last one smaller) take every y in turn, x fastest:
+    `first = pid / (G * gy) * G`, `rows = min(gx - first, G)`, `x' = first
+    + pid % (G * gy) % rows`, `y' = pid % (G * gy) / rows`. It is a
+    bijection of the grid, so every CTA still runs once; consecutive CTAs
+    share a few tile rows of A and tile columns of B (Triton's
+    `GROUP_SIZE_M`).
+
     ```mlir
     %pm = phobos.block_id x
+    %pn = phobos.block_id y group 8
     ```
   }];
-  let arguments = (ins Tile_AxisAttr:$axis);
+  let arguments = (ins Tile_AxisAttr:$axis,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$group);
   let results = (outs I32:$result);
-  let assemblyFormat = "$axis attr-dict";
+  let assemblyFormat = "$axis (`group` $group^)? attr-dict";
+  let builders = [
+    OpBuilder<(ins "::phobos::tile::Axis":$axis), [{
+      build($_builder, $_state, axis, ::mlir::IntegerAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// (x', y') of the CTA at (x, y) of a gx x gy grid in grouped order.
+    static std::pair<int64_t, int64_t> groupedIndex(int64_t x, int64_t y,
+                                                    int64_t gx, int64_t gy,
+                                                    int64_t group);
+  }];
 }
 
 def Tile_GridDimOp : Tile_Op<"grid_dim", [Pure]> {
