@@ -77,6 +77,39 @@ Value roundOperand(ThreadEmitter &l, Value value, DotPrecision precision) {
   return value;
 }
 
+/// Uses `values` where they are computed, in an empty `asm volatile`, so
+/// that LLVM cannot sink their computation into a later block. When a dot's
+/// results are used only in a branch (a predicated store into shared
+/// memory, after a barrier), InstCombine and MachineSink move the unrolled
+/// FMAs there and leave the shared-memory loads behind: every operand of
+/// the dot is then live at once (the gla_chunk example spilled 8.3 KiB).
+/// The asm emits no instruction.
+void keepInPlace(ThreadEmitter &l, ArrayRef<Value> values) {
+  constexpr size_t kChunk = 16;
+  for (size_t first = 0; first < values.size(); first += kChunk) {
+    ArrayRef<Value> chunk =
+        values.slice(first, std::min(kChunk, values.size() - first));
+    std::string constraints;
+    for (Value value : chunk) {
+      Type type = value.getType();
+      const char *code = type.isF64()   ? "d"
+                         : type.isF32() ? "f"
+                         : type.isInteger(64) ? "l"
+                                              : nullptr;
+      if (!code || (type.isInteger() && !type.isInteger(64)))
+        code = type.isF16() || type.isBF16() || type.isInteger(16) ? "h" : "r";
+      if (!constraints.empty())
+        constraints += ",";
+      constraints += code;
+    }
+    LLVM::InlineAsmOp::create(
+        l.b, l.loc, TypeRange{}, ValueRange(chunk), "", constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+  }
+}
+
 Regs lowerFmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
   TileType resultType = op.getType();
   DistributedLayout layout = layoutOf(resultType);
@@ -139,6 +172,7 @@ Regs lowerFmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
                                      acc[reg]);
     }
   }
+  keepInPlace(l, acc);
   return acc;
 }
 

@@ -1,7 +1,8 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers),convert-tile-to-gpu)' --split-input-file | FileCheck %s
 
 // Dots read their operands from shared memory. FMA: each thread
-// accumulates its micro-tile with one llvm.intr.fma per element and k.
+// accumulates its micro-tile with one llvm.intr.fma per element and k,
+// then pins the results in place with an empty asm volatile.
 // mma.sync: each warp loads its m16n8k16 (k8 for tf32) fragments and
 // issues one nvvm.mma.sync per fragment pair.
 
@@ -29,6 +30,9 @@
 // CHECK: %[[A1:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: %[[B1:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NEXT: %[[C1:.*]] = llvm.intr.fma(%[[A1]], %[[B1]], %[[C0]]) : (f32, f32, f32) -> f32
+// The results are used where they are made (an empty asm volatile), so
+// LLVM cannot sink the FMAs away from their loads.
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "f" %[[C1]] : (f32) -> ()
 // CHECK-NOT: llvm.intr.fma
 // CHECK: llvm.store %[[C1]], %{{.*}} : f32, !llvm.ptr<1>
 phobos.kernel @fma(%x: f32, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]})
