@@ -193,8 +193,39 @@ std::optional<std::string> phobos::findPtxas() {
   return std::nullopt;
 }
 
+AssemblyReport phobos::parsePtxasReport(StringRef log) {
+  AssemblyReport report;
+  // "<n> <what>" somewhere in `line`, as an int; -1 when absent.
+  auto number = [](StringRef line, StringRef what) {
+    size_t at = line.find(what);
+    if (at == StringRef::npos)
+      return -1;
+    StringRef before = line.take_front(at).rtrim();
+    StringRef digits = before.drop_front(before.find_last_not_of("0123456789") + 1);
+    int value = -1;
+    if (digits.getAsInteger(10, value))
+      return -1;
+    return value;
+  };
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  for (StringRef line : lines) {
+    if (int used = number(line, " registers"); used >= 0 &&
+                                                 line.contains("Used "))
+      report.registers = used;
+    if (int bytes = number(line, " bytes spill stores"); bytes >= 0)
+      report.spillStoreBytes = bytes;
+    if (int bytes = number(line, " bytes spill loads"); bytes >= 0)
+      report.spillLoadBytes = bytes;
+    if (int bytes = number(line, " bytes stack frame"); bytes >= 0)
+      report.stackFrameBytes = bytes;
+  }
+  return report;
+}
+
 llvm::Expected<std::string> phobos::assembleCubin(StringRef ptxas, StringRef ptx,
-                                                  StringRef chip) {
+                                                  StringRef chip,
+                                                  AssemblyReport *report) {
   SmallString<128> input, output, log;
   int fd;
   if (std::error_code error =
@@ -208,6 +239,8 @@ llvm::Expected<std::string> phobos::assembleCubin(StringRef ptxas, StringRef ptx
   llvm::sys::fs::createTemporaryFile("phobos", "log", log);
   std::string arch = ("-arch=" + chip).str();
   SmallVector<StringRef> args = {ptxas, arch, "-o", output, input};
+  if (report)
+    args.insert(args.begin() + 1, "-v");
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
   std::string message;
@@ -228,5 +261,8 @@ llvm::Expected<std::string> phobos::assembleCubin(StringRef ptxas, StringRef ptx
   auto cubin = llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
   if (!cubin)
     return llvm::createStringError(cubin.getError(), "ptxas wrote no cubin");
+  if (report)
+    if (auto buffer = llvm::MemoryBuffer::getFile(log))
+      *report = parsePtxasReport((*buffer)->getBuffer());
   return (*cubin)->getBuffer().str();
 }

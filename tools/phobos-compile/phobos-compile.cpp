@@ -68,6 +68,11 @@ static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
 static cl::opt<bool> noCubin("no-cubin",
                              cl::desc("Do not run ptxas even if it is found"),
                              cl::cat(category));
+static cl::opt<bool>
+    resources("resources",
+              cl::desc("Print what ptxas -v reports for each kernel: "
+                       "registers, spilled bytes, stack frame"),
+              cl::cat(category));
 static cl::opt<bool> useCache("cache",
                               cl::desc("Publish in the kernel cache (and "
                                        "reuse what is there); prints each "
@@ -237,6 +242,14 @@ int main(int argc, char **argv) {
 
   std::optional<std::string> ptxas =
       noCubin || contractOnly ? std::nullopt : findPtxas();
+  if (resources && (useCache || contractOnly || noCubin || !ptxas)) {
+    llvm::errs() << "phobos-compile: --resources needs ptxas and -o DIR ("
+                 << (!ptxas && !noCubin && !contractOnly
+                         ? "no ptxas on PATH or in /usr/local/cuda/bin"
+                         : "not with --cache, --contract-only or --no-cubin")
+                 << ")\n";
+    return 2;
+  }
   int status = 0;
   if (useCache || contractOnly) {
     if (!contractOnly && !isValidChip(chip)) {
@@ -344,8 +357,10 @@ int main(int argc, char **argv) {
       llvm::json::Object files{{"ptx", stem.substr(outputDir.size() + 1) + ".ptx"}};
       if (!writeFile(stem + ".ptx", kernel.ptx))
         return 1;
+      AssemblyReport report;
       if (ptxas) {
-        llvm::Expected<std::string> cubin = assembleCubin(*ptxas, kernel.ptx, chip);
+        llvm::Expected<std::string> cubin = assembleCubin(
+            *ptxas, kernel.ptx, chip, resources ? &report : nullptr);
         if (!cubin) {
           llvm::errs() << "phobos-compile: " << kernel.contract.kernel << ": "
                        << llvm::toString(cubin.takeError()) << "\n";
@@ -357,6 +372,13 @@ int main(int argc, char **argv) {
       if (!writeContract(stem, kernel, std::move(files)))
         return 1;
       llvm::outs() << stem << ".{ptx" << (ptxas ? ",cubin" : "") << ",json}\n";
+      if (resources)
+        llvm::outs() << kernel.contract.kernel << " ["
+                     << variantTag(kernel.contract) << "] " << chip << ": "
+                     << report.registers << " registers, "
+                     << report.spillStoreBytes << " bytes spill stores, "
+                     << report.spillLoadBytes << " bytes spill loads, "
+                     << report.stackFrameBytes << " bytes stack frame\n";
     }
   }
   return status;

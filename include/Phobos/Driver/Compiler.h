@@ -109,11 +109,27 @@ int64_t specializationMultiple(int64_t extent);
 /// The ptxas next to the CUDA toolkit (PATH, then /usr/local/cuda/bin).
 std::optional<std::string> findPtxas();
 
+/// What ptxas reports for a kernel with `-v`: registers per thread and the
+/// bytes of local memory its spills and stack take per thread (-1: not
+/// reported).
+struct AssemblyReport {
+  int registers = -1;
+  int spillStoreBytes = -1;
+  int spillLoadBytes = -1;
+  int stackFrameBytes = -1;
+};
+
+/// Reads ptxas's `-v` lines ("Used 207 registers, ...", "0 bytes stack
+/// frame, 0 bytes spill stores, 0 bytes spill loads") for one kernel.
+AssemblyReport parsePtxasReport(llvm::StringRef log);
+
 /// Assembles `ptx` for `chip` with `ptxas`; the cubin bytes, or an error
-/// holding ptxas's output.
+/// holding ptxas's output. With `report`, ptxas runs with `-v` and its
+/// resource lines fill `report`.
 llvm::Expected<std::string> assembleCubin(llvm::StringRef ptxas,
                                           llvm::StringRef ptx,
-                                          llvm::StringRef chip);
+                                          llvm::StringRef chip,
+                                          AssemblyReport *report = nullptr);
 
 } // namespace phobos
 
