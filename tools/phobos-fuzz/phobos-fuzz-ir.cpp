@@ -126,7 +126,7 @@ OwningOpRef<ModuleOp> parseModule(llvm::StringRef input, MLIRContext *context,
 /// them; mutations recombine them in any order.
 const char *const kKernelPasses[] = {
     "canonicalize",          "cse",
-    "tile-hoist-invariants", "tile-drop-masks",
+    "tile-group-blocks",     "tile-hoist-invariants", "tile-drop-masks",
     "tile-split-ragged-loops", "tile-select-mma",
     "tile-assign-layouts",   "tile-promote-shared",
     "tile-swizzle-shared",   "tile-pipeline",

@@ -13,37 +13,37 @@ using namespace phobos;
 
 namespace {
 
+/// Registers, spill stores, spill loads and stack frame of `log`.
+void expectReport(llvm::StringRef log, int registers, int spillStores,
+                  int spillLoads, int stackFrame) {
+  AssemblyReport report = parsePtxasReport(log);
+  EXPECT_EQ(report.registers, registers);
+  EXPECT_EQ(report.spillStoreBytes, spillStores);
+  EXPECT_EQ(report.spillLoadBytes, spillLoads);
+  EXPECT_EQ(report.stackFrameBytes, stackFrame);
+}
+
 TEST(PtxasReport, ReadsRegistersSpillsAndStack) {
-  AssemblyReport report = parsePtxasReport(
+  expectReport(
       "ptxas info    : 0 bytes gmem\n"
       "ptxas info    : Compiling entry function 'gla_chunk' for 'sm_90a'\n"
       "ptxas info    : Function properties for gla_chunk\n"
       "    72 bytes stack frame, 68 bytes spill stores, 96 bytes spill loads\n"
       "ptxas info    : Used 255 registers, used 1 barriers, 72 bytes "
-      "cumulative stack size\n");
-  EXPECT_EQ(report.registers, 255);
-  EXPECT_EQ(report.spillStoreBytes, 68);
-  EXPECT_EQ(report.spillLoadBytes, 96);
-  EXPECT_EQ(report.stackFrameBytes, 72);
+      "cumulative stack size\n",
+      255, 68, 96, 72);
 }
 
 TEST(PtxasReport, ASpillFreeKernel) {
-  AssemblyReport report = parsePtxasReport(
+  expectReport(
       "ptxas info    : Function properties for saxpy\n"
       "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-      "ptxas info    : Used 24 registers\n");
-  EXPECT_EQ(report.registers, 24);
-  EXPECT_EQ(report.spillStoreBytes, 0);
-  EXPECT_EQ(report.spillLoadBytes, 0);
-  EXPECT_EQ(report.stackFrameBytes, 0);
+      "ptxas info    : Used 24 registers\n",
+      24, 0, 0, 0);
 }
 
 TEST(PtxasReport, WhatIsNotReportedStaysUnknown) {
-  AssemblyReport report = parsePtxasReport("ptxas fatal   : Unresolved extern\n");
-  EXPECT_EQ(report.registers, -1);
-  EXPECT_EQ(report.spillStoreBytes, -1);
-  EXPECT_EQ(report.spillLoadBytes, -1);
-  EXPECT_EQ(report.stackFrameBytes, -1);
+  expectReport("ptxas fatal   : Unresolved extern\n", -1, -1, -1, -1);
 }
 
 } // namespace

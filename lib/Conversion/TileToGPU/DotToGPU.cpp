@@ -90,17 +90,12 @@ void keepInPlace(ThreadEmitter &l, ArrayRef<Value> values) {
     ArrayRef<Value> chunk =
         values.slice(first, std::min(kChunk, values.size() - first));
     std::string constraints;
+    // Accumulators are floats: a 64-, 32- or 16-bit register each.
     for (Value value : chunk) {
-      Type type = value.getType();
-      const char *code = type.isF64()   ? "d"
-                         : type.isF32() ? "f"
-                         : type.isInteger(64) ? "l"
-                                              : nullptr;
-      if (!code || (type.isInteger() && !type.isInteger(64)))
-        code = type.isF16() || type.isBF16() || type.isInteger(16) ? "h" : "r";
+      unsigned bits = value.getType().getIntOrFloatBitWidth();
       if (!constraints.empty())
         constraints += ",";
-      constraints += code;
+      constraints += bits == 64 ? "d" : bits == 32 ? "f" : "h";
     }
     LLVM::InlineAsmOp::create(
         l.b, l.loc, TypeRange{}, ValueRange(chunk), "", constraints,
