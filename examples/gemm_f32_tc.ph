@@ -4,9 +4,10 @@
 // Reference (float64): C = alpha * (A.f64 @ B.f64) + beta * C.f64 (C is not read when beta = 0); tf32
 // rounding gives a relative error of about 2^-11 per product, so compare with rtol ~ 5e-3 against
 // sum_k |A||B|.
-// One warpgroup (128 threads) per 64 rows of the tile: 256 x 128 runs four.
+// One warpgroup (128 threads) per 64 columns of the tile: on sm_90a each computes 64 columns of
+// the transposed product (B^T A^T, so that B is read as it is stored); 128 x 256 runs four.
 @autotune(TILE_M in [128, 256, 64], TILE_N in [128, 256], TILE_K in [32, 64, 16])
-@launch(2 * TILE_M)
+@launch(2 * TILE_N)
 @pipeline
 @tensorcore(tf32)
 kernel sgemm_tc(A: tensor<f32>[M, K],

@@ -216,6 +216,7 @@ phobos.kernel @outside_loop(%Q: !phobos.tensor<?x64xf16>, %K: !phobos.tensor<?x6
 // -----
 
 #wg = #phobos.mma<warpsPerCTA = [4, 1]>
+#sw = #phobos.blocked<sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
 #la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 
@@ -234,6 +235,9 @@ phobos.kernel @outside_loop(%Q: !phobos.tensor<?x64xf16>, %K: !phobos.tensor<?x6
 // CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<64x32xf32, #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8], atom = 32>>
 // CHECK: phobos.local_alloc %{{.*}} -> !phobos.smem<32x64xf32, #phobos.shared<order = [0, 1], padding = 0, swizzle = [4, 1, 8], atom = 32>>
 // CHECK: phobos.dot %{{.*}}, %{{.*}} precision(tf32) kind(wgmma)
+// With swap_ab the dot reads B's fragments through registers: B stays
+// N-major (order [1, 0]), as TMA copies it.
+// CHECK: phobos.dot %{{.*}}, %{{.*}} precision(tf32) kind(wgmma) swap_ab : {{.*}}, !phobos.smem<32x64xf32, #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8], atom = 32>>
 phobos.kernel @wgmma_operands(%h: f16, %x: f32) attributes {max_threads = 128 : i32} {
   %a = phobos.fill %h : !phobos.tile<64x32xf16, #la>
   %b = phobos.fill %h : !phobos.tile<32x128xf16, #lb>
@@ -244,6 +248,7 @@ phobos.kernel @wgmma_operands(%h: f16, %x: f32) attributes {max_threads = 128 : 
   %af = phobos.fill %x : !phobos.tile<64x32xf32, #la>
   %bf = phobos.fill %x : !phobos.tile<32x64xf32, #lb>
   %f = phobos.dot %af, %bf precision(tf32) kind(wgmma) : !phobos.tile<64x32xf32, #la>, !phobos.tile<32x64xf32, #lb> -> !phobos.tile<64x64xf32, #wg>
+  %g = phobos.dot %af, %bf precision(tf32) kind(wgmma) swap_ab : !phobos.tile<64x32xf32, #la>, !phobos.tile<32x64xf32, #lb> -> !phobos.tile<64x64xf32, #sw>
   phobos.return
 }
 

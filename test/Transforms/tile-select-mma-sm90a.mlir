@@ -69,3 +69,55 @@ phobos.kernel @two_warps(%h: f16) attributes {max_threads = 64 : i32} {
   %d = phobos.dot %a, %b : !phobos.tile<32x32xf16>, !phobos.tile<32x64xf16> -> !phobos.tile<32x64xf32>
   phobos.return
 }
+
+// -----
+
+// A tf32 B stored [K, N] cannot be read by wgmma from shared memory as it
+// is, so a dot that accumulates alone into its loop's tile (a GEMM's main
+// loop) computes the transpose: swap_ab, with N = 16 x warps (here 64 with 4
+// warps; M = 192 is then the instruction's N). The same shape outside such
+// a loop, or with its accumulator read elsewhere in the loop (attention's
+// output, rescaled each step), keeps the layouts other ops share: M = 192
+// is not 16 x warps, so mma.sync. A transposed B (K-major already) and f16
+// operands never swap.
+// CHECK-LABEL: phobos.kernel @swap_ab
+// CHECK: scf.for
+// CHECK-NEXT: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} precision(tf32) kind(wgmma) swap_ab : !phobos.tile<192x8xf32>, !phobos.tile<8x64xf32>, !phobos.tile<192x64xf32> -> !phobos.tile<192x64xf32>
+// CHECK: scf.for
+// CHECK: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} precision(tf32) kind(mma_sync) :
+// CHECK: phobos.dot %{{.*}}, %{{.*}} precision(tf32) kind(mma_sync) : !phobos.tile<192x8xf32>, !phobos.tile<8x64xf32> -> !phobos.tile<192x64xf32>
+// CHECK: scf.for
+// CHECK-NEXT: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} precision(tf32) transpose_b kind(mma_sync) :
+// CHECK: scf.for
+// CHECK-NEXT: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} kind(mma_sync) : !phobos.tile<192x16xf16>
+// SM90-LABEL: phobos.kernel @swap_ab
+// SM90-NOT: swap_ab
+phobos.kernel @swap_ab(%x: f32, %h: f16, %n: i32) attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %a = phobos.fill %x : !phobos.tile<192x8xf32>
+  %b = phobos.fill %x : !phobos.tile<8x64xf32>
+  %zero = phobos.fill %x : !phobos.tile<192x64xf32>
+  %r0 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!phobos.tile<192x64xf32>) : i32 {
+    %d = phobos.dot %a, %b, %acc precision(tf32) : !phobos.tile<192x8xf32>, !phobos.tile<8x64xf32>, !phobos.tile<192x64xf32> -> !phobos.tile<192x64xf32>
+    scf.yield %d : !phobos.tile<192x64xf32>
+  }
+  %r1 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!phobos.tile<192x64xf32>) : i32 {
+    %scaled = phobos.mul %acc, %acc : !phobos.tile<192x64xf32>, !phobos.tile<192x64xf32>
+    %d = phobos.dot %a, %b, %scaled precision(tf32) : !phobos.tile<192x8xf32>, !phobos.tile<8x64xf32>, !phobos.tile<192x64xf32> -> !phobos.tile<192x64xf32>
+    scf.yield %d : !phobos.tile<192x64xf32>
+  }
+  %once = phobos.dot %a, %b precision(tf32) : !phobos.tile<192x8xf32>, !phobos.tile<8x64xf32> -> !phobos.tile<192x64xf32>
+  %bt = phobos.fill %x : !phobos.tile<64x8xf32>
+  %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!phobos.tile<192x64xf32>) : i32 {
+    %d = phobos.dot %a, %bt, %acc precision(tf32) transpose_b : !phobos.tile<192x8xf32>, !phobos.tile<64x8xf32>, !phobos.tile<192x64xf32> -> !phobos.tile<192x64xf32>
+    scf.yield %d : !phobos.tile<192x64xf32>
+  }
+  %ah = phobos.fill %h : !phobos.tile<192x16xf16>
+  %bh = phobos.fill %h : !phobos.tile<16x64xf16>
+  %r3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!phobos.tile<192x64xf32>) : i32 {
+    %d = phobos.dot %ah, %bh, %acc : !phobos.tile<192x16xf16>, !phobos.tile<16x64xf16>, !phobos.tile<192x64xf32> -> !phobos.tile<192x64xf32>
+    scf.yield %d : !phobos.tile<192x64xf32>
+  }
+  phobos.return
+}

@@ -400,24 +400,28 @@ Value matrixDescriptor(ThreadEmitter &l, OperandBuffer &buffer,
 /// group is waited for before the dot ends, so that its shared-memory reads are
 /// done when the next barrier lets the buffers be overwritten; with `in_flight
 /// = 1` (tile-pipeline) only the previous group is, and this one keeps running.
-/// One wgmma m64nNk16 with A in registers (four 32-bit registers of two
-/// 16-bit elements), B through `descB`, accumulating into `d` (a struct of
-/// N/2 f32), as inline PTX: the NVVM op takes A only as a descriptor.
+/// One wgmma with A in registers, B through `descB`, accumulating into `d`
+/// (a struct of N/2 f32), as inline PTX: the NVVM op takes A only as a
+/// descriptor. m64nNk16 for 16-bit elements (four 32-bit registers of two
+/// elements each), m64nNk8 for tf32 (four f32 bit patterns; tf32 has no
+/// transposed B).
 Value wgmmaRegisterA(ThreadEmitter &l, Value d, ArrayRef<Value> aRegs,
                      Value descB, int64_t n, Type element, bool transB) {
   int64_t count = n / 2;
-  std::string kind = element.isBF16() ? "bf16" : "f16";
+  bool tf32 = element.isF32();
+  std::string kind = tf32 ? "tf32" : element.isBF16() ? "bf16" : "f16";
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                      std::to_string(2 * count + 5) +
                      ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + "k16.f32." + kind + "." + kind + " {";
+                     std::to_string(n) + (tf32 ? "k8" : "k16") + ".f32." +
+                     kind + "." + kind + " {";
   for (int64_t i = 0; i < count; ++i)
     text += (i ? ", $" : "$") + std::to_string(i);
   text += "}, {";
   for (int64_t i = 0; i < 4; ++i)
     text += (i ? ", $" : "$") + std::to_string(2 * count + i);
-  text += "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
-          (transB ? "1" : "0") + ";\n}";
+  text += "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1" +
+          (tf32 ? "" : transB ? ", 1" : ", 0") + ";\n}";
   std::string constraints;
   SmallVector<Value> operands;
   for (int64_t i = 0; i < count; ++i)
@@ -537,6 +541,71 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
   return acc;
 }
 
+/// swap_ab: the wgmmas compute the transpose, D^T [N, M] = B^T A^T, so a
+/// tf32 B stored [K, N] is read as it is. Warpgroup g computes columns
+/// 64 g .. 64 g + 63 of the result, every row, one m64nMk8 per 8 of K: the
+/// instruction's A (B^T) comes from registers, its B (A, K-major) through a
+/// descriptor. The instruction's row g (g + 8) of warp w is column
+/// 16 w + 2g (+ 1) of the result, so a thread's A fragment (rows g, g + 8 x
+/// k t, t + 4) is two 8-byte loads of B's buffer, (t, 2g .. 2g + 1) and
+/// (t + 4, ...), and its accumulator register 4j + 2h + c (row g + 8h,
+/// column 8j + 2t + c of the instruction) is the result's (8j + 2t + c,
+/// 2g + h): register 4j + 2c + h of getSwappedWgmmaAccumulatorLayout.
+Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
+                          DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
+  TileType resultType = op.getType();
+  OperandBuffer aBuffer = operandBuffer(l, op.getA(), adaptor.getA());
+  OperandBuffer bBuffer = operandBuffer(l, op.getB(), adaptor.getB());
+  int64_t m = resultType.getDimSize(0);
+  int64_t k = aBuffer.type.getShape()[1];
+  constexpr int64_t kStep = 8;
+  MLIRContext *context = l.b.getContext();
+  Type f32 = l.b.getF32Type(), i32 = l.b.getI32Type();
+  int64_t count = m / 2;
+  Regs acc = op.getAcc()
+                 ? Regs(adaptor.getAcc().begin(), adaptor.getAcc().end())
+                 : Regs(count, l.zero(f32));
+  auto position = [](int64_t r) {
+    return (r & ~int64_t(3)) | ((r & 1) << 1) | ((r >> 1) & 1);
+  };
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(count, f32));
+  Value d = LLVM::PoisonOp::create(l.b, l.loc, structType);
+  for (int64_t r = 0; r < count; ++r)
+    d = LLVM::InsertValueOp::create(l.b, l.loc, d, acc[position(r)],
+                                    ArrayRef<int64_t>{r});
+  // Every k-step's fragment is loaded before the fence (as for a register
+  // A above).
+  Value g = arith::DivUIOp::create(l.b, l.loc, l.lane, l.i32(4));
+  Value t = arith::RemUIOp::create(l.b, l.loc, l.lane, l.i32(4));
+  Value column = l.add(l.mul(l.warp, l.i32(16)), l.mul(g, l.i32(2)));
+  SmallVector<SmallVector<Value, 4>> fragments;
+  for (int64_t kk = 0; kk < k; kk += kStep) {
+    SmallVector<Value, 4> &regs = fragments.emplace_back();
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = l.add(t, l.i32(kk + 4 * half));
+      Value pair = bBuffer.loadVector({row, column}, 2, i32);
+      for (int64_t i = 0; i < 2; ++i)
+        regs.push_back(LLVM::ExtractElementOp::create(l.b, l.loc, pair,
+                                                      l.i32(i)));
+    }
+  }
+  NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
+  for (int64_t kk = 0; kk < k; kk += kStep) {
+    Value descB = matrixDescriptor(l, aBuffer, {l.i32(0), l.i32(kk)},
+                                   /*kMajor=*/true);
+    d = wgmmaRegisterA(l, d, fragments[kk / kStep], descB, m, f32,
+                       /*transB=*/false);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(l.b, l.loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(l.b, l.loc,
+                                     op.getInFlight().value_or(0));
+  for (int64_t r = 0; r < count; ++r)
+    acc[position(r)] =
+        LLVM::ExtractValueOp::create(l.b, l.loc, d, ArrayRef<int64_t>{r});
+  return acc;
+}
+
 struct DotLowering : TileToGPUPattern<DotOp> {
   using TileToGPUPattern::TileToGPUPattern;
   LogicalResult
@@ -546,7 +615,9 @@ struct DotLowering : TileToGPUPattern<DotOp> {
     // read were checked before the conversion started.
     ThreadEmitter e = emitter(op, rewriter);
     bool mmaLayout = isa<MmaLayoutAttr>(op.getType().getEncoding());
-    Regs acc = op.getKind() == DotKind::wgmma && mmaLayout
+    Regs acc = op.getKind() == DotKind::wgmma && op.getSwapAb()
+                   ? lowerSwappedWgmmaDot(e, op, adaptor)
+               : op.getKind() == DotKind::wgmma && mmaLayout
                    ? lowerWgmmaDot(e, op, adaptor)
                : op.getKind() == DotKind::mma_sync && mmaLayout
                    ? lowerMmaDot(e, op, adaptor)

@@ -109,13 +109,26 @@ LogicalResult checkLowerable(KernelOp kernel) {
         return layout.getRowLength(type.getShape()) *
                getElementBytes(type.getElementType());
       };
+      // swap_ab: the accumulator is the transposed fragment layout, B's
+      // buffer N-major (its fragments are read through registers).
+      Attribute expected =
+          dot.getSwapAb()
+              ? Attribute(getSwappedWgmmaAccumulatorLayout(
+                    dot.getContext(), getNumWarps(kernel)))
+              : Attribute();
       if (dot.getKind() == DotKind::wgmma &&
           ((a && !cast<SharedLayoutAttr>(a.getLayout()).getAtom()) ||
            !cast<SharedLayoutAttr>(b.getLayout()).getAtom() ||
-           !isa<MmaLayoutAttr>(dot.getType().getEncoding())))
+           (expected ? dot.getType().getEncoding() != expected ||
+                           !a || b.getElementType() != a.getElementType() ||
+                           cast<SharedLayoutAttr>(b.getLayout())
+                                   .getOrder()
+                                   .front() != 1
+                     : !isa<MmaLayoutAttr>(dot.getType().getEncoding()))))
         return dot.emitOpError("wgmma operands must be in the atom layouts of "
                                "tile-promote-shared, the result in an mma "
-                               "layout");
+                               "layout (with swap_ab: its transposed "
+                               "fragments, B N-major)");
       if (dot.getKind() == DotKind::mma_sync && a &&
           isa<MmaLayoutAttr>(dot.getType().getEncoding()) &&
           !a.getElementType().isF32() &&

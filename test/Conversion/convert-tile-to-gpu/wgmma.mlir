@@ -68,3 +68,34 @@ phobos.kernel @register_a(%h: f16, %C: !phobos.tensor<?x?xf32>) attributes {max_
   phobos.store %d, %C[%c0, %c0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// swap_ab (a tf32 B stored [K, N]): the wgmma computes the transpose. Each
+// thread loads its A fragment (B^T) from B's N-major buffer, two 8-byte
+// loads per 8 of K (k = t and t + 4, columns 2g, 2g + 1 of its warp's 16),
+// all before the fence; A [64, 8] is the instruction's K-major B (32-byte
+// atoms: mode 3, SBO 256 >> 4 = 16: 0xC000001000010000); one inline
+// m64n64k8 (N = M) with no transpose immediates.
+// CHECK-LABEL: gpu.func @wgmma_swap
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.constant -4611685949707845632 : i64
+// CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: gpu.return
+#lsa = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+#lsb = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#ssa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 4, 2], atom = 8>
+#ssb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [4, 1, 8], atom = 32>
+#swapped = #phobos.blocked<sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
+phobos.kernel @wgmma_swap(%x: f32, %C: !phobos.tensor<?x?xf32>) attributes {max_threads = 128 : i32, phobos.scratch_offset = 4096 : i64, phobos.shared_bytes = 4096 : i64} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %x : !phobos.tile<64x8xf32, #lsa>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<64x8xf32, #lsa> -> !phobos.smem<64x8xf32, #ssa>
+  %b = phobos.fill %x : !phobos.tile<8x64xf32, #lsb>
+  %sb = phobos.local_alloc %b {offset = 2048 : i64} : !phobos.tile<8x64xf32, #lsb> -> !phobos.smem<8x64xf32, #ssb>
+  %d = phobos.dot %sa, %sb precision(tf32) kind(wgmma) swap_ab : !phobos.smem<64x8xf32, #ssa>, !phobos.smem<8x64xf32, #ssb> -> !phobos.tile<64x64xf32, #swapped>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<64x64xf32, #swapped>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

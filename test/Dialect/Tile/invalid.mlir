@@ -1168,6 +1168,14 @@ func.func @in_flight_not_wgmma(%a: !phobos.tile<64x16xf16>, %b: !phobos.tile<16x
 
 // -----
 
+func.func @swap_ab_not_wgmma(%a: !phobos.tile<64x8xf32>, %b: !phobos.tile<8x64xf32>) {
+  // expected-error@+1 {{swap_ab needs kind(wgmma) and a b that is not transposed}}
+  %d = phobos.dot %a, %b precision(tf32) kind(mma_sync) swap_ab : !phobos.tile<64x8xf32>, !phobos.tile<8x64xf32> -> !phobos.tile<64x64xf32>
+  return
+}
+
+// -----
+
 func.func @local_store_shape(%t: !phobos.tile<32x64xf32>, %s: !phobos.smem<32x32xf32, #phobos.shared<order = [0, 1], padding = 0>>) {
   // expected-error@+1 {{'phobos.local_store' op the buffer must have the tile's shape and element type}}
   phobos.local_store %t into %s : !phobos.tile<32x64xf32>, !phobos.smem<32x32xf32, #phobos.shared<order = [0, 1], padding = 0>>

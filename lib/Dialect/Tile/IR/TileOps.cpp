@@ -543,7 +543,8 @@ struct FuseAddIntoDot : OpRewritePattern<AddOp> {
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
                                          dot.getB(), acc, dot.getPrecisionAttr(),
                                          dot.getTransposeBAttr(),
-                                         dot.getKindAttr(), dot.getInFlightAttr());
+                                         dot.getKindAttr(), dot.getInFlightAttr(),
+                                         dot.getSwapAbAttr());
       rewriter.eraseOp(dot);
       return success();
     }
@@ -608,6 +609,9 @@ LogicalResult DotOp::verify() {
   if (getInFlight() && getKind() != DotKind::wgmma)
     return emitOpError("in_flight needs kind(wgmma): only warpgroup MMAs "
                        "run asynchronously");
+  if (getSwapAb() && (getKind() != DotKind::wgmma || getTransposeB()))
+    return emitOpError("swap_ab needs kind(wgmma) and a b that is not "
+                       "transposed");
   // Shared-memory operands may hold f32 operands rounded to f16/bf16.
   bool promoted = isa<SharedMemoryType>(getA().getType()) ||
                   isa<SharedMemoryType>(getB().getType());

@@ -136,6 +136,8 @@ Attribute LayoutAssigner::accumulatorLayout(DotOp dot) {
   // wgmma: warp w of warpgroup g holds rows 64 g + 16 w .. + 15, every
   // column, in mma.sync's fragment order: the mma layout with the warps
   // stacked along M (tile-select-mma checked M = 16 x warps).
+  if (dot.getKind() == DotKind::wgmma && dot.getSwapAb())
+    return getSwappedWgmmaAccumulatorLayout(context, numWarps);
   if (dot.getKind() == DotKind::wgmma)
     return MmaLayoutAttr::get(context, {numWarps, 1});
   if (dot.getKind() == DotKind::mma_sync)

@@ -57,6 +57,13 @@ BlockedLayoutAttr phobos::tile::getDefaultBlockedLayout(
                                 warpsPerCTA, order);
 }
 
+BlockedLayoutAttr
+phobos::tile::getSwappedWgmmaAccumulatorLayout(MLIRContext *context,
+                                               unsigned numWarps) {
+  return BlockedLayoutAttr::get(context, {2, 2}, {4, 8}, {1, numWarps},
+                                {0, 1});
+}
+
 BlockedLayoutAttr phobos::tile::getFmaAccumulatorLayout(MLIRContext *context,
                                                         int64_t m, int64_t n,
                                                         unsigned numWarps) {

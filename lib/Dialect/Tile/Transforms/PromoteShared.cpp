@@ -70,11 +70,14 @@ struct TilePromoteShared : phobos::tile::impl::TilePromoteSharedBase<TilePromote
                                             /*padding=*/16 / getElementBytes(element));
         // wgmma reads its operands in the hardware's swizzled atoms: A and
         // B^T K-major, a 16-bit B N-major (axis 1 contiguous), a tf32 B
-        // K-major (axis 0: wgmma reads tf32 only K-major).
+        // K-major (axis 0: wgmma reads tf32 only K-major) unless the dot
+        // swaps its operands (swap_ab: B stays N-major, as TMA copies it,
+        // and its fragments go through registers).
         if (wgmma)
           layout = getWgmmaSharedLayout(
               context, tile.getShape(),
-              !isA && !dot.getTransposeB() && getElementBytes(element) == 4
+              !isA && !dot.getTransposeB() && getElementBytes(element) == 4 &&
+                      !dot.getSwapAb()
                   ? 0
                   : 1,
               element);

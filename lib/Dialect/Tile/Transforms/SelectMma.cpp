@@ -3,6 +3,8 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 namespace phobos::tile {
 #define GEN_PASS_DEF_TILESELECTMMA
 #include "Phobos/Dialect/Tile/Transforms/Passes.h.inc"
@@ -12,6 +14,21 @@ using namespace mlir;
 using namespace phobos::tile;
 
 namespace {
+/// Whether `dot` accumulates into a loop-carried tile that only it uses and
+/// its result only goes back to that tile (a GEMM's main loop): its
+/// accumulator's layout then meets no other tile until the loop ends.
+bool accumulatesAlone(DotOp dot) {
+  auto acc = dyn_cast_or_null<BlockArgument>(dot.getAcc());
+  auto loop = acc ? dyn_cast<scf::ForOp>(acc.getOwner()->getParentOp())
+                  : scf::ForOp();
+  if (!loop || acc.getArgNumber() == 0 || !acc.hasOneUse() ||
+      !dot->hasOneUse())
+    return false;
+  Operation *yield = loop.getBody()->getTerminator();
+  return *dot->user_begin() == yield &&
+         yield->getOperand(acc.getArgNumber() - 1) == dot.getResult();
+}
+
 struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
   using TileSelectMmaBase::TileSelectMmaBase;
 
@@ -38,9 +55,24 @@ struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
       bool wgmma = fits && chip == "sm_90a" && warps % 4 == 0 &&
                    m == 16 * int64_t(warps) && n % 16 == 0 && n <= 256 &&
                    a.getRank() == 2 && b.getRank() == 2;
+      // A tf32 B stored [K, N] must be transposed on its way to shared
+      // memory (wgmma reads tf32 only K-major). A GEMM loop avoids that by
+      // computing the transpose instead (swap_ab): B's fragments from its
+      // N-major buffer through registers as the instruction's A (64 of N
+      // per warpgroup, so N = 16 x warps), A as its K-major B (M up to 256,
+      // a multiple of 8).
+      bool swap = fits && tf32 && chip == "sm_90a" && warps % 4 == 0 &&
+                  !dot.getTransposeB() && n == 16 * int64_t(warps) &&
+                  m % 8 == 0 && m <= 256 && a.getRank() == 2 &&
+                  b.getRank() == 2 && accumulatesAlone(dot);
+      wgmma = wgmma || swap;
       dot.setKind(wgmma ? DotKind::wgmma
                   : fits ? DotKind::mma_sync
                          : DotKind::fma);
+      if (swap) {
+        dot.setSwapAb(true);
+        ++numSwapped;
+      }
       ++(wgmma ? numWgmma : fits ? numMma : numFma);
     });
   }

@@ -192,7 +192,11 @@ public:
     for (Operation *op : dots) {
       auto dot = cast<DotOp>(op);
       auto acc = dyn_cast_or_null<BlockArgument>(dot.getAcc());
-      if (dot.getKind() != DotKind::wgmma || !acc ||
+      // A swap_ab dot reads its A fragments from registers, which ptxas
+      // (CUDA 13.0) may reuse while the group still reads them: those dots
+      // wait for their own group (on the H200, pipelined ones computed
+      // wrong results at some sizes).
+      if (dot.getKind() != DotKind::wgmma || dot.getSwapAb() || !acc ||
           acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
           !acc.hasOneUse() || !dot->hasOneUse() ||
           *dot->user_begin() != yield)

@@ -591,7 +591,12 @@ def Tile_DotOp : Tile_Op<"dot", [
     accumulate in the result type (f32 or f64). `in_flight = N` (wgmma
     only, set by tile-pipeline) lets the dot return with its last N groups
     of warpgroup MMAs still running: its result may then only feed the next
-    such dot or a `phobos.wgmma_wait`.
+    such dot or a `phobos.wgmma_wait`. `swap_ab` (wgmma only, set by
+    tile-select-mma for a tf32 `b` stored [K, N], which wgmma cannot read
+    from shared memory) computes the transposed product `(a b)^T = b^T a^T`:
+    `b`'s fragments come from shared memory through registers as the
+    instruction's A, `a` is its K-major B, and the accumulator is the
+    transposed fragment layout (a `#phobos.blocked` one).
 
     ```mlir
     %c = phobos.dot %a, %b, %acc : !phobos.tile<64x16xf32>, !phobos.tile<16x64xf32>,
@@ -607,11 +612,12 @@ def Tile_DotOp : Tile_Op<"dot", [
                                          "::phobos::tile::DotPrecision::ieee">:$precision,
                        UnitAttr:$transpose_b,
                        OptionalAttr<Tile_DotKindAttr>:$kind,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$in_flight);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$in_flight,
+                       UnitAttr:$swap_ab);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $acc^)? (`precision` `(` $precision^ `)`)?
-    (`transpose_b` $transpose_b^)? (`kind` `(` $kind^ `)`)? attr-dict `:` qualified(type($a)) `,`
+    (`transpose_b` $transpose_b^)? (`kind` `(` $kind^ `)`)? (`swap_ab` $swap_ab^)? attr-dict `:` qualified(type($a)) `,`
     qualified(type($b)) (`,` qualified(type($acc))^)? `->` qualified(type($result))
   }];
   let hasVerifier = 1;

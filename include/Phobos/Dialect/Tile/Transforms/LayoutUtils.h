@@ -36,6 +36,17 @@ BlockedLayoutAttr getFmaAccumulatorLayout(mlir::MLIRContext *context,
                                           int64_t m, int64_t n,
                                           unsigned numWarps);
 
+/// The accumulator of a `swap_ab` wgmma dot on an [m, n] tile with n = 16 x
+/// numWarps: the instruction computes the transpose, warp w holding columns
+/// 16 w .. 16 w + 15. Its row g (g + 8) of the warp's 16 is column 2g
+/// (2g + 1), so each thread's values pair up along n: lane l holds rows
+/// 8 j + 2 (l % 4) + {0, 1} and columns 16 w + 2 (l / 4) + {0, 1}, i.e.
+/// #phobos.blocked with sizePerThread [2, 2], threadsPerWarp [4, 8],
+/// warpsPerCTA [1, numWarps], order [0, 1]. Rows pair for the instruction's
+/// fragments, columns for 8-byte stores of a row-major result.
+BlockedLayoutAttr getSwappedWgmmaAccumulatorLayout(mlir::MLIRContext *context,
+                                                   unsigned numWarps);
+
 /// The mma.sync warp grid for an [m, n] accumulator: warps[0] * warps[1]
 /// == numWarps, m a multiple of 16 * warps[0], n of 8 * warps[1]; nullopt
 /// when no arrangement fits. Warp tiles close to square are preferred;

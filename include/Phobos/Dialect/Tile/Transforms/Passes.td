@@ -110,7 +110,13 @@ def TileSelectMma : Pass<"tile-select-mma", "::phobos::tile::KernelOp"> {
       are 16-bit (f16, bf16, or f32 rounded by `@tensorcore(f16|bf16)`),
       the CTA is whole warpgroups (warps a multiple of 4) and the tile fits
       one: M = 16 x warps (each warp owns 16 rows, each warpgroup 64), N a
-      multiple of 16 up to 256, K a multiple of 16;
+      multiple of 16 up to 256, K a multiple of 16 (8 for tf32). A tf32
+      dot whose B is stored [K, N] (wgmma reads tf32 only K-major) and that
+      accumulates alone into a loop-carried tile (a GEMM's main loop) takes
+      `swap_ab` instead when N = 16 x warps and M is a multiple of 8 up to
+      256: each warpgroup computes 64 columns of the transpose, reading B's
+      fragments through registers, and no operand is transposed on its way
+      to shared memory;
     - `mma_sync` (warp-level mma.sync m16n8k16, or m16n8k8 for tf32) when
       the operands are f16 or bf16, or f32 rounded by `@tensorcore`, and
       the tile shape fits the fragments and the CTA's warps;
@@ -125,6 +131,8 @@ def TileSelectMma : Pass<"tile-select-mma", "::phobos::tile::KernelOp"> {
   ];
   let statistics = [
     Statistic<"numWgmma", "num-wgmma", "Dots on warpgroup MMA (sm_90a)">,
+    Statistic<"numSwapped", "num-swapped",
+              "wgmma dots that compute the transpose (swap_ab)">,
     Statistic<"numMma", "num-mma", "Dots on mma.sync tensor cores">,
     Statistic<"numFma", "num-fma", "Dots on FMA units">
   ];
@@ -308,7 +316,9 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     barrier that every warpgroup passes once its next dot has retired that
     group. A `phobos.wgmma_wait` after the loop retires the last group before
     the accumulator is read. Such loops default to 4 stages (3 when 4 do
-    not fit; with 2 the dots wait as before).
+    not fit; with 2 the dots wait as before). A `swap_ab` dot is never kept
+    in flight: its A fragments are registers, which ptxas (CUDA 13.0) may
+    reuse while the group still reads them.
 
     Before:
     ```mlir
