@@ -406,7 +406,8 @@ Value matrixDescriptor(ThreadEmitter &l, OperandBuffer &buffer,
 /// elements each), m64nNk8 for tf32 (four f32 bit patterns; tf32 has no
 /// transposed B).
 Value wgmmaRegisterA(ThreadEmitter &l, Value d, ArrayRef<Value> aRegs,
-                     Value descB, int64_t n, Type element, bool transB) {
+                     Value descB, int64_t n, Type element, bool transB,
+                     bool accumulate) {
   int64_t count = n / 2;
   bool tf32 = element.isF32();
   std::string kind = tf32 ? "tf32" : element.isBF16() ? "bf16" : "f16";
@@ -437,7 +438,7 @@ Value wgmmaRegisterA(ThreadEmitter &l, Value d, ArrayRef<Value> aRegs,
   }
   constraints += ",l,r";
   operands.push_back(descB);
-  operands.push_back(l.i32(1));
+  operands.push_back(l.i32(accumulate ? 1 : 0));
   auto mma = LLVM::InlineAsmOp::create(
       l.b, l.loc, d.getType(), operands, text, constraints,
       /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -465,16 +466,22 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
   int64_t n = resultType.getDimSize(1);
   MLIRContext *context = l.b.getContext();
   Type f32 = l.b.getF32Type();
+  // Without an accumulator the first wgmma does not read D (scale-d = 0),
+  // so D starts undefined instead of as zeros moved into every register.
+  bool fresh = !op.getAcc();
   Regs acc = op.getAcc() ? Regs(adaptor.getAcc().begin(), adaptor.getAcc().end())
-                         : Regs(layout.numRegisters(), l.zero(f32));
+                         : Regs(layout.numRegisters(), Value());
   // B is K-major when its buffer's contiguous axis is K: axis 1 of B^T
   // [N, K], axis 0 of B [K, N] (tf32).
   bool bKMajor = bBuffer.contiguousAxis() == (transposed ? 1u : 0u);
   auto structType =
       LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(n / 2, f32));
-  Value d = LLVM::PoisonOp::create(l.b, l.loc, structType);
-  for (int64_t i = 0; i < n / 2; ++i)
-    d = LLVM::InsertValueOp::create(l.b, l.loc, d, acc[i], ArrayRef<int64_t>{i});
+  Value d = fresh ? Value(LLVM::UndefOp::create(l.b, l.loc, structType))
+                  : Value(LLVM::PoisonOp::create(l.b, l.loc, structType));
+  if (!fresh)
+    for (int64_t i = 0; i < n / 2; ++i)
+      d = LLVM::InsertValueOp::create(l.b, l.loc, d, acc[i],
+                                      ArrayRef<int64_t>{i});
   Value rowBase = l.mul(arith::ShRUIOp::create(l.b, l.loc, l.warp, l.i32(2)),
                         l.i32(64));
   NVVM::WGMMATypes type = tf32              ? NVVM::WGMMATypes::tf32
@@ -516,16 +523,18 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
         transposed ? SmallVector<Value, 2>{l.i32(0), l.i32(kk)}
                    : SmallVector<Value, 2>{l.i32(kk), l.i32(0)},
         bKMajor);
+    bool accumulate = !fresh || kk > 0;
     if (!a) {
       d = wgmmaRegisterA(l, d, aFragments[kk / kStep], descB, n, element,
-                         !bKMajor);
+                         !bKMajor, accumulate);
       continue;
     }
     d = NVVM::WgmmaMmaAsyncOp::create(
         l.b, l.loc, structType, d, descA, descB,
         NVVM::MMAShapeAttr::get(context, 64, static_cast<int>(n),
                                 static_cast<int>(kStep)),
-        type, type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        type, type, NVVM::WGMMATypes::f32,
+        accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
         NVVM::MMALayout::row,
         bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -595,7 +604,7 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
     Value descB = matrixDescriptor(l, aBuffer, {l.i32(0), l.i32(kk)},
                                    /*kMajor=*/true);
     d = wgmmaRegisterA(l, d, fragments[kk / kStep], descB, m, f32,
-                       /*transB=*/false);
+                       /*transB=*/false, /*accumulate=*/true);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(l.b, l.loc);
   NVVM::WgmmaWaitGroupSyncOp::create(l.b, l.loc,

@@ -10,18 +10,20 @@
 // N-major in 128-byte atoms: mode 1, SBO 1024 >> 4 = 64, the next atom
 // column 32 rows x 128 B later (LBO 4096 >> 4 = 256): 0x4000004001000000.
 // The second K step starts 16 elements (32 B) into A's atoms and 16 rows
-// (2048 B) into B's.
+// (2048 B) into B's. The dot has no accumulator: the first wgmma does not
+// read D (scale-d zero), which starts undefined rather than zeroed.
 
 // CHECK-LABEL: gpu.func @wgmma
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.barrier0
+// CHECK: %[[UNDEF:.*]] = llvm.mlir.undef : !llvm.struct<(f32,
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
 // CHECK: arith.constant -9223371899415756800 : i64
 // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
 // CHECK: arith.constant 4611686293322072064 : i64
-// CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<(f32, {{.*}})> -> !llvm.struct<(f32, {{.*}})>
-// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]], <m = 64, n = 128, k = 16>
+// CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[UNDEF]], <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<(f32, {{.*}})> -> !llvm.struct<(f32, {{.*}})>
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]], <m = 64, n = 128, k = 16>, D[<f32>, <one>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.wgmma.mma_async
