@@ -564,7 +564,13 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
                           DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
   TileType resultType = op.getType();
   OperandBuffer aBuffer = operandBuffer(l, op.getA(), adaptor.getA());
-  OperandBuffer bBuffer = operandBuffer(l, op.getB(), adaptor.getB());
+  // B in shared memory (the fragments are loaded here), or already in
+  // registers in getSwappedWgmmaFragmentLayout (tile-pipeline loads them
+  // before a dot it keeps in flight, and holds them until the group's wait).
+  bool bInRegisters = isa<TileType>(op.getB().getType());
+  std::optional<OperandBuffer> bBuffer;
+  if (!bInRegisters)
+    bBuffer.emplace(operandBuffer(l, op.getB(), adaptor.getB()));
   int64_t m = resultType.getDimSize(0);
   int64_t k = aBuffer.type.getShape()[1];
   constexpr int64_t kStep = 8;
@@ -591,9 +597,15 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
   SmallVector<SmallVector<Value, 4>> fragments;
   for (int64_t kk = 0; kk < k; kk += kStep) {
     SmallVector<Value, 4> &regs = fragments.emplace_back();
+    if (bInRegisters) {
+      for (int64_t i = 0; i < 4; ++i)
+        regs.push_back(LLVM::BitcastOp::create(
+            l.b, l.loc, i32, adaptor.getB()[(kk / kStep) * 4 + i]));
+      continue;
+    }
     for (int64_t half = 0; half < 2; ++half) {
       Value row = l.add(t, l.i32(kk + 4 * half));
-      Value pair = bBuffer.loadVector({row, column}, 2, i32);
+      Value pair = bBuffer->loadVector({row, column}, 2, i32);
       for (int64_t i = 0; i < 2; ++i)
         regs.push_back(LLVM::ExtractElementOp::create(l.b, l.loc, pair,
                                                       l.i32(i)));
@@ -651,11 +663,18 @@ struct WgmmaWaitLowering : TileToGPUPattern<WgmmaWaitOp> {
       constraints += (i ? ",=f" : "=f");
     for (size_t i = 0; i < registers.size(); ++i)
       constraints += "," + std::to_string(i);
+    // Held registers are inputs: allocated, unchanged, until the wait.
+    SmallVector<Value> inputs(registers.begin(), registers.end());
+    if (op.getHeld())
+      for (Value reg : adaptor.getHeld()) {
+        constraints += ",f";
+        inputs.push_back(reg);
+      }
     SmallVector<Type> types(registers.size(), rewriter.getF32Type());
     auto resultType =
         LLVM::LLVMStructType::getLiteral(rewriter.getContext(), types);
     auto wait = LLVM::InlineAsmOp::create(
-        rewriter, loc, resultType, registers,
+        rewriter, loc, resultType, inputs,
         "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) +
             ";",
         constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,

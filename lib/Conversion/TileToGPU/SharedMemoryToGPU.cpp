@@ -110,13 +110,39 @@ struct LocalLoadLowering : TileToGPUPattern<LocalLoadOp> {
     SharedMemoryType type = op.getSource().getType();
     Value base = adaptor.getSource().front();
     Type element = type.getElementType();
-    Regs values;
+    // Registers consecutive along the buffer's contiguous axis load as one
+    // vector of up to 16 bytes (as storeToShared stores them).
+    auto shared = cast<SharedLayoutAttr>(type.getLayout());
+    unsigned fast = shared.getOrder().front();
+    int64_t width =
+        vectorWidth(layout, fast, element, shared.getVectorUnit(type.getShape()));
+    Regs values(layout.numRegisters());
+    SmallVector<bool> done(layout.numRegisters(), false);
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
+      if (done[reg])
+        continue;
       Value pointer = e.elementPointer(
           base, e.sharedIndex(type, e.coordinates(layout, reg)), element);
-      values.push_back(e.fromMemory(
-          LLVM::LoadOp::create(e.b, e.loc, e.memoryType(element), pointer),
-          element));
+      if (width == 1 || element.isInteger(1)) {
+        done[reg] = true;
+        values[reg] = e.fromMemory(
+            LLVM::LoadOp::create(e.b, e.loc, e.memoryType(element), pointer),
+            element);
+        continue;
+      }
+      SmallVector<int64_t, 8> run =
+          runRegisters(layout, layout.perAxisIndices(reg), fast, width);
+      auto vectorType = VectorType::get({width}, e.memoryType(element));
+      Value vector = LLVM::LoadOp::create(
+          e.b, e.loc, vectorType, pointer,
+          static_cast<unsigned>(width * getElementBytes(element)));
+      for (auto [i, member] : llvm::enumerate(run)) {
+        done[member] = true;
+        values[member] = e.fromMemory(
+            LLVM::ExtractElementOp::create(e.b, e.loc, vector,
+                                           e.i32(static_cast<int64_t>(i))),
+            element);
+      }
     }
     replaceWithRegisters(rewriter, op, values);
     return success();

@@ -100,7 +100,14 @@ LogicalResult checkLowerable(KernelOp kernel) {
       auto b = dyn_cast<SharedMemoryType>(dot.getB().getType());
       // A wgmma may read A from registers (isWgmmaRegisterOperand).
       bool registerA = !a && isWgmmaRegisterOperand(dot, dot.getA().getType());
-      if ((!a && !registerA) || !b)
+      // A swap_ab dot may read B's fragments from registers.
+      auto bTile = dyn_cast<TileType>(dot.getB().getType());
+      bool registerB =
+          !b && dot.getSwapAb() && bTile &&
+          bTile.getEncoding() == getSwappedWgmmaFragmentLayout(
+                                     dot.getContext(), getNumWarps(kernel)) &&
+          bTile.getDimSize(0) % 8 == 0 && bTile.getElementType().isF32();
+      if ((!a && !registerA) || (!b && !registerB))
         return dot.emitOpError(
             "operands must be in shared memory (run tile-promote-shared)");
       // ldmatrix reads 16-byte rows of 16-bit operands.
@@ -118,13 +125,13 @@ LogicalResult checkLowerable(KernelOp kernel) {
               : Attribute();
       if (dot.getKind() == DotKind::wgmma &&
           ((a && !cast<SharedLayoutAttr>(a.getLayout()).getAtom()) ||
-           !cast<SharedLayoutAttr>(b.getLayout()).getAtom() ||
-           (expected ? dot.getType().getEncoding() != expected ||
-                           !a || b.getElementType() != a.getElementType() ||
-                           cast<SharedLayoutAttr>(b.getLayout())
-                                   .getOrder()
-                                   .front() != 1
-                     : !isa<MmaLayoutAttr>(dot.getType().getEncoding()))))
+           (b && !cast<SharedLayoutAttr>(b.getLayout()).getAtom()) ||
+           (expected ? dot.getType().getEncoding() != expected || !a ||
+                           (b && (b.getElementType() != a.getElementType() ||
+                                  cast<SharedLayoutAttr>(b.getLayout())
+                                          .getOrder()
+                                          .front() != 1))
+                     : !b || !isa<MmaLayoutAttr>(dot.getType().getEncoding()))))
         return dot.emitOpError("wgmma operands must be in the atom layouts of "
                                "tile-promote-shared, the result in an mma "
                                "layout (with swap_ab: its transposed "

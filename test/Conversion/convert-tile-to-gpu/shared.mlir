@@ -127,7 +127,7 @@ phobos.kernel @reductions(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}
 // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-NOT: nvvm.barrier0
 // CHECK: scf.yield
 phobos.kernel @barriers(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %n: i32)

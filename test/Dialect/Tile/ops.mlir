@@ -348,6 +348,15 @@ phobos.kernel @structured(%s: f32, %h: f16, %d: f64, %n: i32) {
   // CHECK: phobos.dot %[[A]], %[[BT]], %[[ACC]] precision(f16) transpose_b : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
   %d6 = phobos.dot %a, %bt, %acc precision(f16) transpose_b
       : !phobos.tile<64x16xf32>, !phobos.tile<32x16xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
+  // A wgmma computing the transpose, left in flight, and the wait that
+  // retires it while holding registers it reads.
+  // CHECK: %[[D7:.*]] = phobos.dot %[[A]], %[[B]], %[[ACC]] precision(tf32) kind(wgmma) swap_ab {in_flight = 1 : i32} : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
+  %d7 = phobos.dot %a, %b, %acc precision(tf32) kind(wgmma) swap_ab {in_flight = 1 : i32}
+      : !phobos.tile<64x16xf32>, !phobos.tile<16x32xf32>, !phobos.tile<64x32xf32> -> !phobos.tile<64x32xf32>
+  // CHECK: phobos.wgmma_wait %[[D7]] holding %[[B]] : !phobos.tile<16x32xf32> {pending = 0 : i32} : !phobos.tile<64x32xf32>
+  %w7 = phobos.wgmma_wait %d7 holding %b : !phobos.tile<16x32xf32> {pending = 0 : i32} : !phobos.tile<64x32xf32>
+  // CHECK: phobos.wgmma_wait %[[D7]] {pending = 1 : i32} : !phobos.tile<64x32xf32>
+  %w8 = phobos.wgmma_wait %d7 {pending = 1 : i32} : !phobos.tile<64x32xf32>
 
   // f16 and bf16 operands accumulate in f32, f64 operands in f64.
   // CHECK: %[[Q:.*]] = phobos.fill %[[H]] : !phobos.tile<64x64xf16>

@@ -64,6 +64,13 @@ phobos::tile::getSwappedWgmmaAccumulatorLayout(MLIRContext *context,
                                 {0, 1});
 }
 
+BlockedLayoutAttr
+phobos::tile::getSwappedWgmmaFragmentLayout(MLIRContext *context,
+                                            unsigned numWarps) {
+  return BlockedLayoutAttr::get(context, {1, 2}, {4, 8}, {1, numWarps},
+                                {0, 1});
+}
+
 BlockedLayoutAttr phobos::tile::getFmaAccumulatorLayout(MLIRContext *context,
                                                         int64_t m, int64_t n,
                                                         unsigned numWarps) {

@@ -160,7 +160,7 @@ struct TilePrefetchDots
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     builder.setInsertionPoint(yield);
     auto wait =
-        WgmmaWaitOp::create(builder, loc, next, builder.getI32IntegerAttr(0));
+        WgmmaWaitOp::create(builder, loc, next, Value(), builder.getI32IntegerAttr(0));
     yield->setOperand(yield.getNumOperands() - 1, wait.getResult());
 
     first.erase();

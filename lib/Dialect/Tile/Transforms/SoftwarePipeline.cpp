@@ -192,11 +192,7 @@ public:
     for (Operation *op : dots) {
       auto dot = cast<DotOp>(op);
       auto acc = dyn_cast_or_null<BlockArgument>(dot.getAcc());
-      // A swap_ab dot reads its A fragments from registers, which ptxas
-      // (CUDA 13.0) may reuse while the group still reads them: those dots
-      // wait for their own group (on the H200, pipelined ones computed
-      // wrong results at some sizes).
-      if (dot.getKind() != DotKind::wgmma || dot.getSwapAb() || !acc ||
+      if (dot.getKind() != DotKind::wgmma || !acc ||
           acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
           !acc.hasOneUse() || !dot->hasOneUse() ||
           *dot->user_begin() != yield)
@@ -369,14 +365,16 @@ public:
     // In-flight dots: a wait after the loop retires the last group before
     // anything reads the accumulator.
     builder.setInsertionPointAfter(loop);
+    SmallVector<std::pair<DotOp, WgmmaWaitOp>> lastWaits;
     for (DotOp dot : inFlight) {
       dot.setInFlightAttr(builder.getI32IntegerAttr(1));
       unsigned position =
           cast<BlockArgument>(dot.getAcc()).getArgNumber() - 1;
       Value result = loop.getResult(position);
-      auto wait = WgmmaWaitOp::create(builder, dot.getLoc(), result,
+      auto wait = WgmmaWaitOp::create(builder, dot.getLoc(), result, Value(),
                                       builder.getI32IntegerAttr(0));
       result.replaceAllUsesExcept(wait.getResult(), wait);
+      lastWaits.push_back({dot, wait});
     }
 
     for (StagedOperand &operand : operands) {
@@ -388,8 +386,46 @@ public:
       operand.alloc.erase();
       operand.load.erase();
     }
+    for (auto [dot, wait] : lastWaits)
+      if (dot.getSwapAb())
+        holdFragments(dot, wait);
     loop->setAttr("phobos.pipeline_stages",
                   builder.getI64IntegerAttr(stages));
+  }
+
+  /// A swap_ab dot kept in flight reads its B fragments from registers,
+  /// which must stay allocated until its group is retired: ptxas (CUDA 13.0)
+  /// may reuse a wgmma's A registers for later values while the group still
+  /// reads them (wrong results on the H200). The fragments become a register
+  /// tile loaded before the dot and carried to the next iteration, where the
+  /// wait that retires the group before the next load holds them, as the
+  /// wait after the loop (`last`) holds the last ones. The dot's in-flight
+  /// group then overlaps the next iteration's barrier, copies and mbarrier
+  /// wait.
+  void holdFragments(DotOp dot, WgmmaWaitOp last) {
+    MLIRContext *context = builder.getContext();
+    Location loc = dot.getLoc();
+    auto slot = cast<SharedMemoryType>(dot.getB().getType());
+    auto kernel = dot->getParentOfType<KernelOp>();
+    auto fragments = TileType::get(
+        context, slot.getShape(), slot.getElementType(),
+        getSwappedWgmmaFragmentLayout(context, getNumWarps(kernel)));
+    // No group is in flight before the first iteration: any tile holds.
+    builder.setInsertionPoint(loop);
+    Value zero = arith::ConstantOp::create(
+        builder, loc, builder.getFloatAttr(slot.getElementType(), 0.0));
+    Value init = FillOp::create(builder, loc, fragments, zero);
+    unsigned position = loop.getInitArgs().size();
+    loop = addIterArgs(builder, loop, ValueRange{init});
+    Value held = loop.getRegionIterArgs()[position];
+    builder.setInsertionPoint(dot);
+    auto wait = WgmmaWaitOp::create(builder, loc, dot.getAcc(), held,
+                                    builder.getI32IntegerAttr(0));
+    dot.getAccMutable().assign(wait.getResult());
+    Value loaded = LocalLoadOp::create(builder, loc, fragments, dot.getB());
+    dot.getBMutable().assign(loaded);
+    loop.getBody()->getTerminator()->setOperand(position, loaded);
+    last.getHeldMutable().assign(loop.getResult(position));
   }
 
 private:

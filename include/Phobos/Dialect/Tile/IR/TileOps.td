@@ -998,16 +998,20 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [
     blocks until at most `pending` groups are in flight and passes the
     accumulator on, so that what reads it comes after the wait. Placed by
     tile-pipeline after a loop whose dots keep a group in flight across
-    iterations.
+    iterations. `holding` names registers a group in flight still reads (a
+    `swap_ab` dot's B fragments): they stay allocated until the wait.
 
     ```mlir
     %acc = phobos.wgmma_wait %r#0 {pending = 0 : i32} : !phobos.tile<128x128xf32, #mma>
+    %acc2 = phobos.wgmma_wait %arg1 holding %arg2 : !phobos.tile<32x128xf32, #frag> {pending = 0 : i32} : !phobos.tile<128x128xf32, #blocked>
     ```
   }];
-  let arguments = (ins Tile_FloatTile:$value,
+  let arguments = (ins Tile_FloatTile:$value, Optional<Tile_FloatTile>:$held,
                        ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let results = (outs Tile_FloatTile:$result);
-  let assemblyFormat = "$value attr-dict `:` qualified(type($value))";
+  let assemblyFormat = [{
+    $value (`holding` $held^ `:` qualified(type($held)))? attr-dict `:` qualified(type($value))
+  }];
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

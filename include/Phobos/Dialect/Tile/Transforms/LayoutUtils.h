@@ -47,6 +47,14 @@ BlockedLayoutAttr getFmaAccumulatorLayout(mlir::MLIRContext *context,
 BlockedLayoutAttr getSwappedWgmmaAccumulatorLayout(mlir::MLIRContext *context,
                                                    unsigned numWarps);
 
+/// The register tile of a `swap_ab` dot's B [k, n] (n = 16 x numWarps) that
+/// is its wgmmas' A fragments as they are: lane l holds k = l % 4 + 4 o for
+/// every o and n = 16 w + 2 (l / 4) + {0, 1}, registers 4s .. 4s + 3 being
+/// the fragment of k-step s. #phobos.blocked with sizePerThread [1, 2],
+/// threadsPerWarp [4, 8], warpsPerCTA [1, numWarps], order [0, 1].
+BlockedLayoutAttr getSwappedWgmmaFragmentLayout(mlir::MLIRContext *context,
+                                                unsigned numWarps);
+
 /// The mma.sync warp grid for an [m, n] accumulator: warps[0] * warps[1]
 /// == numWarps, m a multiple of 16 * warps[0], n of 8 * warps[1]; nullopt
 /// when no arrangement fits. Warp tiles close to square are preferred;

@@ -316,9 +316,13 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     barrier that every warpgroup passes once its next dot has retired that
     group. A `phobos.wgmma_wait` after the loop retires the last group before
     the accumulator is read. Such loops default to 4 stages (3 when 4 do
-    not fit; with 2 the dots wait as before). A `swap_ab` dot is never kept
-    in flight: its A fragments are registers, which ptxas (CUDA 13.0) may
-    reuse while the group still reads them.
+    not fit; with 2 the dots wait as before). A `swap_ab` dot's A fragments
+    are registers, which ptxas (CUDA 13.0) may reuse while the group still
+    reads them: such a dot in flight reads them from a register tile
+    (`local_load` of B's slot, in getSwappedWgmmaFragmentLayout) that the
+    loop carries to the next iteration, where `wgmma_wait ... holding` it
+    retires the group before the next load (the wait after the loop holds
+    the last ones).
 
     Before:
     ```mlir
