@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "gtest/gtest.h"
@@ -198,6 +199,49 @@ TEST_F(DistributedLayoutTest, VectorWidth) {
   EXPECT_EQ(dist.vectorWidth(0, 4), 1); // one element per thread
   // Wrapping copies cannot be vectorised.
   EXPECT_EQ(layout.distribute({4, 4}).vectorWidth(1, 4), 1);
+}
+
+TEST_F(DistributedLayoutTest, SwappedWgmmaLayoutsAreTheFragments) {
+  // A swap_ab dot on [M, N] = [256, 128] with 8 warps: the m64nMk8 wgmma of
+  // warpgroup g computes D^T, its register 4j + 2h + c of lane l in warp w
+  // being instruction row 16 (w % 4) + l / 4 + 8h (result column
+  // 64 g + that row, mapped to 16 w + 2 (l / 4) + h) and instruction column
+  // 8j + 2 (l % 4) + c (result row). The accumulator layout holds that
+  // element in its register 4j + 2c + h (the lowering's permutation).
+  const int64_t m = 256, n = 128, warps = 8;
+  DistributedLayout acc =
+      getSwappedWgmmaAccumulatorLayout(&context, warps).distribute({m, n});
+  ASSERT_EQ(acc.numRegisters(), m / 2);
+  check(getSwappedWgmmaAccumulatorLayout(&context, warps), {m, n}, warps, 1);
+  for (int64_t w = 0; w < warps; ++w)
+    for (int64_t l = 0; l < 32; ++l)
+      for (int64_t r = 0; r < m / 2; ++r) {
+        int64_t j = r / 4, h = (r / 2) % 2, c = r % 2;
+        int64_t ours = 4 * j + 2 * c + h;
+        SmallVector<int64_t, 4> element = acc.elementOf(w, l, ours);
+        EXPECT_EQ(element[0], 8 * j + 2 * (l % 4) + c);
+        EXPECT_EQ(element[1], 16 * w + 2 * (l / 4) + h);
+      }
+  // B [K, N] = [32, 128] in registers: register 4s + i of lane l is the
+  // wgmma's A fragment register a_i of k-step s, (row g + 8 (i % 2), k
+  // t + 4 (i / 2)) with g = l / 4, t = l % 4, row g (g + 8) being column
+  // 16 w + 2g (+ 1) of B.
+  const int64_t k = 32;
+  DistributedLayout frag =
+      getSwappedWgmmaFragmentLayout(&context, warps).distribute({k, n});
+  ASSERT_EQ(frag.numRegisters(), k / 2);
+  check(getSwappedWgmmaFragmentLayout(&context, warps), {k, n}, warps, 1);
+  for (int64_t w = 0; w < warps; ++w)
+    for (int64_t l = 0; l < 32; ++l)
+      for (int64_t r = 0; r < k / 2; ++r) {
+        int64_t s = r / 4, i = r % 4;
+        SmallVector<int64_t, 4> element = frag.elementOf(w, l, r);
+        EXPECT_EQ(element[0], 8 * s + l % 4 + 4 * (i / 2));
+        EXPECT_EQ(element[1], 16 * w + 2 * (l / 4) + i % 2);
+      }
+  // Pairs along N are 8-byte loads and stores.
+  EXPECT_EQ(frag.vectorWidth(1, 4), 2);
+  EXPECT_EQ(acc.vectorWidth(1, 4), 2);
 }
 
 } // namespace
