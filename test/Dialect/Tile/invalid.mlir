@@ -1176,6 +1176,22 @@ func.func @swap_ab_not_wgmma(%a: !phobos.tile<64x8xf32>, %b: !phobos.tile<8x64xf
 
 // -----
 
+func.func @wgmma_wait_f16(%d: !phobos.tile<64x64xf16>) {
+  // expected-error@+1 {{'phobos.wgmma_wait' op waits for an f32 accumulator, got '!phobos.tile<64x64xf16>'}}
+  %w = phobos.wgmma_wait %d {pending = 0 : i32} : !phobos.tile<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @wgmma_wait_holds_f16(%d: !phobos.tile<64x64xf32>, %f: !phobos.tile<8x64xf16>) {
+  // expected-error@+1 {{'phobos.wgmma_wait' op holds f32 registers (tf32 fragments), got '!phobos.tile<8x64xf16>'}}
+  %w = phobos.wgmma_wait %d holding %f : !phobos.tile<8x64xf16> {pending = 0 : i32} : !phobos.tile<64x64xf32>
+  return
+}
+
+// -----
+
 func.func @local_store_shape(%t: !phobos.tile<32x64xf32>, %s: !phobos.smem<32x32xf32, #phobos.shared<order = [0, 1], padding = 0>>) {
   // expected-error@+1 {{'phobos.local_store' op the buffer must have the tile's shape and element type}}
   phobos.local_store %t into %s : !phobos.tile<32x64xf32>, !phobos.smem<32x32xf32, #phobos.shared<order = [0, 1], padding = 0>>

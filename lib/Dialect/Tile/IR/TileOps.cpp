@@ -642,6 +642,19 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
+LogicalResult WgmmaWaitOp::verify() {
+  // What a wait passes on or holds is a wgmma's accumulator or tf32
+  // fragments: 32-bit float registers.
+  if (!getValue().getType().getElementType().isF32())
+    return emitOpError("waits for an f32 accumulator, got ")
+           << getValue().getType();
+  if (getHeld() &&
+      !cast<TileType>(getHeld().getType()).getElementType().isF32())
+    return emitOpError("holds f32 registers (tf32 fragments), got ")
+           << getHeld().getType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ReduceOp, CumsumOp, TrilOp, TransposeOp
 //===----------------------------------------------------------------------===//

@@ -1012,6 +1012,7 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [
   let assemblyFormat = [{
     $value (`holding` $held^ `:` qualified(type($held)))? attr-dict `:` qualified(type($value))
   }];
+  let hasVerifier = 1;
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD
