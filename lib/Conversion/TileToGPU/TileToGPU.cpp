@@ -116,22 +116,26 @@ LogicalResult checkLowerable(KernelOp kernel) {
         return layout.getRowLength(type.getShape()) *
                getElementBytes(type.getElementType());
       };
-      // swap_ab: the accumulator is the transposed fragment layout, B's
-      // buffer N-major (its fragments are read through registers).
-      Attribute expected =
-          dot.getSwapAb()
-              ? Attribute(getSwappedWgmmaAccumulatorLayout(
-                    dot.getContext(), getNumWarps(kernel)))
-              : Attribute();
-      if (dot.getKind() == DotKind::wgmma &&
-          ((a && !cast<SharedLayoutAttr>(a.getLayout()).getAtom()) ||
-           (b && !cast<SharedLayoutAttr>(b.getLayout()).getAtom()) ||
-           (expected ? dot.getType().getEncoding() != expected || !a ||
-                           (b && (b.getElementType() != a.getElementType() ||
-                                  cast<SharedLayoutAttr>(b.getLayout())
-                                          .getOrder()
-                                          .front() != 1))
-                     : !b || !isa<MmaLayoutAttr>(dot.getType().getEncoding()))))
+      auto isAtom = [](SharedMemoryType type) {
+        return cast<SharedLayoutAttr>(type.getLayout()).getAtom() != 0;
+      };
+      // wgmma: operands in tile-promote-shared's atom layouts, the result in
+      // the mma layout; with swap_ab, A in shared memory, B N-major there or
+      // already in registers, the result in the transposed fragment layout.
+      bool wgmmaOperandsOk = true;
+      if (dot.getKind() == DotKind::wgmma && dot.getSwapAb())
+        wgmmaOperandsOk =
+            a && isAtom(a) &&
+            dot.getType().getEncoding() ==
+                getSwappedWgmmaAccumulatorLayout(dot.getContext(),
+                                                 getNumWarps(kernel)) &&
+            (registerB ||
+             (isAtom(b) && b.getElementType() == a.getElementType() &&
+              cast<SharedLayoutAttr>(b.getLayout()).getOrder().front() == 1));
+      else if (dot.getKind() == DotKind::wgmma)
+        wgmmaOperandsOk = (!a || isAtom(a)) && b && isAtom(b) &&
+                          isa<MmaLayoutAttr>(dot.getType().getEncoding());
+      if (!wgmmaOperandsOk)
         return dot.emitOpError("wgmma operands must be in the atom layouts of "
                                "tile-promote-shared, the result in an mma "
                                "layout (with swap_ab: its transposed "

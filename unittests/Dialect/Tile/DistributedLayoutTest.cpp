@@ -213,15 +213,19 @@ TEST_F(DistributedLayoutTest, SwappedWgmmaLayoutsAreTheFragments) {
       getSwappedWgmmaAccumulatorLayout(&context, warps).distribute({m, n});
   ASSERT_EQ(acc.numRegisters(), m / 2);
   check(getSwappedWgmmaAccumulatorLayout(&context, warps), {m, n}, warps, 1);
-  for (int64_t w = 0; w < warps; ++w)
-    for (int64_t l = 0; l < 32; ++l)
-      for (int64_t r = 0; r < m / 2; ++r) {
-        int64_t j = r / 4, h = (r / 2) % 2, c = r % 2;
-        int64_t ours = 4 * j + 2 * c + h;
-        SmallVector<int64_t, 4> element = acc.elementOf(w, l, ours);
-        EXPECT_EQ(element[0], 8 * j + 2 * (l % 4) + c);
-        EXPECT_EQ(element[1], 16 * w + 2 * (l / 4) + h);
-      }
+  // Calls `expect(w, l, r)` for every register r of every thread.
+  auto forEachRegister = [&](int64_t registers, auto expect) {
+    for (int64_t w = 0; w < warps; ++w)
+      for (int64_t l = 0; l < 32; ++l)
+        for (int64_t r = 0; r < registers; ++r)
+          expect(w, l, r);
+  };
+  forEachRegister(m / 2, [&](int64_t w, int64_t l, int64_t r) {
+    int64_t j = r / 4, h = (r / 2) % 2, c = r % 2;
+    SmallVector<int64_t, 4> element = acc.elementOf(w, l, 4 * j + 2 * c + h);
+    EXPECT_EQ(element[0], 8 * j + 2 * (l % 4) + c);
+    EXPECT_EQ(element[1], 16 * w + 2 * (l / 4) + h);
+  });
   // B [K, N] = [32, 128] in registers: register 4s + i of lane l is the
   // wgmma's A fragment register a_i of k-step s, (row g + 8 (i % 2), k
   // t + 4 (i / 2)) with g = l / 4, t = l % 4, row g (g + 8) being column
@@ -231,14 +235,12 @@ TEST_F(DistributedLayoutTest, SwappedWgmmaLayoutsAreTheFragments) {
       getSwappedWgmmaFragmentLayout(&context, warps).distribute({k, n});
   ASSERT_EQ(frag.numRegisters(), k / 2);
   check(getSwappedWgmmaFragmentLayout(&context, warps), {k, n}, warps, 1);
-  for (int64_t w = 0; w < warps; ++w)
-    for (int64_t l = 0; l < 32; ++l)
-      for (int64_t r = 0; r < k / 2; ++r) {
-        int64_t s = r / 4, i = r % 4;
-        SmallVector<int64_t, 4> element = frag.elementOf(w, l, r);
-        EXPECT_EQ(element[0], 8 * s + l % 4 + 4 * (i / 2));
-        EXPECT_EQ(element[1], 16 * w + 2 * (l / 4) + i % 2);
-      }
+  forEachRegister(k / 2, [&](int64_t w, int64_t l, int64_t r) {
+    int64_t s = r / 4, i = r % 4;
+    SmallVector<int64_t, 4> element = frag.elementOf(w, l, r);
+    EXPECT_EQ(element[0], 8 * s + l % 4 + 4 * (i / 2));
+    EXPECT_EQ(element[1], 16 * w + 2 * (l / 4) + i % 2);
+  });
   // Pairs along N are 8-byte loads and stores.
   EXPECT_EQ(frag.vectorWidth(1, 4), 2);
   EXPECT_EQ(acc.vectorWidth(1, 4), 2);
