@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -708,10 +709,10 @@ bool Cta::execUnary(Operation *op) {
   auto result = std::make_shared<Tile>(*source);
   ElementType element = result->element;
   if (result->isFloat()) {
-    double (*fn)(double) = nullptr;
+    std::function<double(double)> fn;
     if (llvm::isa<tile::NegOp>(op)) fn = [](double x) { return -x; };
     else if (llvm::isa<tile::AbsOp>(op)) fn = [](double x) { return std::fabs(x); };
-    else if (llvm::isa<tile::ExpOp>(op)) fn = [](double x) { return std::exp(x); };
+    else if (llvm::isa<tile::ExpOp>(op)) fn = [element](double x) { return flushedExp(element, x); };
     else if (llvm::isa<tile::LogOp>(op)) fn = [](double x) { return std::log(x); };
     else if (llvm::isa<tile::SqrtOp>(op)) fn = [](double x) { return std::sqrt(x); };
     else fn = [](double x) { return 1.0 / std::sqrt(x); };
@@ -1411,7 +1412,7 @@ bool Cta::execArith(Operation *op) {
     unsigned width = op->getOperand(0).getType().getIntOrFloatBitWidth();
     return setI(width >= 64 ? i(0) : int64_t(u(0) & ((uint64_t(1) << width) - 1)));
   }
-  if (llvm::isa<math::ExpOp>(op)) return setF(std::exp(f(0)));
+  if (llvm::isa<math::ExpOp>(op)) return setF(flushedExp(resultElement(), f(0)));
   if (llvm::isa<math::Exp2Op>(op)) return setF(std::exp2(f(0)));
   if (llvm::isa<math::LogOp>(op)) return setF(std::log(f(0)));
   if (llvm::isa<math::SqrtOp>(op)) return setF(std::sqrt(f(0)));

@@ -160,6 +160,13 @@ double phobos::roundTo(ElementType type, double value) {
   }
 }
 
+double phobos::flushedExp(ElementType type, double x) {
+  double result = std::exp(x);
+  if (type != ElementType::F64 && result < 0x1p-126)
+    return 0.0;
+  return result;
+}
+
 int64_t phobos::wrapTo(ElementType type, int64_t value) {
   switch (type) {
   case ElementType::Bool: return value != 0;

@@ -133,3 +133,18 @@ TEST(NumericsTest, ElementTypeNames) {
 }
 
 } // namespace
+
+// exp as the GPU computes it (ex2.approx.ftz): a result below 2^-126 is 0
+// for every float element type but f64.
+TEST(NumericsTest, ExpFlushesSubnormalResults) {
+  EXPECT_EQ(flushedExp(ElementType::F32, 0.0), 1.0);
+  EXPECT_NEAR(flushedExp(ElementType::F32, -87.0), std::exp(-87.0), 1e-50);
+  EXPECT_GT(flushedExp(ElementType::F32, -87.0), 0x1p-126);
+  EXPECT_EQ(flushedExp(ElementType::F32, -88.0), 0.0);
+  EXPECT_EQ(flushedExp(ElementType::BF16, -100.0), 0.0);
+  EXPECT_EQ(flushedExp(ElementType::F16, -100.0), 0.0);
+  EXPECT_EQ(flushedExp(ElementType::F64, -88.0), std::exp(-88.0));
+  EXPECT_TRUE(std::isnan(flushedExp(ElementType::F32, NAN)));
+  EXPECT_EQ(flushedExp(ElementType::F32, INFINITY), INFINITY);
+  EXPECT_EQ(flushedExp(ElementType::F32, -INFINITY), 0.0);
+}

@@ -38,6 +38,11 @@ double roundToTF32(double value);
 
 /// `value` rounded to a float element type (identity for f64).
 double roundTo(ElementType type, double value);
+/// e^x as the GPU computes it for a float element type: in f32 through
+/// `ex2.approx.ftz`, so a result below 2^-126 (x < -87.34) is flushed to 0
+/// (as CUDA's `__expf` and FlashAttention do); the interpreter applies the
+/// same flush. f64 is std::exp (the GPU rejects f64 exp).
+double flushedExp(ElementType type, double x);
 /// `value` wrapped to an integer element type (two's complement); bool is
 /// `value != 0`.
 int64_t wrapTo(ElementType type, int64_t value);
