@@ -359,35 +359,55 @@ Regs lowerMmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
 }
 
 /// The wgmma matrix descriptor of `buffer` (an atom layout, axis 1
-/// contiguous) for the operand whose first element is at `coords`: its
-/// shared address, the swizzle mode of the atom width, and the byte offsets
-/// between core matrices. K-major (K contiguous: A, and B^T): 8 rows of one
-/// atom to the next 8 (SBO); the leading offset is unused (1). MN-major (B
-/// as [K, N]): the next atom column along N is all K rows later (LBO), the
-/// next 8 rows of K are 8 atom rows later (SBO). A start whose row is a
-/// multiple of 8 has no swizzle bits of its own (phase 0), so moving it
-/// along K inside an atom is how the K steps address their slice.
+/// contiguous) for the operand whose first element is at `origin` plus the
+/// constant `step`: its shared address, the swizzle mode of the atom width,
+/// and the byte offsets between core matrices. K-major (K contiguous: A,
+/// and B^T): 8 rows of one atom to the next 8 (SBO); the leading offset is
+/// unused (1). MN-major (B as [K, N]): the next atom column along N is all
+/// K rows later (LBO), the next 8 rows of K are 8 atom rows later (SBO). A
+/// start whose row is a multiple of 8 has no swizzle bits of its own (phase
+/// 0), so moving it along K inside an atom is how the K steps address their
+/// slice.
+///
+/// The address field is bits 0-13, the address over 16: shared addresses
+/// are below 2^18 and the buffer starts 1024-aligned, so the descriptor at
+/// `origin + step` is the one at `origin` plus the step's byte offset over
+/// 16, a constant. Every k-step then costs one 64-bit add of an immediate
+/// (the descriptor at `origin` is computed once and CSE'd), not a shift,
+/// mask and or of its own address: the f16 attention loop's uniform
+/// datapath instructions were a quarter of its SASS.
 Value matrixDescriptor(ThreadEmitter &l, OperandBuffer &buffer,
-                       ArrayRef<Value> coords, bool kMajor) {
-  auto layout = cast<SharedLayoutAttr>(buffer.type.getLayout());
-  int64_t elementBytes =
-      buffer.type.getElementType().getIntOrFloatBitWidth() / 8;
+                       ArrayRef<Value> origin, ArrayRef<int64_t> step,
+                       bool kMajor) {
+  SharedMemoryType type = buffer.type;
+  if (SharedMemoryType slot = getSlotType(type))
+    type = slot;
+  auto layout = cast<SharedLayoutAttr>(type.getLayout());
+  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
   int64_t atomBytes = layout.getAtom() * elementBytes;
-  int64_t rows = buffer.type.getShape()[layout.getOrder()[1]];
+  int64_t rows = type.getShape()[layout.getOrder()[1]];
   uint64_t leading = kMajor ? 16 : uint64_t(rows * atomBytes);
   uint64_t stride = 8 * uint64_t(atomBytes);
   uint64_t mode = atomBytes == 128 ? 1 : atomBytes == 64 ? 2 : 3;
   uint64_t fixed = ((leading >> 4) << 16) | ((stride >> 4) << 32) | (mode << 62);
   Type i64 = l.b.getI64Type();
   Value address = LLVM::PtrToIntOp::create(l.b, l.loc, l.b.getI32Type(),
-                                           buffer.pointer(coords));
-  Value field = arith::AndIOp::create(
-      l.b, l.loc, arith::ShRUIOp::create(l.b, l.loc, address, l.i32(4)),
-      l.i32(0x3FFF));
-  return arith::OrIOp::create(
+                                           buffer.pointer(origin));
+  Value field = arith::ShRUIOp::create(l.b, l.loc, address, l.i32(4));
+  Value descriptor = arith::OrIOp::create(
       l.b, l.loc, arith::ExtUIOp::create(l.b, l.loc, i64, field),
       arith::ConstantOp::create(l.b, l.loc,
                                 l.b.getI64IntegerAttr(static_cast<int64_t>(fixed))));
+  SmallVector<int64_t, 2> zero(step.size(), 0);
+  int64_t stepBytes = (layout.getOffset(type.getShape(), step) -
+                       layout.getOffset(type.getShape(), zero)) *
+                      elementBytes;
+  assert(stepBytes % 16 == 0 && "a wgmma operand starts 16-byte aligned");
+  if (stepBytes == 0)
+    return descriptor;
+  return arith::AddIOp::create(
+      l.b, l.loc, descriptor,
+      arith::ConstantOp::create(l.b, l.loc, l.b.getI64IntegerAttr(stepBytes / 16)));
 }
 
 /// wgmma: warpgroup g computes rows 64 g .. 64 g + 63 of the accumulator,
@@ -514,14 +534,15 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
   NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
   for (int64_t kk = 0; kk < k; kk += kStep) {
     Value descA =
-        a ? matrixDescriptor(l, *a, {rowBase, l.i32(kk)}, /*kMajor=*/true)
+        a ? matrixDescriptor(l, *a, {rowBase, l.i32(0)}, {0, kk},
+                             /*kMajor=*/true)
           : Value();
     // A K-major B (layout col) is read as is; an N-major one (a 16-bit B
     // as [K, N]) is read transposed (layout row, imm-trans-b = 1).
     Value descB = matrixDescriptor(
-        l, bBuffer,
-        transposed ? SmallVector<Value, 2>{l.i32(0), l.i32(kk)}
-                   : SmallVector<Value, 2>{l.i32(kk), l.i32(0)},
+        l, bBuffer, {l.i32(0), l.i32(0)},
+        transposed ? SmallVector<int64_t, 2>{0, kk}
+                   : SmallVector<int64_t, 2>{kk, 0},
         bKMajor);
     bool accumulate = !fresh || kk > 0;
     if (!a) {
@@ -613,7 +634,7 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
   }
   NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
   for (int64_t kk = 0; kk < k; kk += kStep) {
-    Value descB = matrixDescriptor(l, aBuffer, {l.i32(0), l.i32(kk)},
+    Value descB = matrixDescriptor(l, aBuffer, {l.i32(0), l.i32(0)}, {0, kk},
                                    /*kMajor=*/true);
     d = wgmmaRegisterA(l, d, fragments[kk / kStep], descB, m, f32,
                        /*transB=*/false, /*accumulate=*/true);

@@ -10,7 +10,9 @@
 // N-major in 128-byte atoms: mode 1, SBO 1024 >> 4 = 64, the next atom
 // column 32 rows x 128 B later (LBO 4096 >> 4 = 256): 0x4000004001000000.
 // The second K step starts 16 elements (32 B) into A's atoms and 16 rows
-// (2048 B) into B's. The dot has no accumulator: the first wgmma does not
+// (2048 B) into B's: the first step's descriptors plus 32 >> 4 = 2 and
+// 2048 >> 4 = 128 (the address field is the address over 16; it cannot
+// carry). The dot has no accumulator: the first wgmma does not
 // read D (scale-d zero), which starts undefined rather than zeroed.
 
 // CHECK-LABEL: gpu.func @wgmma
@@ -23,7 +25,13 @@
 // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
 // CHECK: arith.constant 4611686293322072064 : i64
 // CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[UNDEF]], <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<(f32, {{.*}})> -> !llvm.struct<(f32, {{.*}})>
-// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]], <m = 64, n = 128, k = 16>, D[<f32>, <one>]
+// CHECK: %[[A1BASE:.*]] = arith.ori %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-NEXT: %[[A1:.*]] = arith.addi %[[A1BASE]], %[[TWO]] : i64
+// CHECK: %[[B1BASE:.*]] = arith.ori %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : i64
+// CHECK-NEXT: %[[B1:.*]] = arith.addi %[[B1BASE]], %[[STEP]] : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async %[[A1]], %[[B1]], %[[D0]], <m = 64, n = 128, k = 16>, D[<f32>, <one>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.wgmma.mma_async
