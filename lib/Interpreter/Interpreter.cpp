@@ -23,7 +23,6 @@
 #include <atomic>
 #include <cmath>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -709,15 +708,14 @@ bool Cta::execUnary(Operation *op) {
   auto result = std::make_shared<Tile>(*source);
   ElementType element = result->element;
   if (result->isFloat()) {
-    std::function<double(double)> fn;
+    double (*fn)(double) = nullptr;
     if (llvm::isa<tile::NegOp>(op)) fn = [](double x) { return -x; };
     else if (llvm::isa<tile::AbsOp>(op)) fn = [](double x) { return std::fabs(x); };
-    else if (llvm::isa<tile::ExpOp>(op)) fn = [element](double x) { return flushedExp(element, x); };
     else if (llvm::isa<tile::LogOp>(op)) fn = [](double x) { return std::log(x); };
     else if (llvm::isa<tile::SqrtOp>(op)) fn = [](double x) { return std::sqrt(x); };
-    else fn = [](double x) { return 1.0 / std::sqrt(x); };
+    else if (!llvm::isa<tile::ExpOp>(op)) fn = [](double x) { return 1.0 / std::sqrt(x); };
     for (double &x : result->f)
-      x = roundTo(element, fn(x));
+      x = roundTo(element, fn ? fn(x) : flushedExp(element, x));
   } else {
     for (int64_t &x : result->i) {
       if (llvm::isa<tile::NotOp>(op))

@@ -398,10 +398,7 @@ Value matrixDescriptor(ThreadEmitter &l, OperandBuffer &buffer,
       l.b, l.loc, arith::ExtUIOp::create(l.b, l.loc, i64, field),
       arith::ConstantOp::create(l.b, l.loc,
                                 l.b.getI64IntegerAttr(static_cast<int64_t>(fixed))));
-  SmallVector<int64_t, 2> zero(step.size(), 0);
-  int64_t stepBytes = (layout.getOffset(type.getShape(), step) -
-                       layout.getOffset(type.getShape(), zero)) *
-                      elementBytes;
+  int64_t stepBytes = layout.getOffset(type.getShape(), step) * elementBytes;
   assert(stepBytes % 16 == 0 && "a wgmma operand starts 16-byte aligned");
   if (stepBytes == 0)
     return descriptor;
