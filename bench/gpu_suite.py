@@ -360,7 +360,8 @@ if wanted("attention"):
     tri_ms, tri_cfg, tri_out = triton_peers.attention(q, k, v, scale, lambda f: median_ms(f, reps=10))
     peer_check("triton attention f16 D128", tri_out,
                torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale), 2e-2)
-    variants = [{"D": 128, "BR": 128, "BC": 64}, {"D": 128, "BR": 128, "BC": 32}, {"D": 128, "BR": 64, "BC": 64}]
+    variants = [{"D": 128, "BR": 128, "BC": 128}, {"D": 128, "BR": 128, "BC": 64}, {"D": 128, "BR": 128, "BC": 32},
+                {"D": 128, "BR": 64, "BC": 64}]
     res = best("flash_attention_fp16.ph", {"BH": 128, "Nq": 4096, "Nk": 4096}, variants, samples=512,
                scalars={"scale": scale})
     flops = 4 * 128 * 4096 * 4096 * 128

@@ -70,8 +70,10 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   tile::TileSelectMmaOptions select;
   select.chip = options.chip;
   kernel.addPass(tile::createTileSelectMma(select));
-  // tile-prefetch-dots is not here: on the H200 it gained nothing for the
-  // f16 attention at D 64 and cost 8 % at D 128 (docs/benchmarks.md).
+  // Attention's P @ V under the next iteration's softmax. (tile-prefetch-
+  // dots, the next S under this softmax, is not here: on the H200 it gained
+  // nothing at D 64 and cost 8 % at D 128; docs/benchmarks.md.)
+  kernel.addPass(tile::createTileDeferDots());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
   kernel.addPass(tile::createTileSwizzleShared());

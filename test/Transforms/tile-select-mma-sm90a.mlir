@@ -72,6 +72,22 @@ phobos.kernel @two_warps(%h: f16) attributes {max_threads = 64 : i32} {
 
 // -----
 
+// Three warpgroups (12 warps, M = 192): no power-of-two grid of warps tiles
+// the accumulator for mma.sync, but the warps stack along M for wgmma.
+// On sm_90 (no wgmma) no mma.sync grid fits either: FMA.
+// CHECK-LABEL: phobos.kernel @three_warpgroups
+// CHECK: kind(wgmma)
+// SM90-LABEL: phobos.kernel @three_warpgroups
+// SM90: kind(fma)
+phobos.kernel @three_warpgroups(%h: f16) attributes {max_threads = 384 : i32} {
+  %a = phobos.fill %h : !phobos.tile<192x64xf16>
+  %b = phobos.fill %h : !phobos.tile<64x64xf16>
+  %d = phobos.dot %a, %b transpose_b : !phobos.tile<192x64xf16>, !phobos.tile<64x64xf16> -> !phobos.tile<192x64xf32>
+  phobos.return
+}
+
+// -----
+
 // A tf32 B stored [K, N] cannot be read by wgmma from shared memory as it
 // is, so a dot that accumulates alone into its loop's tile (a GEMM's main
 // loop) computes the transpose: swap_ab, with N = 16 x warps (here 64 with 4

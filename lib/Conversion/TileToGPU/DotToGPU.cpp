@@ -464,6 +464,32 @@ Value wgmmaRegisterA(ThreadEmitter &l, Value d, ArrayRef<Value> aRegs,
   return mma.getResult(0);
 }
 
+/// A 16-bit A operand in registers (the accumulator's layout), packed for
+/// wgmma: per k-step of 16, rows g and g + 8 of the warp's 16, columns 2t,
+/// 2t + 1 of its two 8-column accumulator fragments, in pairs: (g, lo),
+/// (g + 8, lo), (g, hi), (g + 8, hi), each pair an i32.
+SmallVector<SmallVector<Value, 4>> packRegisterA(ThreadEmitter &l,
+                                                 TileType aTile,
+                                                 ValueRange values) {
+  DistributedLayout aLayout = layoutOf(aTile);
+  Type element = aTile.getElementType();
+  SmallVector<SmallVector<Value, 4>> fragments;
+  for (int64_t kk = 0; kk < aTile.getDimSize(1); kk += 16) {
+    SmallVector<Value, 4> &aRegs = fragments.emplace_back();
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t row = 0; row < 2; ++row) {
+        int64_t column = (kk / 8 + half) * 2;
+        Value pair = l.packVector(values,
+                                  {aLayout.registerIndex({row, column}),
+                                   aLayout.registerIndex({row, column + 1})},
+                                  element);
+        aRegs.push_back(
+            LLVM::BitcastOp::create(l.b, l.loc, l.b.getI32Type(), pair));
+      }
+  }
+  return fragments;
+}
+
 Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
                    DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
   TileType resultType = op.getType();
@@ -508,26 +534,8 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
   // that no register a wgmma reads is written between the wgmmas (ptxas
   // would insert a warpgroup.arrive before each).
   SmallVector<SmallVector<Value, 4>> aFragments;
-  if (aTile) {
-    // The k-step's A fragment: rows g and g + 8 of the warp's 16, columns
-    // 2t, 2t + 1 of its two 8-column accumulator fragments, packed in
-    // pairs: (g, lo), (g + 8, lo), (g, hi), (g + 8, hi).
-    DistributedLayout aLayout = layoutOf(aTile);
-    ValueRange values = adaptor.getA();
-    for (int64_t kk = 0; kk < k; kk += kStep) {
-      SmallVector<Value, 4> &aRegs = aFragments.emplace_back();
-      for (int64_t half = 0; half < 2; ++half)
-        for (int64_t row = 0; row < 2; ++row) {
-          int64_t column = (kk / 8 + half) * 2;
-          Value pair = l.packVector(values,
-                                    {aLayout.registerIndex({row, column}),
-                                     aLayout.registerIndex({row, column + 1})},
-                                    element);
-          aRegs.push_back(
-              LLVM::BitcastOp::create(l.b, l.loc, l.b.getI32Type(), pair));
-        }
-    }
-  }
+  if (aTile)
+    aFragments = packRegisterA(l, aTile, adaptor.getA());
   NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
   for (int64_t kk = 0; kk < k; kk += kStep) {
     Value descA =
@@ -681,13 +689,28 @@ struct WgmmaWaitLowering : TileToGPUPattern<WgmmaWaitOp> {
       constraints += (i ? ",=f" : "=f");
     for (size_t i = 0; i < registers.size(); ++i)
       constraints += "," + std::to_string(i);
-    // Held registers are inputs: allocated, unchanged, until the wait.
+    // Held registers are inputs: allocated, unchanged, until the wait. A
+    // 16-bit A operand is held as the packed pairs its wgmma reads (the
+    // same values as the dot's, which LLVM's CSE makes the same registers).
     SmallVector<Value> inputs(registers.begin(), registers.end());
-    if (op.getHeld())
-      for (Value reg : adaptor.getHeld()) {
-        constraints += ",f";
-        inputs.push_back(reg);
+    if (op.getHeld()) {
+      auto held = cast<TileType>(op.getHeld().getType());
+      if (held.getElementType().isF32()) {
+        for (Value reg : adaptor.getHeld()) {
+          constraints += ",f";
+          inputs.push_back(reg);
+        }
+      } else if (isa<MmaLayoutAttr>(held.getEncoding())) {
+        // (Only an A in the accumulator's layout is read from registers.)
+        ThreadEmitter e = emitter(op, rewriter);
+        for (const SmallVector<Value, 4> &fragment :
+             packRegisterA(e, held, adaptor.getHeld()))
+          for (Value reg : fragment) {
+            constraints += ",r";
+            inputs.push_back(reg);
+          }
       }
+    }
     SmallVector<Type> types(registers.size(), rewriter.getF32Type());
     auto resultType =
         LLVM::LLVMStructType::getLiteral(rewriter.getContext(), types);

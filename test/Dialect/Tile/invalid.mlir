@@ -1184,9 +1184,9 @@ func.func @wgmma_wait_f16(%d: !phobos.tile<64x64xf16>) {
 
 // -----
 
-func.func @wgmma_wait_holds_f16(%d: !phobos.tile<64x64xf32>, %f: !phobos.tile<8x64xf16>) {
-  // expected-error@+1 {{'phobos.wgmma_wait' op holds f32 registers (tf32 fragments), got '!phobos.tile<8x64xf16>'}}
-  %w = phobos.wgmma_wait %d holding %f : !phobos.tile<8x64xf16> {pending = 0 : i32} : !phobos.tile<64x64xf32>
+func.func @wgmma_wait_holds_f64(%d: !phobos.tile<64x64xf32>, %f: !phobos.tile<8x64xf64>) {
+  // expected-error@+1 {{'phobos.wgmma_wait' op holds f32 (tf32 fragments), f16 or bf16 registers (a register A operand), got '!phobos.tile<8x64xf64>'}}
+  %w = phobos.wgmma_wait %d holding %f : !phobos.tile<8x64xf64> {pending = 0 : i32} : !phobos.tile<64x64xf32>
   return
 }
 

@@ -648,10 +648,13 @@ LogicalResult WgmmaWaitOp::verify() {
   if (!getValue().getType().getElementType().isF32())
     return emitOpError("waits for an f32 accumulator, got ")
            << getValue().getType();
-  if (getHeld() &&
-      !cast<TileType>(getHeld().getType()).getElementType().isF32())
-    return emitOpError("holds f32 registers (tf32 fragments), got ")
-           << getHeld().getType();
+  if (getHeld()) {
+    Type held = cast<TileType>(getHeld().getType()).getElementType();
+    if (!held.isF32() && !held.isF16() && !held.isBF16())
+      return emitOpError("holds f32 (tf32 fragments), f16 or bf16 registers "
+                         "(a register A operand), got ")
+             << getHeld().getType();
+  }
   return success();
 }
 

@@ -48,11 +48,14 @@ struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
                               dot.getPrecision() != DotPrecision::ieee;
       int64_t m = a.getDimSize(0), k = a.getDimSize(1);
       int64_t n = dot.getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
-      bool fits = wantsTensorCores && !element.isF64() &&
-                  k % (tf32 ? 8 : 16) == 0 && getMmaWarps(m, n, warps);
+      bool tensorCoreK =
+          wantsTensorCores && !element.isF64() && k % (tf32 ? 8 : 16) == 0;
+      bool fits = tensorCoreK && getMmaWarps(m, n, warps).has_value();
       // wgmma: each warp owns 16 accumulator rows, a warpgroup 64; N up to
-      // 256. (tf32 reads B K-major: tile-promote-shared stores it so.)
-      bool wgmma = fits && chip == "sm_90a" && warps % 4 == 0 &&
+      // 256. (tf32 reads B K-major: tile-promote-shared stores it so.) Any
+      // number of warpgroups: three (12 warps, M = 192) have no mma.sync
+      // grid of power-of-two warps but stack along M as well as two do.
+      bool wgmma = tensorCoreK && chip == "sm_90a" && warps % 4 == 0 &&
                    m == 16 * int64_t(warps) && n % 16 == 0 && n <= 256 &&
                    a.getRank() == 2 && b.getRank() == 2;
       // A tf32 B stored [K, N] must be transposed on its way to shared
@@ -66,6 +69,7 @@ struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
                   m % 8 == 0 && m <= 256 && a.getRank() == 2 &&
                   b.getRank() == 2 && accumulatesAlone(dot);
       wgmma = wgmma || swap;
+      fits = fits || wgmma;
       dot.setKind(wgmma ? DotKind::wgmma
                   : fits ? DotKind::mma_sync
                          : DotKind::fma);

@@ -1006,8 +1006,10 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [
     blocks until at most `pending` groups are in flight and passes the
     accumulator on, so that what reads it comes after the wait. Placed by
     tile-pipeline after a loop whose dots keep a group in flight across
-    iterations. `holding` names registers a group in flight still reads (a
-    `swap_ab` dot's B fragments): they stay allocated until the wait.
+    iterations, and by tile-defer-dots. `holding` names registers a group in
+    flight still reads (a `swap_ab` dot's B fragments, or a 16-bit A operand
+    in registers, held as the packed pairs the wgmma reads): they stay
+    allocated until the wait.
 
     ```mlir
     %acc = phobos.wgmma_wait %r#0 {pending = 0 : i32} : !phobos.tile<128x128xf32, #mma>

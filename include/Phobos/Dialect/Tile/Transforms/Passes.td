@@ -181,6 +181,69 @@ def TilePrefetchDots : Pass<"tile-prefetch-dots", "::phobos::tile::KernelOp"> {
   ];
 }
 
+def TileDeferDots : Pass<"tile-defer-dots", "::phobos::tile::KernelOp"> {
+  let summary = "runs a loop's accumulating wgmma under the next iteration";
+  let description = [{
+    In a loop from 0 with two wgmma dots, the first from zero (attention's
+    S = Q K^T) and the second accumulating into an iteration argument
+    after a rescale of it (`acc = corr * acc + P @ V`), defers the second
+    dot by one iteration, FlashAttention 3's overlap within a warpgroup:
+    each iteration issues its first dot and the previous iteration's second
+    one back to back (`in_flight = 1` on both), waits for the first with
+    one group still pending, runs the softmax while the second dot runs,
+    and waits for it (`phobos.wgmma_wait` holding the carried P registers)
+    only for the rescale, which moves to the end of the body. The loop
+    carries P (zero at first: the first iteration adds `0 @ V[-step]`, a
+    masked read outside the tensor) and the rescaled accumulator; a copy of
+    the second dot after the loop adds the last block. Every element is
+    computed by the same operations in the same order. Loops that store,
+    start elsewhere than 0, or whose accumulator is used by anything but
+    its rescale are left alone, and so are dots too small to pay for it:
+    the overlap needs the deferred dot to run about as long as the softmax
+    beside it, so its accumulator must be at least `min-columns` wide
+    (tf32 counting twice: it runs at half the f16 rate) and its depth (S's
+    columns) at least `min-depth`. Measured on the H200 (f16 attention,
+    docs/benchmarks.md): D 128 with BC 128 11 % faster, BC 64 5 %, BC 32
+    6 % slower; D 64 5 % slower (and one CTA per SM instead of two at
+    BC 64); tf32 D 64, BC 128 4 % faster.
+
+    Before:
+    ```mlir
+    scf.for %kb = %c0 to %ub step %c64 iter_args(%acc = %0) ... {
+      %s = phobos.dot %q, %k transpose_b kind(wgmma) ...
+      ... softmax(%s) -> %p, %corr ...
+      %r = phobos.mul %corr, %acc ...
+      %d = phobos.dot %p, %v, %r kind(wgmma) ...
+      scf.yield %d
+    ```
+    After:
+    ```mlir
+    scf.for %kb = %c0 to %ub step %c64 iter_args(%acc = %0, %p0 = %zero) ... {
+      %s0 = phobos.dot %q, %k transpose_b kind(wgmma) {in_flight = 1 : i32} ...
+      %v0 = phobos.load %V[%bh, %kb - %c64, %c0] ...
+      %d0 = phobos.dot %p0, %v0, %acc kind(wgmma) {in_flight = 1 : i32} ...
+      %s = phobos.wgmma_wait %s0 {pending = 1 : i32} ...
+      ... softmax(%s) -> %p, %corr ...
+      %d = phobos.wgmma_wait %d0 holding %p0 ... {pending = 0 : i32} ...
+      %r = phobos.mul %corr, %d ...
+      scf.yield %r, %p
+    }
+    %last = phobos.dot %loop#1, %v_last, %loop#0 kind(wgmma) ...
+    ```
+  }];
+  let options = [
+    Option<"minColumns", "min-columns", "int64_t", /*default=*/"128",
+           "Defer only dots whose accumulator is at least this wide (tf32 "
+           "counts twice)">,
+    Option<"minDepth", "min-depth", "int64_t", /*default=*/"64",
+           "Defer only dots whose K extent is at least this">
+  ];
+  let statistics = [
+    Statistic<"numDeferred", "num-deferred",
+              "Accumulating dots run under the next iteration">
+  ];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::phobos::tile::KernelOp"> {
   let summary = "decides which thread holds which element of every tile";
   let description = [{
