@@ -69,8 +69,9 @@ phobos.kernel @attention(%Q: !phobos.tensor<?x?x16xf16>, %K: !phobos.tensor<?x?x
 // Left alone: a loop that does not start at 0 (V one block back may be
 // inside the tensor), a loop that stores (reading late could see its
 // writes), a first dot on mma.sync, an accumulator read by something other
-// than its rescale, and the remainder loop tile-split-ragged-loops leaves
-// (it runs at most once).
+// than its rescale, the remainder loop tile-split-ragged-loops leaves (it
+// runs at most once), and a B read a block ahead of the induction variable
+// (one step before the start would be inside the tensor).
 // CHECK-LABEL: phobos.kernel @left_alone
 // CHECK-NOT: in_flight
 // CHECK-NOT: wgmma_wait
@@ -126,6 +127,15 @@ phobos.kernel @left_alone(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf1
     %d = phobos.dot %sh, %b2, %acc kind(wgmma) : !phobos.tile<64x32xf16>, !phobos.tile<32x16xf16>, !phobos.tile<64x16xf32> -> !phobos.tile<64x16xf32>
     scf.yield %d : !phobos.tile<64x16xf32>
   }
-  phobos.store %r5, %C[%c0, %c0] : !phobos.tile<64x16xf32>, !phobos.tensor<?x?xf32>
+  %r6 = scf.for %kb = %c0 to %n step %c32 iter_args(%acc = %r5) -> (!phobos.tile<64x16xf32>) : i32 {
+    %b = phobos.load %B[%kb, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x16xf16>
+    %ahead = arith.addi %kb, %c32 : i32
+    %b2 = phobos.load %B[%ahead, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x16xf16>
+    %s = phobos.dot %a, %b transpose_b kind(wgmma) : !phobos.tile<64x16xf16>, !phobos.tile<32x16xf16> -> !phobos.tile<64x32xf32>
+    %sh = phobos.cast %s : !phobos.tile<64x32xf32> to !phobos.tile<64x32xf16>
+    %d = phobos.dot %sh, %b2, %acc kind(wgmma) : !phobos.tile<64x32xf16>, !phobos.tile<32x16xf16>, !phobos.tile<64x16xf32> -> !phobos.tile<64x16xf32>
+    scf.yield %d : !phobos.tile<64x16xf32>
+  }
+  phobos.store %r6, %C[%c0, %c0] : !phobos.tile<64x16xf32>, !phobos.tensor<?x?xf32>
   phobos.return
 }

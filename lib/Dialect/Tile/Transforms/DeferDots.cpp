@@ -197,6 +197,15 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
         chainOf(c.later.getB(), loop);
     if (!chain || !llvm::any_of(*chain, llvm::IsaPred<LoadOp>))
       return std::nullopt;
+    // Its loads start at the induction variable itself on the axes that
+    // move, so that one step before 0 is outside the tensor (zeros, which
+    // 0 @ B needs: an inf or NaN read there would not vanish).
+    for (Operation *op : *chain)
+      if (auto load = dyn_cast<LoadOp>(op))
+        for (Value offset : load.getOffsets())
+          if (dependsOnLoop(offset, loop) &&
+              offset != loop.getInductionVar())
+            return std::nullopt;
     c.operandChain = std::move(*chain);
     // A (P) must not depend on the accumulator; the first dot must come
     // before everything the later dot's operands need from the softmax.
@@ -206,16 +215,22 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
     return c;
   }
 
-  /// Whether `value` is computed from `root` within the loop body.
+  /// Whether `value` is computed from `root` within the loop body (each op
+  /// visited once).
   static bool dependsOnValue(Value value, Value root) {
-    if (value == root)
-      return true;
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getBlock() != root.getParentBlock())
-      return false;
-    return llvm::any_of(def->getOperands(), [&](Value operand) {
-      return dependsOnValue(operand, root);
-    });
+    SmallVector<Value> work{value};
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!work.empty()) {
+      Value next = work.pop_back_val();
+      if (next == root)
+        return true;
+      Operation *def = next.getDefiningOp();
+      if (!def || def->getBlock() != root.getParentBlock() ||
+          !seen.insert(def).second)
+        continue;
+      work.append(def->operand_begin(), def->operand_end());
+    }
+    return false;
   }
 
   void defer(scf::ForOp loop, Candidate &c) {
