@@ -47,56 +47,6 @@ using namespace phobos::tile;
 
 namespace {
 
-/// The loads and pure ops in `loop`'s body that `value` depends on, in
-/// body order, when they depend only on the induction variable and values
-/// from outside (each load used once); nothing otherwise.
-std::optional<SmallVector<Operation *>> chainOf(Value root, scf::ForOp loop) {
-  SetVector<Operation *> chain;
-  SmallVector<Value> work{root};
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    if (isOutside(value, loop) || value == loop.getInductionVar())
-      continue;
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getNumRegions() != 0)
-      return std::nullopt;
-    if (auto load = dyn_cast<LoadOp>(def)) {
-      if (!load->hasOneUse())
-        return std::nullopt;
-    } else if (!isPure(def)) {
-      return std::nullopt;
-    }
-    if (chain.insert(def))
-      work.append(def->operand_begin(), def->operand_end());
-  }
-  SmallVector<Operation *> ordered(chain.begin(), chain.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
-}
-
-/// Clones `chain` for the iteration `mapping` maps the induction variable
-/// to, its loads masked on the axes that move with `loop`, and returns what
-/// `root` becomes.
-Value cloneChain(OpBuilder &builder, ArrayRef<Operation *> chain, Value root,
-                 scf::ForOp loop, IRMapping &mapping) {
-  for (Operation *op : chain) {
-    Operation *clone = builder.clone(*op, mapping);
-    auto load = dyn_cast<LoadOp>(clone);
-    if (!load)
-      continue;
-    auto original = cast<LoadOp>(op);
-    SmallVector<bool> inBounds(original.getOffsets().size(), false);
-    if (std::optional<ArrayRef<bool>> given = original.getInBounds())
-      inBounds.assign(given->begin(), given->end());
-    for (auto [axis, offset] : llvm::enumerate(original.getOffsets()))
-      if (dependsOnLoop(offset, loop))
-        inBounds[axis] = false;
-    load.setInBoundsAttr(builder.getDenseBoolArrayAttr(inBounds));
-  }
-  return mapping.lookupOrDefault(root);
-}
-
 /// What the rewrite needs to know about a loop it applies to.
 struct Candidate {
   DotOp first;  // S = Q K^T: a wgmma from zero
@@ -194,7 +144,7 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
                [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     // B a step late: loads of the induction variable and invariants.
     std::optional<SmallVector<Operation *>> chain =
-        chainOf(c.later.getB(), loop);
+        getLoadChain(c.later.getB(), loop);
     if (!chain || !llvm::any_of(*chain, llvm::IsaPred<LoadOp>))
       return std::nullopt;
     // Its loads start at the induction variable itself on the axes that
@@ -278,8 +228,8 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
     IRMapping back;
     back.map(loop.getInductionVar(),
              arith::SubIOp::create(builder, loc, loop.getInductionVar(), step));
-    Value bPrevious =
-        cloneChain(builder, c.operandChain, c.later.getB(), loop, back);
+    cloneLoadChain(builder, c.operandChain, loop, back);
+    Value bPrevious = back.lookupOrDefault(c.later.getB());
     auto deferred = cast<DotOp>(builder.clone(*c.later));
     deferred.getAMutable().assign(aOperand);
     deferred.getBMutable().assign(bPrevious);
@@ -328,8 +278,8 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
             step));
     IRMapping atLast;
     atLast.map(loop.getInductionVar(), last);
-    Value bLast = cloneChain(builder, c.operandChain, c.later.getB(), loop,
-                             atLast);
+    cloneLoadChain(builder, c.operandChain, loop, atLast);
+    Value bLast = atLast.lookupOrDefault(c.later.getB());
     Value aLast = loop.getResult(aPosition);
     if (narrowing)
       aLast = CastOp::create(builder, narrowing.getLoc(), narrowing.getType(),

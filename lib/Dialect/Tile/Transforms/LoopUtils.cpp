@@ -2,9 +2,13 @@
 
 #include "LoopUtils.h"
 
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -43,4 +47,49 @@ scf::ForOp phobos::tile::addIterArgs(OpBuilder &builder, scf::ForOp loop,
                 return SmallVector<Value>(arguments.begin(), arguments.end());
               });
   return cast<scf::ForOp>(replaced->getOperation());
+}
+
+std::optional<SmallVector<Operation *>>
+phobos::tile::getLoadChain(ValueRange roots, scf::ForOp loop) {
+  llvm::SetVector<Operation *> chain;
+  SmallVector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (isOutside(value, loop) || value == loop.getInductionVar())
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getNumRegions() != 0)
+      return std::nullopt;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      if (!load->hasOneUse())
+        return std::nullopt;
+    } else if (!isPure(def)) {
+      return std::nullopt;
+    }
+    if (chain.insert(def))
+      work.append(def->operand_begin(), def->operand_end());
+  }
+  SmallVector<Operation *> ordered(chain.begin(), chain.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+void phobos::tile::cloneLoadChain(OpBuilder &builder,
+                                  ArrayRef<Operation *> chain,
+                                  scf::ForOp loop, IRMapping &mapping) {
+  for (Operation *op : chain) {
+    Operation *clone = builder.clone(*op, mapping);
+    auto load = dyn_cast<LoadOp>(clone);
+    if (!load)
+      continue;
+    auto original = cast<LoadOp>(op);
+    SmallVector<bool> inBounds(original.getOffsets().size(), false);
+    if (std::optional<ArrayRef<bool>> given = original.getInBounds())
+      inBounds.assign(given->begin(), given->end());
+    for (auto [axis, offset] : llvm::enumerate(original.getOffsets()))
+      if (dependsOnLoop(offset, loop))
+        inBounds[axis] = false;
+    load.setInBoundsAttr(builder.getDenseBoolArrayAttr(inBounds));
+  }
 }

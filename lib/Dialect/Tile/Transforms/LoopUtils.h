@@ -1,9 +1,10 @@
 //===- LoopUtils.h - Facts about the loops passes rewrite -------*- C++ -*-===//
 //
-// What tile-pipeline and tile-prefetch-dots both ask of an scf.for: where a
-// value is defined, whether it changes between iterations, whether the loop
-// is the remainder tile-split-ragged-loops leaves; and the one rewrite both
-// make of it, more iteration arguments.
+// What tile-pipeline, tile-prefetch-dots and tile-defer-dots ask of an
+// scf.for: where a value is defined, whether it changes between iterations,
+// whether the loop is the remainder tile-split-ragged-loops leaves, which
+// loads an operand needs; and the rewrites they share: more iteration
+// arguments, an operand's loads for another iteration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #define PHOBOS_LIB_DIALECT_TILE_TRANSFORMS_LOOPUTILS_H
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace phobos::tile {
 
@@ -25,6 +27,21 @@ bool dependsOnLoop(mlir::Value value, mlir::scf::ForOp loop);
 /// Whether `loop` runs at most once: it starts at (ub / step) * step, as
 /// the remainder tile-split-ragged-loops leaves does.
 bool runsAtMostOnce(mlir::scf::ForOp loop);
+
+/// The loads and pure ops in `loop`'s body that `roots` depend on, in body
+/// order, when they depend only on the induction variable and values from
+/// outside the loop (each load used once): what can be computed for another
+/// iteration. Nothing when some depend on anything else (an iteration
+/// argument, an op with regions, a load with other users).
+std::optional<llvm::SmallVector<mlir::Operation *>>
+getLoadChain(mlir::ValueRange roots, mlir::scf::ForOp loop);
+
+/// Clones `chain` (from getLoadChain) for the iteration `mapping` maps the
+/// induction variable to, its loads masked on the axes that move with
+/// `loop` (that iteration may not exist); `mapping` then maps its values.
+void cloneLoadChain(mlir::OpBuilder &builder,
+                    llvm::ArrayRef<mlir::Operation *> chain,
+                    mlir::scf::ForOp loop, mlir::IRMapping &mapping);
 
 /// `loop` rebuilt with `inits` as extra iteration arguments (after the
 /// others), each yielded unchanged until the caller sets its yield operand.

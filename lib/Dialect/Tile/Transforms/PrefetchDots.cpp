@@ -27,8 +27,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace phobos::tile {
 #define GEN_PASS_DEF_TILEPREFETCHDOTS
@@ -40,52 +38,11 @@ using namespace phobos::tile;
 
 namespace {
 
-/// The ops in `loop`'s body that `dot` depends on (loads and pure ops of
-/// the induction variable and values from outside), in body order, or
-/// nothing when it depends on anything else (an iteration argument, an op
-/// with regions, a load with other users).
-SmallVector<Operation *> chainOf(DotOp dot, scf::ForOp loop) {
-  SetVector<Operation *> chain;
-  SmallVector<Value> work(dot->getOperands());
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    if (isOutside(value, loop) || value == loop.getInductionVar())
-      continue;
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getNumRegions() != 0)
-      return {};
-    if (auto load = dyn_cast<LoadOp>(def)) {
-      if (!load->hasOneUse())
-        return {};
-    } else if (!isPure(def)) {
-      return {};
-    }
-    if (chain.insert(def))
-      work.append(def->operand_begin(), def->operand_end());
-  }
-  SmallVector<Operation *> ordered(chain.begin(), chain.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
-}
-
-/// Clones `chain` and `dot` for the iteration `mapping` maps the induction
-/// variable to, loads masked on the axes that move with `loop`.
+/// The first dot for the iteration `mapping` maps the induction variable
+/// to: its load chain, then itself.
 Value cloneFor(OpBuilder &builder, ArrayRef<Operation *> chain, DotOp dot,
                scf::ForOp loop, IRMapping &mapping) {
-  for (Operation *op : chain) {
-    Operation *clone = builder.clone(*op, mapping);
-    if (auto load = dyn_cast<LoadOp>(clone)) {
-      auto original = cast<LoadOp>(op);
-      SmallVector<bool> inBounds(original.getOffsets().size(), false);
-      if (std::optional<ArrayRef<bool>> given = original.getInBounds())
-        inBounds.assign(given->begin(), given->end());
-      for (auto [axis, offset] : llvm::enumerate(original.getOffsets()))
-        if (dependsOnLoop(offset, loop))
-          inBounds[axis] = false;
-      load.setInBoundsAttr(builder.getDenseBoolArrayAttr(inBounds));
-    }
-  }
+  cloneLoadChain(builder, chain, loop, mapping);
   return builder.clone(*dot, mapping)->getResult(0);
 }
 
@@ -127,7 +84,11 @@ struct TilePrefetchDots
         later.getKind() != DotKind::wgmma || first.getAcc() ||
         first.getInFlight())
       return;
-    SmallVector<Operation *> chain = chainOf(first, loop);
+    std::optional<SmallVector<Operation *>> found =
+        getLoadChain(first->getOperands(), loop);
+    if (!found)
+      return;
+    SmallVector<Operation *> chain = std::move(*found);
     bool loads =
         llvm::any_of(chain, [](Operation *op) { return isa<LoadOp>(op); });
     if (!loads || llvm::any_of(first->getUsers(), [&](Operation *user) {
