@@ -20,10 +20,13 @@
 // Each iteration issues its S and the previous iteration's P @ V back to
 // back; the wait for S (one group left pending) lets the softmax run while
 // P @ V does, and the rescale waits for it. The first iteration adds
-// 0 @ V[lb - step] (V read there is masked: the loop starts at 0, so it is
-// outside the tensor and reads zeros), which leaves the accumulator as it
-// was; the dot after the loop adds the last block's P @ V. Every element
-// is computed by the same operations in the same order as before.
+// 0 @ V[-step] (the loop starts at 0 and V's loads start at the induction
+// variable, so that block is outside the tensor: a masked read of zeros,
+// never an inf or NaN that 0 would not cancel), which leaves the
+// accumulator as it was; the dot after the loop adds the last block's
+// P @ V. Every element is computed by the same operations in the same
+// order as before. Only dots long enough to hide a softmax are deferred
+// (the pass's options; measured in docs/benchmarks.md).
 //
 //===----------------------------------------------------------------------===//
 
