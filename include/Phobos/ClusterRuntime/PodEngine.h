@@ -81,8 +81,10 @@ public:
   /// `onFailure` is called (from a worker thread) when an instruction fails
   /// in a way that ends the job. `onSettled`, when given, is called (from a
   /// worker thread, with the job's lock held: it must not call the JobRun)
-  /// when every instruction given so far has retired, so that the pod
-  /// reports the end of its share at once rather than at the next heartbeat.
+  /// when every instruction given so far has retired or is a free waiting
+  /// for its tile's fetchers, so that the pod reports the end of its share
+  /// at once rather than at the next heartbeat (and again as such a free
+  /// retires).
   JobRun(Backend &backend, const Credentials &credentials,
          const wire::StartJob &spec, EngineOptions options,
          std::function<void(const wire::JobFailure &)> onFailure,

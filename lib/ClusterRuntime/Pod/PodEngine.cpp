@@ -142,6 +142,8 @@ struct JobRun::State {
   std::vector<wire::Retired> retired;
   wire::NodeStats stats;
   int64_t totalInstrs = 0, retiredCount = 0;
+  /// Frees parked until their tile's fetchers are served.
+  int64_t parkedFrees = 0;
 
   //===--------------------------------------------------------------------===//
   // Scheduling (mu held)
@@ -298,10 +300,23 @@ struct JobRun::State {
     if (entry.parkedFree && servesDone(entry)) {
       Ref ref = *entry.parkedFree;
       entry.parkedFree.reset();
+      --parkedFrees;
       instr(ref).phase = Instr::Phase::Queued;
       ioReady.insert(ref);
       changed.SignalAll();
     }
+  }
+
+  /// Reports the share's end once nothing given so far is left for this pod
+  /// to run on its own: every instruction has retired or is a free parked
+  /// for its tile's fetchers. Such a free may wait until the job ends: a
+  /// fetcher that cannot reach this pod (a TLS handshake that times out
+  /// under load, a pod not yet given the job) loads the tile from storage
+  /// instead and never comes, and the share's stores must not wait for the
+  /// next heartbeat on it.
+  void checkSettled() {
+    if (retiredCount + parkedFrees == totalInstrs && onSettled)
+      onSettled();
   }
 
   /// Records the end of an instruction. Returns a failure to report.
@@ -328,8 +343,7 @@ struct JobRun::State {
     done.set_instruction(in.spec->id());
     retired.push_back(done);
     ++retiredCount;
-    if (retiredCount == totalInstrs && onSettled)
-      onSettled();
+    checkSettled();
     Segment &seg = segment(ref.first);
     --seg.remaining;
     for (size_t next : in.dependents)
@@ -435,6 +449,8 @@ struct JobRun::State {
           // Wait for the tile's fetchers; a serve or a lost node wakes it.
           in.phase = Instr::Phase::Parked;
           entry->second.parkedFree = ref;
+          ++parkedFrees;
+          checkSettled();
           continue;
         }
         std::unique_ptr<TileBuffer> released;
