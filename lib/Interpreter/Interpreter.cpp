@@ -544,6 +544,19 @@ bool Cta::exec(Operation *op) {
       })
       .Case([&](tile::TmaCopyOp o) { return execTmaCopy(o); })
       .Case([&](tile::MbarrierWaitOp o) { return execMbarrierWait(o); })
+      // The CTA runs as one: all its warps arrive together, which
+      // completes the phase (its `arrivals` are the warps).
+      .Case([&](tile::MbarrierArriveOp o) {
+        if (o.getEnable() && get(o.getEnable()).i == 0)
+          return true;
+        Mbarrier *barrier = mbarrier(o, o.getBarriers(), o.getIndex());
+        if (!barrier)
+          return false;
+        if (barrier->arrived != 0)
+          return fail(o, "warps arrive on an mbarrier TMA copies arrive on");
+        ++barrier->completed;
+        return true;
+      })
       .Case([&](tile::AsyncCommitOp) {
         committed.push_back(std::move(openGroup));
         openGroup.clear();
@@ -865,6 +878,17 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
   Mbarrier *barrier = mbarrier(op, op.getBarriers(), op.getIndex());
   if (!barrier)
     return false;
+  // A refill waits until the slot's readers released it.
+  if (op.getReleased()) {
+    Mbarrier *released = mbarrier(op, op.getReleased(), op.getIndex());
+    if (!released)
+      return false;
+    if ((released->completed & 1) == (get(op.getParity()).i & 1))
+      return fail(op, "waits for the release of phase parity " +
+                          llvm::Twine(get(op.getParity()).i & 1) +
+                          " of a slot that no arrival completes: the GPU "
+                          "would wait forever");
+  }
   const TensorArg &tensor = *get(op.getTensor()).tensor;
   const RtValue &destination = get(op.getDestination());
   if (copyInFlight(destination.storage, destination.slot))

@@ -328,3 +328,87 @@ phobos.kernel @slots_apart(%A: !phobos.tensor<?x?xf32>, %m0: i32, %n: i32) attri
   %w = phobos.wgmma_wait %r#0 {pending = 0 : i32} : !phobos.tile<128x128xf32, #rwg>
   phobos.return
 }
+
+// -----
+
+// A TMA refill that waits for its slot's release (`after`: tile-pipeline's
+// "empty" mbarriers, on which every warp arrives once done with the slot)
+// needs no barrier for the reads of its ring's slots, nor for buffers whose
+// bytes it does not write (A's, read by the same dot): no barrier in the
+// loop, in both modes. The same refill without `after` gets the barrier.
+#tl = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#twg = #phobos.mma<warpsPerCTA = [8, 1]>
+#tat = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+#tpl = #phobos.shared<order = [0], padding = 0>
+
+// CHECK-LABEL: phobos.kernel @released
+// CHECK: scf.for
+// CHECK-NOT: phobos.barrier
+// CHECK: phobos.tma_copy
+// CHECK-NOT: phobos.barrier
+// CHECK: phobos.mbarrier_arrive
+// CHECK-NEXT: scf.yield
+phobos.kernel @released(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %n: i32) attributes {max_threads = 256 : i32, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x64xf32, #twg>
+  %a = phobos.load %A[%c0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x64xf16, #tl>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<128x64xf16, #tl> -> !phobos.smem<128x64xf16, #tat>
+  %bb = phobos.local_buffer {offset = 16384 : i64} : !phobos.smem<3x64x64xf16, #tat>
+  %empty = phobos.local_barriers {arrivals = 8 : i32, offset = 40960 : i64} : !phobos.smem<3xi64, #tpl>
+  %full = phobos.local_barriers {arrivals = 1 : i32, offset = 40992 : i64} : !phobos.smem<3xi64, #tpl>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (!phobos.tile<128x64xf32, #twg>) : i32 {
+    %slot = arith.remsi %i, %c3 : i32
+    %ahead = arith.addi %i, %c2 : i32
+    %next = arith.remsi %ahead, %c3 : i32
+    %fill = arith.divsi %ahead, %c3 : i32
+    %k1 = arith.addi %fill, %c1 : i32
+    %released = arith.remsi %k1, %c2 : i32
+    %s2 = phobos.buffer_slot %bb[%next] lag 2 : !phobos.smem<3x64x64xf16, #tat> -> !phobos.smem<64x64xf16, #tat>
+    phobos.tma_copy %B[%ahead, %c0] into %s2 arrive %full[%next] after %empty, %released : !phobos.tensor<?x?xf16>, !phobos.smem<64x64xf16, #tat>, !phobos.smem<3xi64, #tpl>, !phobos.smem<3xi64, #tpl>
+    %round = arith.divsi %i, %c3 : i32
+    %parity = arith.remsi %round, %c2 : i32
+    phobos.mbarrier_wait %full[%slot], %parity : !phobos.smem<3xi64, #tpl>
+    %s0 = phobos.buffer_slot %bb[%slot] lag 0 : !phobos.smem<3x64x64xf16, #tat> -> !phobos.smem<64x64xf16, #tat>
+    %d = phobos.dot %sa, %s0, %acc kind(wgmma) : !phobos.smem<128x64xf16, #tat>, !phobos.smem<64x64xf16, #tat>, !phobos.tile<128x64xf32, #twg> -> !phobos.tile<128x64xf32, #twg>
+    phobos.mbarrier_arrive %empty[%slot] : !phobos.smem<3xi64, #tpl>
+    scf.yield %d : !phobos.tile<128x64xf32, #twg>
+  }
+  phobos.return
+}
+
+// CHECK-LABEL: phobos.kernel @unreleased
+// CHECK: scf.for
+// CHECK: phobos.barrier
+// CHECK-NEXT: phobos.tma_copy
+// CHECK-NOT: phobos.barrier
+// CHECK: scf.yield
+phobos.kernel @unreleased(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %n: i32) attributes {max_threads = 256 : i32, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x64xf32, #twg>
+  %a = phobos.load %A[%c0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x64xf16, #tl>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<128x64xf16, #tl> -> !phobos.smem<128x64xf16, #tat>
+  %bb = phobos.local_buffer {offset = 16384 : i64} : !phobos.smem<3x64x64xf16, #tat>
+  %full = phobos.local_barriers {arrivals = 1 : i32, offset = 40992 : i64} : !phobos.smem<3xi64, #tpl>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (!phobos.tile<128x64xf32, #twg>) : i32 {
+    %slot = arith.remsi %i, %c3 : i32
+    %ahead = arith.addi %i, %c2 : i32
+    %next = arith.remsi %ahead, %c3 : i32
+    %s2 = phobos.buffer_slot %bb[%next] lag 2 : !phobos.smem<3x64x64xf16, #tat> -> !phobos.smem<64x64xf16, #tat>
+    phobos.tma_copy %B[%ahead, %c0] into %s2 arrive %full[%next] : !phobos.tensor<?x?xf16>, !phobos.smem<64x64xf16, #tat>, !phobos.smem<3xi64, #tpl>
+    %round = arith.divsi %i, %c3 : i32
+    %parity = arith.remsi %round, %c2 : i32
+    phobos.mbarrier_wait %full[%slot], %parity : !phobos.smem<3xi64, #tpl>
+    %s0 = phobos.buffer_slot %bb[%slot] lag 0 : !phobos.smem<3x64x64xf16, #tat> -> !phobos.smem<64x64xf16, #tat>
+    %d = phobos.dot %sa, %s0, %acc kind(wgmma) : !phobos.smem<128x64xf16, #tat>, !phobos.smem<64x64xf16, #tat>, !phobos.tile<128x64xf32, #twg> -> !phobos.tile<128x64xf32, #twg>
+    scf.yield %d : !phobos.tile<128x64xf32, #twg>
+  }
+  phobos.return
+}

@@ -2,6 +2,7 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{stages=4}))' --split-input-file | FileCheck %s --check-prefix=FOUR
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{max-shared-bytes=40000}))' --split-input-file | FileCheck %s --check-prefix=SMALL
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{tma=false}))' --split-input-file | FileCheck %s --check-prefix=NOTMA
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{release-everywhere=true}))' --split-input-file | FileCheck %s --check-prefix=EVERY
 
 // A GEMM's main loop stages A and B for mma.sync. With @pipeline (and 3
 // stages by default) each operand gets a 3-slot buffer; the prologue
@@ -337,6 +338,38 @@ phobos.kernel @acc_read(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>
 // CHECK: phobos.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PARITY]]
 // CHECK: phobos.buffer_slot %[[BA]][%[[SLOT]]] lag 0
 // CHECK: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} kind(wgmma) {in_flight = 1 : i32}
+// CHECK-NOT: mbarrier_arrive
+// CHECK: scf.yield
+// With release-everywhere, the slots are released by mbarriers although
+// the dot's readers retire only in the next iteration (by default only
+// readers retired by a wgmma wait of their own iteration are: measured, a
+// GEMM gains nothing): the dot in flight is retired by the next
+// iteration's dot, after which every warp (8: one arrival each) arrives on
+// the previous slot's "empty" mbarrier (from the second iteration on). The
+// refills (data i + 2, its k-th fill, k = (i + 2) / 4) move behind the dot
+// and that release and wait for the release before theirs, parity
+// (k + 1) mod 2.
+// EVERY-LABEL: phobos.kernel @tma
+// EVERY: %[[EMPTY:.*]] = phobos.local_barriers {arrivals = 8 : i32} : !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+// EVERY: %[[BARS:.*]] = phobos.local_barriers {arrivals = 2 : i32} : !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+// EVERY: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// EVERY: %[[I:.*]] = arith.divsi
+// EVERY: %[[SLOT:.*]] = arith.remsi %[[I]]
+// EVERY: %[[NEXT:.*]] = arith.remsi
+// EVERY-NOT: phobos.tma_copy
+// EVERY: phobos.mbarrier_wait %[[BARS]]
+// EVERY: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} kind(wgmma) {in_flight = 1 : i32}
+// EVERY: %[[BACK:.*]] = arith.addi %[[I]], %{{.*}} : i32
+// EVERY: %[[PREVIOUS:.*]] = arith.remsi %[[BACK]], %{{.*}} : i32
+// EVERY: %[[STARTED:.*]] = arith.cmpi sgt, %[[I]], %{{.*}} : i32
+// EVERY-NEXT: phobos.mbarrier_arrive %[[EMPTY]][%[[PREVIOUS]]] if %[[STARTED]]
+// EVERY: %[[DATA:.*]] = arith.addi %[[I]], %{{.*}} : i32
+// EVERY: %[[FILL:.*]] = arith.divsi %[[DATA]], %{{.*}} : i32
+// EVERY: %[[FILL1:.*]] = arith.addi %[[FILL]], %{{.*}} : i32
+// EVERY: %[[RELEASED:.*]] = arith.remsi %[[FILL1]], %{{.*}} : i32
+// EVERY: phobos.tma_copy %{{.*}} into %{{.*}} arrive %[[BARS]][%[[NEXT]]] after %[[EMPTY]], %[[RELEASED]] if
+// EVERY-NEXT: phobos.tma_copy %{{.*}} into %{{.*}} arrive %[[BARS]][%[[NEXT]]] after %[[EMPTY]], %[[RELEASED]] if
+// EVERY-NEXT: scf.yield
 // NOTMA-LABEL: phobos.kernel @tma
 // NOTMA-NOT: tma_copy
 // NOTMA: phobos.async_copy

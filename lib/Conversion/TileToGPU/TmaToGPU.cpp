@@ -7,8 +7,12 @@
 // the whole destination, then one `cp.async.bulk.tensor` per atom column
 // of the destination, each a box of `rows x atom` elements at column
 // `offset + j * atom` (of the plane the first offset names, for a 3-D
-// tensor), through the kernel's tensor map for that tensor and box. An
-// mbarrier wait is `mbarrier.try_wait.parity` in a loop, by every thread.
+// tensor), through the kernel's tensor map for that tensor and box; before
+// a copy that refills a released slot every thread waits for the phase of
+// the slot's "empty" mbarrier. An mbarrier wait is
+// `mbarrier.try_wait.parity` in a loop, by every thread. An arrival is one
+// per warp: the warp's lanes converge (`bar.warp.sync`), then lane 0
+// arrives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +30,8 @@ namespace {
 
 /// Bytes of one mbarrier.
 constexpr int64_t kMbarrierBytes = 8;
+/// The time limit of one `mbarrier.try_wait` (the op loops past it).
+constexpr int64_t kTryWaitNanoseconds = 10000000;
 
 /// The mbarrier `index` (i32) of the array at `base`.
 Value mbarrierAt(ThreadEmitter &e, Value base, Value index) {
@@ -97,6 +103,15 @@ struct TmaCopyLowering : TileToGPUPattern<TmaCopyOp> {
     // The destination as a shared::cluster address (this CTA's own), which
     // PTX 8.0's bulk tensor copy takes.
     auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    // The slot's release, waited for by every thread: a loop in thread 0
+    // alone (a path the warpgroup diverges on) makes ptxas serialise the
+    // wgmma groups in flight around it.
+    if (!adaptor.getReleased().empty())
+      NVVM::MBarrierTryWaitParityOp::create(
+          rewriter, op.getLoc(),
+          mbarrierAt(e, adaptor.getReleased().front(),
+                     adaptor.getIndex().front()),
+          adaptor.getParity().front(), e.i32(kTryWaitNanoseconds));
     inThreadZero(e, enable, [&] {
       NVVM::MBarrierArriveExpectTxOp::create(
           rewriter, op.getLoc(), Type(), barrier,
@@ -135,7 +150,34 @@ struct MbarrierWaitLowering : TileToGPUPattern<MbarrierWaitOp> {
     // may give up after a time limit).
     NVVM::MBarrierTryWaitParityOp::create(rewriter, op.getLoc(), barrier,
                                           adaptor.getPhase().front(),
-                                          e.i32(0x989680));
+                                          e.i32(kTryWaitNanoseconds));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MbarrierArriveLowering : TileToGPUPattern<MbarrierArriveOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(MbarrierArriveOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    Value barrier = mbarrierAt(e, adaptor.getBarriers().front(),
+                               adaptor.getIndex().front());
+    Value enable =
+        adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
+    // Every lane is done with what it read before lane 0 arrives for them.
+    NVVM::SyncWarpOp::create(rewriter, op.getLoc(), e.i32(-1));
+    Value first = arith::CmpIOp::create(
+        rewriter, op.getLoc(), arith::CmpIPredicate::eq, e.lane, e.i32(0));
+    auto branch = scf::IfOp::create(rewriter, op.getLoc(),
+                                    e.andI(first, enable), /*else=*/false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+      NVVM::MBarrierArriveOp::create(rewriter, op.getLoc(), Type(), barrier,
+                                     Value());
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -147,6 +189,6 @@ void phobos::tile::populateTmaToGPUPatterns(const TypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             TileLoweringState &state) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<LocalBarriersLowering, TmaCopyLowering, MbarrierWaitLowering>(
-      converter, context, state);
+  patterns.add<LocalBarriersLowering, TmaCopyLowering, MbarrierWaitLowering,
+               MbarrierArriveLowering>(converter, context, state);
 }

@@ -1,4 +1,5 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline,tile-allocate-shared,tile-insert-barriers),convert-tile-to-gpu)' | FileCheck %s
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{release-everywhere=true},tile-allocate-shared,tile-insert-barriers),convert-tile-to-gpu)' | FileCheck %s --check-prefix=RELEASED
 
 // TMA copies of a pipelined GEMM loop. The kernel takes one tensor map per
 // tensor and box after its other parameters (A: 3 values, B: 3, C: 3, m0,
@@ -34,6 +35,34 @@
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.wgmma.mma_async
+// With the slots released by mbarriers (tile-pipeline release-everywhere),
+// the loop has no barrier: after the dot (whose wait retires the previous
+// iteration's group) each warp converges and its lane 0 arrives on the
+// previous slot's "empty" mbarrier; before each refill, behind the dot,
+// every thread waits for the release of the slot (a wait in thread 0's
+// branch would make ptxas serialise the wgmma groups in flight).
+// RELEASED: scf.for
+// RELEASED-NOT: nvvm.barrier0
+// RELEASED: nvvm.mbarrier.try_wait.parity
+// RELEASED-NOT: nvvm.barrier0
+// RELEASED: nvvm.wgmma.mma_async
+// RELEASED: nvvm.wgmma.wait.group.sync.aligned 1
+// RELEASED: nvvm.bar.warp.sync
+// RELEASED-NEXT: arith.constant 0
+// RELEASED-NEXT: arith.cmpi eq
+// RELEASED-NEXT: arith.andi
+// RELEASED-NEXT: scf.if
+// RELEASED-NEXT: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// RELEASED-NOT: nvvm.barrier0
+// RELEASED: nvvm.mbarrier.try_wait.parity %[[EMPTY:[0-9]+]], %[[PARITY:[0-9]+]]
+// RELEASED-NOT: scf.if
+// RELEASED: scf.if
+// RELEASED: nvvm.mbarrier.arrive.expect_tx
+// RELEASED: nvvm.mbarrier.try_wait.parity %{{[0-9]+}}, %[[PARITY]]
+// RELEASED: scf.if
+// RELEASED: nvvm.mbarrier.arrive.expect_tx
+// RELEASED-NOT: nvvm.barrier0
+// RELEASED: scf.yield
 #la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
 #lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
 #wg = #phobos.mma<warpsPerCTA = [8, 1]>

@@ -1197,3 +1197,23 @@ func.func @local_store_shape(%t: !phobos.tile<32x64xf32>, %s: !phobos.smem<32x32
   phobos.local_store %t into %s : !phobos.tile<32x64xf32>, !phobos.smem<32x32xf32, #phobos.shared<order = [0, 1], padding = 0>>
   return
 }
+
+// -----
+
+func.func @mbarrier_arrive_type(%b: !phobos.smem<4xi32, #phobos.shared<order = [0], padding = 0>>, %i: i32) {
+  // expected-error@+1 {{'phobos.mbarrier_arrive' op mbarriers are a one-axis buffer of i64, got '!phobos.smem<4xi32, #phobos.shared<order = [0], padding = 0>>'}}
+  phobos.mbarrier_arrive %b[%i] : !phobos.smem<4xi32, #phobos.shared<order = [0], padding = 0>>
+  return
+}
+
+// -----
+
+phobos.kernel @tma_released_count(%B: !phobos.tensor<?x?xf16>, %i: i32) {
+  %buf = phobos.local_buffer : !phobos.smem<3x64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+  %s = phobos.buffer_slot %buf[%i] lag 0 : !phobos.smem<3x64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>> -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+  %full = phobos.local_barriers {arrivals = 1 : i32} : !phobos.smem<3xi64, #phobos.shared<order = [0], padding = 0>>
+  %empty = phobos.local_barriers {arrivals = 4 : i32} : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+  // expected-error@+1 {{'phobos.tma_copy' op the released mbarriers pair with the arrival ones (one per slot), got '!phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>' and '!phobos.smem<3xi64, #phobos.shared<order = [0], padding = 0>>'}}
+  phobos.tma_copy %B[%i, %i] into %s arrive %full[%i] after %empty, %i : !phobos.tensor<?x?xf16>, !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>, !phobos.smem<3xi64, #phobos.shared<order = [0], padding = 0>>, !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+  phobos.return
+}

@@ -875,6 +875,18 @@ LogicalResult TmaCopyOp::verify() {
            << destination;
   if (failed(verifyBarriers(*this, getBarriers().getType())))
     return failure();
+  if (!getReleased() != !getParity())
+    return emitOpError("the released mbarriers and the parity go together");
+  if (Value released = getReleased()) {
+    if (failed(
+            verifyBarriers(*this, cast<SharedMemoryType>(released.getType()))))
+      return failure();
+    if (cast<SharedMemoryType>(released.getType()).getShape() !=
+        getBarriers().getType().getShape())
+      return emitOpError("the released mbarriers pair with the arrival ones "
+                         "(one per slot), got ")
+             << released.getType() << " and " << getBarriers().getType();
+  }
   auto argument = dyn_cast<BlockArgument>(getTensor());
   if (!argument || !isa<KernelOp>(argument.getOwner()->getParentOp()))
     return emitOpError("the tensor must be a kernel parameter (its tensor map "
@@ -883,5 +895,9 @@ LogicalResult TmaCopyOp::verify() {
 }
 
 LogicalResult MbarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType());
+}
+
+LogicalResult MbarrierArriveOp::verify() {
   return verifyBarriers(*this, getBarriers().getType());
 }

@@ -21,8 +21,9 @@
 // from what was pending before the loop joined with what its end leaves, lags
 // shifted by one iteration, computed to a fixed point before anything is placed
 // in it; a branch leaves the union of its sides. A TMA copy gets a barrier
-// after the last reads of what it overwrites; its own writes are waited
-// for on an mbarrier (tile-pipeline places the waits), not here.
+// after the last reads of what it overwrites, unless it waits for its
+// slot's release on an mbarrier; its own writes are waited for on an
+// mbarrier (tile-pipeline places the waits), not here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,6 +217,29 @@ private:
     return false;
   }
 
+  /// What `op` must be ordered after: `state`, except for a TMA refill
+  /// that waits for its slot's release (tile-pipeline's empty mbarriers,
+  /// on which every reader of the slots arrives when done), which is
+  /// ordered after the reads of its buffer's slots by that wait, and which
+  /// only conflicts with accesses of the bytes it writes (one thread issues
+  /// it: there is nothing for LLVM to move across a barrier in front of it).
+  static Pending releasedState(Operation *op, const Pending &state) {
+    auto copy = dyn_cast<TmaCopyOp>(op);
+    if (!copy || !copy.getReleased())
+      return state;
+    auto slot = copy.getDestination().getDefiningOp<BufferSlotOp>();
+    if (!slot)
+      return state;
+    Pending others = state;
+    ByteRange ring = getBufferRange(slot.getBuffer());
+    auto ofRing = [&](const ByteRange &range) {
+      return range.slotBuffer == slot.getBuffer() || !range.overlaps(ring);
+    };
+    llvm::erase_if(others.reads, ofRing);
+    llvm::erase_if(others.writes, ofRing);
+    return others;
+  }
+
   /// How many in-flight groups may stay in flight when `op` runs: the
   /// groups older than the newest one that writes what `op` reads or
   /// writes complete. `state.inflight.size()` when nothing need wait; -1
@@ -317,7 +341,7 @@ private:
       state.complete(stay);
     }
 
-    if (conflicts(access, state)) {
+    if (conflicts(access, releasedState(op, state))) {
       // The waits the next reads need join this barrier.
       int64_t ahead = waitsAhead(op, state);
       if (ahead < static_cast<int64_t>(state.inflight.size())) {

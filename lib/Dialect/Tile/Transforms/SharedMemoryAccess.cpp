@@ -33,8 +33,10 @@ SharedMemoryAccess phobos::tile::getSharedMemoryAccess(Operation *op,
   }
   // Commits and waits order the copies in flight (tile-insert-barriers
   // models them) but touch no bytes themselves; a wgmma wait completes
-  // reads its dots made; an mbarrier wait makes TMA writes visible.
-  if (isa<AsyncCommitOp, AsyncWaitOp, WgmmaWaitOp, MbarrierWaitOp>(op))
+  // reads its dots made; an mbarrier wait makes TMA writes visible, and
+  // an arrival releases a slot to the TMA copy that refills it.
+  if (isa<AsyncCommitOp, AsyncWaitOp, WgmmaWaitOp, MbarrierWaitOp,
+          MbarrierArriveOp>(op))
     return access;
   // Buffers, from the effects on the SharedMemory resource.
   if (auto effecting = dyn_cast<MemoryEffectOpInterface>(op)) {

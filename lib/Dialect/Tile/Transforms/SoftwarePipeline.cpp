@@ -2,11 +2,18 @@
 //
 // The loads that only feed a dot's shared-memory staging become
 // asynchronous copies into a multi-stage buffer, started S-1 iterations
-// ahead (S-2 when the loop's wgmma dots stay in flight across iterations). The slots carry a `lag` (which iteration's data they hold,
-// relative to the current one); tile-insert-barriers derives the waits and
-// barriers from it. On sm_90a, operands staged in atom layouts are copied
-// through TMA: one thread starts each copy, which arrives on the stage's
-// mbarrier, and the iteration that reads a slot waits on that mbarrier.
+// ahead (S-2 when the loop's wgmma dots stay in flight across iterations). The
+// slots carry a `lag` (which iteration's data they hold, relative to the
+// current one); tile-insert-barriers derives the waits and barriers from it. On
+// sm_90a, operands staged in atom layouts are copied through TMA: one thread
+// starts each copy, which arrives on the stage's mbarrier, and the iteration
+// that reads a slot waits on that mbarrier. Where the point at which a slot's
+// readers are done can be found (after the wgmma wait that retires them), every
+// warp arrives there on the slot's "empty" mbarrier, and the copies that refill
+// the slot, moved behind the iteration's first wgmma dots, wait for that phase:
+// no barrier of the whole CTA orders the refill, so warpgroups drift apart by
+// up to an iteration (FlashAttention 3's producer/consumer mbarriers, without a
+// producer warp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -226,7 +233,8 @@ public:
   /// load is, so it needs no new masks), so the load's latency hides behind
   /// a whole iteration.
   void run(SmallVectorImpl<StagedOperand> &operands,
-           ArrayRef<DotOp> inFlight = {}, bool tma = false) {
+           ArrayRef<DotOp> inFlight = {}, bool tma = false,
+           bool mayRelease = false, bool everywhere = false) {
     // Iterations the copies run ahead: S-1, or S-2 when a slot is still
     // read by an in-flight dot one iteration after its own.
     int64_t ahead = inFlight.empty() ? stages - 1 : stages - 2;
@@ -318,12 +326,14 @@ public:
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, next, ub);
     IRMapping mapping;
     mapping.map(iv, next);
+    SmallVector<TmaCopyOp> refills;
     for (StagedOperand &operand : operands) {
       if (operand.viaRegisters)
         storeInto(operand, loop.getRegionIterArgs()[operand.carried], nextSlot,
                   ahead);
-      else
-        copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping);
+      else if (TmaCopyOp refill =
+                   copyInto(operand, nextSlot, /*lag=*/ahead, more, mapping))
+        refills.push_back(refill);
     }
     if (commits)
       AsyncCommitOp::create(builder, loc);
@@ -377,11 +387,13 @@ public:
       lastWaits.push_back({dot, wait});
     }
 
+    SmallVector<Value> currentSlots;
     for (StagedOperand &operand : operands) {
       builder.setInsertionPoint(operand.alloc);
       Value current = BufferSlotOp::create(
           builder, operand.alloc.getLoc(), operand.alloc.getType(),
           operand.buffer, slot, builder.getI64IntegerAttr(0));
+      currentSlots.push_back(current);
       operand.alloc.replaceAllUsesWith(current);
       operand.alloc.erase();
       operand.load.erase();
@@ -389,6 +401,26 @@ public:
     for (auto [dot, wait] : lastWaits)
       if (dot.getSwapAb())
         holdFragments(dot, wait);
+
+    // Refills released by mbarriers instead of a barrier: only when every
+    // operand comes through TMA (a slot stored by every thread needs the
+    // barrier anyway), in a loop that runs once per kernel (the mbarriers'
+    // phases count its iterations), and when the readers' release comes at
+    // least one iteration before the refill that waits for it.
+    if (tma && mayRelease && copied == static_cast<int64_t>(operands.size()) &&
+        isa<KernelOp>(loop->getParentOp())) {
+      // Measured on the H200, the release pays where the slots' readers
+      // are retired by a wgmma wait of their own iteration (tile-defer-dots'
+      // form: f16 attention D 128, 2.12 -> 2.00 ms); with synchronous dots
+      // (attention D 64, two CTAs an SM: 1.44 -> 1.51 ms) or a GEMM's dot
+      // retired in the next iteration (no faster) the barrier stays, unless
+      // `everywhere`.
+      std::optional<Release> release = findRelease(currentSlots);
+      bool pays = release && (everywhere || (release->iterationsLater == 0 &&
+                                             isa<WgmmaWaitOp>(release->after)));
+      if (pays && ahead + release->iterationsLater <= stages - 1)
+        releaseSlots(*release, refills, index, slot, ahead);
+    }
     loop->setAttr("phobos.pipeline_stages",
                   builder.getI64IntegerAttr(stages));
   }
@@ -486,8 +518,10 @@ private:
     LocalStoreOp::create(builder, operand.load.getLoc(), value, slot);
   }
 
-  void copyInto(StagedOperand &operand, Value slotIndex, int64_t lag,
-                Value enable, IRMapping &mapping) {
+  /// Starts the copy of the operand's tile for the iteration `mapping`
+  /// gives into slot `slotIndex`; returns it when it is a TMA copy.
+  TmaCopyOp copyInto(StagedOperand &operand, Value slotIndex, int64_t lag,
+                     Value enable, IRMapping &mapping) {
     LoadOp load = operand.load;
     SmallVector<Value> offsets;
     for (Value offset : load.getOffsets())
@@ -495,14 +529,152 @@ private:
     Value slot = BufferSlotOp::create(builder, load.getLoc(),
                                       operand.alloc.getType(), operand.buffer,
                                       slotIndex, builder.getI64IntegerAttr(lag));
-    if (barriers) {
-      TmaCopyOp::create(builder, load.getLoc(), load.getTensor(), offsets,
-                        slot, barriers, slotIndex, enable);
-      return;
-    }
+    if (barriers)
+      return TmaCopyOp::create(builder, load.getLoc(), load.getTensor(),
+                               offsets, slot, barriers, slotIndex, Value(),
+                               Value(), enable);
     AsyncCopyOp::create(builder, load.getLoc(), load.getTensor(), offsets,
                         slot, enable, TypeAttr::get(load.getType()),
                         load.getPointAxesAttr(), load.getInBoundsAttr());
+    return TmaCopyOp();
+  }
+
+  /// Where the reads of an iteration's slots are done.
+  struct Release {
+    /// The op after which no wgmma group that reads them is in flight.
+    Operation *after;
+    /// 0: `after` in the same iteration; 1: in the next one.
+    int64_t iterationsLater;
+  };
+
+  /// The first point of the body, this iteration or the next, after which
+  /// every read of `slots` (this iteration's slots, read directly by ops of
+  /// the body) is done. A wgmma dot issues one group and returns with at
+  /// most `in_flight` in flight (none without), a wgmma wait leaves
+  /// `pending`; any other reader reads synchronously. A group issued before
+  /// n others is retired by a wait for at most n. None when a reader is in
+  /// a nested region or the reads are not done by the end of the next
+  /// iteration.
+  std::optional<Release> findRelease(ArrayRef<Value> slots) {
+    Block *body = loop.getBody();
+    SmallPtrSet<Operation *, 4> readers;
+    for (Value slot : slots)
+      for (Operation *user : slot.getUsers()) {
+        if (user->getBlock() != body)
+          return std::nullopt;
+        readers.insert(user);
+      }
+    if (readers.empty())
+      return std::nullopt;
+    // Readers whose group may be in flight, with the groups issued since.
+    SmallVector<std::pair<Operation *, int64_t>> inFlight;
+    auto retireAllBut = [&](int64_t pending) {
+      llvm::erase_if(inFlight, [&](const auto &reader) {
+        return reader.second >= pending;
+      });
+    };
+    bool started = false;
+    for (int64_t pass = 0; pass < 2; ++pass)
+      for (Operation &op : body->without_terminator()) {
+        bool isReader = readers.contains(&op);
+        started |= isReader;
+        if (!started)
+          continue;
+        if (auto dot = dyn_cast<DotOp>(op);
+            dot && dot.getKind() == DotKind::wgmma) {
+          for (auto &reader : inFlight)
+            ++reader.second;
+          if (pass == 0 && isReader)
+            inFlight.push_back({&op, 0});
+          retireAllBut(dot.getInFlight().value_or(0));
+        } else if (auto wait = dyn_cast<WgmmaWaitOp>(op)) {
+          retireAllBut(wait.getPending());
+        }
+        if (op.getNumRegions() != 0)
+          return std::nullopt;
+        // Done once the last reader has run and nothing it read is in
+        // flight.
+        bool lastReaderRan =
+            pass == 1 || llvm::none_of(readers, [&](Operation *reader) {
+              return op.isBeforeInBlock(reader);
+            });
+        if (lastReaderRan && inFlight.empty())
+          return Release{&op, pass};
+      }
+    return std::nullopt;
+  }
+
+  /// Every warp arrives on the slot's empty mbarrier where `release` says
+  /// its reads are done; the refills wait for the phase before theirs.
+  void releaseSlots(const Release &release, ArrayRef<TmaCopyOp> refills,
+                    Value index, Value slot, int64_t ahead) {
+    Location loc = loop.getLoc();
+    auto kernel = loop->getParentOfType<KernelOp>();
+    Type indexType = index.getType();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantOp::create(
+          builder, loc, builder.getIntegerAttr(indexType, value));
+    };
+    builder.setInsertionPoint(barriers.getDefiningOp());
+    Value empty = LocalBarriersOp::create(
+        builder, loc, barriers.getType(),
+        builder.getI32IntegerAttr(static_cast<int32_t>(getNumWarps(kernel))),
+        IntegerAttr());
+    // Iteration i releases the slot of iteration i - iterationsLater (none
+    // before the first).
+    builder.setInsertionPointAfter(release.after);
+    MbarrierArriveOp arrive;
+    if (release.iterationsLater == 0) {
+      arrive = MbarrierArriveOp::create(builder, loc, empty, slot, Value());
+    } else {
+      Value previous = arith::RemSIOp::create(
+          builder, loc,
+          arith::AddIOp::create(builder, loc, index, constant(stages - 1)),
+          constant(stages));
+      Value exists = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::sgt, index, constant(0));
+      arrive = MbarrierArriveOp::create(builder, loc, empty, previous, exists);
+    }
+    // The refills move behind the body's first run of wgmma dots: every
+    // thread waits there for the slot's release, which the slowest warp
+    // gave an iteration earlier, so warpgroups may drift apart by up to the
+    // rest of an iteration (a wait in front of the dots would hold them
+    // together as a barrier does). The copies still run `ahead` iterations
+    // ahead, less the dots' issue.
+    Operation *anchor = nullptr;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto dot = dyn_cast<DotOp>(op);
+      if (dot && dot.getKind() == DotKind::wgmma)
+        anchor = &op;
+      else if (anchor && !isa<BufferSlotOp>(op) &&
+               !isa<arith::ArithDialect>(op.getDialect()))
+        break;
+    }
+    // This iteration's release, when it follows those dots, goes first.
+    if (anchor == release.after)
+      anchor = arrive;
+    if (anchor)
+      for (TmaCopyOp refill : refills)
+        refill->moveAfter(anchor), anchor = refill;
+    // The k-th fill of a slot (k = (i + ahead) / S) waits for the k-1-th
+    // release: parity (k + 1) mod 2, which a fresh mbarrier has completed.
+    builder.setInsertionPoint(refills.front());
+    Value fill = arith::DivSIOp::create(
+        builder, loc,
+        arith::AddIOp::create(builder, loc, index, constant(ahead)),
+        constant(stages));
+    Value parity = arith::RemSIOp::create(
+        builder, loc, arith::AddIOp::create(builder, loc, fill, constant(1)),
+        constant(2));
+    for (TmaCopyOp refill : refills) {
+      builder.setInsertionPoint(refill);
+      TmaCopyOp::create(builder, refill.getLoc(), refill.getTensor(),
+                        refill.getOffsets(), refill.getDestination(),
+                        refill.getBarriers(), refill.getIndex(), empty, parity,
+                        refill.getEnable());
+      refill.erase();
+    }
+    released = true;
   }
 
   scf::ForOp loop;
@@ -510,6 +682,10 @@ private:
   OpBuilder builder;
   /// The TMA copies' mbarriers (null: cp.async).
   Value barriers;
+
+public:
+  /// Whether run() released the slots through mbarriers.
+  bool released = false;
 };
 
 struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
@@ -543,7 +719,10 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
           tma && llvm::all_of(operands, [&](StagedOperand o) {
             return o.viaRegisters || canCopyThroughTma(o, kernel, aligned);
           });
-      LoopPipeliner(loop, chosen).run(operands, inFlight, useTma);
+      LoopPipeliner pipelined(loop, chosen);
+      pipelined.run(operands, inFlight, useTma, releaseSlots,
+                    releaseEverywhere);
+      numReleased += pipelined.released;
       int64_t viaRegisters = llvm::count_if(
           operands, [](const StagedOperand &o) { return o.viaRegisters; });
       if (useTma)

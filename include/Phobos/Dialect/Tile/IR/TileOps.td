@@ -953,22 +953,36 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
     `phobos.mbarrier_wait` on it makes them visible. When `enable` is false
     nothing happens.
 
+    With `after %released, %parity`, every thread first waits until the
+    phase of parity `parity` of mbarrier `index` of `released` has
+    completed: the readers of the slot's previous contents arrive on it
+    (`phobos.mbarrier_arrive`) once they are done with them, so the copy
+    needs no barrier of the whole CTA in front of it (tile-pipeline's
+    "empty" mbarriers; the k-th refill of a slot waits for phase k - 1,
+    parity `(k + 1) mod 2`, which a fresh mbarrier counts as complete for
+    k = 0).
+
     The kernel receives one tensor map (a CUtensorMap the launcher encodes)
     per tensor and box: the launch contract lists them (`tensor_maps`).
 
     ```mlir
     phobos.tma_copy %A[%m0, %k] into %slot arrive %bars[%s] if %more
         : !phobos.tensor<?x?xf16>, !phobos.smem<128x64xf16, #atom>, !phobos.smem<4xi64, #plain>
+    phobos.tma_copy %A[%m0, %k] into %slot arrive %full[%s] after %empty, %parity if %more
+        : !phobos.tensor<?x?xf16>, !phobos.smem<128x64xf16, #atom>, !phobos.smem<4xi64, #plain>, !phobos.smem<4xi64, #plain>
     ```
   }];
   let arguments = (ins
     Arg<Tile_AnyTensor, "", [MemRead]>:$tensor, Variadic<I32>:$offsets,
     Arg<Tile_AnySharedMemory, "", [MemWrite<Tile_SharedMemory>]>:$destination,
-    Tile_AnySharedMemory:$barriers, I32:$index, Optional<I1>:$enable);
+    Tile_AnySharedMemory:$barriers, I32:$index,
+    Optional<Tile_AnySharedMemory>:$released, Optional<I32>:$parity,
+    Optional<I1>:$enable);
   let assemblyFormat = [{
     $tensor `[` $offsets `]` `into` $destination `arrive` $barriers `[` $index `]`
-    (`if` $enable^)? attr-dict `:` qualified(type($tensor)) `,`
-    qualified(type($destination)) `,` qualified(type($barriers))
+    (`after` $released^ `,` $parity)? (`if` $enable^)? attr-dict `:`
+    qualified(type($tensor)) `,` qualified(type($destination)) `,`
+    qualified(type($barriers)) (`,` qualified(type($released))^)?
   }];
   let hasVerifier = 1;
 }
@@ -991,6 +1005,33 @@ def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait", [
   let arguments = (ins Tile_AnySharedMemory:$barriers, I32:$index, I32:$phase);
   let assemblyFormat = [{
     $barriers `[` $index `]` `,` $phase attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MbarrierArriveOp : Tile_Op<"mbarrier_arrive", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every warp arrives once on an mbarrier";
+  let description = [{
+    Each warp of the CTA, once all its threads get here, arrives once on
+    mbarrier `index` of `barriers` (whose `arrivals` is the number of
+    warps), with release semantics: the phase completes when every warp has
+    arrived, and what they read before arriving is done when a thread
+    waiting on the phase goes on. When `enable` is false nothing happens.
+    Placed by tile-pipeline where a TMA ring's slot is no longer read (after
+    the wgmma wait that retires its readers), so that the copy refilling the
+    slot waits for this phase (`phobos.tma_copy ... after`) instead of a
+    barrier of the whole CTA.
+
+    ```mlir
+    phobos.mbarrier_arrive %empty[%s] : !phobos.smem<4xi64, #plain>
+    phobos.mbarrier_arrive %empty[%prev] if %started : !phobos.smem<4xi64, #plain>
+    ```
+  }];
+  let arguments = (ins Tile_AnySharedMemory:$barriers, I32:$index,
+                       Optional<I1>:$enable);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` (`if` $enable^)? attr-dict `:` qualified(type($barriers))
   }];
   let hasVerifier = 1;
 }

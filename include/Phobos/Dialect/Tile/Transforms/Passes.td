@@ -416,9 +416,39 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     (every operand of a stage on the same one), and each iteration waits on
     its slot's mbarrier (`phobos.mbarrier_wait`, parity `(i / S) mod 2`)
     instead of a `phobos.async_wait`. Ragged edges need no masks: TMA
-    writes zeros outside the tensor. The copies into a slot still follow
-    the barrier after its last reads (tile-insert-barriers). `tma=false`
-    keeps cp.async.
+    writes zeros outside the tensor. `tma=false` keeps cp.async.
+
+    Slots released by mbarriers: in a TMA pipeline at the kernel's top
+    level, the pass finds the first point after which no read of an
+    iteration's slots is still running: the last reader has run and the
+    wgmma groups that read them are retired (a wgmma dot issues one group
+    and returns with at most `in_flight` in flight; a `phobos.wgmma_wait`
+    leaves `pending`; a group issued before n others is retired by a wait
+    for at most n), in the same iteration (attention after
+    tile-defer-dots: the `pending = 0` wait before the rescale) or in the
+    next (a GEMM's dot in flight: the next dot's wait). There every warp
+    arrives on the slot's "empty" mbarrier (`phobos.mbarrier_arrive`; a
+    second `phobos.local_barriers` with one arrival per warp; from the next
+    iteration: the previous slot, from the second iteration on). The copies
+    that refill a slot move behind the iteration's first run of wgmma dots
+    and wait there, every thread, for the release before theirs
+    (`phobos.tma_copy ... after %empty, %parity`, parity
+    `((i + ahead) / S + 1) mod 2`); tile-insert-barriers then places no
+    barrier of the whole CTA in front of them. A warpgroup that is ahead
+    waits only while its dots run, for the slowest warp's release an
+    iteration back: warpgroups may drift apart by up to an iteration (the
+    softmax of one under the other's MMAs), where a barrier holds them
+    together. (A wait in thread 0 alone, before the dots, makes ptxas
+    serialise the wgmma groups in flight around that divergent loop.) The
+    release must come at least an iteration before the refill that waits
+    for it (else the loop keeps the barrier), and every operand must come
+    through TMA (a slot stored by every thread needs the barrier anyway).
+    Measured on the H200, it pays only where a wgmma wait of the iteration
+    retires the readers (f16 attention D 128 after tile-defer-dots: 2.12 ->
+    2.00 ms); with synchronous dots (attention D 64, two CTAs an SM: 1.44 ->
+    1.51 ms) or a GEMM's dot retired in the next iteration (no faster) the
+    barrier stays unless `release-everywhere`. `release-slots=false` keeps
+    the barrier everywhere.
 
     Operands staged through registers: when an asynchronous copy would
     move an operand in narrower pieces than its layout's loads and stores
@@ -439,6 +469,14 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
            "Stages when the kernel's @pipeline gives none (0: choose)">,
     Option<"tma", "tma", "bool", /*default=*/"true",
            "Copy atom-layout operands through TMA (sm_90a)">,
+    Option<"releaseSlots", "release-slots", "bool", /*default=*/"true",
+           "Order TMA refills after their slots' readers with per-slot "
+           "mbarriers instead of a barrier of the CTA, where a wgmma wait "
+           "of the iteration retires the readers">,
+    Option<"releaseEverywhere", "release-everywhere", "bool",
+           /*default=*/"false",
+           "With release-slots: also where the readers retire at a "
+           "synchronous dot or in the next iteration (measured no faster)">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"232448",
            "Shared memory one CTA may use (sm_90: 227 KiB)">
   ];
@@ -448,6 +486,8 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     Statistic<"numCopies", "num-copies", "Operands copied asynchronously">,
     Statistic<"numInFlight", "num-in-flight", "wgmma dots kept in flight across iterations">,
     Statistic<"numTma", "num-tma", "Operands copied through TMA">,
+    Statistic<"numReleased", "num-released",
+              "TMA pipelines whose slots are released by mbarriers">,
     Statistic<"numRegisters", "num-registers",
               "Operands staged through registers (loaded an iteration ahead)">
   ];
