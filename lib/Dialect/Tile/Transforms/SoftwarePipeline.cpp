@@ -234,7 +234,8 @@ public:
   /// a whole iteration.
   void run(SmallVectorImpl<StagedOperand> &operands,
            ArrayRef<DotOp> inFlight = {}, bool tma = false,
-           bool mayRelease = false, bool everywhere = false) {
+           bool mayRelease = false, bool everywhere = false,
+           int64_t minColumns = 0) {
     // Iterations the copies run ahead: S-1, or S-2 when a slot is still
     // read by an in-flight dot one iteration after its own.
     int64_t ahead = inFlight.empty() ? stages - 1 : stages - 2;
@@ -411,13 +412,15 @@ public:
         isa<KernelOp>(loop->getParentOp())) {
       // Measured on the H200, the release pays where the slots' readers
       // are retired by a wgmma wait of their own iteration (tile-defer-dots'
-      // form: f16 attention D 128, 2.12 -> 2.00 ms); with synchronous dots
-      // (attention D 64, two CTAs an SM: 1.44 -> 1.51 ms) or a GEMM's dot
-      // retired in the next iteration (no faster) the barrier stays, unless
-      // `everywhere`.
+      // form) and the dots the refills follow are wide enough to hide the
+      // wait (f16 attention D 128, BC 128: 2.14 -> 2.00 ms; BC 64: 2.45 ->
+      // 2.56 ms); with synchronous dots (attention D 64, two CTAs an SM:
+      // 1.44 -> 1.51 ms) or a GEMM's dot retired in the next iteration (no
+      // faster) the barrier stays, unless `everywhere`.
       std::optional<Release> release = findRelease(currentSlots);
       bool pays = release && (everywhere || (release->iterationsLater == 0 &&
-                                             isa<WgmmaWaitOp>(release->after)));
+                                             isa<WgmmaWaitOp>(release->after) &&
+                                             firstDotColumns() >= minColumns));
       if (pays && ahead + release->iterationsLater <= stages - 1)
         releaseSlots(*release, refills, index, slot, ahead);
     }
@@ -537,6 +540,20 @@ private:
                         slot, enable, TypeAttr::get(load.getType()),
                         load.getPointAxesAttr(), load.getInBoundsAttr());
     return TmaCopyOp();
+  }
+
+  /// The columns of the body's first wgmma dot (a tf32 dot's count twice:
+  /// its instructions cover half as many).
+  int64_t firstDotColumns() {
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (auto dot = dyn_cast<DotOp>(op);
+          dot && dot.getKind() == DotKind::wgmma) {
+        auto type = cast<TileType>(dot.getResult().getType());
+        int64_t columns = type.getShape().back();
+        Type element = getElementTypeOrSelf(dot.getA().getType());
+        return element.isF32() ? 2 * columns : columns;
+      }
+    return 0;
   }
 
   /// Where the reads of an iteration's slots are done.
@@ -721,7 +738,7 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
           });
       LoopPipeliner pipelined(loop, chosen);
       pipelined.run(operands, inFlight, useTma, releaseSlots,
-                    releaseEverywhere);
+                    releaseEverywhere, releaseMinColumns);
       numReleased += pipelined.released;
       int64_t viaRegisters = llvm::count_if(
           operands, [](const StagedOperand &o) { return o.viaRegisters; });

@@ -444,11 +444,15 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     for it (else the loop keeps the barrier), and every operand must come
     through TMA (a slot stored by every thread needs the barrier anyway).
     Measured on the H200, it pays only where a wgmma wait of the iteration
-    retires the readers (f16 attention D 128 after tile-defer-dots: 2.12 ->
-    2.00 ms); with synchronous dots (attention D 64, two CTAs an SM: 1.44 ->
-    1.51 ms) or a GEMM's dot retired in the next iteration (no faster) the
-    barrier stays unless `release-everywhere`. `release-slots=false` keeps
-    the barrier everywhere.
+    retires the readers and the dots the refills follow are wide enough to
+    hide the wait (f16 attention D 128 after tile-defer-dots, alternated in
+    one run: BC 128 2.14 -> 2.00 ms, but BC 64 2.45 -> 2.56 ms): the
+    iteration's first wgmma dot must have `release-min-columns` columns
+    (128; tf32 counts twice). With synchronous dots (attention D 64, two
+    CTAs an SM: 1.44 -> 1.51 ms) or a GEMM's dot retired in the next
+    iteration (no faster) the barrier stays too, unless
+    `release-everywhere`. `release-slots=false` keeps the barrier
+    everywhere.
 
     Operands staged through registers: when an asynchronous copy would
     move an operand in narrower pieces than its layout's loads and stores
@@ -476,7 +480,12 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     Option<"releaseEverywhere", "release-everywhere", "bool",
            /*default=*/"false",
            "With release-slots: also where the readers retire at a "
-           "synchronous dot or in the next iteration (measured no faster)">,
+           "synchronous dot or in the next iteration, or the first dot is "
+           "narrow (measured no faster)">,
+    Option<"releaseMinColumns", "release-min-columns", "int64_t",
+           /*default=*/"128",
+           "With release-slots: the columns the iteration's first wgmma dot "
+           "must have (tf32 counts twice) for the release to pay">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"232448",
            "Shared memory one CTA may use (sm_90: 227 KiB)">
   ];
