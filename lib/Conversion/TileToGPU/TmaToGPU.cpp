@@ -40,11 +40,12 @@ Value mbarrierAt(ThreadEmitter &e, Value base, Value index) {
                              ValueRange{e.mul(index, e.i32(kMbarrierBytes))});
 }
 
-/// Runs `body` in thread 0 only, where `enable` (null: always) holds.
+/// Runs `body` only in the threads whose `id` (the thread or the lane) is
+/// 0, where `enable` (null: always) holds.
 template <typename Body>
-void inThreadZero(ThreadEmitter &e, Value enable, Body body) {
+void inIdZero(ThreadEmitter &e, Value id, Value enable, Body body) {
   Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
-                                      e.tid, e.i32(0));
+                                      id, e.i32(0));
   auto branch =
       scf::IfOp::create(e.b, e.loc, e.andI(first, enable), /*else=*/false);
   OpBuilder::InsertionGuard guard(e.b);
@@ -61,7 +62,7 @@ struct LocalBarriersLowering : TileToGPUPattern<LocalBarriersOp> {
     Value base =
         e.offsetShared(e.frame.sharedBase, op.getOffset().value_or(0));
     int64_t count = op.getType().getShape().front();
-    inThreadZero(e, Value(), [&] {
+    inIdZero(e, e.tid, Value(), [&] {
       for (int64_t k = 0; k < count; ++k)
         NVVM::MBarrierInitOp::create(rewriter, op.getLoc(),
                                      mbarrierAt(e, base, e.i32(k)),
@@ -112,7 +113,7 @@ struct TmaCopyLowering : TileToGPUPattern<TmaCopyOp> {
           mbarrierAt(e, adaptor.getReleased().front(),
                      adaptor.getIndex().front()),
           adaptor.getParity().front(), e.i32(kTryWaitNanoseconds));
-    inThreadZero(e, enable, [&] {
+    inIdZero(e, e.tid, enable, [&] {
       NVVM::MBarrierArriveExpectTxOp::create(
           rewriter, op.getLoc(), Type(), barrier,
           e.i32(rows * cols * elementBytes), NVVM::MemScopeKind::CTA,
@@ -168,16 +169,10 @@ struct MbarrierArriveLowering : TileToGPUPattern<MbarrierArriveOp> {
         adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
     // Every lane is done with what it read before lane 0 arrives for them.
     NVVM::SyncWarpOp::create(rewriter, op.getLoc(), e.i32(-1));
-    Value first = arith::CmpIOp::create(
-        rewriter, op.getLoc(), arith::CmpIPredicate::eq, e.lane, e.i32(0));
-    auto branch = scf::IfOp::create(rewriter, op.getLoc(),
-                                    e.andI(first, enable), /*else=*/false);
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+    inIdZero(e, e.lane, enable, [&] {
       NVVM::MBarrierArriveOp::create(rewriter, op.getLoc(), Type(), barrier,
                                      Value());
-    }
+    });
     rewriter.eraseOp(op);
     return success();
   }
