@@ -217,19 +217,20 @@ private:
     return false;
   }
 
-  /// What `op` must be ordered after: `state`, except for a TMA refill
-  /// that waits for its slot's release (tile-pipeline's empty mbarriers,
-  /// on which every reader of the slots arrives when done), which is
-  /// ordered after the reads of its buffer's slots by that wait, and which
-  /// only conflicts with accesses of the bytes it writes (one thread issues
-  /// it: there is nothing for LLVM to move across a barrier in front of it).
-  static Pending releasedState(Operation *op, const Pending &state) {
+  /// Whether `op` conflicts with what `state` has pending, where a TMA
+  /// refill that waits for its slot's release (tile-pipeline's empty
+  /// mbarriers, on which every reader of the slots arrives when done) is
+  /// ordered after the reads of its buffer's slots by that wait, and only
+  /// conflicts with accesses of the bytes it writes (one thread issues it:
+  /// there is nothing for LLVM to move across a barrier in front of it).
+  bool conflictsAt(Operation *op, const SharedMemoryAccess &access,
+                   const Pending &state) const {
     auto copy = dyn_cast<TmaCopyOp>(op);
-    if (!copy || !copy.getReleased())
-      return state;
-    auto slot = copy.getDestination().getDefiningOp<BufferSlotOp>();
+    auto slot = copy && copy.getReleased()
+                    ? copy.getDestination().getDefiningOp<BufferSlotOp>()
+                    : BufferSlotOp();
     if (!slot)
-      return state;
+      return conflicts(access, state);
     Pending others = state;
     ByteRange ring = getBufferRange(slot.getBuffer());
     auto ofRing = [&](const ByteRange &range) {
@@ -237,7 +238,7 @@ private:
     };
     llvm::erase_if(others.reads, ofRing);
     llvm::erase_if(others.writes, ofRing);
-    return others;
+    return conflicts(access, others);
   }
 
   /// How many in-flight groups may stay in flight when `op` runs: the
@@ -341,7 +342,7 @@ private:
       state.complete(stay);
     }
 
-    if (conflicts(access, releasedState(op, state))) {
+    if (conflictsAt(op, access, state)) {
       // The waits the next reads need join this barrier.
       int64_t ahead = waitsAhead(op, state);
       if (ahead < static_cast<int64_t>(state.inflight.size())) {
