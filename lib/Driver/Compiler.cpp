@@ -8,15 +8,16 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <chrono>
 #include <numeric>
@@ -80,6 +81,12 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
   if (failed(lowered))
     return failure();
   single->walk([&](LLVM::LLVMFuncOp func) {
+    // The threads a launch starts: the pipeline may add a producer
+    // warpgroup to the CTA the source lays its tiles out over.
+    if (auto threads = func->getAttrOfType<DenseI32ArrayAttr>(
+            NVVM::NVVMDialect::getMaxntidAttrName());
+        threads && !threads.empty())
+      result.contract.ctaThreads = threads[0];
     if (auto bytes = func->getAttrOfType<IntegerAttr>(
             tile::KernelOp::kSharedBytesAttrName))
       result.contract.sharedMemoryBytes = bytes.getInt();

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -224,6 +225,36 @@ private:
   bool execTmaCopy(tile::TmaCopyOp op);
   bool execMbarrierWait(tile::MbarrierWaitOp op);
   Mbarrier *mbarrier(Operation *op, Value barriers, Value index);
+  /// Counts a completed mbarrier phase (what may unblock the other role).
+  void completedPhase() {
+    if (roles)
+      ++roles->phases;
+  }
+
+  /// A `phobos.warp_specialize`'s two roles, run as coroutines: the
+  /// producer on a thread of its own, one role at a time, switching where
+  /// the running one waits for an mbarrier phase that is not complete.
+  struct Roles {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int turn = 0; ///< 0: the producer runs, 1: the consumer
+    bool finished[2] = {false, false};
+    bool blocked[2] = {false, false};
+    /// `phases` when each role last blocked.
+    uint64_t blockedAt[2] = {0, 0};
+    uint64_t phases = 0;
+    bool abort = false;
+    /// The loops each role is in while the other runs.
+    llvm::SmallVector<Operation *, 4> loops[2];
+  };
+  std::unique_ptr<Roles> roles;
+  bool execWarpSpecialize(tile::WarpSpecializeOp op);
+  /// Whether `ready` holds, after letting the other role run (under warp
+  /// specialisation) as long as that can change it; false when nothing
+  /// will (the GPU would wait forever).
+  bool waitUntil(llvm::function_ref<bool()> ready);
+  /// Ends role `self`'s turn for good (`roles->mutex` held).
+  void finishRole(int self, bool ok);
 
   // Families of ops.
   bool execAsyncCopy(tile::AsyncCopyOp op);
@@ -290,6 +321,17 @@ std::optional<RunError> Cta::run() {
     }
     set(arg, rt);
   }
+  // The environment never grows past its first allocation, so that a
+  // reference into it stays valid while the other role of a
+  // warp_specialize runs and defines values.
+  size_t values = entry.getNumArguments();
+  kernel.walk([&](Operation *op) {
+    values += op->getNumResults();
+    for (mlir::Region &region : op->getRegions())
+      for (mlir::Block &block : region)
+        values += block.getNumArguments();
+  });
+  env.reserve(values);
   llvm::SmallVector<RtValue> ignored;
   if (runBlock(entry, ignored) && flushSteps(kernel) &&
       (!openGroup.empty() || !committed.empty()))
@@ -555,8 +597,10 @@ bool Cta::exec(Operation *op) {
         if (barrier->arrived != 0)
           return fail(o, "warps arrive on an mbarrier TMA copies arrive on");
         ++barrier->completed;
+        completedPhase();
         return true;
       })
+      .Case([&](tile::WarpSpecializeOp o) { return execWarpSpecialize(o); })
       .Case([&](tile::AsyncCommitOp) {
         committed.push_back(std::move(openGroup));
         openGroup.clear();
@@ -883,7 +927,8 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
     Mbarrier *released = mbarrier(op, op.getReleased(), op.getIndex());
     if (!released)
       return false;
-    if ((released->completed & 1) == (get(op.getParity()).i & 1))
+    int64_t parity = get(op.getParity()).i & 1;
+    if (!waitUntil([&] { return (released->completed & 1) != parity; }))
       return fail(op, "waits for the release of phase parity " +
                           llvm::Twine(get(op.getParity()).i & 1) +
                           " of a slot that no arrival completes: the GPU "
@@ -926,6 +971,7 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
   if (++barrier->arrived == barrier->arrivals) {
     barrier->arrived = 0;
     ++barrier->completed;
+    completedPhase();
     for (PendingCopy &landed : barrier->open)
       barrier->landed.push_back(std::move(landed));
     barrier->open.clear();
@@ -939,7 +985,7 @@ bool Cta::execMbarrierWait(tile::MbarrierWaitOp op) {
     return false;
   int64_t parity = get(op.getPhase()).i;
   // The phase of that parity is complete when the current one is not it.
-  if ((barrier->completed & 1) == (parity & 1))
+  if (!waitUntil([&] { return (barrier->completed & 1) != (parity & 1); }))
     return fail(op, "waits for a phase of parity " + llvm::Twine(parity) +
                         " that no copy completes (" +
                         llvm::Twine(barrier->arrived) + " of " +
@@ -947,6 +993,76 @@ bool Cta::execMbarrierWait(tile::MbarrierWaitOp op) {
                         " arrivals): the GPU would wait forever");
   retire(barrier->landed);
   return true;
+}
+
+bool Cta::waitUntil(llvm::function_ref<bool()> ready) {
+  if (ready())
+    return true;
+  if (!roles)
+    return false;
+  std::unique_lock<std::mutex> lock(roles->mutex);
+  int self = roles->turn, other = 1 - self;
+  while (!ready()) {
+    // The other role cannot change it: done, or itself waiting with no
+    // phase completed since.
+    if (roles->abort || roles->finished[other] ||
+        (roles->blocked[other] && roles->blockedAt[other] == roles->phases))
+      return false;
+    roles->blocked[self] = true;
+    roles->blockedAt[self] = roles->phases;
+    roles->loops[self] = std::move(loops);
+    loops = std::move(roles->loops[other]);
+    roles->turn = other;
+    roles->changed.notify_all();
+    roles->changed.wait(lock, [&] { return roles->turn == self; });
+    roles->blocked[self] = false;
+    if (roles->abort)
+      return false;
+  }
+  return true;
+}
+
+void Cta::finishRole(int self, bool ok) {
+  int other = 1 - self;
+  roles->finished[self] = true;
+  roles->abort |= !ok;
+  roles->loops[self] = std::move(loops);
+  loops = std::move(roles->loops[other]);
+  roles->turn = other;
+  roles->changed.notify_all();
+}
+
+bool Cta::execWarpSpecialize(tile::WarpSpecializeOp op) {
+  if (roles)
+    return fail(op, "a warp_specialize inside another");
+  llvm::SmallVector<Operation *, 4> outer = loops;
+  roles = std::make_unique<Roles>();
+  roles->loops[1] = loops;
+  auto runRole = [&](int self, mlir::Block &block) {
+    bool aborted;
+    {
+      std::unique_lock<std::mutex> lock(roles->mutex);
+      roles->changed.wait(lock, [&] { return roles->turn == self; });
+      aborted = roles->abort;
+    }
+    llvm::SmallVector<RtValue> ignored;
+    bool ok = !aborted && runBlock(block, ignored);
+    std::unique_lock<std::mutex> lock(roles->mutex);
+    finishRole(self, ok);
+  };
+  std::thread producer([&] { runRole(0, op.getProducerBlock()); });
+  runRole(1, op.getConsumerBlock());
+  {
+    std::unique_lock<std::mutex> lock(roles->mutex);
+    roles->changed.wait(lock, [&] { return roles->finished[0]; });
+  }
+  producer.join();
+  bool ok = !roles->abort;
+  loops = std::move(outer);
+  roles.reset();
+  if (!ok && !error)
+    return fail(op, "a role of the warp_specialize failed");
+  return ok;
 }
 
 void Cta::retire(CopyGroup &group) {

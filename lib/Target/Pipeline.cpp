@@ -87,6 +87,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   occupancy.maxSharedBytes = limits.sharedMemoryBytes;
   kernel.addPass(tile::createTileChooseOccupancy(occupancy));
   kernel.addPass(tile::createTileInsertBarriers());
+  kernel.addPass(tile::createTileWarpSpecialize());
   // tile-guard-rescale is not here: its branch made the f16 attention 1.5 %
   // (D 64) to 4 % (D 128) slower on the H200 although it skips most of the
   // accumulator's rescaling (docs/benchmarks.md).

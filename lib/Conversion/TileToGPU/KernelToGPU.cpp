@@ -9,7 +9,9 @@
 // knows its low bits are zero. A kernel with TMA copies takes one more
 // parameter per tensor map (getTensorMaps), after the others: a generic
 // pointer for now, which phobos-mark-tensor-map-params turns into the
-// 128-byte by-value `.param` that CUDA passes a CUtensorMap as.
+// 128-byte by-value `.param` that CUDA passes a CUtensorMap as. A
+// `phobos.warp_specialize` becomes a branch on the warpgroup: the last one
+// (launched beyond `@launch`'s threads) runs the producer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace phobos::tile;
@@ -77,7 +80,7 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
         rewriter.getFunctionType(abiTypes(kernel), {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                   rewriter.getUnitAttr());
-    int32_t threads = static_cast<int32_t>(kernel.getCtaSize());
+    int32_t threads = static_cast<int32_t>(kernel.getLaunchThreads());
     func.setKnownBlockSizeAttr(rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
     if (std::optional<uint32_t> blocks = kernel.getMinBlocks())
       func->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(*blocks));
@@ -281,7 +284,48 @@ struct BarrierLowering : TileToGPUPattern<BarrierOp> {
                                    NVVM::ProxyKind::async_shared),
           NVVM::SharedSpaceAttr::get(rewriter.getContext(),
                                      NVVM::SharedSpace::shared_cta));
-    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    emitter(op, rewriter).barrier();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The two roles as the branches of one `if`, on the warpgroup index made
+/// uniform across each warp (a shuffle from lane 0), so that ptxas sees no
+/// divergence around the consumers' wgmma. Each side first sets its
+/// warps' registers.
+struct WarpSpecializeLowering : TileToGPUPattern<WarpSpecializeOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(WarpSpecializeOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    Location loc = op.getLoc();
+    int64_t producerGroup =
+        int64_t(e.frame.numWarps) * 32 / WarpSpecializeOp::kProducerThreads;
+    Value group = arith::DivUIOp::create(
+        rewriter, loc, e.tid, e.i32(WarpSpecializeOp::kProducerThreads));
+    Value uniform = NVVM::ShflOp::create(
+        rewriter, loc, rewriter.getI32Type(), e.i32(-1), group, e.i32(0),
+        e.i32(31),
+        NVVM::ShflKindAttr::get(rewriter.getContext(), NVVM::ShflKind::idx),
+        UnitAttr());
+    Value isProducer = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, uniform, e.i32(producerGroup));
+    auto branch = scf::IfOp::create(rewriter, loc, isProducer,
+                                    /*withElseRegion=*/true);
+    branch->setAttr(kRoleBranchAttrName, rewriter.getUnitAttr());
+    auto fill = [&](Block *target, Block &source, int32_t registers,
+                    NVVM::SetMaxRegisterAction action) {
+      rewriter.setInsertionPointToStart(target);
+      NVVM::SetMaxRegisterOp::create(rewriter, loc, registers, action);
+      rewriter.inlineBlockBefore(&source, target->getTerminator());
+    };
+    fill(branch.thenBlock(), op.getProducerBlock(), op.getProducerRegisters(),
+         NVVM::SetMaxRegisterAction::decrease);
+    fill(branch.elseBlock(), op.getConsumerBlock(), op.getConsumerRegisters(),
+         NVVM::SetMaxRegisterAction::increase);
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -294,5 +338,6 @@ void phobos::tile::populateKernelToGPUPatterns(const TypeConverter &converter,
   MLIRContext *context = patterns.getContext();
   patterns.add<KernelLowering>(converter, context, state, state.getGPUModule());
   patterns.add<ReturnLowering, BlockIdLowering, GridDimLowering, DimLowering,
-               BarrierLowering>(converter, context, state);
+               BarrierLowering, WarpSpecializeLowering>(converter, context,
+                                                        state);
 }

@@ -317,7 +317,31 @@ Value ThreadEmitter::scratchPointer(Value elementIndex, Type element) {
                         elementIndex, element);
 }
 
-void ThreadEmitter::barrier() { NVVM::Barrier0Op::create(b, loc); }
+ThreadRole phobos::tile::roleOf(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    auto branch = dyn_cast<scf::IfOp>(parent);
+    if (!branch || !branch->hasAttr(kRoleBranchAttrName))
+      continue;
+    return branch.getThenRegion().isAncestor(op->getParentRegion())
+               ? ThreadRole::Producer
+               : ThreadRole::Consumer;
+  }
+  return ThreadRole::All;
+}
+
+Value ThreadEmitter::firstThread() {
+  return i32(role == ThreadRole::Producer ? frame.numWarps * 32 : 0);
+}
+
+void ThreadEmitter::barrier() {
+  if (role != ThreadRole::Consumer) {
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(frame.numWarps * 32),
+                          NVVM::BarrierReductionAttr(), Value());
+}
 
 Type ThreadEmitter::memoryType(Type element) {
   return element.isInteger(1) ? b.getI8Type() : element;

@@ -89,16 +89,30 @@ int64_t vectorWidth(const DistributedLayout &layout, unsigned axis,
                     mlir::Type element, int64_t rowLength = 0);
 
 /// Builds the per-thread code of one op at the builder's insertion point.
+/// The threads an op runs in: all of the launch, or one side of a
+/// `phobos.warp_specialize` (lowered to a branch marked with
+/// kRoleBranchAttrName whose then-region is the producer's).
+enum class ThreadRole { All, Producer, Consumer };
+inline constexpr llvm::StringLiteral kRoleBranchAttrName = "phobos.roles";
+/// The role of the threads that run `op` (an op being lowered).
+ThreadRole roleOf(mlir::Operation *op);
+
 class ThreadEmitter {
 public:
-  ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, KernelFrame &frame)
+  ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, KernelFrame &frame,
+                ThreadRole role = ThreadRole::All)
       : b(b), loc(loc), frame(frame), lane(frame.lane), warp(frame.warp),
-        tid(frame.tid) {}
+        tid(frame.tid), role(role) {}
 
   mlir::OpBuilder &b;
   mlir::Location loc;
   KernelFrame &frame;
   mlir::Value lane, warp, tid;
+  ThreadRole role;
+
+  /// The first thread of the role's threads (i32): the producer warpgroup
+  /// follows the consumers' `@launch` threads.
+  mlir::Value firstThread();
 
   //===--- Constants and arithmetic ---------------------------------------===//
   mlir::Value i32(int64_t value);
@@ -158,7 +172,8 @@ public:
   mlir::Value scratchPointer(mlir::Value elementIndex, mlir::Type element);
   /// `bar.sync 0`: inside an op that exchanges data through scratch,
   /// between its writes and its reads. Barriers between ops come from
-  /// tile-insert-barriers.
+  /// tile-insert-barriers. In the consumers of a warp_specialize, named
+  /// barrier 1 over their threads (the producer never arrives).
   void barrier();
   /// The memory type of an element (i1 is stored as i8).
   mlir::Type memoryType(mlir::Type element);
@@ -185,7 +200,7 @@ public:
 
 protected:
   ThreadEmitter emitter(mlir::Operation *op, mlir::OpBuilder &builder) const {
-    return ThreadEmitter(builder, op->getLoc(), state.frame(op));
+    return ThreadEmitter(builder, op->getLoc(), state.frame(op), roleOf(op));
   }
   TileLoweringState &state;
 };

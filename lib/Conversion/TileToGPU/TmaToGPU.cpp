@@ -3,7 +3,8 @@
 // An mbarrier array is its base pointer; thread 0 initialises every
 // mbarrier, fences the initialisation for the async proxy (the TMA unit
 // arrives on them) and the CTA waits at a barrier. A TMA copy is issued by
-// thread 0 when enabled: one `mbarrier.arrive.expect_tx` with the bytes of
+// thread 0 (in a warp_specialize producer, the producer's first thread)
+// when enabled: one `mbarrier.arrive.expect_tx` with the bytes of
 // the whole destination, then one `cp.async.bulk.tensor` per atom column
 // of the destination, each a box of `rows x atom` elements at column
 // `offset + j * atom` (of the plane the first offset names, for a 3-D
@@ -41,13 +42,14 @@ Value mbarrierAt(ThreadEmitter &e, Value base, Value index) {
 }
 
 /// Runs `body` only in the threads whose `id` (the thread or the lane) is
-/// 0, where `enable` (null: always) holds.
+/// `first`, where `enable` (null: always) holds.
 template <typename Body>
-void inIdZero(ThreadEmitter &e, Value id, Value enable, Body body) {
-  Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
-                                      id, e.i32(0));
+void inOneThread(ThreadEmitter &e, Value id, Value first, Value enable,
+                 Body body) {
+  Value isFirst =
+      arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, id, first);
   auto branch =
-      scf::IfOp::create(e.b, e.loc, e.andI(first, enable), /*else=*/false);
+      scf::IfOp::create(e.b, e.loc, e.andI(isFirst, enable), /*else=*/false);
   OpBuilder::InsertionGuard guard(e.b);
   e.b.setInsertionPoint(branch.thenBlock()->getTerminator());
   body();
@@ -62,7 +64,7 @@ struct LocalBarriersLowering : TileToGPUPattern<LocalBarriersOp> {
     Value base =
         e.offsetShared(e.frame.sharedBase, op.getOffset().value_or(0));
     int64_t count = op.getType().getShape().front();
-    inIdZero(e, e.tid, Value(), [&] {
+    inOneThread(e, e.tid, e.i32(0), Value(), [&] {
       for (int64_t k = 0; k < count; ++k)
         NVVM::MBarrierInitOp::create(rewriter, op.getLoc(),
                                      mbarrierAt(e, base, e.i32(k)),
@@ -113,7 +115,7 @@ struct TmaCopyLowering : TileToGPUPattern<TmaCopyOp> {
           mbarrierAt(e, adaptor.getReleased().front(),
                      adaptor.getIndex().front()),
           adaptor.getParity().front(), e.i32(kTryWaitNanoseconds));
-    inIdZero(e, e.tid, enable, [&] {
+    inOneThread(e, e.tid, e.firstThread(), enable, [&] {
       NVVM::MBarrierArriveExpectTxOp::create(
           rewriter, op.getLoc(), Type(), barrier,
           e.i32(rows * cols * elementBytes), NVVM::MemScopeKind::CTA,
@@ -169,7 +171,7 @@ struct MbarrierArriveLowering : TileToGPUPattern<MbarrierArriveOp> {
         adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
     // Every lane is done with what it read before lane 0 arrives for them.
     NVVM::SyncWarpOp::create(rewriter, op.getLoc(), e.i32(-1));
-    inIdZero(e, e.lane, enable, [&] {
+    inOneThread(e, e.lane, e.i32(0), enable, [&] {
       NVVM::MBarrierArriveOp::create(rewriter, op.getLoc(), Type(), barrier,
                                      Value());
     });

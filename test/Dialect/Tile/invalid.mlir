@@ -1217,3 +1217,58 @@ phobos.kernel @tma_released_count(%B: !phobos.tensor<?x?xf16>, %i: i32) {
   phobos.tma_copy %B[%i, %i] into %s arrive %full[%i] after %empty, %i : !phobos.tensor<?x?xf16>, !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>, !phobos.smem<3xi64, #phobos.shared<order = [0], padding = 0>>, !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
   phobos.return
 }
+
+// -----
+
+phobos.kernel @warp_specialize_cta(%n: i32) attributes {max_threads = 96 : i32} {
+  // expected-error@+1 {{'phobos.warp_specialize' op needs a CTA of whole warpgroups (a multiple of 128 threads), got 96}}
+  phobos.warp_specialize producer(40) {
+  } consumer(232) {
+  }
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @warp_specialize_registers(%n: i32) {
+  // expected-error@+1 {{'phobos.warp_specialize' op register counts are multiples of 8 (setmaxnreg), got 44}}
+  phobos.warp_specialize producer(44) {
+  } consumer(232) {
+  }
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @warp_specialize_barrier(%n: i32) {
+  phobos.warp_specialize producer(40) {
+    // expected-error@+1 {{'phobos.barrier' op is not allowed in a warp_specialize producer (only the consumers synchronise this way)}}
+    phobos.barrier
+  } consumer(232) {
+  }
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @warp_specialize_tile(%x: f32) {
+  phobos.warp_specialize producer(40) {
+    // expected-error@+1 {{'phobos.fill' op computes on a tile in a warp_specialize producer, whose threads hold none}}
+    %t = phobos.fill %x : !phobos.tile<128x64xf32, #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>>
+  } consumer(232) {
+  }
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @warp_specialize_twice(%n: i32) {
+  // expected-error@+1 {{'phobos.warp_specialize' op a kernel is split into roles once}}
+  phobos.warp_specialize producer(40) {
+  } consumer(232) {
+  }
+  phobos.warp_specialize producer(40) {
+  } consumer(232) {
+  }
+  phobos.return
+}

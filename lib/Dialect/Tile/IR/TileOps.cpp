@@ -901,3 +901,49 @@ LogicalResult MbarrierWaitOp::verify() {
 LogicalResult MbarrierArriveOp::verify() {
   return verifyBarriers(*this, getBarriers().getType());
 }
+
+//===----------------------------------------------------------------------===//
+// WarpSpecializeOp
+//===----------------------------------------------------------------------===//
+
+int64_t KernelOp::getLaunchThreads() {
+  bool specialized = false;
+  for (Operation &op : getBody().front())
+    specialized |= isa<WarpSpecializeOp>(op);
+  return getCtaSize() + (specialized ? WarpSpecializeOp::kProducerThreads : 0);
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (kernel.getCtaSize() % kProducerThreads != 0)
+    return emitOpError("needs a CTA of whole warpgroups (a multiple of 128 "
+                       "threads), got ")
+           << kernel.getCtaSize();
+  for (int32_t registers : {getProducerRegisters(), getConsumerRegisters()})
+    if (registers % 8 != 0)
+      return emitOpError("register counts are multiples of 8 (setmaxnreg), "
+                         "got ")
+             << registers;
+  if (llvm::count_if(kernel.getBody().front(), [](Operation &op) {
+        return isa<WarpSpecializeOp>(op);
+      }) > 1)
+    return emitOpError("a kernel is split into roles once");
+  // The producer's threads hold no part of a tile (the layouts cover the
+  // consumers) and do not take part in the consumers' barriers.
+  WalkResult walk = getProducer().walk([&](Operation *op) -> WalkResult {
+    if (isa<BarrierOp, MbarrierArriveOp>(op)) {
+      op->emitOpError("is not allowed in a warp_specialize producer (only "
+                      "the consumers synchronise this way)");
+      return WalkResult::interrupt();
+    }
+    auto isTile = [](Type type) { return isa<TileType>(type); };
+    if (llvm::any_of(op->getOperandTypes(), isTile) ||
+        llvm::any_of(op->getResultTypes(), isTile)) {
+      op->emitOpError("computes on a tile in a warp_specialize producer, "
+                      "whose threads hold none");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}

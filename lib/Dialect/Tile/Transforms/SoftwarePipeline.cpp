@@ -737,8 +737,10 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
             return o.viaRegisters || canCopyThroughTma(o, kernel, aligned);
           });
       LoopPipeliner pipelined(loop, chosen);
+      // A producer warpgroup (@warp_specialize) needs every slot released.
       pipelined.run(operands, inFlight, useTma, releaseSlots,
-                    releaseEverywhere, releaseMinColumns);
+                    releaseEverywhere || kernel.getWarpSpecialize(),
+                    releaseMinColumns);
       numReleased += pipelined.released;
       int64_t viaRegisters = llvm::count_if(
           operands, [](const StagedOperand &o) { return o.viaRegisters; });

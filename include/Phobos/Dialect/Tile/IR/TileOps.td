@@ -45,7 +45,10 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     - `variant`: the value bound to each `@autotune` name in this body;
     - `max_threads`, `min_blocks`, `max_regs`: `@launch` (CTA size default
       256);
-    - `pipeline` (`@pipeline`) and `pipeline_stages` (`@pipeline(N)`), `tensorcore` (`"f16"`, `"tf32"` or `"bf16"`: the precision
+    - `pipeline` (`@pipeline`) and `pipeline_stages` (`@pipeline(N)`);
+      `warp_specialize` (`@warp_specialize`: a producer warpgroup issues
+      the pipeline's TMA copies, tile-warp-specialize);
+      `tensorcore` (`"f16"`, `"tf32"` or `"bf16"`: the precision
       `dot` rounds f32 operands to),
       `aligned` (dim name -> the multiple the launch promises);
     - `unknown_attributes`: attributes the front end did not recognise.
@@ -79,6 +82,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<16>, IntMaxValue<255>]>>:$max_regs,
     UnitAttr:$pipeline,
     OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<8>]>>:$pipeline_stages,
+    UnitAttr:$warp_specialize,
     OptionalAttr<Tile_TensorcoreAttr>:$tensorcore,
     OptionalAttr<DictionaryAttr>:$aligned,
     OptionalAttr<StrArrayAttr>:$unknown_attributes
@@ -115,10 +119,15 @@ def Tile_KernelOp : Tile_Op<"kernel", [
       return std::nullopt;
     }
 
-    /// The CTA size: `@launch`'s first argument, 256 when absent.
+    /// The CTA size: `@launch`'s first argument, 256 when absent. The
+    /// tiles are laid out over these threads.
     int64_t getCtaSize() {
       return getMaxThreads() ? static_cast<int64_t>(*getMaxThreads()) : 256;
     }
+
+    /// The threads a launch starts: the CTA size, and a producer warpgroup
+    /// when the kernel has a `phobos.warp_specialize`.
+    int64_t getLaunchThreads();
 
     /// The source names of tensor argument `index`'s extents, or an empty
     /// list when the argument is not a tensor or has no names.
@@ -1064,6 +1073,57 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [
     $value (`holding` $held^ `:` qualified(type($held)))? attr-dict `:` qualified(type($value))
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Warp specialisation (introduced by tile-warp-specialize)
+//===----------------------------------------------------------------------===//
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    HasParent<"KernelOp">, SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "a producer warpgroup and the consumer warps, run side by side";
+  let description = [{
+    The rest of a kernel split by role. The kernel launches one warpgroup
+    (128 threads) more than `@launch` lays its tiles out for: that last
+    warpgroup runs `producer` (the TMA copies of a pipeline: each waits for
+    its slot's release and is issued by the warpgroup's first thread), the
+    `@launch` threads run `consumer` (everything else: the mbarrier waits,
+    the dots, the epilogue). The two run concurrently and meet only at
+    mbarriers: a copy arrives on its slot's "full" mbarrier, the consumers
+    arrive on its "empty" one. A CTA barrier in `consumer` waits for the
+    consumer threads only (a named barrier). Each role first sets the
+    registers its warps hold (`setmaxnreg`): `producer_registers` and
+    `consumer_registers` a thread.
+
+    The program's meaning does not depend on the split: running `producer`
+    and `consumer` in any interleaving the mbarriers allow gives what the
+    kernel gave before it (the interpreter runs them as coroutines, which
+    switch at an mbarrier that is not ready, and reports a wait no
+    interleaving can satisfy).
+
+    ```mlir
+    phobos.warp_specialize producer(40) {
+      phobos.tma_copy %A[%m0, %k] into %slot arrive %full[%s] after %empty, %parity if %more : ...
+    } consumer(232) {
+      phobos.mbarrier_wait %full[%s], %phase : ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>:$producer_registers,
+                       ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = [{
+    `producer` `(` $producer_registers `)` $producer
+    `consumer` `(` $consumer_registers `)` $consumer attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Threads of the producer warpgroup.
+    static constexpr int64_t kProducerThreads = 128;
+    ::mlir::Block &getProducerBlock() { return getProducer().front(); }
+    ::mlir::Block &getConsumerBlock() { return getConsumer().front(); }
+  }];
 }
 
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

@@ -591,6 +591,73 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::phobos::tile::KernelOp"
   ];
 }
 
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::phobos::tile::KernelOp"> {
+  let summary = "moves a TMA pipeline's copies to a producer warpgroup";
+  let description = [{
+    A kernel whose TMA pipeline releases its slots through mbarriers
+    (tile-pipeline's "empty" mbarriers: every refill waits for its slot's
+    release, no CTA barrier orders it) gets a producer warpgroup, as
+    FlashAttention 3 and CUTLASS's warp-specialised kernels do. From the
+    first copy on, the kernel becomes a `phobos.warp_specialize`: its
+    `producer` region holds the copies (the prologue's, and a copy of the
+    pipelined loop that keeps only the refills and the index arithmetic
+    they need), its `consumer` region everything else. The producer runs
+    ahead of the consumers as far as the ring's releases let it, instead of
+    `ahead` iterations behind the dots of the same iteration; the
+    consumers' registers grow by what the producer's warps give up
+    (`setmaxnreg`: `producer-registers` for the producer, the rest of the
+    SM's registers shared by the consumer threads, at most 256 a thread).
+
+    Applied to the kernels that ask for it (`@warp_specialize`; every
+    kernel with `everywhere`) where every TMA copy is either before the
+    pipelined loop at the kernel's top level or a released refill in it
+    (tile-pipeline releases every slot it can in such kernels), and the
+    refills' offsets depend only on the loop's index and values from before
+    it. Other kernels are left alone.
+
+    Before:
+    ```mlir
+    phobos.tma_copy %A[%m0, %c0] into %s0 arrive %full[%c0] if %p0 : ...
+    %acc = scf.for %k = %c0 to %ub step %c64 iter_args(%a = %zero) -> ... {
+      phobos.tma_copy %A[%m0, %k2] into %s arrive %full[%i2] after %empty, %parity if %more : ...
+      phobos.mbarrier_wait %full[%i], %phase : ...
+      %d = phobos.dot ...
+      phobos.mbarrier_arrive %empty[%i] : ...
+      scf.yield %d
+    }
+    phobos.store %acc, %C[%m0, %n0] : ...
+    ```
+    After:
+    ```mlir
+    phobos.warp_specialize producer(40) {
+      phobos.tma_copy %A[%m0, %c0] into %s0 arrive %full[%c0] if %p0 : ...
+      scf.for %k = %c0 to %ub step %c64 {
+        phobos.tma_copy %A[%m0, %k2] into %s arrive %full[%i2] after %empty, %parity if %more : ...
+      }
+    } consumer(232) {
+      %acc = scf.for %k = %c0 to %ub step %c64 iter_args(%a = %zero) -> ... {
+        phobos.mbarrier_wait %full[%i], %phase : ...
+        ...
+      }
+      phobos.store %acc, %C[%m0, %n0] : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"producerRegisters", "producer-registers", "int64_t",
+           /*default=*/"40",
+           "Registers a producer thread keeps (setmaxnreg.dec; 24 to 256, a "
+           "multiple of 8)">,
+    Option<"everywhere", "everywhere", "bool", /*default=*/"false",
+           "Specialise every kernel that fits, not only those marked "
+           "@warp_specialize">
+  ];
+  let statistics = [
+    Statistic<"numSpecialized", "num-specialized",
+              "Kernels given a producer warpgroup">
+  ];
+}
+
 def TileGuardRescale : Pass<"tile-guard-rescale", "::phobos::tile::KernelOp"> {
   let summary = "lets an online softmax skip rescaling by a factor of one";
   let description = [{

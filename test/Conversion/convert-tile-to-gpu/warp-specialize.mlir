@@ -1,0 +1,72 @@
+// RUN: phobos-opt %s --convert-tile-to-gpu | FileCheck %s
+
+// A kernel split by tile-warp-specialize. The launch has a producer
+// warpgroup beyond @launch's 256 threads (384), the split is a branch on
+// the warpgroup index shuffled from lane 0 (uniform across each warp, so
+// ptxas sees no divergence around wgmma): warpgroup 2 runs the producer,
+// gives up registers (setmaxnreg.dec 40) and issues each copy from its
+// first thread (thread 256), after every producer thread waited for the
+// slot's release; the consumers take registers (setmaxnreg.inc 232) and
+// their CTA barriers become named barrier 1 over their 256 threads. The
+// mbarriers are initialised before the branch, for all 384 threads.
+// CHECK-LABEL: gpu.func @split
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.barrier0
+// CHECK: %[[C128:.*]] = arith.constant 128 : i32
+// CHECK: %[[GROUP:.*]] = arith.divui %[[TID]], %[[C128]]
+// CHECK: %[[UNIFORM:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[GROUP]], %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK: %[[C2:.*]] = arith.constant 2 : i32
+// CHECK: %[[PRODUCER:.*]] = arith.cmpi eq, %[[UNIFORM]], %[[C2]]
+// CHECK: scf.if %[[PRODUCER]] {
+// CHECK-NEXT: nvvm.setmaxregister decrease 40
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: %[[C256:.*]] = arith.constant 256 : i32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %[[C256]]
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: } else {
+// CHECK-NEXT: nvvm.setmaxregister increase 232
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.bar.warp.sync
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: } {phobos.roles}
+// CHECK: gpu.return
+
+#tat = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+#tpl = #phobos.shared<order = [0], padding = 0>
+
+phobos.kernel @split(%B: !phobos.tensor<?x?xf16> {phobos.dims = ["K", "N"]}, %n: i32) attributes {max_threads = 256 : i32, aligned = {N = 8 : i64}, phobos.barriers, phobos.shared_bytes = 16416 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %bb = phobos.local_buffer {offset = 0 : i64} : !phobos.smem<2x64x64xf16, #tat>
+  %empty = phobos.local_barriers {arrivals = 8 : i32, offset = 16384 : i64} : !phobos.smem<2xi64, #tpl>
+  %full = phobos.local_barriers {arrivals = 1 : i32, offset = 16400 : i64} : !phobos.smem<2xi64, #tpl>
+  phobos.warp_specialize producer(40) {
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %slot = arith.remsi %i, %c2 : i32
+      %round = arith.divsi %i, %c2 : i32
+      %fill = arith.addi %round, %c1 : i32
+      %parity = arith.remsi %fill, %c2 : i32
+      %s = phobos.buffer_slot %bb[%slot] lag 0 : !phobos.smem<2x64x64xf16, #tat> -> !phobos.smem<64x64xf16, #tat>
+      phobos.tma_copy %B[%i, %c0] into %s arrive %full[%slot] after %empty, %parity : !phobos.tensor<?x?xf16>, !phobos.smem<64x64xf16, #tat>, !phobos.smem<2xi64, #tpl>, !phobos.smem<2xi64, #tpl>
+    }
+  } consumer(232) {
+    phobos.barrier
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %slot = arith.remsi %i, %c2 : i32
+      %round = arith.divsi %i, %c2 : i32
+      %parity = arith.remsi %round, %c2 : i32
+      phobos.mbarrier_wait %full[%slot], %parity : !phobos.smem<2xi64, #tpl>
+      phobos.mbarrier_arrive %empty[%slot] : !phobos.smem<2xi64, #tpl>
+    }
+  }
+  phobos.return
+}
