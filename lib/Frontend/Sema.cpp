@@ -133,6 +133,16 @@ static bool checkMaxThreads(int64_t threads, SMLoc loc, Diagnostics &diags) {
   return false;
 }
 
+/// Whether `flag` is a value @warp_specialize accepts (0 or 1).
+static bool checkFlag(int64_t flag, SMLoc loc, Diagnostics &diags) {
+  if (flag == 0 || flag == 1)
+    return true;
+  diags.error(loc) << "@warp_specialize takes 1 (a producer warpgroup) or 0 "
+                      "(none), got "
+                   << flag;
+  return false;
+}
+
 /// Whether `stages` is a stage count @pipeline accepts; reports why not.
 static bool checkStages(int64_t stages, SMLoc loc, Diagnostics &diags) {
   if (stages >= 1 && stages <= 8)
@@ -158,6 +168,7 @@ private:
   bool readTensorcore(const Attribute &attr);
   bool readAligned(const Attribute &attr);
   bool readPipeline(const Attribute &attr);
+  bool readWarpSpecialize(const Attribute &attr);
   std::optional<int64_t> literal(const AttrArg &arg, StringRef what);
 
   const Kernel &kernel;
@@ -297,6 +308,31 @@ bool AttributeReader::readLaunch(const Attribute &attr) {
   return true;
 }
 
+bool AttributeReader::readWarpSpecialize(const Attribute &attr) {
+  attrs.warpSpecialize = 1;
+  if (attr.args.empty())
+    return true;
+  if (attr.args.size() > 1) {
+    diags.error(attr.loc) << "@warp_specialize takes at most one argument "
+                             "(1 or 0), got "
+                          << attr.args.size();
+    return false;
+  }
+  // As @pipeline(STAGES): an expression of the @autotune names makes the
+  // producer warpgroup a tuning choice.
+  const AttrArg &arg = attr.args[0];
+  if (arg.kind == AttrArg::Kind::Positional && !isa<IntExpr>(arg.value.get())) {
+    attrs.warpSpecialize.reset();
+    attrs.warpSpecializeExpr = arg.value.get();
+    return true;
+  }
+  std::optional<int64_t> flag = literal(arg, "1 or 0");
+  if (!flag || !checkFlag(*flag, arg.loc, diags))
+    return false;
+  attrs.warpSpecialize = flag;
+  return true;
+}
+
 bool AttributeReader::readTensorcore(const Attribute &attr) {
   if (attr.args.empty()) {
     attrs.tensorcore = phobos::tile::DotPrecision::f16;
@@ -369,6 +405,8 @@ std::optional<KernelAttributes> AttributeReader::run() {
       ok = readLaunch(attr);
     else if (attr.name == "pipeline")
       ok = readPipeline(attr);
+    else if (attr.name == "warp_specialize")
+      ok = readWarpSpecialize(attr);
     else if (attr.name == "tensorcore")
       ok = readTensorcore(attr);
     else if (attr.name == "aligned")
@@ -464,7 +502,9 @@ private:
   std::optional<int64_t> evalConst(const Expr &expr);
   std::optional<LinearForm> linearize(const Expr &expr);
   /// A positive compile-time constant argument, or an error naming `what`.
-  std::optional<int64_t> requireConst(const Expr &expr, StringRef what);
+  /// A compile-time constant of at least `least` (errors name `what`).
+  std::optional<int64_t> requireConst(const Expr &expr, StringRef what,
+                                      int64_t least = 1);
 
   CheckedKernel &result;
   Diagnostics &diags;
@@ -656,22 +696,25 @@ bool Checker::run() {
   }
   // @launch's and @pipeline's counts: the literal, or the expression of the
   // @autotune names resolved in this variant and checked by `valid`.
-  auto resolveCount = [&](std::optional<int64_t> &count,
-                          std::optional<int64_t> literal, const Expr *expr,
-                          StringRef what,
-                          bool (*valid)(int64_t, SMLoc, Diagnostics &)) {
-    count = literal;
-    if (!expr)
-      return true;
-    count = requireConst(*const_cast<Expr *>(expr), what);
-    return count && valid(*count, expr->getLoc(), diags);
-  };
+  auto resolveCount =
+      [&](std::optional<int64_t> &count, std::optional<int64_t> literal,
+          const Expr *expr, StringRef what,
+          bool (*valid)(int64_t, SMLoc, Diagnostics &), int64_t least = 1) {
+        count = literal;
+        if (!expr)
+          return true;
+        count = requireConst(*const_cast<Expr *>(expr), what, least);
+        return count && valid(*count, expr->getLoc(), diags);
+      };
   if (!resolveCount(result.maxThreads, result.attrs.maxThreads,
                     result.attrs.maxThreadsExpr, "the @launch thread count",
                     checkMaxThreads) ||
       !resolveCount(result.pipelineStages, result.attrs.pipelineStages,
                     result.attrs.pipelineStagesExpr,
-                    "the @pipeline stage count", checkStages))
+                    "the @pipeline stage count", checkStages) ||
+      !resolveCount(result.warpSpecialize, result.attrs.warpSpecialize,
+                    result.attrs.warpSpecializeExpr,
+                    "the @warp_specialize flag", checkFlag, /*least=*/0))
     return false;
   // @aligned multiples are compile-time constants of the variant.
   for (auto &[name, expr] : result.attrs.aligned) {
@@ -1503,7 +1546,8 @@ std::optional<int64_t> Checker::evalConst(const Expr &expr) {
   }
 }
 
-std::optional<int64_t> Checker::requireConst(const Expr &expr, StringRef what) {
+std::optional<int64_t> Checker::requireConst(const Expr &expr, StringRef what,
+                                             int64_t least) {
   std::optional<int64_t> value = evalConst(expr);
   if (auto *literal = dyn_cast<IntExpr>(&expr); !value && literal) {
     diags.error(expr.getLoc())
@@ -1518,8 +1562,10 @@ std::optional<int64_t> Checker::requireConst(const Expr &expr, StringRef what) {
                    "names)";
     return std::nullopt;
   }
-  if (*value <= 0) {
-    diags.error(expr.getLoc()) << what << " must be positive, got " << *value;
+  if (*value < least) {
+    diags.error(expr.getLoc())
+        << what << " must be " << (least == 1 ? "positive" : "non-negative")
+        << ", got " << *value;
     return std::nullopt;
   }
   return value;

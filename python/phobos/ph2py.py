@@ -559,6 +559,10 @@ class Writer:
             if not args:
                 return "@ph.pipeline"
             return f"@ph.pipeline({literal_or_string(args[0].value)})"
+        if name == "warp_specialize":
+            if not args:
+                return "@ph.warp_specialize"
+            return f"@ph.warp_specialize({literal_or_string(args[0].value)})"
         if name == "tensorcore":
             if not args:
                 return "@ph.tensorcore"

@@ -200,6 +200,8 @@ def test_refused_constructs_name_line_and_column(body, col, reason):
     ("@ph.kernel\n@ph.launch(threads=256)", "positional"),
     ("@ph.kernel\n@ph.pipeline(2, 3)", "at most one argument"),
     ("@ph.kernel\n@ph.pipeline(STAGES)", "string holding"),
+    ("@ph.kernel\n@ph.warp_specialize(1, 0)", "at most one argument"),
+    ("@ph.kernel\n@ph.warp_specialize(WS)", "string holding"),
     ("@ph.kernel\n@ph.launch(TILE)", "string holding"),
     ("@ph.kernel\n@ph.launch(128, \"B\")", "integer literals"),
     ("@ph.kernel\n@ph.tensorcore(ph.f64)", "precision"),
@@ -227,6 +229,18 @@ def test_tuned_launch_and_pipeline():
     fixed = translate_source(HEADER + "@ph.kernel\n@ph.pipeline(2)\ndef k(a: ph.tensor[ph.f32][N]):\n"
                              "    a[0] = 1.0\n", "fixed.py", name="k")[0].source
     assert "@pipeline(2)" in fixed
+
+
+def test_warp_specialize():
+    """@ph.warp_specialize, bare, with 1 or 0, or with an expression of the
+    @autotune names, spells @warp_specialize."""
+    tail = "def k(a: ph.tensor[ph.f32][N]):\n    a[0] = 1.0\n"
+    bare = translate_source(HEADER + "@ph.kernel\n@ph.pipeline\n@ph.warp_specialize\n" + tail,
+                            "ws.py", name="k")[0].source
+    assert "@warp_specialize\n" in bare
+    tuned = translate_source(HEADER + '@ph.kernel\n@ph.autotune(WS=[1, 2])\n@ph.pipeline\n'
+                             '@ph.warp_specialize("WS - 1")\n' + tail, "ws.py", name="k")[0].source
+    assert "@warp_specialize(WS - 1)" in tuned
 
 
 @pytest.mark.parametrize("signature,reason", [

@@ -65,6 +65,10 @@ struct KernelAttributes {
   /// `@pipeline(STAGES)`: a stage count that depends on the variant (the
   /// checker resolves it); null when the count is a literal or absent.
   const ast::Expr *pipelineStagesExpr = nullptr;
+  /// `@warp_specialize` (1), `@warp_specialize(0)`; absent without it.
+  std::optional<int64_t> warpSpecialize;
+  /// `@warp_specialize(WS)`: a flag that depends on the variant.
+  const ast::Expr *warpSpecializeExpr = nullptr;
   /// `@tensorcore`: what dots on f32 operands round to (f16, tf32, bf16).
   std::optional<tile::DotPrecision> tensorcore;
   /// `@aligned(M = TILE_M)`: dim name, the expression of the multiple.
@@ -112,6 +116,8 @@ struct CheckedKernel {
   std::vector<std::pair<std::string, int64_t>> aligned;
   /// `@launch`'s thread count and `@pipeline`'s stage count in this variant.
   std::optional<int64_t> maxThreads, pipelineStages;
+  /// `@warp_specialize`'s flag in this variant (absent: none).
+  std::optional<int64_t> warpSpecialize;
   std::vector<ast::Symbol *> params;
   std::vector<std::unique_ptr<ast::Symbol>> symbols;
 };
