@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""@warp_specialize against the same kernel without it, on the GPU machine.
+
+For each TMA-pipelined example (HGEMM, bf16 GEMM, tf32 GEMM, f16 attention)
+and variant, writes a copy of the example with `@warp_specialize` added,
+then runs `phobos-run --check --bench` of the example and of the copy in
+alternation, ROUNDS times each, and prints the median kernel time of each,
+their ratio (plain / specialised: above 1 when the producer warpgroup is
+faster) and the peer (cuBLAS through torch.matmul, SDPA) timed in the same
+run. Every run checks its output against the float64 reference. With
+--ragged, first checks the specialised copies at ragged, row-aligned sizes
+(the TMA path's masked edges), every variant listed.
+
+With --sanitize, first runs the specialised HGEMM and attention copies
+under compute-sanitizer (memcheck, racecheck, synccheck: the named
+barriers and the producer's early exit) at small ragged sizes.
+
+Usage: python3 bench/warp_specialize_ab.py BINDIR [--rounds 3] [--repeat 30]
+           [--only hgemm,bgemm,tf32,attention] [--ragged] [--sanitize] [--quick]
+           [--no-ab]
+Writes warp_specialize_ab.json to $OUT when set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEMM_SCALARS = {"alpha": 1.0, "beta": 0.0}
+
+
+def workloads(quick=False):
+    if quick:
+        for bc in (128, 64):
+            yield ("attention", "flash_attention_fp16.ph", {"BH": 128, "Nq": 4096, "Nk": 4096},
+                   {"D": 128, "BR": 128, "BC": bc}, {"scale": 1.0 / 128 ** 0.5})
+        return
+    for kind, example in (("hgemm", "gemm_f16_tc.ph"), ("bgemm", "gemm_bf16_tc.ph")):
+        for size in (4096, 8192):
+            for tile in ((128, 256, 64), (128, 256, 32), (128, 128, 64)):
+                yield (kind, example, {"M": size, "N": size, "K": size},
+                       dict(zip(("TILE_M", "TILE_N", "TILE_K"), tile)), GEMM_SCALARS)
+    for tile in ((128, 128, 32), (128, 256, 32)):
+        yield ("tf32", "gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096},
+               dict(zip(("TILE_M", "TILE_N", "TILE_K"), tile)), {})
+    for d, br, bc in ((128, 128, 128), (128, 128, 64), (64, 128, 64), (64, 128, 128)):
+        yield ("attention", "flash_attention_fp16.ph", {"BH": 128, "Nq": 4096, "Nk": 4096},
+               {"D": d, "BR": br, "BC": bc}, {"scale": 1.0 / d ** 0.5})
+
+
+def ragged():
+    for example, variant in (("gemm_f16_tc.ph", {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
+                             ("gemm_f16_tc.ph", {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32}),
+                             ("gemm_bf16_tc.ph", {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
+                             ("gemm_f32_tc.ph", {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32})):
+        for dims in ({"M": 1000, "N": 1008, "K": 1016}, {"M": 8, "N": 264, "K": 40},
+                     {"M": 136, "N": 8, "K": 4104}):
+            yield example, dims, variant, {"alpha": 1.0, "beta": 0.5}
+    for variant in ({"D": 128, "BR": 128, "BC": 128}, {"D": 64, "BR": 128, "BC": 64}):
+        for dims in ({"BH": 3, "Nq": 1000, "Nk": 1032}, {"BH": 2, "Nq": 64, "Nk": 8},
+                     {"BH": 1, "Nq": 200, "Nk": 2056}):
+            yield "flash_attention_fp16.ph", dims, variant, {"scale": 0.1}
+
+
+def specialised_copy(example: str, directory: str, specialised: bool = True) -> str:
+    """The example with @warp_specialize before its @pipeline, or (with
+    `specialised` false) without any @warp_specialize."""
+    lines = open(os.path.join(ROOT, "examples", example)).read().splitlines()
+    out = []
+    for line in lines:
+        if line.startswith("@warp_specialize"):
+            continue
+        if line.startswith("@pipeline") and specialised:
+            out.append("@warp_specialize")
+        out.append(line)
+    path = os.path.join(directory, ("ws_" if specialised else "plain_") + example)
+    with open(path, "w") as handle:
+        handle.write("\n".join(out) + "\n")
+    return path
+
+
+def run(bindir, path, dims, variant, scalars, repeat, bench=True):
+    argv = [os.path.join(bindir, "phobos-run"), path, "--check", "--samples=256",
+            "--json", "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items())]
+    if bench:
+        argv += ["--bench", f"--repeat={repeat}", "--warmup=3"]
+    argv += [f"--dim={k}={v}" for k, v in dims.items()]
+    argv += [f"--scalar={k}={v}" for k, v in scalars.items()]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    for line in proc.stdout.splitlines():
+        if line.startswith("PHOBOS_RESULT "):
+            return json.loads(line[len("PHOBOS_RESULT "):])
+    return {"check": "error", "time_ms": float("nan"),
+            "error": (proc.stderr or proc.stdout)[-400:]}
+
+
+def peer_ms(kind: str, dims: dict, variant: dict) -> float:
+    import torch
+    import torch.nn.functional as F
+
+    def median(fn, reps=20):
+        fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(reps):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        return statistics.median(times)
+
+    dev = "cuda"
+    if kind in ("hgemm", "bgemm", "tf32"):
+        dtype = {"hgemm": torch.float16, "bgemm": torch.bfloat16, "tf32": torch.float32}[kind]
+        torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
+        a = torch.randn(dims["M"], dims["K"], device=dev, dtype=dtype)
+        b = torch.randn(dims["K"], dims["N"], device=dev, dtype=dtype)
+        return median(lambda: torch.matmul(a, b))
+    # SDPA's default backend, as bench/gpu_suite.py measures it (cuDNN's
+    # flash kernel on the H200).
+    bh, n, d = dims["BH"], dims["Nq"], variant["D"]
+    q, k, v = (torch.randn(4, bh // 4, n, d, device=dev, dtype=torch.float16) for _ in range(3))
+    return median(lambda: F.scaled_dot_product_attention(q, k, v))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bindir")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--ragged", action="store_true")
+    parser.add_argument("--sanitize", action="store_true")
+    parser.add_argument("--no-ab", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="only f16 attention D 128 (BC 128 and 64), in every part")
+    args = parser.parse_args()
+    only = [w for w in args.only.split(",") if w]
+    directory = tempfile.mkdtemp(prefix="phobos-ws-")
+    failures = 0
+    if args.sanitize:
+        sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+        cases = (("gemm_f16_tc.ph", {"M": 100, "N": 72, "K": 200},
+                  {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}, {"alpha": 1.0, "beta": 0.5}),
+                 ("gemm_f16_tc.ph", {"M": 100, "N": 72, "K": 40}, {}, {"alpha": 1.0, "beta": 0.5}),
+                 ("flash_attention_fp16.ph", {"BH": 2, "Nq": 100, "Nk": 277},
+                  {"D": 128, "BR": 128, "BC": 128}, {"scale": 0.1}))
+        for example, dims, variant, scalars in cases:
+            if args.quick and not example.startswith("flash"):
+                continue
+            for tool in ("memcheck", "racecheck", "synccheck"):
+                cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "10",
+                       os.path.join(args.bindir, "phobos-run"),
+                       specialised_copy(example, directory), "--check"]
+                if variant:
+                    cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
+                cmd += [f"--dim={k}={v}" for k, v in dims.items()]
+                cmd += [f"--scalar={k}={v}" for k, v in scalars.items()]
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+                summary = [line for line in (proc.stdout + proc.stderr).splitlines()
+                           if "ERROR SUMMARY" in line or "check" in line]
+                ok = proc.returncode == 0
+                failures += not ok
+                print(f"sanitize {tool:9} ws {example} {variant or 'default'}: "
+                      f"{'ok' if ok else 'FAILED rc=' + str(proc.returncode)} {summary[-2:]}",
+                      flush=True)
+    if args.ragged:
+        checked = 0
+        for example, dims, variant, scalars in ragged():
+            if args.quick and variant.get("D") != 128:
+                continue
+            result = run(args.bindir, specialised_copy(example, directory), dims, variant,
+                         scalars, 0, bench=False)
+            checked += 1
+            if result.get("check") != "ok":
+                failures += 1
+                print(f"  ragged {example} {dims} {variant}: {result}", flush=True)
+        print(f"ragged checks of the specialised copies: {checked - failures} of {checked} ok",
+              flush=True)
+    rows = []
+    for kind, example, dims, variant, scalars in workloads(args.quick):
+        if args.no_ab or (only and kind not in only):
+            continue
+        copies = {True: specialised_copy(example, directory),
+                  False: specialised_copy(example, directory, specialised=False)}
+        times = {False: [], True: []}
+        checks = []
+        for _ in range(args.rounds):
+            for specialised in (False, True):
+                path = copies[specialised]
+                result = run(args.bindir, path, dims, variant, scalars, args.repeat)
+                times[specialised].append(result.get("time_ms", float("nan")))
+                checks.append(result.get("check"))
+                if result.get("check") != "ok":
+                    print(f"  {example} {variant} ws={specialised}: {result}", flush=True)
+        plain, special = statistics.median(times[False]), statistics.median(times[True])
+        peer = peer_ms(kind, dims, variant)
+        row = {"kind": kind, "sizes": "x".join(str(v) for v in dims.values()),
+               "variant": ",".join(f"{k}={v}" for k, v in variant.items()),
+               "plain_ms": plain, "ws_ms": special, "peer_ms": peer,
+               "ratio": plain / special if special > 0 else float("nan"),
+               "plain_vs_peer": peer / plain, "ws_vs_peer": peer / special,
+               "checks": "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))}
+        failures += row["checks"] != "ok"
+        rows.append(row)
+        print(f"{kind:9} {row['sizes']:16} {row['variant']:26} plain {plain:7.3f} ws {special:7.3f}"
+              f" ms  ws gain {row['ratio']:.3f}x  peer {peer:7.3f} ms ({row['plain_vs_peer']:.3f}x"
+              f" -> {row['ws_vs_peer']:.3f}x)  {row['checks']}", flush=True)
+    if os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], "warp_specialize_ab.json"), "w") as handle:
+            json.dump(rows, handle, indent=2)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
