@@ -158,7 +158,9 @@ struct TileWarpSpecialize
     };
 
     // The producer's program, built before anything moves; given up (and
-    // erased) when a copy needs what the producer cannot compute.
+    // erased) when a copy needs what the producer cannot compute (the
+    // hoisted buffers and the barrier above stay: neither changes what
+    // the kernel does).
     OpBuilder builder(split);
     auto specialized = WarpSpecializeOp::create(
         builder, kernel.getLoc(), static_cast<int32_t>(producerRegisters),
