@@ -18,8 +18,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+from phobos_run import run_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,19 +52,8 @@ RAGGED = {
 
 
 def run(bindir, example, dims, variant, scalars, repeat, chip, bench=True):
-    argv = [os.path.join(bindir, "phobos-run"), os.path.join(ROOT, "examples", example),
-            "--check", "--samples=256", f"--chip={chip}", "--json",
-            "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items())]
-    if bench:
-        argv += ["--bench", f"--repeat={repeat}", "--warmup=3"]
-    argv += [f"--dim={k}={v}" for k, v in dims.items()]
-    argv += [f"--scalar={k}={v}" for k, v in scalars.items()]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-    for line in proc.stdout.splitlines():
-        if line.startswith("PHOBOS_RESULT "):
-            return json.loads(line[len("PHOBOS_RESULT "):])
-    return {"check": "error", "time_ms": float("nan"),
-            "error": (proc.stderr or proc.stdout)[-400:]}
+    return run_json(bindir, os.path.join(ROOT, "examples", example), dims, variant, scalars,
+                    repeat if bench else 0, (f"--chip={chip}",))
 
 
 def peer_ms(kind, dims):

@@ -18,8 +18,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+from phobos_run import run_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,19 +50,9 @@ def workloads():
 
 
 def run(bindir, example, dims, variant, scalars, repeat, specialize):
-    argv = [os.path.join(bindir, "phobos-run"), os.path.join(ROOT, "examples", example),
-            "--check", "--samples=256", "--bench", f"--repeat={repeat}", "--warmup=3",
-            "--json", "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items())]
-    argv += [f"--dim={k}={v}" for k, v in dims.items()]
-    argv += [f"--scalar={k}={v}" for k, v in scalars.items()]
     # Explicit both ways: phobos-run specialises by default.
-    argv.append("--specialize" if specialize else "--no-specialize")
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-    for line in proc.stdout.splitlines():
-        if line.startswith("PHOBOS_RESULT "):
-            return json.loads(line[len("PHOBOS_RESULT "):])
-    return {"check": "error", "time_ms": float("nan"),
-            "error": (proc.stderr or proc.stdout)[-300:]}
+    return run_json(bindir, os.path.join(ROOT, "examples", example), dims, variant, scalars,
+                    repeat, ("--specialize" if specialize else "--no-specialize",))
 
 
 def main() -> int:

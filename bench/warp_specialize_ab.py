@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+from phobos_run import run_json
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMM_SCALARS = {"alpha": 1.0, "beta": 0.0}
 
@@ -85,37 +87,10 @@ def specialised_copy(example: str, directory: str, specialised: bool = True) -> 
     return path
 
 
-def run(bindir, path, dims, variant, scalars, repeat, bench=True):
-    argv = [os.path.join(bindir, "phobos-run"), path, "--check", "--samples=256",
-            "--json", "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items())]
-    if bench:
-        argv += ["--bench", f"--repeat={repeat}", "--warmup=3"]
-    argv += [f"--dim={k}={v}" for k, v in dims.items()]
-    argv += [f"--scalar={k}={v}" for k, v in scalars.items()]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-    for line in proc.stdout.splitlines():
-        if line.startswith("PHOBOS_RESULT "):
-            return json.loads(line[len("PHOBOS_RESULT "):])
-    return {"check": "error", "time_ms": float("nan"),
-            "error": (proc.stderr or proc.stdout)[-400:]}
-
-
 def peer_ms(kind: str, dims: dict, variant: dict) -> float:
     import torch
     import torch.nn.functional as F
-
-    def median(fn, reps=20):
-        fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(reps):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        return statistics.median(times)
+    from timing import median_ms as median
 
     dev = "cuda"
     if kind in ("hgemm", "bgemm", "tf32"):
@@ -177,8 +152,8 @@ def main() -> int:
         for example, dims, variant, scalars in ragged():
             if args.quick and variant.get("D") != 128:
                 continue
-            result = run(args.bindir, specialised_copy(example, directory), dims, variant,
-                         scalars, 0, bench=False)
+            result = run_json(args.bindir, specialised_copy(example, directory), dims, variant,
+                              scalars)
             checked += 1
             if result.get("check") != "ok":
                 failures += 1
@@ -196,7 +171,7 @@ def main() -> int:
         for _ in range(args.rounds):
             for specialised in (False, True):
                 path = copies[specialised]
-                result = run(args.bindir, path, dims, variant, scalars, args.repeat)
+                result = run_json(args.bindir, path, dims, variant, scalars, args.repeat)
                 times[specialised].append(result.get("time_ms", float("nan")))
                 checks.append(result.get("check"))
                 if result.get("check") != "ok":

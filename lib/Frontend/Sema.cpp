@@ -167,6 +167,12 @@ private:
   bool readLaunch(const Attribute &attr);
   bool readTensorcore(const Attribute &attr);
   bool readAligned(const Attribute &attr);
+  /// The one argument of `attr` (`what` it is, in errors): a literal that
+  /// `valid` accepts into `value`, or an expression of the @autotune names
+  /// into `expr`, which the checker resolves in each variant.
+  bool readCount(const Attribute &attr, StringRef what,
+                 bool (*valid)(int64_t, SMLoc, Diagnostics &),
+                 std::optional<int64_t> &value, const ast::Expr *&expr);
   bool readPipeline(const Attribute &attr);
   bool readWarpSpecialize(const Attribute &attr);
   std::optional<int64_t> literal(const AttrArg &arg, StringRef what);
@@ -237,30 +243,38 @@ bool AttributeReader::readSpace(const Attribute &attr,
   return true;
 }
 
-bool AttributeReader::readPipeline(const Attribute &attr) {
-  attrs.pipeline = true;
-  if (attr.args.empty())
-    return true;
+bool AttributeReader::readCount(const Attribute &attr, StringRef what,
+                                bool (*valid)(int64_t, SMLoc, Diagnostics &),
+                                std::optional<int64_t> &value,
+                                const Expr *&expr) {
   if (attr.args.size() > 1) {
-    diags.error(attr.loc) << "@pipeline takes at most one argument (the "
-                             "number of stages), got "
-                          << attr.args.size();
+    diags.error(attr.loc) << "@" << attr.name << " takes at most one argument ("
+                          << what << "), got " << attr.args.size();
     return false;
   }
   // A literal is checked now; an expression of the @autotune names
-  // (`@pipeline(STAGES)`, Triton's num_stages as a tuning choice; 1 does
-  // not pipeline) when the checker binds them.
+  // (`@pipeline(STAGES)`, Triton's num_stages as a tuning choice) when the
+  // checker binds them.
   const AttrArg &arg = attr.args[0];
   if (arg.kind == AttrArg::Kind::Positional &&
       !isa<IntExpr>(arg.value.get())) {
-    attrs.pipelineStagesExpr = arg.value.get();
+    value.reset();
+    expr = arg.value.get();
     return true;
   }
-  std::optional<int64_t> stages = literal(arg, "the number of stages");
-  if (!stages || !checkStages(*stages, arg.loc, diags))
+  std::optional<int64_t> literalValue = literal(arg, what);
+  if (!literalValue || !valid(*literalValue, arg.loc, diags))
     return false;
-  attrs.pipelineStages = stages;
+  value = literalValue;
   return true;
+}
+
+bool AttributeReader::readPipeline(const Attribute &attr) {
+  // 1 stage does not pipeline.
+  attrs.pipeline = true;
+  return attr.args.empty() ||
+         readCount(attr, "the number of stages", checkStages,
+                   attrs.pipelineStages, attrs.pipelineStagesExpr);
 }
 
 bool AttributeReader::readLaunch(const Attribute &attr) {
@@ -310,27 +324,9 @@ bool AttributeReader::readLaunch(const Attribute &attr) {
 
 bool AttributeReader::readWarpSpecialize(const Attribute &attr) {
   attrs.warpSpecialize = 1;
-  if (attr.args.empty())
-    return true;
-  if (attr.args.size() > 1) {
-    diags.error(attr.loc) << "@warp_specialize takes at most one argument "
-                             "(1 or 0), got "
-                          << attr.args.size();
-    return false;
-  }
-  // As @pipeline(STAGES): an expression of the @autotune names makes the
-  // producer warpgroup a tuning choice.
-  const AttrArg &arg = attr.args[0];
-  if (arg.kind == AttrArg::Kind::Positional && !isa<IntExpr>(arg.value.get())) {
-    attrs.warpSpecialize.reset();
-    attrs.warpSpecializeExpr = arg.value.get();
-    return true;
-  }
-  std::optional<int64_t> flag = literal(arg, "1 or 0");
-  if (!flag || !checkFlag(*flag, arg.loc, diags))
-    return false;
-  attrs.warpSpecialize = flag;
-  return true;
+  return attr.args.empty() ||
+         readCount(attr, "1 or 0", checkFlag, attrs.warpSpecialize,
+                   attrs.warpSpecializeExpr);
 }
 
 bool AttributeReader::readTensorcore(const Attribute &attr) {

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
+#include "Phobos/Dialect/Tile/Transforms/SharedMemoryAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -41,7 +42,8 @@ using namespace phobos::tile;
 
 namespace {
 
-/// Registers per SM on every chip from sm_80 to sm_90.
+/// Registers per SM on every chip from sm_80 to sm_90 (as
+/// tile-choose-occupancy counts them).
 constexpr int64_t kRegistersPerSM = 65536;
 
 bool isTile(Type type) { return isa<TileType>(type); }
@@ -123,8 +125,8 @@ struct TileWarpSpecialize
     // The buffers and mbarriers go first, for every thread of the launch.
     // An mbarrier's initialisation ends in a CTA barrier, which
     // tile-insert-barriers counted on for the shared-memory writes before
-    // it (attention's Q): where those move to the consumers, a barrier of
-    // theirs takes its place.
+    // it (attention's Q): where there are such writes, they move to the
+    // consumers and a barrier of theirs takes its place.
     bool unordered = false;
     for (Operation &op : body.without_terminator()) {
       if (isa<LocalBarriersOp>(op) && unordered) {
@@ -133,8 +135,10 @@ struct TileWarpSpecialize
       }
       if (isa<LocalBarriersOp, BarrierOp>(op))
         unordered = false;
-      else if (!isScalarPure(op) && !isa<LocalBufferOp>(op))
-        unordered = true;
+      else
+        op.walk([&](Operation *nested) {
+          unordered |= !getSharedMemoryAccess(nested, kernel).writes.empty();
+        });
     }
     Operation *first = &body.front();
     for (Operation &op : llvm::make_early_inc_range(body))
