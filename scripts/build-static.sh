@@ -15,9 +15,16 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${PHOBOS_STATIC_BUILD_DIR:-$root/build-static}
 export CCACHE_BASEDIR="$root"
 
+# The compilers by a fixed path: CMake wipes its cache (and with it the
+# options below) when the path a name resolves to changes between runs,
+# e.g. with /usr/lib/llvm-22/bin first on PATH.
+cc=clang-22 cxx=clang++-22
+if [ -x /usr/bin/clang-22 ] && [ -x /usr/bin/clang++-22 ]; then
+  cc=/usr/bin/clang-22 cxx=/usr/bin/clang++-22
+fi
 cmake -G Ninja -S "$root" -B "$build_dir" \
   -DCMAKE_BUILD_TYPE=Release -DPHOBOS_STATIC_TOOLS=ON \
-  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DLLVM_USE_LINKER=lld -DLLVM_ENABLE_ASSERTIONS=ON >/dev/null
 if [ "${1:-}" = "--configure-only" ]; then
