@@ -617,8 +617,10 @@ bool Cta::exec(Operation *op) {
         set(o->getResult(0), RtValue::ofTile(std::move(value)));
         return true;
       })
-      // Threads of one CTA run as one here: a barrier orders nothing.
-      .Case([&](tile::BarrierOp) { return true; })
+      // Threads of one CTA run as one here: a barrier orders nothing, nor
+      // do the consumer warpgroups' turns.
+      .Case<tile::BarrierOp, tile::WarpgroupTurnOp>(
+          [&](Operation *) { return true; })
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
       .Case([&](scf::ForOp o) { return execFor(o); })
       .Case([&](scf::WhileOp o) { return execWhile(o); })

@@ -12,9 +12,23 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace phobos;
 
-llvm::StringRef phobos::compilerVersion() { return PHOBOS_COMPILER_VERSION; }
+llvm::StringRef phobos::compilerVersion() {
+  // Kernels compiled without some optimisations (PHOBOS_DISABLE_PASSES,
+  // lib/Target/Pipeline.cpp) are other kernels: the version says so, and
+  // every cache key with it.
+  static const std::string version = [] {
+    std::string text = PHOBOS_COMPILER_VERSION;
+    if (const char *disabled = std::getenv("PHOBOS_DISABLE_PASSES");
+        disabled && *disabled)
+      text += std::string("+without:") + disabled;
+    return text;
+  }();
+  return version;
+}
 
 std::string phobos::defaultKernelCacheDir() {
   if (std::optional<std::string> dir = llvm::sys::Process::GetEnv("PHOBOS_CACHE_DIR"))

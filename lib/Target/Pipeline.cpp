@@ -24,6 +24,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 
 std::optional<phobos::ChipLimits> phobos::getChipLimits(StringRef chip) {
@@ -47,6 +49,38 @@ StringRef phobos::supportedChips() {
   return "sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a";
 }
 
+/// The optimisations PHOBOS_DISABLE_PASSES may leave out (for A/B
+/// measurements: the kernels stay correct without them).
+static constexpr llvm::StringLiteral kOptionalPasses[] = {
+    "tile-group-blocks", "tile-defer-dots", "tile-warp-specialize",
+    "tile-pingpong"};
+
+/// Whether PHOBOS_DISABLE_PASSES (a comma-separated list of the names
+/// above) leaves `name` out. Names it does not know are reported once.
+static bool isPassDisabled(StringRef name) {
+  static const llvm::SmallVector<std::string> disabled = [] {
+    llvm::SmallVector<std::string> names;
+    const char *given = std::getenv("PHOBOS_DISABLE_PASSES");
+    if (!given)
+      return names;
+    llvm::SmallVector<StringRef> parts;
+    StringRef(given).split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef part : parts) {
+      part = part.trim();
+      if (!llvm::is_contained(kOptionalPasses, part)) {
+        llvm::errs() << "phobos: PHOBOS_DISABLE_PASSES: '" << part
+                     << "' is not a pass that can be left out (";
+        llvm::interleaveComma(kOptionalPasses, llvm::errs());
+        llvm::errs() << "); ignored\n";
+        continue;
+      }
+      names.push_back(part.str());
+    }
+    return names;
+  }();
+  return llvm::is_contained(disabled, name);
+}
+
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
   // Tiles that cannot fit the chip fail first, before any pass spends
@@ -60,7 +94,8 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   OpPassManager &kernel = pm.nest<tile::KernelOp>();
   // GEMM-like grids run in groups of tile rows: 6 % at 8192^3 (f16, H200).
-  kernel.addPass(tile::createTileGroupBlocks());
+  if (!isPassDisabled("tile-group-blocks"))
+    kernel.addPass(tile::createTileGroupBlocks());
   kernel.addPass(tile::createTileHoistInvariants());
   kernel.addPass(tile::createTileDropMasks());
   kernel.addPass(tile::createTileSplitRaggedLoops());
@@ -73,7 +108,8 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // Attention's P @ V under the next iteration's softmax. (tile-prefetch-
   // dots, the next S under this softmax, is not here: on the H200 it gained
   // nothing at D 64 and cost 8 % at D 128; docs/benchmarks.md.)
-  kernel.addPass(tile::createTileDeferDots());
+  if (!isPassDisabled("tile-defer-dots"))
+    kernel.addPass(tile::createTileDeferDots());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
   kernel.addPass(tile::createTileSwizzleShared());
@@ -87,7 +123,12 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   occupancy.maxSharedBytes = limits.sharedMemoryBytes;
   kernel.addPass(tile::createTileChooseOccupancy(occupancy));
   kernel.addPass(tile::createTileInsertBarriers());
-  kernel.addPass(tile::createTileWarpSpecialize());
+  if (!isPassDisabled("tile-warp-specialize"))
+    kernel.addPass(tile::createTileWarpSpecialize());
+  // FlashAttention 3's ping-pong: the consumer warpgroups take turns at the
+  // tensor cores.
+  if (!isPassDisabled("tile-pingpong"))
+    kernel.addPass(tile::createTilePingPong());
   // tile-guard-rescale is not here: its branch made the f16 attention 1.5 %
   // (D 64) to 4 % (D 128) slower on the H200 although it skips most of the
   // accumulator's rescaling (docs/benchmarks.md).

@@ -294,6 +294,17 @@ struct BarrierLowering : TileToGPUPattern<BarrierOp> {
 /// uniform across each warp (a shuffle from lane 0), so that ptxas sees no
 /// divergence around the consumers' wgmma. Each side first sets its
 /// warps' registers.
+/// The thread's warpgroup index, made uniform across its warp (a shuffle
+/// from lane 0).
+Value uniformWarpgroup(ThreadEmitter &e) {
+  Value group = arith::DivUIOp::create(
+      e.b, e.loc, e.tid, e.i32(WarpSpecializeOp::kProducerThreads));
+  return NVVM::ShflOp::create(
+      e.b, e.loc, e.b.getI32Type(), e.i32(-1), group, e.i32(0), e.i32(31),
+      NVVM::ShflKindAttr::get(e.b.getContext(), NVVM::ShflKind::idx),
+      UnitAttr());
+}
+
 struct WarpSpecializeLowering : TileToGPUPattern<WarpSpecializeOp> {
   using TileToGPUPattern::TileToGPUPattern;
   LogicalResult
@@ -303,13 +314,7 @@ struct WarpSpecializeLowering : TileToGPUPattern<WarpSpecializeOp> {
     Location loc = op.getLoc();
     int64_t producerGroup =
         int64_t(e.frame.numWarps) * 32 / WarpSpecializeOp::kProducerThreads;
-    Value group = arith::DivUIOp::create(
-        rewriter, loc, e.tid, e.i32(WarpSpecializeOp::kProducerThreads));
-    Value uniform = NVVM::ShflOp::create(
-        rewriter, loc, rewriter.getI32Type(), e.i32(-1), group, e.i32(0),
-        e.i32(31),
-        NVVM::ShflKindAttr::get(rewriter.getContext(), NVVM::ShflKind::idx),
-        UnitAttr());
+    Value uniform = uniformWarpgroup(e);
     Value isProducer = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq, uniform, e.i32(producerGroup));
     auto branch = scf::IfOp::create(rewriter, loc, isProducer,
@@ -330,6 +335,61 @@ struct WarpSpecializeLowering : TileToGPUPattern<WarpSpecializeOp> {
   }
 };
 
+/// The consumer warpgroups' turns as named barriers: warpgroup w's turn is
+/// barrier kFirstTurnBarrier + w, completed by w's `bar.sync` and the
+/// previous warpgroup's `bar.arrive` (two warpgroups' threads). Barrier 0
+/// is the CTA's, 1 the consumers' (ThreadEmitter::barrier).
+struct WarpgroupTurnLowering : TileToGPUPattern<WarpgroupTurnOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  static constexpr int64_t kFirstTurnBarrier = 2;
+  LogicalResult
+  matchAndRewrite(WarpgroupTurnOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadEmitter e = emitter(op, rewriter);
+    Location loc = op.getLoc();
+    int64_t groups =
+        int64_t(e.frame.numWarps) * 32 / WarpSpecializeOp::kProducerThreads;
+    Value pair = e.i32(2 * WarpSpecializeOp::kProducerThreads);
+    Value group = uniformWarpgroup(e);
+    auto turnOf = [&](Value w) { return e.add(w, e.i32(kFirstTurnBarrier)); };
+    auto inGroup = [&](int64_t w, auto body) {
+      Value is = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                       group, e.i32(w));
+      auto branch = scf::IfOp::create(rewriter, loc, is);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(branch.thenBlock());
+      body();
+    };
+    switch (op.getStep()) {
+    case TurnStep::start:
+      inGroup(groups - 1, [&] {
+        NVVM::BarrierArriveOp::create(rewriter, loc, e.i32(kFirstTurnBarrier),
+                                      pair);
+      });
+      break;
+    case TurnStep::take:
+      NVVM::BarrierOp::create(rewriter, loc, TypeRange{}, turnOf(group), pair,
+                              NVVM::BarrierReductionAttr(), Value());
+      break;
+    case TurnStep::give: {
+      Value next = arith::RemUIOp::create(rewriter, loc, e.add(group, e.i32(1)),
+                                          e.i32(groups));
+      NVVM::BarrierArriveOp::create(rewriter, loc, turnOf(next), pair);
+      break;
+    }
+    case TurnStep::finish:
+      inGroup(0, [&] {
+        NVVM::BarrierOp::create(rewriter, loc, TypeRange{},
+                                e.i32(kFirstTurnBarrier), pair,
+                                NVVM::BarrierReductionAttr(), Value());
+      });
+      break;
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void phobos::tile::populateKernelToGPUPatterns(const TypeConverter &converter,
@@ -338,6 +398,6 @@ void phobos::tile::populateKernelToGPUPatterns(const TypeConverter &converter,
   MLIRContext *context = patterns.getContext();
   patterns.add<KernelLowering>(converter, context, state, state.getGPUModule());
   patterns.add<ReturnLowering, BlockIdLowering, GridDimLowering, DimLowering,
-               BarrierLowering, WarpSpecializeLowering>(converter, context,
-                                                        state);
+               BarrierLowering, WarpSpecializeLowering, WarpgroupTurnLowering>(
+      converter, context, state);
 }

@@ -1,4 +1,4 @@
-// RUN: phobos-opt %s --convert-tile-to-gpu | FileCheck %s
+// RUN: phobos-opt %s --convert-tile-to-gpu --split-input-file | FileCheck %s
 
 // A kernel split by tile-warp-specialize. The launch has a producer
 // warpgroup beyond @launch's 256 threads (384), the split is a branch on
@@ -67,6 +67,54 @@ phobos.kernel @split(%B: !phobos.tensor<?x?xf16> {phobos.dims = ["K", "N"]}, %n:
       phobos.mbarrier_wait %full[%slot], %parity : !phobos.smem<2xi64, #tpl>
       phobos.mbarrier_arrive %empty[%slot] : !phobos.smem<2xi64, #tpl>
     }
+  }
+  phobos.return
+}
+
+// -----
+
+// The consumer warpgroups' turns (tile-pingpong) as named barriers 2 and 3
+// over both warpgroups' 256 threads: warpgroup w takes its turn with
+// `bar.sync 2 + w` and gives it with `bar.arrive` on the next one's
+// barrier; before the loop warpgroup 1 gives warpgroup 0 the first turn,
+// after it warpgroup 0 takes the last one back. The warpgroup index is
+// shuffled from lane 0, as for the split.
+// CHECK-LABEL: gpu.func @turns
+// CHECK: } else {
+// CHECK-NEXT: nvvm.setmaxregister increase 232
+// CHECK: %[[G0:.*]] = nvvm.shfl.sync idx
+// CHECK: %[[C1:.*]] = arith.constant 1 : i32
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[G0]], %[[C1]]
+// CHECK: scf.if %[[LAST]] {
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: nvvm.barrier.arrive id = %[[TWO]] number_of_threads = %{{.*}}
+// CHECK: scf.for
+// CHECK: %[[G1:.*]] = nvvm.shfl.sync idx
+// CHECK: %[[MINE:.*]] = arith.addi %[[G1]], %{{.*}}
+// CHECK: nvvm.barrier id = %[[MINE]] number_of_threads = %[[N:.*]]
+// CHECK: %[[G2:.*]] = nvvm.shfl.sync idx
+// CHECK: %[[AFTER:.*]] = arith.addi %[[G2]], %{{.*}}
+// CHECK: %[[NEXT:.*]] = arith.remui %[[AFTER]], %{{.*}}
+// CHECK: %[[ITS:.*]] = arith.addi %[[NEXT]], %{{.*}}
+// CHECK: nvvm.barrier.arrive id = %[[ITS]] number_of_threads = %{{.*}}
+// CHECK: }
+// CHECK: %[[G3:.*]] = nvvm.shfl.sync idx
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[G3]], %{{.*}}
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: } {phobos.roles}
+
+phobos.kernel @turns(%n: i32) attributes {max_threads = 256 : i32, phobos.shared_bytes = 0 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  phobos.warp_specialize producer(40) {
+  } consumer(232) {
+    phobos.warpgroup_turn start
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      phobos.warpgroup_turn take
+      phobos.warpgroup_turn give
+    }
+    phobos.warpgroup_turn finish
   }
   phobos.return
 }

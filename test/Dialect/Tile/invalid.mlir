@@ -1272,3 +1272,22 @@ phobos.kernel @warp_specialize_twice(%n: i32) {
   }
   phobos.return
 }
+
+// -----
+
+phobos.kernel @turn_outside(%n: i32) attributes {max_threads = 256 : i32} {
+  // expected-error@+1 {{'phobos.warpgroup_turn' op orders the consumer warpgroups of a warp_specialize and belongs in its consumer region}}
+  phobos.warpgroup_turn take
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @turn_one_group(%n: i32) attributes {max_threads = 128 : i32} {
+  phobos.warp_specialize producer(40) {
+  } consumer(232) {
+    // expected-error@+1 {{'phobos.warpgroup_turn' op needs at least two consumer warpgroups (256 threads), got 128}}
+    phobos.warpgroup_turn give
+  }
+  phobos.return
+}

@@ -913,6 +913,19 @@ int64_t KernelOp::getLaunchThreads() {
   return getCtaSize() + (specialized ? WarpSpecializeOp::kProducerThreads : 0);
 }
 
+LogicalResult WarpgroupTurnOp::verify() {
+  auto split = (*this)->getParentOfType<WarpSpecializeOp>();
+  if (!split || !split.getConsumer().isAncestor((*this)->getParentRegion()))
+    return emitOpError("orders the consumer warpgroups of a warp_specialize "
+                       "and belongs in its consumer region");
+  int64_t threads = (*this)->getParentOfType<KernelOp>().getCtaSize();
+  if (threads < 2 * WarpSpecializeOp::kProducerThreads)
+    return emitOpError("needs at least two consumer warpgroups (256 "
+                       "threads), got ")
+           << threads;
+  return success();
+}
+
 LogicalResult WarpSpecializeOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (kernel.getCtaSize() % kProducerThreads != 0)

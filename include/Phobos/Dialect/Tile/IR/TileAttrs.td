@@ -54,6 +54,14 @@ def Tile_DotKindAttr : I32EnumAttr<"DotKind",
   let cppNamespace = "::phobos::tile";
 }
 
+def Tile_TurnStepAttr : I32EnumAttr<"TurnStep",
+    "a step of the consumer warpgroups' turns", [
+    I32EnumAttrCase<"start", 0>, I32EnumAttrCase<"take", 1>,
+    I32EnumAttrCase<"give", 2>, I32EnumAttrCase<"finish", 3>
+  ]> {
+  let cppNamespace = "::phobos::tile";
+}
+
 // `@tensorcore`'s precision on a kernel: a DotPrecision other than `ieee`,
 // by its name (the source spells it the same way).
 def Tile_TensorcoreAttr : ConfinedAttr<StrAttr, [AttrConstraint<CPred<[{

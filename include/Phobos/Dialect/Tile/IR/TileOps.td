@@ -1126,4 +1126,43 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
   }];
 }
 
+def Tile_WarpgroupTurnOp : Tile_Op<"warpgroup_turn"> {
+  let summary = "the consumer warpgroups take turns (FlashAttention 3's ping-pong)";
+  let description = [{
+    Orders the consumer warpgroups of a `phobos.warp_specialize` (at least
+    two) so that one at a time runs the code between its `take` and its
+    `give`, in warpgroup order, round and round: while one warpgroup's
+    MMAs run, the next one computes what does not need the tensor cores
+    (attention's softmax) instead of competing for them.
+
+    - `start` (before the loop): the last warpgroup gives the first its
+      turn.
+    - `take`: each warpgroup waits for its turn (named barrier `2 + w` over
+      the two warpgroups' threads).
+    - `give`: the warpgroup passes the turn to the next one.
+    - `finish` (after the loop): the first warpgroup takes the turn the
+      last one gave after its final `give`, so that no arrival is left.
+
+    Every consumer thread runs the same steps the same number of times;
+    nothing between a `take` and its `give` may wait for the other
+    warpgroups (a CTA barrier there would wait forever). The steps order
+    the warpgroups; they change no value (the interpreter, which runs a
+    CTA's threads as one, skips them). Placed by tile-pingpong.
+
+    ```mlir
+    phobos.warpgroup_turn start
+    scf.for ... {
+      phobos.warpgroup_turn take
+      %s = phobos.dot ... kind(wgmma) {in_flight = 1 : i32} ...
+      phobos.warpgroup_turn give
+      ...
+    }
+    phobos.warpgroup_turn finish
+    ```
+  }];
+  let arguments = (ins Tile_TurnStepAttr:$step);
+  let assemblyFormat = "$step attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // PHOBOS_DIALECT_TILE_IR_TILEOPS_TD

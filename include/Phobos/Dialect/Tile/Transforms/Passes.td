@@ -658,6 +658,61 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::phobos::tile::KernelOp"
   ];
 }
 
+def TilePingPong : Pass<"tile-pingpong", "::phobos::tile::KernelOp"> {
+  let summary = "lets the consumer warpgroups take turns at the tensor cores";
+  let description = [{
+    FlashAttention 3's ping-pong schedule. In a warp-specialised kernel
+    whose consumers are two or more warpgroups, a loop that issues its
+    warpgroup MMAs asynchronously (`in_flight`) and then computes on other
+    units (attention's softmax: exponentials, reductions) runs, without
+    this pass, all warpgroups in step: they issue their MMAs together and
+    then all wait, and the tensor cores idle during the softmax. The pass
+    makes the warpgroups take turns at issuing (`phobos.warpgroup_turn`):
+    each takes its turn before the iteration's first MMA and gives it to
+    the next warpgroup right after issuing its last (whose `in_flight` then
+    covers every MMA group of the turn, so nothing is waited for before the
+    turn is given), so one warpgroup's softmax runs while the next one's
+    MMAs do.
+
+    Applied to each top-level loop of a `phobos.warp_specialize`'s
+    consumers whose MMAs are all asynchronous wgmma dots, with only slots,
+    mbarrier waits, casts and scalar arithmetic between the first and the
+    last (nothing there may wait for the other warpgroups), and with tile
+    work other than dots after them. GEMM main loops (nothing but MMAs)
+    are left alone.
+
+    Before:
+    ```mlir
+    %r = scf.for ... {
+      phobos.mbarrier_wait %full[%i], %phase : ...
+      %s = phobos.dot %q, %k transpose_b kind(wgmma) {in_flight = 1 : i32} : ...
+      %o = phobos.dot %p, %v, %acc kind(wgmma) {in_flight = 1 : i32} : ...
+      %sw = phobos.wgmma_wait %s {pending = 1 : i32} : ...
+      %e = phobos.exp %sw : ...
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    phobos.warpgroup_turn start
+    %r = scf.for ... {
+      phobos.mbarrier_wait %full[%i], %phase : ...
+      phobos.warpgroup_turn take
+      %s = phobos.dot %q, %k transpose_b kind(wgmma) {in_flight = 1 : i32} : ...
+      %o = phobos.dot %p, %v, %acc kind(wgmma) {in_flight = 2 : i32} : ...
+      phobos.warpgroup_turn give
+      %sw = phobos.wgmma_wait %s {pending = 1 : i32} : ...
+      ...
+    }
+    phobos.warpgroup_turn finish
+    ```
+  }];
+  let statistics = [
+    Statistic<"numLoops", "num-loops",
+              "Loops whose consumer warpgroups take turns">
+  ];
+}
+
 def TileGuardRescale : Pass<"tile-guard-rescale", "::phobos::tile::KernelOp"> {
   let summary = "lets an online softmax skip rescaling by a factor of one";
   let description = [{

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""One optimisation of the pipeline on and off, on the GPU machine.
+
+Runs `phobos-run --check --bench` of each workload with the pass (the
+default pipeline) and without it (`PHOBOS_DISABLE_PASSES=PASS`, which also
+gives the kernels their own cache entries), in alternation, ROUNDS times
+each, and prints the median kernel time of each, their ratio (off / on:
+above 1 when the pass makes the kernel faster) and the peer (SDPA's default
+backend, cuBLAS) timed in the same run. Every run checks its output
+against the float64 reference.
+
+The workloads are the f16 attention variants the pass can change
+(`@warp_specialize` kernels: D 128 as the example says, and D 64 in a copy
+that asks for the producer warpgroup), the example at D 64 (no producer
+warpgroup) as the baseline, and an HGEMM the pass must leave as it is.
+With --ragged, first checks the attention variants at ragged sizes with
+the pass on; with --sanitize, runs them under compute-sanitizer (memcheck,
+racecheck, synccheck) at a small ragged size.
+
+Usage: python3 bench/pass_ab.py BINDIR [--pass tile-pingpong] [--rounds 3]
+           [--repeat 30] [--ragged] [--sanitize] [--quick] [--no-ab]
+Writes pass_ab.json to $OUT when set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from phobos_run import run_json
+from warp_specialize_ab import peer_ms, specialised_copy
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ATTENTION = {"BH": 128, "Nq": 4096, "Nk": 4096}
+
+
+def workloads(directory: str, quick: bool):
+    """(kind, path, dims, variant, scalars) of each A/B row."""
+    example = os.path.join(ROOT, "examples", "flash_attention_fp16.ph")
+    forced = specialised_copy("flash_attention_fp16.ph", directory)
+    rows = [("attention", example, ATTENTION, {"D": 128, "BR": 128, "BC": 128}),
+            ("attention", example, ATTENTION, {"D": 128, "BR": 128, "BC": 64})]
+    if not quick:
+        rows += [("attention", forced, ATTENTION, {"D": 64, "BR": 128, "BC": 64}),
+                 ("attention", forced, ATTENTION, {"D": 64, "BR": 128, "BC": 128}),
+                 # The example at D 64 (no producer warpgroup): the baseline.
+                 ("attention", example, ATTENTION, {"D": 64, "BR": 128, "BC": 64})]
+    for kind, path, dims, variant in rows:
+        yield kind, path, dims, variant, {"scale": 1.0 / variant["D"] ** 0.5}
+    if not quick:
+        yield ("hgemm", os.path.join(ROOT, "examples", "gemm_f16_tc.ph"),
+               {"M": 8192, "N": 8192, "K": 8192}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
+               {"alpha": 1.0, "beta": 0.0})
+
+
+def environment(disabled: str | None) -> dict:
+    env = dict(os.environ)
+    env.pop("PHOBOS_DISABLE_PASSES", None)
+    if disabled:
+        env["PHOBOS_DISABLE_PASSES"] = disabled
+    return env
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bindir")
+    parser.add_argument("--pass", dest="name", default="tile-pingpong")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--ragged", action="store_true")
+    parser.add_argument("--sanitize", action="store_true")
+    parser.add_argument("--no-ab", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="attention D 128 only")
+    args = parser.parse_args()
+    directory = tempfile.mkdtemp(prefix="phobos-pass-ab-")
+    on, off = environment(None), environment(args.name)
+    example = os.path.join(ROOT, "examples", "flash_attention_fp16.ph")
+    forced = specialised_copy("flash_attention_fp16.ph", directory)
+    cases = [(example, {"D": 128, "BR": 128, "BC": 128}), (example, {"D": 128, "BR": 128, "BC": 64}),
+             (forced, {"D": 64, "BR": 128, "BC": 64})]
+    failures = 0
+    if args.sanitize:
+        sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+        for path, variant in (cases[:1] if args.quick else cases[::2]):
+            for tool in ("memcheck", "racecheck", "synccheck"):
+                cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "10",
+                       os.path.join(args.bindir, "phobos-run"), path, "--check",
+                       "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()),
+                       "--dim=BH=2", "--dim=Nq=300", "--dim=Nk=277", "--scalar=scale=0.1"]
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=on)
+                summary = [line for line in (proc.stdout + proc.stderr).splitlines()
+                           if "ERROR SUMMARY" in line or "check" in line]
+                ok = proc.returncode == 0
+                failures += not ok
+                print(f"sanitize {tool:9} {os.path.basename(path)} {variant}: "
+                      f"{'ok' if ok else 'FAILED rc=' + str(proc.returncode)} {summary[-2:]}",
+                      flush=True)
+    if args.ragged:
+        checked = bad = 0
+        for path, variant in cases:
+            for dims in ({"BH": 3, "Nq": 1000, "Nk": 1032}, {"BH": 2, "Nq": 64, "Nk": 8},
+                         {"BH": 1, "Nq": 200, "Nk": 2056}, {"BH": 2, "Nq": 129, "Nk": 130}):
+                result = run_json(args.bindir, path, dims, variant, {"scale": 0.1}, env=on)
+                checked += 1
+                if result.get("check") != "ok":
+                    bad += 1
+                    print(f"  ragged {os.path.basename(path)} {dims} {variant}: {result}",
+                          flush=True)
+        failures += bad
+        print(f"ragged checks with {args.name}: {checked - bad} of {checked} ok", flush=True)
+    rows = []
+    for kind, path, dims, variant, scalars in workloads(directory, args.quick):
+        if args.no_ab:
+            break
+        times = {True: [], False: []}
+        checks = []
+        for _ in range(args.rounds):
+            for enabled in (False, True):
+                result = run_json(args.bindir, path, dims, variant, scalars, args.repeat,
+                                  env=on if enabled else off)
+                times[enabled].append(result.get("time_ms", float("nan")))
+                checks.append(result.get("check"))
+                if result.get("check") != "ok":
+                    print(f"  {os.path.basename(path)} {variant} on={enabled}: {result}",
+                          flush=True)
+        without, with_pass = statistics.median(times[False]), statistics.median(times[True])
+        peer = peer_ms(kind, dims, variant)
+        row = {"kind": kind, "file": os.path.basename(path),
+               "sizes": "x".join(str(v) for v in dims.values()),
+               "variant": ",".join(f"{k}={v}" for k, v in variant.items()),
+               "off_ms": without, "on_ms": with_pass, "off_rounds": times[False],
+               "on_rounds": times[True], "peer_ms": peer,
+               "gain": without / with_pass if with_pass > 0 else float("nan"),
+               "off_vs_peer": peer / without, "on_vs_peer": peer / with_pass,
+               "checks": "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))}
+        failures += row["checks"] != "ok"
+        rows.append(row)
+        print(f"{kind:9} {row['file']:28} {row['variant']:26} off {without:7.3f} on "
+              f"{with_pass:7.3f} ms  gain {row['gain']:.3f}x  peer {peer:7.3f} ms "
+              f"({row['off_vs_peer']:.3f}x -> {row['on_vs_peer']:.3f}x)  {row['checks']}  rounds "
+              f"off {' '.join(f'{t:.3f}' for t in times[False])} on "
+              f"{' '.join(f'{t:.3f}' for t in times[True])}", flush=True)
+    if rows and os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], "pass_ab.json"), "w") as handle:
+            json.dump(rows, handle, indent=2)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
