@@ -28,6 +28,8 @@ CASES = [
      {"alpha": 1.0, "beta": 0.0}),
     ("attention", "flash_attention_fp16.ph", {"BH": 128, "Nq": 4096, "Nk": 4096}, {"D": 64, "BR": 128, "BC": 64},
      {"scale": 0.125}),
+    ("attention128", "flash_attention_fp16.ph", {"BH": 128, "Nq": 4096, "Nk": 4096},
+     {"D": 128, "BR": 128, "BC": 128}, {"scale": 0.088}),
     ("softmax", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 1024}, {}),
     ("softmax4096", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 4096}, {}),
     ("sgemm", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
@@ -48,8 +50,9 @@ if kind.startswith("tf32"):
     torch.backends.cuda.matmul.allow_tf32 = True
     a = torch.randn(4096, 4096, device=dev); b = torch.randn(4096, 4096, device=dev)
     torch.matmul(a, b)
-elif kind == "attention":
-    q = torch.randn(4, 32, 4096, 64, device=dev, dtype=torch.float16); k = torch.randn_like(q); v = torch.randn_like(q)
+elif kind.startswith("attention"):
+    d = 128 if kind == "attention128" else 64
+    q = torch.randn(4, 32, 4096, d, device=dev, dtype=torch.float16); k = torch.randn_like(q); v = torch.randn_like(q)
     torch.nn.functional.scaled_dot_product_attention(q, k, v)
 elif kind.startswith("softmax"):
     x = torch.randn(32768, 4096, device=dev); torch.softmax(x, dim=-1)
@@ -166,7 +169,7 @@ def main() -> None:
         with open(script, "w") as f:
             f.write(PEERS)
         report = os.path.join(OUT, f"peer_{key}") if OUT else None
-        peer_kernel = ("flash|fmha|attention|sdpa" if key == "attention" else
+        peer_kernel = ("flash|fmha|attention|sdpa" if key.startswith("attention") else
                        "softmax" if key.startswith("softmax") else "gemm|xmma|cutlass|sm90")
         rows = ncu(["python3", script, key], peer_kernel, report)
         for row in rows[-1:]:
