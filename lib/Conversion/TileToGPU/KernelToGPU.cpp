@@ -290,10 +290,6 @@ struct BarrierLowering : TileToGPUPattern<BarrierOp> {
   }
 };
 
-/// The two roles as the branches of one `if`, on the warpgroup index made
-/// uniform across each warp (a shuffle from lane 0), so that ptxas sees no
-/// divergence around the consumers' wgmma. Each side first sets its
-/// warps' registers.
 /// The thread's warpgroup index, made uniform across its warp (a shuffle
 /// from lane 0).
 Value uniformWarpgroup(ThreadEmitter &e) {
@@ -305,6 +301,10 @@ Value uniformWarpgroup(ThreadEmitter &e) {
       UnitAttr());
 }
 
+/// The two roles as the branches of one `if`, on the warpgroup index made
+/// uniform across each warp (a shuffle from lane 0), so that ptxas sees no
+/// divergence around the consumers' wgmma. Each side first sets its
+/// warps' registers.
 struct WarpSpecializeLowering : TileToGPUPattern<WarpSpecializeOp> {
   using TileToGPUPattern::TileToGPUPattern;
   LogicalResult

@@ -1,13 +1,15 @@
 //===- PingPong.cpp - Consumer warpgroups take turns at the tensor cores --===//
 //
-// In a warp-specialised attention kernel the consumer warpgroups run in
-// step: each issues its S = Q K^T and P @ V MMAs, then waits for S and
-// computes the softmax, so the tensor cores idle while every warpgroup
-// exponentiates at once. FlashAttention 3 orders them instead: warpgroup w
-// issues its MMAs only after w - 1 has issued its own, so that w - 1's
-// softmax overlaps w's MMAs. This pass places that order
-// (phobos.warpgroup_turn) around the MMAs of a consumer loop; the GPU
-// lowering makes each turn a named barrier.
+// In a warp-specialised attention kernel the consumer warpgroups run side
+// by side: each issues its S = Q K^T and P @ V MMAs, then waits for S and
+// computes the softmax, and nothing keeps them from doing the same thing
+// at the same time. FlashAttention 3 orders them: warpgroup w issues its
+// MMAs only after w - 1 has issued its own, so that w - 1's softmax
+// overlaps w's MMAs. This pass places that order (phobos.warpgroup_turn)
+// around the MMAs of a consumer loop; the GPU lowering makes each turn a
+// named barrier. On the H200 it measured neutral for Phobos's f16
+// attention (docs/benchmarks.md, eleventh session): the warpgroups drift
+// apart on their own there.
 //
 //===----------------------------------------------------------------------===//
 

@@ -664,10 +664,10 @@ def TilePingPong : Pass<"tile-pingpong", "::phobos::tile::KernelOp"> {
     FlashAttention 3's ping-pong schedule. In a warp-specialised kernel
     whose consumers are two or more warpgroups, a loop that issues its
     warpgroup MMAs asynchronously (`in_flight`) and then computes on other
-    units (attention's softmax: exponentials, reductions) runs, without
-    this pass, all warpgroups in step: they issue their MMAs together and
-    then all wait, and the tensor cores idle during the softmax. The pass
-    makes the warpgroups take turns at issuing (`phobos.warpgroup_turn`):
+    units (attention's softmax: exponentials, reductions) lets, without
+    this pass, all warpgroups issue their MMAs together and then all wait,
+    so that the tensor cores can idle during the softmax. The pass makes
+    the warpgroups take turns at issuing (`phobos.warpgroup_turn`):
     each takes its turn before the iteration's first MMA and gives it to
     the next warpgroup right after issuing its last (whose `in_flight` then
     covers every MMA group of the turn, so nothing is waited for before the
@@ -679,7 +679,8 @@ def TilePingPong : Pass<"tile-pingpong", "::phobos::tile::KernelOp"> {
     mbarrier waits, casts and scalar arithmetic between the first and the
     last (nothing there may wait for the other warpgroups), and with tile
     work other than dots after them. GEMM main loops (nothing but MMAs)
-    are left alone.
+    are left alone. On the H200 the f16 attention measured neutral to 1 %
+    faster with it (docs/benchmarks.md).
 
     Before:
     ```mlir
