@@ -26,13 +26,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from phobos_run import run_json
+from phobos_run import run_json, sanitize_run
 from warp_specialize_ab import peer_ms, specialised_copy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -85,21 +83,11 @@ def main() -> int:
              (forced, {"D": 64, "BR": 128, "BC": 64})]
     failures = 0
     if args.sanitize:
-        sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
         for path, variant in (cases[:1] if args.quick else cases[::2]):
             for tool in ("memcheck", "racecheck", "synccheck"):
-                cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "10",
-                       os.path.join(args.bindir, "phobos-run"), path, "--check",
-                       "--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()),
-                       "--dim=BH=2", "--dim=Nq=300", "--dim=Nk=277", "--scalar=scale=0.1"]
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=on)
-                summary = [line for line in (proc.stdout + proc.stderr).splitlines()
-                           if "ERROR SUMMARY" in line or "check" in line]
-                ok = proc.returncode == 0
-                failures += not ok
-                print(f"sanitize {tool:9} {os.path.basename(path)} {variant}: "
-                      f"{'ok' if ok else 'FAILED rc=' + str(proc.returncode)} {summary[-2:]}",
-                      flush=True)
+                failures += not sanitize_run(
+                    args.bindir, tool, path, {"BH": 2, "Nq": 300, "Nk": 277}, variant,
+                    {"scale": 0.1}, f"{os.path.basename(path)} {variant}", env=on)
     if args.ragged:
         checked = bad = 0
         for path, variant in cases:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 
 
@@ -25,3 +26,24 @@ def run_json(bindir: str, path: str, dims: dict, variant: dict, scalars: dict,
             return json.loads(line[len("PHOBOS_RESULT "):])
     return {"check": "error", "time_ms": float("nan"),
             "error": (proc.stderr or proc.stdout)[-400:]}
+
+
+def sanitize_run(bindir: str, tool: str, path: str, dims: dict, variant: dict, scalars: dict,
+                 label: str, env: dict | None = None) -> bool:
+    """`phobos-run PATH --check` under compute-sanitizer's `tool` (memcheck,
+    racecheck, synccheck), failing on any report; prints one line with
+    `label` and the check's and the sanitizer's summaries. True when clean."""
+    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "10",
+           os.path.join(bindir, "phobos-run"), path, "--check"]
+    if variant:
+        cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
+    cmd += [f"--dim={k}={v}" for k, v in dims.items()]
+    cmd += [f"--scalar={k}={v}" for k, v in scalars.items()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    summary = [line for line in (proc.stdout + proc.stderr).splitlines()
+               if "ERROR SUMMARY" in line or "check" in line]
+    ok = proc.returncode == 0
+    print(f"sanitize {tool:9} {label}: {'ok' if ok else 'FAILED rc=' + str(proc.returncode)} "
+          f"{summary[-2:]}", flush=True)
+    return ok

@@ -25,13 +25,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from phobos_run import run_json
+from phobos_run import run_json, sanitize_run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMM_SCALARS = {"alpha": 1.0, "beta": 0.0}
@@ -122,7 +120,6 @@ def main() -> int:
     directory = tempfile.mkdtemp(prefix="phobos-ws-")
     failures = 0
     if args.sanitize:
-        sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
         cases = (("gemm_f16_tc.ph", {"M": 100, "N": 72, "K": 200},
                   {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}, {"alpha": 1.0, "beta": 0.5}),
                  ("gemm_f16_tc.ph", {"M": 100, "N": 72, "K": 40}, {}, {"alpha": 1.0, "beta": 0.5}),
@@ -132,21 +129,9 @@ def main() -> int:
             if args.quick and not example.startswith("flash"):
                 continue
             for tool in ("memcheck", "racecheck", "synccheck"):
-                cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "10",
-                       os.path.join(args.bindir, "phobos-run"),
-                       specialised_copy(example, directory), "--check"]
-                if variant:
-                    cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
-                cmd += [f"--dim={k}={v}" for k, v in dims.items()]
-                cmd += [f"--scalar={k}={v}" for k, v in scalars.items()]
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-                summary = [line for line in (proc.stdout + proc.stderr).splitlines()
-                           if "ERROR SUMMARY" in line or "check" in line]
-                ok = proc.returncode == 0
-                failures += not ok
-                print(f"sanitize {tool:9} ws {example} {variant or 'default'}: "
-                      f"{'ok' if ok else 'FAILED rc=' + str(proc.returncode)} {summary[-2:]}",
-                      flush=True)
+                failures += not sanitize_run(
+                    args.bindir, tool, specialised_copy(example, directory), dims, variant,
+                    scalars, f"ws {example} {variant or 'default'}")
     if args.ragged:
         checked = 0
         for example, dims, variant, scalars in ragged():
