@@ -27,6 +27,13 @@ bool phobos::tile::dependsOnLoop(Value value, scf::ForOp loop) {
   });
 }
 
+bool phobos::tile::isScalarPure(Operation &op) {
+  auto isTile = [](Type type) { return isa<TileType>(type); };
+  return op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
+         llvm::none_of(op.getOperandTypes(), isTile) &&
+         llvm::none_of(op.getResultTypes(), isTile);
+}
+
 bool phobos::tile::runsAtMostOnce(scf::ForOp loop) {
   auto mul = loop.getLowerBound().getDefiningOp<arith::MulIOp>();
   if (!mul || mul.getRhs() != loop.getStep())

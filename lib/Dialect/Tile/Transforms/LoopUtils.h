@@ -4,7 +4,8 @@
 // scf.for: where a value is defined, whether it changes between iterations,
 // whether the loop is the remainder tile-split-ragged-loops leaves, which
 // loads an operand needs; and the rewrites they share: more iteration
-// arguments, an operand's loads for another iteration.
+// arguments, an operand's loads for another iteration. Also what
+// tile-warp-specialize and tile-pingpong call scalar bookkeeping.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,11 @@ bool isOutside(mlir::Value value, mlir::scf::ForOp loop);
 /// induction variable, or an op of it inside the loop (a value defined in
 /// the loop with no defining op, an iteration argument, counts).
 bool dependsOnLoop(mlir::Value value, mlir::scf::ForOp loop);
+
+/// Scalar bookkeeping (index arithmetic and the like): an op with no
+/// tiles among its operands and results, no memory effects and no
+/// regions, which every thread runs alike.
+bool isScalarPure(mlir::Operation &op);
 
 /// Whether `loop` runs at most once: it starts at (ub / step) * step, as
 /// the remainder tile-split-ragged-loops leaves does.

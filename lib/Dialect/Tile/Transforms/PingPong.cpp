@@ -13,10 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopUtils.h"
+
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace phobos::tile {
 #define GEN_PASS_DEF_TILEPINGPONG
@@ -39,11 +40,8 @@ bool isAsyncWgmma(Operation &op) {
 /// nothing that waits for the other warpgroups (their barriers, or ops
 /// whose lowering exchanges data through shared memory).
 bool mayRunInTurn(Operation &op) {
-  if (isAsyncWgmma(op) || isa<BufferSlotOp, MbarrierWaitOp, CastOp>(op))
-    return true;
-  return op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
-         llvm::none_of(op.getOperandTypes(), isTile) &&
-         llvm::none_of(op.getResultTypes(), isTile);
+  return isAsyncWgmma(op) || isa<BufferSlotOp, MbarrierWaitOp, CastOp>(op) ||
+         isScalarPure(op);
 }
 
 /// Tile work for other units than the tensor cores: a tile computed by
@@ -112,7 +110,7 @@ struct TilePingPong : phobos::tile::impl::TilePingPongBase<TilePingPong> {
       // from the order of issue, retire each group before its result is
       // read.
       auto last = cast<DotOp>(span->second);
-      int32_t groups = 0;
+      uint32_t groups = 0;
       for (Operation *op = span->first; op != last->getNextNode();
            op = op->getNextNode())
         groups += isAsyncWgmma(*op);

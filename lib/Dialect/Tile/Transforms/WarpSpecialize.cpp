@@ -23,6 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopUtils.h"
+
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/SharedMemoryAccess.h"
 
@@ -45,16 +47,6 @@ namespace {
 /// Registers per SM on every chip from sm_80 to sm_90 (as
 /// tile-choose-occupancy counts them).
 constexpr int64_t kRegistersPerSM = 65536;
-
-bool isTile(Type type) { return isa<TileType>(type); }
-
-/// Scalar bookkeeping every thread of the launch may run: no tiles, no
-/// memory effects, no regions.
-bool isScalarPure(Operation &op) {
-  return op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
-         llvm::none_of(op.getOperandTypes(), isTile) &&
-         llvm::none_of(op.getResultTypes(), isTile);
-}
 
 /// Clones, into `builder`, what computes `value` from the ops `inside`
 /// says are being split off (everything else is used as it is); `mapping`
