@@ -90,6 +90,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
     if (auto bytes = func->getAttrOfType<IntegerAttr>(
             tile::KernelOp::kSharedBytesAttrName))
       result.contract.sharedMemoryBytes = bytes.getInt();
+    result.contract.persistent = func->hasAttr(phobos::kPersistentAttrName);
     if (auto maps = func->getAttrOfType<ArrayAttr>(phobos::kTensorMapsAttrName))
       for (auto map : maps.getAsRange<DenseI64ArrayAttr>()) {
         ArrayRef<int64_t> fields = map.asArrayRef();

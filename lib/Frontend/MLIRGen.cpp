@@ -285,6 +285,7 @@ void Generator::run() {
   if (checked.pipelineStages)
     op.setPipelineStages(static_cast<uint32_t>(*checked.pipelineStages));
   op.setWarpSpecialize(checked.warpSpecialize.value_or(0) != 0);
+  op.setPersistent(checked.persistent.value_or(0) != 0);
   if (attrs.tensorcore)
     op.setTensorcore(tile::stringifyDotPrecision(*attrs.tensorcore));
   if (!checked.aligned.empty()) {

@@ -143,6 +143,16 @@ static bool checkFlag(int64_t flag, SMLoc loc, Diagnostics &diags) {
   return false;
 }
 
+/// Whether `flag` is a value @persistent accepts (0 or 1).
+static bool checkPersistentFlag(int64_t flag, SMLoc loc, Diagnostics &diags) {
+  if (flag == 0 || flag == 1)
+    return true;
+  diags.error(loc) << "@persistent takes 1 (CTAs loop over the tiles) or 0 "
+                      "(one CTA per tile), got "
+                   << flag;
+  return false;
+}
+
 /// Whether `stages` is a stage count @pipeline accepts; reports why not.
 static bool checkStages(int64_t stages, SMLoc loc, Diagnostics &diags) {
   if (stages >= 1 && stages <= 8)
@@ -175,6 +185,7 @@ private:
                  std::optional<int64_t> &value, const ast::Expr *&expr);
   bool readPipeline(const Attribute &attr);
   bool readWarpSpecialize(const Attribute &attr);
+  bool readPersistent(const Attribute &attr);
   std::optional<int64_t> literal(const AttrArg &arg, StringRef what);
 
   const Kernel &kernel;
@@ -329,6 +340,12 @@ bool AttributeReader::readWarpSpecialize(const Attribute &attr) {
                    attrs.warpSpecializeExpr);
 }
 
+bool AttributeReader::readPersistent(const Attribute &attr) {
+  attrs.persistent = 1;
+  return attr.args.empty() || readCount(attr, "1 or 0", checkPersistentFlag,
+                                        attrs.persistent, attrs.persistentExpr);
+}
+
 bool AttributeReader::readTensorcore(const Attribute &attr) {
   if (attr.args.empty()) {
     attrs.tensorcore = phobos::tile::DotPrecision::f16;
@@ -403,6 +420,8 @@ std::optional<KernelAttributes> AttributeReader::run() {
       ok = readPipeline(attr);
     else if (attr.name == "warp_specialize")
       ok = readWarpSpecialize(attr);
+    else if (attr.name == "persistent")
+      ok = readPersistent(attr);
     else if (attr.name == "tensorcore")
       ok = readTensorcore(attr);
     else if (attr.name == "aligned")
@@ -710,7 +729,10 @@ bool Checker::run() {
                     "the @pipeline stage count", checkStages) ||
       !resolveCount(result.warpSpecialize, result.attrs.warpSpecialize,
                     result.attrs.warpSpecializeExpr,
-                    "the @warp_specialize flag", checkFlag, /*least=*/0))
+                    "the @warp_specialize flag", checkFlag, /*least=*/0) ||
+      !resolveCount(result.persistent, result.attrs.persistent,
+                    result.attrs.persistentExpr, "the @persistent flag",
+                    checkPersistentFlag, /*least=*/0))
     return false;
   // @aligned multiples are compile-time constants of the variant.
   for (auto &[name, expr] : result.attrs.aligned) {

@@ -397,6 +397,20 @@ bool Cta::exec(Operation *op) {
         set(o, RtValue::scalarI(ElementType::I32, id));
         return true;
       })
+      .Case([&](tile::TileCoordOp o) {
+        int64_t gx = get(o.getGx()).i, gy = get(o.getGy()).i;
+        if (gx < 1 || gy < 1)
+          return fail(o, "a tile grid of " + llvm::Twine(gx) + " by " +
+                             llvm::Twine(gy) + " has no tiles");
+        std::optional<int64_t> group;
+        if (o.getGroup())
+          group = *o.getGroup();
+        set(o, RtValue::scalarI(ElementType::I32,
+                                tile::TileCoordOp::evaluate(o.getAxis(),
+                                                            get(o.getTile()).i,
+                                                            gx, gy, group)));
+        return true;
+      })
       .Case([&](tile::GridDimOp o) {
         set(o, RtValue::scalarI(ElementType::I32,
                                 options.grid[static_cast<int>(o.getAxis())]));

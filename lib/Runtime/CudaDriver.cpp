@@ -44,6 +44,7 @@ using namespace phobos::cuda;
   X(cuModuleUnload)                                                            \
   X(cuFuncSetAttribute)                                                        \
   X(cuFuncGetAttribute)                                                        \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuLaunchKernel)                                                            \
   X(cuTensorMapEncodeTiled)                                                    \
   X(cuMemAlloc)                                                                \
@@ -98,6 +99,7 @@ struct Driver::Impl {
   size_t totalMemoryBytes = 0;
   int maxSharedOptinBytes = 0;
   int l2CacheBytes = 0;
+  int multiprocessors = 0;
 
   /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): detail".
   llvm::Error check(CUresult result, llvm::StringRef call,
@@ -245,6 +247,9 @@ llvm::Error Driver::Impl::openDevice(int ordinal) {
     return error;
   if (llvm::Error error =
           attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, l2CacheBytes))
+    return error;
+  if (llvm::Error error =
+          attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, multiprocessors))
     return error;
   if (llvm::Error error = check(api.cuDeviceTotalMem(&totalMemoryBytes, device),
                                 "cuDeviceTotalMem"))
@@ -737,6 +742,23 @@ llvm::Expected<std::array<int, 2>> Function::registersAndSpills() const {
           "cuFuncGetAttribute", "LOCAL_SIZE_BYTES"))
     return std::move(error);
   return result;
+}
+
+llvm::Expected<int64_t> Function::residentCtas(int64_t threads,
+                                               int64_t sharedBytes) const {
+  if (!function)
+    return llvm::createStringError("no kernel function");
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  int perSM = 0;
+  if (llvm::Error error = driver->check(
+          driver->api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+              &perSM, static_cast<CUfunction>(function),
+              static_cast<int>(threads), static_cast<size_t>(sharedBytes)),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    return std::move(error);
+  return static_cast<int64_t>(std::max(perSM, 1)) * driver->multiprocessors;
 }
 
 llvm::Error Function::launch(const LaunchConfig &config,

@@ -100,17 +100,17 @@ llvm::json::Value LaunchContract::toJSON() const {
         {"param", map.param},
         {"box", llvm::json::Array{map.boxRows, map.boxCols}},
         {"swizzle_bytes", map.swizzleBytes}});
-  return llvm::json::Object{
-      {"kernel", kernel},
-      {"variant", std::move(variantObject)},
-      {"variant_order", std::move(variantOrder)},
-      {"params", std::move(paramArray)},
-      {"index_bits", indexBits},
-      {"cta_threads", ctaThreads},
-      {"shared_memory_bytes", sharedMemoryBytes},
-      {"aligned", std::move(alignedObject)},
-      {"tensor_maps", std::move(mapArray)},
-      {"grid", std::move(gridObject)}};
+  return llvm::json::Object{{"kernel", kernel},
+                            {"variant", std::move(variantObject)},
+                            {"variant_order", std::move(variantOrder)},
+                            {"params", std::move(paramArray)},
+                            {"index_bits", indexBits},
+                            {"cta_threads", ctaThreads},
+                            {"shared_memory_bytes", sharedMemoryBytes},
+                            {"aligned", std::move(alignedObject)},
+                            {"tensor_maps", std::move(mapArray)},
+                            {"grid", std::move(gridObject)},
+                            {"persistent", persistent}};
 }
 
 llvm::Expected<LaunchContract>
@@ -185,6 +185,7 @@ LaunchContract::fromJSON(const llvm::json::Value &json) {
       slot.swizzleBytes = map->getInteger("swizzle_bytes").value_or(0);
       contract.tensorMaps.push_back(std::move(slot));
     }
+  contract.persistent = object->getBoolean("persistent").value_or(false);
   if (const llvm::json::Object *grid = object->getObject("grid")) {
     static const char *axisNames[] = {"x", "y", "z"};
     for (int axis = 0; axis < 3; ++axis) {

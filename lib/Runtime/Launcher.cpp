@@ -43,6 +43,13 @@ std::vector<void *> BoundLaunch::params() {
   return pointers;
 }
 
+std::array<int64_t, 3> BoundLaunch::getGrid(int64_t residentCtas) const {
+  if (!persistent)
+    return grid;
+  int64_t tiles = grid[0] * grid[1] * grid[2];
+  return {residentCtas > 0 ? std::min(tiles, residentCtas) : tiles, 1, 1};
+}
+
 /// The shortest decimal that reads back as `value` ("1.5", not "1.500000").
 static std::string formatNumber(double value) {
   char text[32];
@@ -330,7 +337,7 @@ phobos::bindArguments(const LaunchContract &contract,
       return reject(map.param, llvm::toString(std::move(error)));
   }
 
-  if (grid) {
+  if (grid && !contract.persistent) {
     launch.grid = *grid;
   } else {
     llvm::Expected<std::array<int64_t, 3>> inferred =
@@ -338,8 +345,33 @@ phobos::bindArguments(const LaunchContract &contract,
     if (!inferred)
       return reject("", llvm::toString(inferred.takeError()));
     launch.grid = *inferred;
+    // A persistent kernel computes its tile grid from the extents, as the
+    // contract infers it; another grid would not be the one it walks.
+    if (grid && *grid != *inferred)
+      return reject("", llvm::formatv("the kernel is persistent: its CTAs "
+                                      "walk the grid ({0}, {1}, {2}) of its "
+                                      "tiles, and the launcher chooses how "
+                                      "many it starts; a grid ({3}, {4}, {5}) "
+                                      "cannot be given",
+                                      (*inferred)[0], (*inferred)[1],
+                                      (*inferred)[2], (*grid)[0], (*grid)[1],
+                                      (*grid)[2]));
   }
   static const char axisNames[] = "xyz";
+  launch.persistent = contract.persistent;
+  if (launch.persistent) {
+    // Its CTAs walk the tiles along x, whatever the tile grid's shape; the
+    // tile index is an i32.
+    int64_t tiles = launch.grid[0] * launch.grid[1] * launch.grid[2];
+    if (launch.grid[0] < 1 || launch.grid[1] < 1 || launch.grid[2] < 1 ||
+        tiles > std::numeric_limits<int32_t>::max())
+      return reject("", llvm::formatv("the persistent kernel's grid ({0}, {1}, "
+                                      "{2}) is not a valid grid of at most "
+                                      "2^31-1 tiles",
+                                      launch.grid[0], launch.grid[1],
+                                      launch.grid[2]));
+    return std::move(launch);
+  }
   for (int axis = 0; axis < 3; ++axis) {
     // The hardware limits of gridDim.
     int64_t limit = axis == 0 ? std::numeric_limits<int32_t>::max() : 65535;

@@ -10,26 +10,6 @@
 
 using namespace phobos;
 
-/// Matches `block_id(axis)` or `block_id(axis) * constant` (either order):
-/// the axis and the multiplier.
-static std::optional<std::pair<int, int64_t>> matchBlockOffset(mlir::Value v) {
-  if (auto id = v.getDefiningOp<tile::BlockIdOp>())
-    return std::make_pair(static_cast<int>(id.getAxis()), int64_t(1));
-  auto mul = v.getDefiningOp<mlir::arith::MulIOp>();
-  if (!mul)
-    return std::nullopt;
-  for (int side = 0; side < 2; ++side) {
-    auto id = mul->getOperand(side).getDefiningOp<tile::BlockIdOp>();
-    llvm::APInt factor;
-    if (id && mlir::matchPattern(mul->getOperand(1 - side),
-                                 mlir::m_ConstantInt(&factor)) &&
-        factor.getSExtValue() > 0)
-      return std::make_pair(static_cast<int>(id.getAxis()),
-                            factor.getSExtValue());
-  }
-  return std::nullopt;
-}
-
 LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
   LaunchContract contract;
   contract.kernel = kernel.getSymName().str();
@@ -47,7 +27,6 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
           promise.getName().str(),
           llvm::cast<mlir::IntegerAttr>(promise.getValue()).getInt());
 
-  mlir::Block &entry = kernel.getBody().front();
   for (auto [index, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     ParamSlot slot;
     slot.name = kernel.getArgName(index);
@@ -69,54 +48,44 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
     contract.params.push_back(std::move(slot));
   }
 
+  std::array<llvm::SmallVector<tile::KernelOp::GridTerm>, 3> terms;
+  std::array<bool, 3> axisUsed;
+  kernel.getGridTerms(terms, axisUsed);
+  for (int axis = 0; axis < 3; ++axis) {
+    for (const tile::KernelOp::GridTerm &term : terms[axis])
+      contract.grid[axis].terms.push_back(
+          {contract.params[term.argument].dims[term.tensorAxis], term.divisor});
+    contract.grid[axis].needsExplicitGrid =
+        axisUsed[axis] && contract.grid[axis].terms.empty();
+  }
+  // Which tensors the kernel reads and writes.
+  mlir::Block &entry = kernel.getBody().front();
   auto argIndex = [&](mlir::Value tensor) -> int {
     auto arg = llvm::dyn_cast<mlir::BlockArgument>(tensor);
     return arg && arg.getOwner() == &entry ? static_cast<int>(arg.getArgNumber())
                                            : -1;
   };
-  auto addTerm = [&](int axis, const std::string &dim, int64_t divisor) {
-    for (const GridTerm &term : contract.grid[axis].terms)
-      if (term.dim == dim && term.divisor == divisor)
-        return;
-    contract.grid[axis].terms.push_back({dim, divisor});
-  };
-  auto visitOffsets = [&](mlir::Value tensor, mlir::ValueRange offsets) {
-    int index = argIndex(tensor);
-    if (index < 0)
-      return;
-    for (auto [axis, offset] : llvm::enumerate(offsets))
-      if (auto match = matchBlockOffset(offset))
-        addTerm(match->first, contract.params[index].dims[axis], match->second);
-  };
-  bool usesAxis[3] = {false, false, false};
-  kernel.walk([&](mlir::Operation *op) {
-    if (auto load = llvm::dyn_cast<tile::LoadOp>(op)) {
-      if (int index = argIndex(load.getTensor()); index >= 0)
-        contract.params[index].read = true;
-      visitOffsets(load.getTensor(), load.getOffsets());
-    } else if (auto store = llvm::dyn_cast<tile::StoreOp>(op)) {
-      if (int index = argIndex(store.getTensor()); index >= 0)
-        contract.params[index].written = true;
-      visitOffsets(store.getTensor(), store.getOffsets());
-    } else if (auto load = llvm::dyn_cast<tile::LoadScalarOp>(op)) {
-      if (int index = argIndex(load.getTensor()); index >= 0)
-        contract.params[index].read = true;
-      visitOffsets(load.getTensor(), load.getIndices());
-    } else if (auto store = llvm::dyn_cast<tile::StoreScalarOp>(op)) {
-      if (int index = argIndex(store.getTensor()); index >= 0)
-        contract.params[index].written = true;
-      visitOffsets(store.getTensor(), store.getIndices());
-    } else if (auto atomic = llvm::dyn_cast<tile::AtomicAddOp>(op)) {
-      if (int index = argIndex(atomic.getTensor()); index >= 0)
-        contract.params[index].read = contract.params[index].written = true;
-      visitOffsets(atomic.getTensor(), atomic.getOffsets());
-    } else if (auto id = llvm::dyn_cast<tile::BlockIdOp>(op)) {
-      usesAxis[static_cast<int>(id.getAxis())] = true;
+  auto mark = [&](mlir::Value tensor, bool read, bool written) {
+    if (int index = argIndex(tensor); index >= 0) {
+      contract.params[index].read |= read;
+      contract.params[index].written |= written;
     }
+  };
+  kernel.walk([&](mlir::Operation *op) {
+    if (auto load = llvm::dyn_cast<tile::LoadOp>(op))
+      mark(load.getTensor(), true, false);
+    else if (auto store = llvm::dyn_cast<tile::StoreOp>(op))
+      mark(store.getTensor(), false, true);
+    else if (auto load = llvm::dyn_cast<tile::LoadScalarOp>(op))
+      mark(load.getTensor(), true, false);
+    else if (auto store = llvm::dyn_cast<tile::StoreScalarOp>(op))
+      mark(store.getTensor(), false, true);
+    else if (auto atomic = llvm::dyn_cast<tile::AtomicAddOp>(op))
+      mark(atomic.getTensor(), true, true);
   });
-  for (int axis = 0; axis < 3; ++axis)
-    contract.grid[axis].needsExplicitGrid =
-        usesAxis[axis] && contract.grid[axis].terms.empty();
+  // A kernel tile-persistent rewrote (phobos-run --interpret of lowered
+  // tile IR); a compiled kernel's contract takes it from the lowering.
+  kernel.walk([&](tile::TileCoordOp) { contract.persistent = true; });
   return contract;
 }
 

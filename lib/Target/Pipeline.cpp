@@ -52,8 +52,8 @@ StringRef phobos::supportedChips() {
 /// The optimisations PHOBOS_DISABLE_PASSES may leave out (for A/B
 /// measurements: the kernels stay correct without them).
 static constexpr llvm::StringLiteral kOptionalPasses[] = {
-    "tile-group-blocks", "tile-defer-dots", "tile-warp-specialize",
-    "tile-pingpong"};
+    "tile-group-blocks", "tile-persistent", "tile-defer-dots",
+    "tile-warp-specialize", "tile-pingpong"};
 
 /// Whether PHOBOS_DISABLE_PASSES (a comma-separated list of the names
 /// above) leaves `name` out. Names it does not know are reported once.
@@ -96,6 +96,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // GEMM-like grids run in groups of tile rows: 6 % at 8192^3 (f16, H200).
   if (!isPassDisabled("tile-group-blocks"))
     kernel.addPass(tile::createTileGroupBlocks());
+  // @persistent: the CTAs the GPU holds at once loop over the tiles.
+  if (!isPassDisabled("tile-persistent"))
+    kernel.addPass(tile::createTilePersistent());
   kernel.addPass(tile::createTileHoistInvariants());
   kernel.addPass(tile::createTileDropMasks());
   kernel.addPass(tile::createTileSplitRaggedLoops());

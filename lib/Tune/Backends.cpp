@@ -209,8 +209,17 @@ private:
 
   llvm::Error launch(GpuLoaded &gpu, BoundLaunch &bound) {
     cuda::Function::LaunchConfig config;
+    // A persistent kernel: as many CTAs as the GPU holds at once.
+    int64_t resident = 0;
+    if (gpu.contract.persistent) {
+      llvm::Expected<int64_t> ctas = gpu.function.residentCtas(
+          gpu.contract.ctaThreads, gpu.contract.sharedMemoryBytes);
+      if (!ctas)
+        return ctas.takeError();
+      resident = *ctas;
+    }
     for (int axis = 0; axis < 3; ++axis)
-      config.grid[axis] = static_cast<uint32_t>(bound.getGrid()[axis]);
+      config.grid[axis] = static_cast<uint32_t>(bound.getGrid(resident)[axis]);
     config.block = {static_cast<uint32_t>(gpu.contract.ctaThreads), 1, 1};
     config.sharedMemoryBytes =
         static_cast<uint32_t>(gpu.contract.sharedMemoryBytes);

@@ -58,6 +58,9 @@ class Contract:
             (m["param"], int(m["box"][0]), int(m["box"][1]), int(m["swizzle_bytes"]))
             for m in data.get("tensor_maps", [])]
         self.chip: str | None = data.get("chip")
+        #: @persistent: the CTAs loop over the grid's tiles; the launcher
+        #: starts as many as the GPU holds at once (docs/runtime.md).
+        self.persistent = bool(data.get("persistent", False))
         grid = data.get("grid", {})
         self.grid_terms: list[list[tuple[str, int]]] = []
         self.grid_explicit: list[bool] = []

@@ -45,6 +45,8 @@ _SIGNATURES: dict[str, list[Any]] = {
                            ctypes.POINTER(ctypes.c_int), ctypes.POINTER(_p)],
     "cuModuleGetFunction": [ctypes.POINTER(_p), _p, ctypes.c_char_p],
     "cuFuncSetAttribute": [_p, ctypes.c_int, ctypes.c_int],
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor": [ctypes.POINTER(ctypes.c_int), _p,
+                                                    ctypes.c_int, ctypes.c_size_t],
     "cuLaunchKernel": [_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
                        ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _p,
                        ctypes.POINTER(_p), ctypes.POINTER(_p)],
@@ -123,6 +125,15 @@ class Driver:
         self.check(self.lib.cuDeviceGetAttribute(ctypes.byref(value), attribute, device),
                    "cuDeviceGetAttribute")
         return value.value
+
+    def resident_ctas(self, function: Any, device: int, threads: int, shared_bytes: int) -> int:
+        """The CTAs of a kernel the device runs at once (per SM, at least
+        one, times the SMs): the grid of a persistent kernel."""
+        per_sm = ctypes.c_int()
+        self.check(self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            ctypes.byref(per_sm), function, threads, shared_bytes),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        return max(per_sm.value, 1) * self.attribute(16, device)  # MULTIPROCESSOR_COUNT
 
     def chip(self, device: int) -> str:
         """``sm_XY`` of a device (what the kernel is compiled for), with the

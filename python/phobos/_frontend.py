@@ -55,8 +55,8 @@ SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "i32", "i64", "bool")
 #: Keywords of @ph.autotune that say how to search, not what: lowercase,
 #: so that they never clash with a dimension's name.
 TUNE_OPTIONS = ("search", "reference", "rtol", "warmup", "rep", "init")
-ATTRIBUTES = ("autotune", "cluster", "launch", "pipeline", "warp_specialize", "tensorcore",
-              "aligned")
+ATTRIBUTES = ("autotune", "cluster", "launch", "pipeline", "warp_specialize", "persistent",
+              "tensorcore", "aligned")
 
 _PHOBOS_FLOAT = re.compile(r"^[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?$|^[0-9]+[eE][+-]?[0-9]+$")
 
@@ -358,7 +358,8 @@ class _KernelTranslator:
                 raise self.error(decorator, f"'{ast.unparse(target)}' is not a Phobos attribute; a "
                                  "kernel takes only @ph.kernel and the language's attributes "
                                  "(@ph.autotune, @ph.cluster, @ph.launch, @ph.pipeline, "
-                                 "@ph.warp_specialize, @ph.tensorcore, @ph.aligned)")
+                                 "@ph.warp_specialize, @ph.persistent, @ph.tensorcore, "
+                                 "@ph.aligned)")
             if kind[0] == "kernel":
                 if isinstance(decorator, ast.Call):
                     raise self.error(decorator, "@ph.kernel takes no arguments")
@@ -461,13 +462,13 @@ class _KernelTranslator:
             stages = arg if type(arg.value) is int else self.parse_string_expr(arg)
             return self.emit_counts(head, [stages])
 
-        if name == "warp_specialize":
+        if name in ("warp_specialize", "persistent"):
             if call is None or not (args or keywords):
                 return head
             arg = args[0] if len(args) == 1 and not keywords else None
             if arg is None or not isinstance(arg, ast.Constant) or \
                     not (type(arg.value) is int or isinstance(arg.value, str)):
-                raise self.error(decorator, "@ph.warp_specialize takes at most one argument, "
+                raise self.error(decorator, f"@ph.{name} takes at most one argument, "
                                  "1 or 0: an integer literal or a string holding a "
                                  "compile-time expression (\"WS\")")
             flag = arg if type(arg.value) is int else self.parse_string_expr(arg)

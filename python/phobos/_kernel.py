@@ -80,6 +80,10 @@ class _GpuKernel:
         image = compiled.cubin if compiled.cubin is not None else compiled.ptx
         self.module, self.function = driver.load(image, self.contract.kernel)
         driver.allow_shared_memory(self.function, device, self.contract.shared_memory_bytes)
+        # A persistent kernel launches as many CTAs as the device holds at once.
+        self.resident = (driver.resident_ctas(self.function, device, self.contract.cta_threads,
+                                              self.contract.shared_memory_bytes)
+                         if self.contract.persistent else 0)
         self.slots = [kind() for kind in parameter_types(self.contract)]
         # A CUtensorMap parameter is 128 bytes, 64-byte aligned; each launch
         # encodes it for its tensor: (where, tensor parameter, dtype, box, swizzle).
@@ -361,6 +365,15 @@ class Kernel:
         contract = loaded.contract
         bound = bind(contract, args, infos)
         grid3 = self._grid(grid, contract, bound, variant)
+        if contract.persistent:
+            # Its CTAs walk the tiles of the grid the contract infers (which
+            # the kernel computes from the extents), along x.
+            tiles = check_grid(self.name, contract.grid_for(bound.dims))
+            if grid is not None and grid3 != tiles:
+                raise ArgumentError(self.name, "", f"the kernel is persistent: its CTAs walk the "
+                                    f"grid {tiles} of its tiles and the launcher chooses how "
+                                    f"many it starts; a grid {grid3} cannot be given")
+            grid3 = (min(tiles[0] * tiles[1] * tiles[2], loaded.resident), 1, 1)
         handle = _stream_handle(stream, infos, device)
         driver.make_current(device)
         with loaded.lock:

@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 __all__ = [
     # decorators
-    "kernel", "autotune", "cluster", "launch", "pipeline", "warp_specialize", "tensorcore",
-    "aligned",
+    "kernel", "autotune", "cluster", "launch", "pipeline", "warp_specialize", "persistent",
+    "tensorcore", "aligned",
     # types
     "tensor", "tile", "f16", "bf16", "f32", "f64", "i32", "i64", "bool", "tf32",
     # declarations
@@ -238,6 +238,9 @@ pipeline = _Attribute("pipeline", bare=True)
 #: ``@ph.warp_specialize`` or ``@ph.warp_specialize("WS")``: a producer
 #: warpgroup issues the pipeline's TMA copies (sm_90a).
 warp_specialize = _Attribute("warp_specialize", bare=True)
+#: ``@ph.persistent`` or ``@ph.persistent("P")``: as many CTAs as the GPU
+#: holds at once loop over the grid's tiles.
+persistent = _Attribute("persistent", bare=True)
 #: ``@ph.tensorcore`` or ``@ph.tensorcore(ph.tf32)``: dots on tensor cores.
 tensorcore = _Attribute("tensorcore", bare=True)
 #: ``@ph.aligned(M="TILE_M")``: a promise that dim M is a multiple of TILE_M.

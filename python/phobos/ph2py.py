@@ -559,10 +559,10 @@ class Writer:
             if not args:
                 return "@ph.pipeline"
             return f"@ph.pipeline({literal_or_string(args[0].value)})"
-        if name == "warp_specialize":
+        if name in ("warp_specialize", "persistent"):
             if not args:
-                return "@ph.warp_specialize"
-            return f"@ph.warp_specialize({literal_or_string(args[0].value)})"
+                return f"@ph.{name}"
+            return f"@ph.{name}({literal_or_string(args[0].value)})"
         if name == "tensorcore":
             if not args:
                 return "@ph.tensorcore"

@@ -231,16 +231,18 @@ def test_tuned_launch_and_pipeline():
     assert "@pipeline(2)" in fixed
 
 
-def test_warp_specialize():
-    """@ph.warp_specialize, bare, with 1 or 0, or with an expression of the
-    @autotune names, spells @warp_specialize."""
+@pytest.mark.parametrize("name", ["warp_specialize", "persistent"])
+def test_flag_attributes(name):
+    """@ph.warp_specialize and @ph.persistent, bare, with 1 or 0, or with an
+    expression of the @autotune names, spell @warp_specialize and
+    @persistent."""
     tail = "def k(a: ph.tensor[ph.f32][N]):\n    a[0] = 1.0\n"
-    bare = translate_source(HEADER + "@ph.kernel\n@ph.pipeline\n@ph.warp_specialize\n" + tail,
+    bare = translate_source(HEADER + f"@ph.kernel\n@ph.pipeline\n@ph.{name}\n" + tail,
                             "ws.py", name="k")[0].source
-    assert "@warp_specialize\n" in bare
+    assert f"@{name}\n" in bare
     tuned = translate_source(HEADER + '@ph.kernel\n@ph.autotune(WS=[1, 2])\n@ph.pipeline\n'
-                             '@ph.warp_specialize("WS - 1")\n' + tail, "ws.py", name="k")[0].source
-    assert "@warp_specialize(WS - 1)" in tuned
+                             f'@ph.{name}("WS - 1")\n' + tail, "ws.py", name="k")[0].source
+    assert f"@{name}(WS - 1)" in tuned
 
 
 @pytest.mark.parametrize("signature,reason", [

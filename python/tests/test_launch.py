@@ -132,7 +132,12 @@ class FakeLibcuda:
         raise AttributeError(name)
 
     def cuDeviceGetAttribute(self, value, attribute, device):
-        value._obj.value = {75: 9, 76: 0}.get(attribute, 0)
+        # Compute capability 9.0, four SMs.
+        value._obj.value = {75: 9, 76: 0, 16: 4}.get(attribute, 0)
+        return 0
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, value, function, threads, shared):
+        value._obj.value = 1
         return 0
 
     def cuPointerGetAttribute(self, value, attribute, pointer):
@@ -262,3 +267,26 @@ def test_device_chip_enables_sm_90a_features():
 
     driver.attribute = attribute
     assert [driver.chip(device) for device in (0, 1, 2)] == ["sm_90a", "sm_80", "sm_89"]
+
+
+def test_persistent_launch_starts_the_resident_ctas(write_module, fake_gpu):
+    """@ph.persistent: the contract says so, and the launcher starts as many
+    CTAs as the device holds (one per SM here, four SMs) instead of one per
+    tile (2 x 3 tiles); with fewer tiles, one CTA per tile. A grid other
+    than the tile grid is refused."""
+    hgemm = write_module(HGEMM.replace("@ph.pipeline\n", "@ph.pipeline\n@ph.persistent\n"),
+                         "hgemm_persistent").hgemm
+    a = FakeDeviceArray((128, 256), "<f2", 0x10000)
+    b = FakeDeviceArray((256, 384), "<f2", 0x20000)
+    c = FakeDeviceArray((128, 384), "<f4", 0x30000)
+    hgemm[None](a, b, c)
+    (loaded,) = hgemm._gpu.values()
+    assert loaded.contract.persistent and loaded.resident == 4
+    assert fake_gpu.launches[-1][0] == (4, 1, 1)
+    hgemm[(2, 3)](a, b, c)
+    assert fake_gpu.launches[-1][0] == (4, 1, 1)
+    c2 = FakeDeviceArray((64, 128), "<f4", 0x40000)
+    hgemm[None](FakeDeviceArray((64, 256), "<f2", 0x10000), FakeDeviceArray((256, 128), "<f2", 0x20000), c2)
+    assert fake_gpu.launches[-1][0] == (1, 1, 1)
+    with pytest.raises(ArgumentError, match=r"persistent: its CTAs walk the grid \(2, 3, 1\)"):
+        hgemm[(6,)](a, b, c)

@@ -422,8 +422,17 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
   if (!bound)
     return reportError(bound.takeError());
   cuda::Function::LaunchConfig config;
+  // A persistent kernel: as many CTAs as the GPU holds at once.
+  int64_t resident = 0;
+  if (contract.persistent) {
+    llvm::Expected<int64_t> ctas =
+        function->residentCtas(contract.ctaThreads, contract.sharedMemoryBytes);
+    if (!ctas)
+      return reportError(ctas.takeError());
+    resident = *ctas;
+  }
   for (int axis = 0; axis < 3; ++axis)
-    config.grid[axis] = static_cast<uint32_t>(bound->getGrid()[axis]);
+    config.grid[axis] = static_cast<uint32_t>(bound->getGrid(resident)[axis]);
   config.block = {static_cast<uint32_t>(contract.ctaThreads), 1, 1};
   config.sharedMemoryBytes = static_cast<uint32_t>(contract.sharedMemoryBytes);
   llvm::Expected<cuda::Stream> stream = cuda::Stream::create();
@@ -968,6 +977,11 @@ int main(int argc, char **argv) {
   if (interpret) {
     interp::Options runOptions;
     runOptions.grid = grid;
+    // Tile IR that tile-persistent rewrote: three CTAs walk the tiles, so
+    // that each runs several when there are more than three.
+    if (contract.persistent)
+      runOptions.grid = {std::min<int64_t>(grid[0] * grid[1] * grid[2], 3), 1,
+                         1};
     runOptions.threads = threads;
     runOptions.stepLimit = stepLimit;
     runOptions.launchStepLimit = launchStepLimit;

@@ -125,6 +125,31 @@ TEST(LauncherTest, ExplicitGridOverridesInference) {
   EXPECT_EQ(launch->getGrid(), (std::array<int64_t, 3>{7, 1, 2}));
 }
 
+TEST(LauncherTest, PersistentKernelsLaunchAtMostTheResidentCtas) {
+  LaunchContract contract = sgemmContract();
+  contract.persistent = true;
+  // 3 x 4 tiles: one CTA per tile without a count of resident CTAs, at
+  // most that many with one, the tile grid unchanged; the parameters are
+  // those of any launch.
+  llvm::Expected<BoundLaunch> launch =
+      bindArguments(contract, sgemmArgs(130, 32, 256));
+  ASSERT_TRUE(static_cast<bool>(launch)) << llvm::toString(launch.takeError());
+  EXPECT_EQ(launch->getTileGrid(), (std::array<int64_t, 3>{3, 4, 1}));
+  EXPECT_EQ(launch->getGrid(), (std::array<int64_t, 3>{12, 1, 1}));
+  EXPECT_EQ(launch->getGrid(132), (std::array<int64_t, 3>{12, 1, 1}));
+  EXPECT_EQ(launch->getGrid(5), (std::array<int64_t, 3>{5, 1, 1}));
+  EXPECT_EQ(launch->params().size(), 11u);
+  // The inferred grid may be given; another may not.
+  EXPECT_EQ(rejection(contract, sgemmArgs(130, 32, 256),
+                      std::array<int64_t, 3>{3, 4, 1}),
+            "<accepted>");
+  EXPECT_EQ(rejection(contract, sgemmArgs(130, 32, 256),
+                      std::array<int64_t, 3>{7, 1, 1}),
+            "the kernel is persistent: its CTAs walk the grid (3, 4, "
+            "1) of its tiles, and the launcher chooses how many it starts; a "
+            "grid (7, 1, 1) cannot be given");
+}
+
 TEST(LauncherTest, StaticAxesPassNoExtent) {
   LaunchContract contract;
   contract.params = {tensorSlot("X", ElementType::F16, {"64", "N"}, {64, -1})};

@@ -44,6 +44,7 @@ LaunchContract attentionLikeContract() {
   contract.grid[0].terms = {{"S", 128}};
   contract.grid[1].terms = {{"B", 1}};
   contract.grid[2].needsExplicitGrid = true;
+  contract.persistent = true;
   return contract;
 }
 
@@ -64,6 +65,7 @@ void expectSameContract(const LaunchContract &a, const LaunchContract &b) {
   EXPECT_EQ(a.indexBits, b.indexBits);
   EXPECT_EQ(a.ctaThreads, b.ctaThreads);
   EXPECT_EQ(a.sharedMemoryBytes, b.sharedMemoryBytes);
+  EXPECT_EQ(a.persistent, b.persistent);
   // @aligned is a JSON object, whose keys have no order.
   auto sorted = [](std::vector<std::pair<std::string, int64_t>> v) {
     std::sort(v.begin(), v.end());

@@ -22,6 +22,9 @@ inline constexpr llvm::StringLiteral kTensorMapParamsAttrName =
 /// contract (an array of `array<i64: argument, box rows, box cols, swizzle
 /// bytes>`, in parameter order).
 inline constexpr llvm::StringLiteral kTensorMapsAttrName = "phobos.tensor_maps";
+/// On such a kernel: its CTAs loop over the tiles of its grid
+/// (tile-persistent), so the launcher chooses how many it starts.
+inline constexpr llvm::StringLiteral kPersistentAttrName = "phobos.persistent";
 
 #define GEN_PASS_DECL
 #include "Phobos/Conversion/Passes.h.inc"

@@ -69,6 +69,10 @@ struct KernelAttributes {
   std::optional<int64_t> warpSpecialize;
   /// `@warp_specialize(WS)`: a flag that depends on the variant.
   const ast::Expr *warpSpecializeExpr = nullptr;
+  /// `@persistent` (1), `@persistent(0)`; absent without it.
+  std::optional<int64_t> persistent;
+  /// `@persistent(P)`: a flag that depends on the variant.
+  const ast::Expr *persistentExpr = nullptr;
   /// `@tensorcore`: what dots on f32 operands round to (f16, tf32, bf16).
   std::optional<tile::DotPrecision> tensorcore;
   /// `@aligned(M = TILE_M)`: dim name, the expression of the multiple.
@@ -118,6 +122,8 @@ struct CheckedKernel {
   std::optional<int64_t> maxThreads, pipelineStages;
   /// `@warp_specialize`'s flag in this variant (absent: none).
   std::optional<int64_t> warpSpecialize;
+  /// `@persistent`'s flag in this variant (absent: none).
+  std::optional<int64_t> persistent;
   std::vector<ast::Symbol *> params;
   std::vector<std::unique_ptr<ast::Symbol>> symbols;
 };

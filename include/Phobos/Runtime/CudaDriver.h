@@ -181,6 +181,12 @@ public:
   llvm::Error setMaxDynamicSharedMemory(int64_t bytes);
   /// Registers per thread and local memory (spill) bytes per thread.
   llvm::Expected<std::array<int, 2>> registersAndSpills() const;
+  /// The CTAs of `threads` threads and `sharedBytes` of dynamic shared
+  /// memory the GPU runs at once (per SM, at least one, times the SMs):
+  /// the grid a persistent kernel launches (BoundLaunch::getGrid). Set the
+  /// shared-memory allowance first.
+  llvm::Expected<int64_t> residentCtas(int64_t threads,
+                                       int64_t sharedBytes) const;
 
   struct LaunchConfig {
     std::array<uint32_t, 3> grid = {1, 1, 1};

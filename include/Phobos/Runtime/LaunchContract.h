@@ -79,6 +79,11 @@ struct LaunchContract {
   /// @aligned: dim name -> the multiple the launch must respect.
   std::vector<std::pair<std::string, int64_t>> aligned;
   std::array<GridAxis, 3> grid;
+  /// @persistent (tile-persistent): the kernel loops over the tiles of
+  /// `grid` (its virtual grid) from its CTA's x index, by the launched
+  /// grid's x extent, so any launch of (P, 1, 1) CTAs with P >= 1 computes
+  /// the whole grid; the launcher chooses P (BoundLaunch::getGrid).
+  bool persistent = false;
 
   /// The extent each dim name has in a launch; every name must be given.
   using DimValues = llvm::StringMap<int64_t>;

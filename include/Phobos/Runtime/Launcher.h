@@ -86,7 +86,14 @@ public:
   /// Pointers to each kernel parameter's value, for cuLaunchKernel.
   std::vector<void *> params();
   const LaunchContract::DimValues &getDims() const { return dims; }
-  std::array<int64_t, 3> getGrid() const { return grid; }
+  /// The grid to launch. A persistent kernel's CTAs loop over the tiles of
+  /// its grid (getTileGrid): without `residentCtas` one CTA per tile, as
+  /// (tiles, 1, 1); with it (the CTAs the GPU holds at once,
+  /// cuda::Function::residentCtas) at most that many.
+  std::array<int64_t, 3> getGrid(int64_t residentCtas = 0) const;
+  /// The grid the source describes: the launched one, or the tiles a
+  /// persistent kernel loops over.
+  std::array<int64_t, 3> getTileGrid() const { return grid; }
 
 private:
   friend llvm::Expected<BoundLaunch>
@@ -101,6 +108,7 @@ private:
   std::vector<TensorMap> tensorMaps;
   LaunchContract::DimValues dims;
   std::array<int64_t, 3> grid = {1, 1, 1};
+  bool persistent = false;
 };
 
 /// Checks `args` (one per contract parameter, in order) and packs them.

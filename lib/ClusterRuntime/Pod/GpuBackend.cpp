@@ -222,8 +222,18 @@ public:
     if (!bound)
       return fromLlvm(bound.takeError(), absl::StrCat("leaf '", leaf.name, "'"));
     cuda::Function::LaunchConfig config;
+    // A persistent kernel: as many CTAs as the GPU holds at once.
+    int64_t resident = 0;
+    if (leaf.contract.persistent) {
+      llvm::Expected<int64_t> ctas = leaf.function.residentCtas(
+          leaf.contract.ctaThreads, leaf.contract.sharedMemoryBytes);
+      if (!ctas)
+        return fromLlvm(ctas.takeError(),
+                        absl::StrCat("leaf '", leaf.name, "'"));
+      resident = *ctas;
+    }
     for (int axis = 0; axis < 3; ++axis)
-      config.grid[axis] = static_cast<uint32_t>(bound->getGrid()[axis]);
+      config.grid[axis] = static_cast<uint32_t>(bound->getGrid(resident)[axis]);
     config.block = {static_cast<uint32_t>(leaf.contract.ctaThreads), 1, 1};
     config.sharedMemoryBytes =
         static_cast<uint32_t>(leaf.contract.sharedMemoryBytes);

@@ -88,6 +88,11 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
       func->setAttr("nvvm.maxnreg", rewriter.getI32IntegerAttr(*regs));
     if (Attribute bytes = kernel->getAttr(KernelOp::kSharedBytesAttrName))
       func->setAttr(KernelOp::kSharedBytesAttrName, bytes);
+    // tile-persistent made its CTAs walk the tiles: the launch contract
+    // says so, and the launcher chooses the grid.
+    if (kernel.walk([](TileCoordOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      func->setAttr(phobos::kPersistentAttrName, rewriter.getUnitAttr());
     SmallVector<TensorMapUse> maps = getTensorMaps(kernel);
     unsigned firstMap = func.getNumArguments() - maps.size();
     if (!maps.empty()) {
@@ -195,6 +200,24 @@ struct ReturnLowering : TileToGPUPattern<ReturnOp> {
   }
 };
 
+/// BlockIdOp::groupedIndex's index on `axis` (x or y) of the CTA numbered
+/// `pid` (x fastest) in a `gx` by `gy` grid, in registers (every value
+/// non-negative).
+static Value groupedIndex(OpBuilder &b, Location loc, Axis axis, Value pid,
+                          Value gx, Value gy, uint32_t group) {
+  Value g = arith::ConstantIntOp::create(b, loc, group, 32);
+  Value perGroup = arith::MulIOp::create(b, loc, g, gy);
+  Value first = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, pid, perGroup), g);
+  Value rows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, gx, first), g);
+  Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
+  if (axis == Axis::x)
+    return arith::AddIOp::create(b, loc, first,
+                                 arith::RemUIOp::create(b, loc, inGroup, rows));
+  return arith::DivUIOp::create(b, loc, inGroup, rows);
+}
+
 struct BlockIdLowering : TileToGPUPattern<BlockIdOp> {
   using TileToGPUPattern::TileToGPUPattern;
   LogicalResult
@@ -204,34 +227,48 @@ struct BlockIdLowering : TileToGPUPattern<BlockIdOp> {
     Location loc = op.getLoc();
     Value id;
     if (std::optional<uint32_t> group = op.getGroup()) {
-      // BlockIdOp::groupedIndex, in registers (every value non-negative).
       Value x = NVVM::BlockIdXOp::create(rewriter, loc, i32);
       Value y = NVVM::BlockIdYOp::create(rewriter, loc, i32);
       Value gx = NVVM::GridDimXOp::create(rewriter, loc, i32);
       Value gy = NVVM::GridDimYOp::create(rewriter, loc, i32);
-      Value g = arith::ConstantIntOp::create(rewriter, loc, *group, 32);
       Value pid = arith::AddIOp::create(
           rewriter, loc, arith::MulIOp::create(rewriter, loc, y, gx), x);
-      Value perGroup = arith::MulIOp::create(rewriter, loc, g, gy);
-      Value first = arith::MulIOp::create(
-          rewriter, loc, arith::DivUIOp::create(rewriter, loc, pid, perGroup),
-          g);
-      Value rows = arith::MinUIOp::create(
-          rewriter, loc, arith::SubIOp::create(rewriter, loc, gx, first), g);
-      Value inGroup = arith::RemUIOp::create(rewriter, loc, pid, perGroup);
-      id = op.getAxis() == Axis::x
-               ? arith::AddIOp::create(
-                     rewriter, loc, first,
-                     arith::RemUIOp::create(rewriter, loc, inGroup, rows))
-                     .getResult()
-               : arith::DivUIOp::create(rewriter, loc, inGroup, rows)
-                     .getResult();
+      id = groupedIndex(rewriter, loc, op.getAxis(), pid, gx, gy, *group);
     } else {
       switch (op.getAxis()) {
       case Axis::x: id = NVVM::BlockIdXOp::create(rewriter, loc, i32); break;
       case Axis::y: id = NVVM::BlockIdYOp::create(rewriter, loc, i32); break;
       case Axis::z: id = NVVM::BlockIdZOp::create(rewriter, loc, i32); break;
       }
+    }
+    rewriter.replaceOp(op, id);
+    return success();
+  }
+};
+
+/// TileCoordOp::evaluate in registers (every value non-negative).
+struct TileCoordLowering : TileToGPUPattern<TileCoordOp> {
+  using TileToGPUPattern::TileToGPUPattern;
+  LogicalResult
+  matchAndRewrite(TileCoordOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value tile = adaptor.getTile().front(), gx = adaptor.getGx().front(),
+          gy = adaptor.getGy().front();
+    Value id;
+    if (op.getAxis() == Axis::z) {
+      id = arith::DivUIOp::create(rewriter, loc, tile,
+                                  arith::MulIOp::create(rewriter, loc, gx, gy));
+    } else if (std::optional<uint32_t> group = op.getGroup()) {
+      // The tiles of later z planes follow the first plane's order.
+      Value plane = arith::MulIOp::create(rewriter, loc, gx, gy);
+      Value pid = arith::RemUIOp::create(rewriter, loc, tile, plane);
+      id = groupedIndex(rewriter, loc, op.getAxis(), pid, gx, gy, *group);
+    } else if (op.getAxis() == Axis::x) {
+      id = arith::RemUIOp::create(rewriter, loc, tile, gx);
+    } else {
+      id = arith::RemUIOp::create(
+          rewriter, loc, arith::DivUIOp::create(rewriter, loc, tile, gx), gy);
     }
     rewriter.replaceOp(op, id);
     return success();
@@ -397,7 +434,8 @@ void phobos::tile::populateKernelToGPUPatterns(const TypeConverter &converter,
                                                TileLoweringState &state) {
   MLIRContext *context = patterns.getContext();
   patterns.add<KernelLowering>(converter, context, state, state.getGPUModule());
-  patterns.add<ReturnLowering, BlockIdLowering, GridDimLowering, DimLowering,
-               BarrierLowering, WarpSpecializeLowering, WarpgroupTurnLowering>(
-      converter, context, state);
+  patterns.add<ReturnLowering, BlockIdLowering, TileCoordLowering,
+               GridDimLowering, DimLowering, BarrierLowering,
+               WarpSpecializeLowering, WarpgroupTurnLowering>(converter,
+                                                              context, state);
 }

@@ -88,9 +88,9 @@ phobos.kernel @second(%b: i1, %d: f64, %i: i64) {
 // CHECK-DAG: %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
 // CHECK-DAG: %[[GX:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
 // CHECK-DAG: %[[GY:.*]] = nvvm.read.ptx.sreg.nctaid.y : i32
-// CHECK-DAG: %[[G:.*]] = arith.constant 8 : i32
 // CHECK: %[[YGX:.*]] = arith.muli %[[Y]], %[[GX]] : i32
 // CHECK: %[[PID:.*]] = arith.addi %[[YGX]], %[[X]] : i32
+// CHECK: %[[G:.*]] = arith.constant 8 : i32
 // CHECK: %[[PER:.*]] = arith.muli %[[G]], %[[GY]] : i32
 // CHECK: %[[Q:.*]] = arith.divui %[[PID]], %[[PER]] : i32
 // CHECK: %[[FIRST:.*]] = arith.muli %[[Q]], %[[G]] : i32
@@ -109,6 +109,43 @@ phobos.kernel @grouped(%A: !phobos.tensor<1024xi32> {phobos.dims = ["L"]}) {
   %c0 = arith.constant 0 : i32
   %s = arith.addi %bx, %by : i32
   phobos.store_scalar %s, %A[%c0] : !phobos.tensor<1024xi32>
+  phobos.return
+}
+
+// -----
+
+// A persistent kernel's tile coordinates (tile-persistent) are
+// TileCoordOp::evaluate of the tile index: x = t % gx, y = t / gx % gy,
+// z = t / (gx * gy); grouped, the grouped index of t % (gx * gy). The
+// kernel says it is persistent, for the launch contract.
+// CHECK-LABEL: gpu.func @persistent(
+// CHECK-SAME: phobos.persistent
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}}
+// CHECK:   %[[X:.*]] = arith.remui %[[T]], %[[GX:[^ ]*]] : i32
+// CHECK:   %[[TGX:.*]] = arith.divui %[[T]], %[[GX]] : i32
+// CHECK:   %[[Y:.*]] = arith.remui %[[TGX]], %[[GY:[^ ]*]] : i32
+// CHECK:   %[[PLANE:.*]] = arith.muli %[[GX]], %[[GY]] : i32
+// CHECK:   %[[Z:.*]] = arith.divui %[[T]], %[[PLANE]] : i32
+// CHECK:   %[[PID:.*]] = arith.remui %[[T]], %{{.*}} : i32
+// CHECK:   arith.divui %[[PID]], %{{.*}} : i32
+phobos.kernel @persistent(%A: !phobos.tensor<?xi32> {phobos.dims = ["L"]})
+    attributes {persistent} {
+  %c0 = arith.constant 0 : i32
+  %gx = phobos.dim %A[0] : !phobos.tensor<?xi32>
+  %c3 = arith.constant 3 : i32
+  %tiles = arith.muli %gx, %c3 : i32
+  %first = phobos.block_id x
+  %ctas = phobos.grid_dim x
+  scf.for %t = %first to %tiles step %ctas : i32 {
+    %x = phobos.tile_coord x of %t in %gx, %c3
+    %y = phobos.tile_coord y of %t in %gx, %c3
+    %z = phobos.tile_coord z of %t in %gx, %c3
+    %g = phobos.tile_coord y of %t in %gx, %c3 group 4
+    %xy = arith.addi %x, %y : i32
+    %xyz = arith.addi %xy, %z : i32
+    %s = arith.addi %xyz, %g : i32
+    phobos.store_scalar %s, %A[%t] : !phobos.tensor<?xi32>
+  } {phobos.tile_loop}
   phobos.return
 }
 

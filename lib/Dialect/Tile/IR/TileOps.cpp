@@ -7,6 +7,7 @@
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -223,6 +224,28 @@ std::pair<int64_t, int64_t> BlockIdOp::groupedIndex(int64_t x, int64_t y,
   int64_t rows = std::min(gx - first, group);
   int64_t inGroup = pid % perGroup;
   return {first + inGroup % rows, inGroup / rows};
+}
+
+//===----------------------------------------------------------------------===//
+// TileCoordOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileCoordOp::verify() {
+  if (getGroup() && getAxis() == Axis::z)
+    return emitOpError("groups only the x and y axes");
+  return success();
+}
+
+int64_t TileCoordOp::evaluate(Axis axis, int64_t tile, int64_t gx, int64_t gy,
+                              std::optional<int64_t> group) {
+  int64_t x = tile % gx, y = tile / gx % gy;
+  if (axis == Axis::z)
+    return tile / (gx * gy);
+  if (group) {
+    auto [gxIndex, gyIndex] = BlockIdOp::groupedIndex(x, y, gx, gy, *group);
+    return axis == Axis::x ? gxIndex : gyIndex;
+  }
+  return axis == Axis::x ? x : y;
 }
 
 //===----------------------------------------------------------------------===//
@@ -905,6 +928,88 @@ LogicalResult MbarrierArriveOp::verify() {
 //===----------------------------------------------------------------------===//
 // WarpSpecializeOp
 //===----------------------------------------------------------------------===//
+
+/// Matches `id(axis)` or `id(axis) * constant` (either order), where `id`
+/// is a `phobos.block_id` or, in a persistent kernel, a `phobos.tile_coord`:
+/// the axis and the multiplier.
+static std::optional<std::pair<int, int64_t>> matchBlockOffset(Value value) {
+  auto axisOf = [](Value v) -> std::optional<int> {
+    if (auto id = v.getDefiningOp<BlockIdOp>())
+      return static_cast<int>(id.getAxis());
+    if (auto coord = v.getDefiningOp<TileCoordOp>())
+      return static_cast<int>(coord.getAxis());
+    return std::nullopt;
+  };
+  if (std::optional<int> axis = axisOf(value))
+    return std::make_pair(*axis, int64_t(1));
+  auto mul = value.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    std::optional<int> axis = axisOf(mul->getOperand(side));
+    APInt factor;
+    if (axis &&
+        matchPattern(mul->getOperand(1 - side), m_ConstantInt(&factor)) &&
+        factor.getSExtValue() > 0)
+      return std::make_pair(*axis, factor.getSExtValue());
+  }
+  return std::nullopt;
+}
+
+void KernelOp::getGridTerms(std::array<SmallVector<GridTerm>, 3> &terms,
+                            std::array<bool, 3> &axisUsed) {
+  Block &entry = getBody().front();
+  for (int axis = 0; axis < 3; ++axis) {
+    terms[axis].clear();
+    axisUsed[axis] = false;
+  }
+  auto visit = [&](Value tensor, ValueRange offsets) {
+    auto argument = dyn_cast<BlockArgument>(tensor);
+    if (!argument || argument.getOwner() != &entry)
+      return;
+    for (auto [tensorAxis, offset] : llvm::enumerate(offsets)) {
+      std::optional<std::pair<int, int64_t>> match = matchBlockOffset(offset);
+      if (!match)
+        continue;
+      GridTerm term{argument.getArgNumber(), static_cast<unsigned>(tensorAxis),
+                    match->second};
+      // Extents of the same name are equal at launch: one term each.
+      auto nameOf = [&](const GridTerm &t) -> std::string {
+        SmallVector<StringRef> names = getArgDimNames(t.argument);
+        if (t.tensorAxis < names.size())
+          return names[t.tensorAxis].str();
+        return getArgName(t.argument) + "." + std::to_string(t.tensorAxis);
+      };
+      SmallVector<GridTerm> &list = terms[match->first];
+      if (llvm::none_of(list, [&](const GridTerm &t) {
+            return t.divisor == term.divisor &&
+                   ((t.argument == term.argument &&
+                     t.tensorAxis == term.tensorAxis) ||
+                    nameOf(t) == nameOf(term));
+          }))
+        list.push_back(term);
+    }
+  };
+  // In a persistent kernel the hardware's block index only walks the tiles.
+  bool persistent = false;
+  walk([&](TileCoordOp) { persistent = true; });
+  walk([&](Operation *op) {
+    if (auto load = dyn_cast<LoadOp>(op))
+      visit(load.getTensor(), load.getOffsets());
+    else if (auto store = dyn_cast<StoreOp>(op))
+      visit(store.getTensor(), store.getOffsets());
+    else if (auto load = dyn_cast<LoadScalarOp>(op))
+      visit(load.getTensor(), load.getIndices());
+    else if (auto store = dyn_cast<StoreScalarOp>(op))
+      visit(store.getTensor(), store.getIndices());
+    else if (auto atomic = dyn_cast<AtomicAddOp>(op))
+      visit(atomic.getTensor(), atomic.getOffsets());
+    else if (auto id = dyn_cast<BlockIdOp>(op); id && !persistent)
+      axisUsed[static_cast<int>(id.getAxis())] = true;
+    else if (auto coord = dyn_cast<TileCoordOp>(op))
+      axisUsed[static_cast<int>(coord.getAxis())] = true;
+  });
+}
 
 int64_t KernelOp::getLaunchThreads() {
   bool specialized = false;

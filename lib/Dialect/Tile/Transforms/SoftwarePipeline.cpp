@@ -269,24 +269,95 @@ public:
           builder.getI32IntegerAttr(static_cast<int32_t>(copied)),
           IntegerAttr());
     }
-    bool commits = !tma && copied > 0;
-    for (int64_t s = 0; s < ahead; ++s) {
-      Value iteration = arith::AddIOp::create(
-          builder, loc, lb,
-          arith::MulIOp::create(builder, loc, step, constant(s)));
-      Value enable = arith::CmpIOp::create(builder, loc,
-                                           arith::CmpIPredicate::slt,
-                                           iteration, ub);
-      IRMapping mapping;
-      mapping.map(loop.getInductionVar(), iteration);
-      for (StagedOperand &operand : operands) {
-        if (operand.viaRegisters)
-          storeInto(operand, loadFor(operand, mapping), constant(s), s);
-        else
-          copyInto(operand, constant(s), /*lag=*/s, enable, mapping);
+    // In a persistent kernel's tile loop (tile-persistent) the mbarriers
+    // live across tiles: they are made once, before the tile loop, and the
+    // ring's position counts the fills of every tile before this one (the
+    // tile loop carries it), so that a slot's k-th fill still completes
+    // its mbarrier's phase k.
+    Value base, nextBase;
+    scf::ForOp tileLoop;
+    bool overlap = false;
+    if (tma) {
+      tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
+      if (!tileLoop || !tileLoop->hasAttr(kTileLoopAttrName))
+        tileLoop = nullptr;
+    }
+    if (tileLoop) {
+      barriers.getDefiningOp()->moveBefore(tileLoop);
+      // The next tile's first copies can then start before this tile's
+      // epilogue: when every operand comes through TMA and nothing after
+      // the loop but its results' epilogue reads the ring.
+      overlap = copied == static_cast<int64_t>(operands.size()) &&
+                prologueCanMove(operands, tileLoop);
+      if (overlap) {
+        for (StagedOperand &operand : operands)
+          operand.buffer->moveBefore(tileLoop);
+        ub = loop.getUpperBound();
       }
-      if (commits)
-        AsyncCommitOp::create(builder, loc);
+      builder.setInsertionPoint(tileLoop);
+      unsigned position = tileLoop.getInitArgs().size();
+      tileLoop = addIterArgs(builder, tileLoop, ValueRange{constant(0)});
+      base = tileLoop.getRegionIterArgs()[position];
+      builder.setInsertionPoint(loop);
+      // The loop's fills: ceil((ub - lb) / step), none when ub <= lb.
+      Value trips = arith::MaxSIOp::create(
+          builder, loc, constant(0),
+          arith::CeilDivSIOp::create(
+              builder, loc, arith::SubIOp::create(builder, loc, ub, lb), step));
+      nextBase = arith::AddIOp::create(builder, loc, base, trips);
+      tileLoop.getBody()->getTerminator()->setOperand(position, nextBase);
+    }
+    // The slot of the ring's `position`-th fill after `from` (if any).
+    auto ringSlot = [&](Value from, Value position) -> Value {
+      if (from)
+        position = arith::AddIOp::create(builder, loc, from, position);
+      return arith::RemSIOp::create(builder, loc, position, constant(stages));
+    };
+    bool commits = !tma && copied > 0;
+    // The prologue's copies of the tile `outer` gives (the tile loop's
+    // values for another tile; empty: this one), whose ring starts at
+    // `ringBase` (null: slot 0), where `tileEnable` (if any) holds.
+    auto prologue = [&](IRMapping &outer, Value ringBase, Value tileEnable) {
+      Value first = evaluate(lb, outer), bound = evaluate(ub, outer),
+            stride = evaluate(step, outer);
+      for (int64_t s = 0; s < ahead; ++s) {
+        Value iteration = arith::AddIOp::create(
+            builder, loc, first,
+            arith::MulIOp::create(builder, loc, stride, constant(s)));
+        Value enable = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::slt, iteration, bound);
+        if (tileEnable)
+          enable = arith::AndIOp::create(builder, loc, enable, tileEnable);
+        IRMapping mapping = outer;
+        mapping.map(loop.getInductionVar(), iteration);
+        Value prologueSlot =
+            ringBase ? ringSlot(ringBase, constant(s)) : constant(s);
+        for (StagedOperand &operand : operands) {
+          if (operand.viaRegisters)
+            storeInto(operand, loadFor(operand, mapping), prologueSlot, s);
+          else
+            copyInto(operand, prologueSlot, /*lag=*/s, enable, mapping);
+        }
+        if (commits)
+          AsyncCommitOp::create(builder, loc);
+      }
+    };
+    if (overlap) {
+      // The first tile's, before the tile loop.
+      builder.setInsertionPoint(tileLoop);
+      across = tileLoop;
+      IRMapping outer;
+      Value firstTile = tileLoop.getLowerBound();
+      outer.map(tileLoop.getInductionVar(), firstTile);
+      outer.map(base, tileLoop.getInitArgs().back());
+      prologue(outer, tileLoop.getInitArgs().back(),
+               arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                     firstTile, tileLoop.getUpperBound()));
+      across = nullptr;
+      builder.setInsertionPoint(loop);
+    } else {
+      IRMapping none;
+      prologue(none, base, Value());
     }
     // The tiles the loop carries: iteration `ahead`'s.
     SmallVector<Value> carried;
@@ -315,11 +386,9 @@ public:
     Value iv = loop.getInductionVar();
     Value index = arith::DivSIOp::create(
         builder, loc, arith::SubIOp::create(builder, loc, iv, lb), step);
-    Value slot = arith::RemSIOp::create(builder, loc, index, constant(stages));
-    Value nextSlot = arith::RemSIOp::create(
-        builder, loc, arith::AddIOp::create(builder, loc, index,
-                                            constant(ahead)),
-        constant(stages));
+    Value slot = ringSlot(base, index);
+    Value nextSlot = ringSlot(
+        base, arith::AddIOp::create(builder, loc, index, constant(ahead)));
     Value next = arith::AddIOp::create(
         builder, loc, iv,
         arith::MulIOp::create(builder, loc, step, constant(ahead)));
@@ -368,7 +437,10 @@ public:
             (!first || operand.alloc->isBeforeInBlock(first)))
           first = operand.alloc;
       builder.setInsertionPoint(first);
-      Value fill = arith::DivSIOp::create(builder, loc, index, constant(stages));
+      Value ring =
+          base ? arith::AddIOp::create(builder, loc, base, index).getResult()
+               : index;
+      Value fill = arith::DivSIOp::create(builder, loc, ring, constant(stages));
       Value parity = arith::RemSIOp::create(builder, loc, fill, constant(2));
       MbarrierWaitOp::create(builder, loc, barriers, slot, parity);
     }
@@ -386,6 +458,28 @@ public:
                                       builder.getI32IntegerAttr(0));
       result.replaceAllUsesExcept(wait.getResult(), wait);
       lastWaits.push_back({dot, wait});
+    }
+
+    if (overlap) {
+      // The next tile's, after this tile's last reads of the ring (the
+      // loop, and the waits that retire its dots), before its epilogue:
+      // its copies land while this tile's results are stored. (Before the
+      // loads and buffers the copies replace are erased.)
+      Operation *after = loop;
+      for (auto &[dot, wait] : lastWaits)
+        if (after->isBeforeInBlock(wait))
+          after = wait;
+      builder.setInsertionPointAfter(after);
+      across = tileLoop;
+      IRMapping outer;
+      Value nextTile = arith::AddIOp::create(
+          builder, loc, tileLoop.getInductionVar(), tileLoop.getStep());
+      outer.map(tileLoop.getInductionVar(), nextTile);
+      outer.map(base, nextBase);
+      prologue(outer, nextBase,
+               arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                     nextTile, tileLoop.getUpperBound()));
+      across = nullptr;
     }
 
     SmallVector<Value> currentSlots;
@@ -426,6 +520,58 @@ public:
     }
     loop->setAttr("phobos.pipeline_stages",
                   builder.getI64IntegerAttr(stages));
+  }
+
+  /// Whether a persistent kernel's prologue can move out of the tile loop's
+  /// body (tile `t`'s before the loop, tile `t + step`'s before tile `t`'s
+  /// epilogue): every value the copies and the loop's bounds use can be
+  /// computed for another tile (pure ops without regions), and after the
+  /// loop nothing reads the staged tiles. A ragged remainder after it
+  /// (tile-split-ragged-loops, differing only by the in-bounds promises)
+  /// is folded into the loop, which then runs to the bound: its TMA copies
+  /// fill zeros past it, as the remainder's masked loads read.
+  bool prologueCanMove(MutableArrayRef<StagedOperand> operands,
+                       scf::ForOp tileLoop) {
+    std::function<bool(Value)> computable = [&](Value value) -> bool {
+      if (isOutside(value, tileLoop) || value == loop.getInductionVar() ||
+          value == tileLoop.getInductionVar())
+        return true;
+      Operation *def = value.getDefiningOp();
+      return def && def->getNumRegions() == 0 && isPure(def) &&
+             llvm::all_of(def->getOperands(), computable);
+    };
+    for (StagedOperand &operand : operands)
+      if (!llvm::all_of(operand.load.getOffsets(), computable))
+        return false;
+    if (!computable(loop.getLowerBound()) || !computable(loop.getStep()))
+      return false;
+    scf::ForOp remainder;
+    for (Operation *op = loop->getNextNode(); op && !remainder;
+         op = op->getNextNode())
+      remainder = dyn_cast<scf::ForOp>(op);
+    if (!remainder)
+      return computable(loop.getUpperBound());
+    if (remainder.getLowerBound() != loop.getUpperBound() ||
+        !remainder->hasAttr(kRaggedRemainderAttrName) ||
+        !llvm::equal(remainder.getInitArgs(), loop.getResults()) ||
+        !computable(remainder.getUpperBound()))
+      return false;
+    // The loop's body only stages the operands and computes on them.
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      bool staged = llvm::any_of(operands, [&](StagedOperand &o) {
+        return o.load.getOperation() == &op || o.alloc.getOperation() == &op;
+      });
+      if (!staged && !isa<DotOp>(op) &&
+          (op.getNumRegions() != 0 || !isPure(&op)))
+        return false;
+    }
+    loop.getUpperBoundMutable().assign(remainder.getUpperBound());
+    for (auto [result, init] :
+         llvm::zip_equal(remainder.getResults(), remainder.getInitArgs()))
+      result.replaceAllUsesWith(init);
+    folded = remainder;
+    remainder.erase();
+    return true;
   }
 
   /// A swap_ab dot kept in flight reads its B fragments from registers,
@@ -481,7 +627,7 @@ private:
   Value evaluate(Value value, IRMapping &mapping) {
     if (Value mapped = mapping.lookupOrNull(value))
       return mapped;
-    if (isOutside(value, loop))
+    if (isOutside(value, across ? across : loop))
       return value;
     Operation *def = value.getDefiningOp();
     for (Value operand : def->getOperands())
@@ -697,12 +843,17 @@ private:
   scf::ForOp loop;
   int64_t stages;
   OpBuilder builder;
+  /// While a persistent kernel's next tile's copies are made: the tile
+  /// loop, whose values `evaluate` computes again for that tile.
+  scf::ForOp across;
   /// The TMA copies' mbarriers (null: cp.async).
   Value barriers;
 
 public:
   /// Whether run() released the slots through mbarriers.
   bool released = false;
+  /// The remainder loop run() folded into the loop and erased, if any.
+  Operation *folded = nullptr;
 };
 
 struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
@@ -716,9 +867,17 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
                             ? int64_t(*kernel.getPipelineStages())
                             : int64_t(stages);
     SmallVector<scf::ForOp> loops;
-    kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // (Not a persistent kernel's tile loop, which pipelining a loop in it
+    // may replace.)
+    kernel.walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kTileLoopAttrName))
+        loops.push_back(loop);
+    });
     llvm::StringMap<int64_t> aligned = alignedDims(kernel);
+    llvm::SmallPtrSet<Operation *, 2> erased;
     for (scf::ForOp loop : loops) {
+      if (erased.contains(loop))
+        continue;
       LoopPipeliner pipeliner(loop, 0);
       SmallVector<StagedOperand> operands = pipeliner.findOperands();
       if (operands.empty())
@@ -742,6 +901,8 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
                     releaseEverywhere || kernel.getWarpSpecialize(),
                     releaseMinColumns);
       numReleased += pipelined.released;
+      if (pipelined.folded)
+        erased.insert(pipelined.folded);
       int64_t viaRegisters = llvm::count_if(
           operands, [](const StagedOperand &o) { return o.viaRegisters; });
       if (useTma)

@@ -77,11 +77,17 @@ struct TileSplitRaggedLoops
     // So do the kernel's own checks of the columns against the bound
     // (`where(kb + arange(BC) < N, ...)`): every column of a whole step is
     // inside.
-    foldBoundChecks(main, ub, step.getSExtValue());
+    unsigned folded = foldBoundChecks(main, ub, step.getSExtValue());
     // The remainder: the original loop, from `full`, carrying on from the
     // main loop's results.
     loop.getLowerBoundMutable().assign(full);
     loop.getInitArgsMutable().assign(main.getResults());
+    // Where the main loop differs from the remainder only by the in-bounds
+    // promises of the ragged accesses, a pass whose accesses stay correct
+    // past the bound (TMA copies fill zeros) may run the main loop to the
+    // bound instead (tile-pipeline in a persistent kernel).
+    if (folded == 0)
+      loop->setAttr(kRaggedRemainderAttrName, builder.getUnitAttr());
     ++numSplit;
   }
 };

@@ -48,6 +48,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     - `pipeline` (`@pipeline`) and `pipeline_stages` (`@pipeline(N)`);
       `warp_specialize` (`@warp_specialize`: a producer warpgroup issues
       the pipeline's TMA copies, tile-warp-specialize);
+      `persistent` (`@persistent`: as many CTAs as the GPU holds at once
+      loop over the grid's tiles, tile-persistent);
       `tensorcore` (`"f16"`, `"tf32"` or `"bf16"`: the precision
       `dot` rounds f32 operands to),
       `aligned` (dim name -> the multiple the launch promises);
@@ -83,6 +85,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     UnitAttr:$pipeline,
     OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<8>]>>:$pipeline_stages,
     UnitAttr:$warp_specialize,
+    UnitAttr:$persistent,
     OptionalAttr<Tile_TensorcoreAttr>:$tensorcore,
     OptionalAttr<DictionaryAttr>:$aligned,
     OptionalAttr<StrArrayAttr>:$unknown_attributes
@@ -128,6 +131,19 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     /// The threads a launch starts: the CTA size, and a producer warpgroup
     /// when the kernel has a `phobos.warp_specialize`.
     int64_t getLaunchThreads();
+
+    /// How the grid follows from the launch (what the launch contract
+    /// infers): for each axis, the (tensor argument, axis, divisor) of every
+    /// load or store offset `block_id(axis) * divisor`; the axis's extent is
+    /// the largest ceil(extent / divisor). `axisUsed[a]` says whether the
+    /// body reads axis a's block index at all.
+    struct GridTerm {
+      unsigned argument;
+      unsigned tensorAxis;
+      int64_t divisor;
+    };
+    void getGridTerms(std::array<::llvm::SmallVector<GridTerm>, 3> &terms,
+                      std::array<bool, 3> &axisUsed);
 
     /// The source names of tensor argument `index`'s extents, or an empty
     /// list when the argument is not a tensor or has no names.
@@ -201,6 +217,34 @@ def Tile_BlockIdOp : Tile_Op<"block_id", [Pure]> {
     static std::pair<int64_t, int64_t> groupedIndex(int64_t x, int64_t y,
                                                     int64_t gx, int64_t gy,
                                                     int64_t group);
+  }];
+}
+
+def Tile_TileCoordOp : Tile_Op<"tile_coord", [Pure]> {
+  let summary = "a tile's index on a grid axis, in a persistent kernel";
+  let description = [{
+    In a kernel made persistent (`tile-persistent`), the index along `axis`
+    of the tile numbered `tile` in a grid of `gx` by `gy` (by any number of
+    z) tiles: what `phobos.block_id` of the same axis and group is in the
+    CTA that would run that tile in the grid the source describes. Tiles
+    are numbered x fastest (`tile = (z * gy + y) * gx + x`); with `group G`
+    the order is then relabelled as `BlockIdOp::groupedIndex` describes.
+
+    ```mlir
+    %m = phobos.tile_coord x of %t in %gx, %gy group 8
+    ```
+  }];
+  let arguments = (ins Tile_AxisAttr:$axis, I32:$tile, I32:$gx, I32:$gy,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$group);
+  let results = (outs I32:$result);
+  let assemblyFormat =
+      "$axis `of` $tile `in` $gx `,` $gy (`group` $group^)? attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The index on `axis` of tile `tile` (the verifier's rules hold).
+    static int64_t evaluate(::phobos::tile::Axis axis, int64_t tile,
+                            int64_t gx, int64_t gy,
+                            std::optional<int64_t> group);
   }];
 }
 

@@ -9,6 +9,14 @@
 
 namespace phobos::tile {
 
+/// On the loop tile-persistent makes: its CTA's walk over the grid's tiles.
+inline constexpr llvm::StringLiteral kTileLoopAttrName = "phobos.tile_loop";
+/// On the remainder loop tile-split-ragged-loops makes, when the main loop
+/// before it differs from it only by the in-bounds promises of the ragged
+/// accesses (no bound check of the body was folded).
+inline constexpr llvm::StringLiteral kRaggedRemainderAttrName =
+    "phobos.ragged_remainder";
+
 #define GEN_PASS_DECL
 #include "Phobos/Dialect/Tile/Transforms/Passes.h.inc"
 

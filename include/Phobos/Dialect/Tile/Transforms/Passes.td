@@ -40,6 +40,47 @@ def TileGroupBlocks : Pass<"tile-group-blocks", "::phobos::tile::KernelOp"> {
   ];
 }
 
+def TilePersistent : Pass<"tile-persistent", "::phobos::tile::KernelOp"> {
+  let summary = "makes a @persistent kernel's CTAs loop over the grid's tiles";
+  let description = [{
+    A kernel with `@persistent` runs as many CTAs as the GPU holds at once
+    (the launcher chooses the grid: `(P, 1, 1)`, P the resident CTAs, at
+    most the number of tiles), each looping over the tiles of the grid the
+    source describes (the one the launch contract infers from the slices'
+    `ctx.block` offsets): tile `t` from its x index, by the launched grid's
+    x extent. Per tile, `phobos.block_id` becomes `phobos.tile_coord` of
+    the tile (with the same group, so tile-group-blocks' order holds) and
+    `phobos.grid_dim` the tile grid's extent. The tile grid is computed in
+    the kernel from the tensors' extents, so any P >= 1 computes the whole
+    grid. What a CTA keeps from one tile to the next (tile-pipeline's TMA
+    mbarriers, whose phases then count across tiles) is the point: a CTA
+    need not be started, nor its mbarriers initialised, per tile.
+
+    The grid must follow from the slices (every `ctx.block` axis the body
+    reads offsets a load or store); otherwise the pass reports it.
+
+    Before:
+    ```mlir
+    %m = phobos.block_id x group 8
+    ... body ...
+    phobos.return
+    ```
+    After:
+    ```mlir
+    %gx = ... ceil(M / 128) ...   %gy = ... ceil(N / 256) ...
+    %first = phobos.block_id x
+    %ctas = phobos.grid_dim x
+    scf.for %t = %first to %tiles step %ctas : i32 {
+      %m = phobos.tile_coord x of %t in %gx, %gy group 8
+      ... body ...
+    } {phobos.tile_loop}
+    phobos.return
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileHoistInvariants : Pass<"tile-hoist-invariants", "::phobos::tile::KernelOp"> {
   let summary = "moves loop-invariant loads and computations out of loops";
   let description = [{
@@ -89,7 +130,10 @@ def TileSplitRaggedLoops : Pass<"tile-split-ragged-loops", "::phobos::tile::Kern
     most one ragged iteration with the masks. The carried values pass from
     the first loop to the second. The kernel's own column checks
     `k + arange(E) < N` fold in the first loop (a `where` on one becomes its
-    first value), as the masks do.
+    first value), as the masks do. When none folded (the loops then differ
+    only by the in-bounds promises), the remainder is marked
+    `phobos.ragged_remainder`: tile-pipeline may fold it back into a main
+    loop whose TMA copies are correct past the bound.
 
     Before: `scf.for %k = %c0 to %N step %c16 { phobos.load %A[%m, %k] }`
     After:  `%full = (%N / 16) * 16`,
@@ -417,6 +461,17 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     its slot's mbarrier (`phobos.mbarrier_wait`, parity `(i / S) mod 2`)
     instead of a `phobos.async_wait`. Ragged edges need no masks: TMA
     writes zeros outside the tensor. `tma=false` keeps cp.async.
+
+    In a persistent kernel's tile loop (tile-persistent) a TMA pipeline's
+    mbarriers are made before the tile loop and the tile loop carries the
+    ring's position (the fills of the tiles before: the parity becomes
+    `((base + i) / S) mod 2`). When every operand comes through TMA and the
+    copies' offsets can be computed for another tile, the prologue leaves
+    the tile's body: the first tile's copies start before the tile loop,
+    the next tile's after this tile's loop and wgmma wait, before its
+    epilogue; the ring's buffers move before the tile loop, and a ragged
+    remainder loop marked `phobos.ragged_remainder` is folded into the main
+    loop, which runs to the bound (TMA fills zeros past it).
 
     Slots released by mbarriers: in a TMA pipeline at the kernel's top
     level, the pass finds the first point after which no read of an
