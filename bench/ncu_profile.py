@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Profiles Phobos kernels and their peers with Nsight Compute on the GPU machine.
 
-Usage: python3 bench/ncu_profile.py BINDIR [--only=WORD,...] [--out=DIR]
+Usage: python3 bench/ncu_profile.py BINDIR [--only=WORD,...] [--out=DIR] [--persistent]
 
 For each case, ncu profiles one launch of the kernel (phobos-run with --check, so
 the launch is the checked one) and prints a short table: time, SM and memory
@@ -9,6 +9,8 @@ throughput, achieved occupancy, registers, the busiest pipes and the top warp
 stall reasons. The peers' kernels (cuBLAS, SDPA, Triton) are profiled from a
 torch script so their names (which carry cuBLAS's tile shape), registers and
 grids sit beside ours. Full ncu reports are written under --out when given.
+With --persistent, a copy of each example that says @persistent is profiled
+as well ("Phobos persistent").
 """
 import csv
 import io
@@ -20,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("--") else "build-static/dist/bin"
 ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
 OUT = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--out=")), None)
+PERSISTENT = "--persistent" in sys.argv
 
 CASES = [
     ("tf32", "gemm_f32_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64},
@@ -155,16 +158,22 @@ def main() -> None:
     for key, example, dims, variant, scalars in CASES:
         if ONLY and not any(w in key for w in ONLY):
             continue
-        cmd = [os.path.join(BIN, "phobos-run"), os.path.join(ROOT, "examples", example), "--check",
-               "--samples=64"]
-        cmd += [f"--dim={k}={v}" for k, v in dims.items()]
-        cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
-        cmd += [f"--scalar={k}={v}" for k, v in scalars.items()]
-        report = os.path.join(OUT, f"phobos_{key}") if OUT else None
-        rows = ncu(cmd, None, report)
-        for row in rows[:1]:
-            show(f"Phobos {key} {variant}", row)
-            summary.append((key, "Phobos", row))
+        sources = [("Phobos", os.path.join(ROOT, "examples", example))]
+        if PERSISTENT:
+            from warp_specialize_ab import specialised_copy
+            sources.append(("Phobos persistent",
+                            specialised_copy(example, "/tmp", decorator="@persistent")))
+        for who, path in sources:
+            cmd = [os.path.join(BIN, "phobos-run"), path, "--check", "--samples=64"]
+            cmd += [f"--dim={k}={v}" for k, v in dims.items()]
+            cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
+            cmd += [f"--scalar={k}={v}" for k, v in scalars.items()]
+            tag = who.replace(" ", "_").lower()
+            report = os.path.join(OUT, f"{tag}_{key}") if OUT else None
+            rows = ncu(cmd, None, report)
+            for row in rows[:1]:
+                show(f"{who} {key} {variant}", row)
+                summary.append((key, who, row))
         script = os.path.join("/tmp", "ncu_peer.py")
         with open(script, "w") as f:
             f.write(PEERS)
@@ -175,17 +184,20 @@ def main() -> None:
         for row in rows[-1:]:
             show(f"peer {key}", row)
             summary.append((key, "peer", row))
-    print("\n| case | who | time | regs | block | occupancy % | issue % | GMMA % | XU % | DRAM % | L2 % |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("\n| case | who | time | regs | block | grid | occupancy % | issue % | GMMA % | XU % | DRAM % | "
+          "DRAM read | L2 hit % | L2 % |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for key, who, row in summary:
         def g(m):
             return row.get(m, "")
         print(f"| {key} | {who} | {g('gpu__time_duration.sum')} | {g('launch__registers_per_thread')} | "
-              f"{g('launch__block_size')} | {g('sm__warps_active.avg.pct_of_peak_sustained_active')} | "
+              f"{g('launch__block_size')} | {g('launch__grid_size')} | "
+              f"{g('sm__warps_active.avg.pct_of_peak_sustained_active')} | "
               f"{g('smsp__issue_active.avg.pct_of_peak_sustained_active')} | "
               f"{g('sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active')} | "
               f"{g('sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active')} | "
               f"{g('dram__throughput.avg.pct_of_peak_sustained_elapsed')} | "
+              f"{g('dram__bytes_read.sum')} | {g('lts__t_sector_hit_rate.pct')} | "
               f"{g('lts__throughput.avg.pct_of_peak_sustained_elapsed')} |")
 
 

@@ -17,6 +17,12 @@ With --ragged, first checks the attention variants at ragged sizes with
 the pass on; with --sanitize, runs them under compute-sanitizer (memcheck,
 racecheck, synccheck) at a small ragged size.
 
+With `--pass tile-persistent` the workloads are the GEMM examples instead
+(f16, bf16 and tf32 at 4096^3 and 8192^3, in copies that say @persistent)
+and the f16 attention at D 64, and the ragged and sanitizer checks run
+GEMMs: sizes with fewer tiles than the GPU holds CTAs, and with many tiles
+a CTA.
+
 Usage: python3 bench/pass_ab.py BINDIR [--pass tile-pingpong] [--rounds 3]
            [--repeat 30] [--ragged] [--sanitize] [--quick] [--no-ab]
 Writes pass_ab.json to $OUT when set.
@@ -35,6 +41,66 @@ from warp_specialize_ab import peer_ms, specialised_copy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ATTENTION = {"BH": 128, "Nq": 4096, "Nk": 4096}
+
+
+GEMM_SCALARS = {"alpha": 1.0, "beta": 0.0}
+#: Each GEMM example and the variant its suite row measures.
+GEMMS = [("hgemm", "gemm_f16_tc.ph", {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
+         ("bgemm", "gemm_bf16_tc.ph", {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
+         ("tf32", "gemm_f32_tc.ph", {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32})]
+
+
+def persistent_workloads(directory: str, quick: bool):
+    """The GEMM rows and attention at D 64, in copies of the examples that
+    say @persistent."""
+    for kind, example, variant in GEMMS[:1] if quick else GEMMS:
+        path = specialised_copy(example, directory, decorator="@persistent")
+        for size in (4096, 8192):
+            if kind == "tf32" and size == 8192:
+                continue
+            yield kind, path, {"M": size, "N": size, "K": size}, variant, GEMM_SCALARS
+    if not quick:
+        path = specialised_copy("gemm_f16_tc.ph", directory, decorator="@persistent")
+        yield ("hgemm", path, {"M": 8192, "N": 8192, "K": 8192},
+               {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}, GEMM_SCALARS)
+        path = specialised_copy("flash_attention_fp16.ph", directory, decorator="@persistent")
+        yield ("attention", path, ATTENTION, {"D": 64, "BR": 128, "BC": 64}, {"scale": 0.125})
+
+
+def gemm_checks(args, directory: str, on: dict) -> int:
+    """Ragged and sanitizer checks of the persistent GEMMs; the failures."""
+    failures = 0
+    copies = [(specialised_copy(example, directory, decorator="@persistent"), variant)
+              for _, example, variant in GEMMS]
+    if args.sanitize:
+        for path, variant in copies[:1] if args.quick else copies:
+            for tool in ("memcheck", "racecheck", "synccheck"):
+                failures += not sanitize_run(
+                    args.bindir, tool, path, {"M": 300, "N": 520, "K": 200}, variant,
+                    GEMM_SCALARS, f"{os.path.basename(path)} {variant}", env=on)
+    if args.ragged:
+        # One tile; fewer tiles than CTAs; several tiles a CTA, ragged K.
+        failures += ragged_checks(args, copies,
+                                  ({"M": 8, "N": 8, "K": 8}, {"M": 1000, "N": 1008, "K": 1016},
+                                   {"M": 8000, "N": 7992, "K": 136},
+                                   {"M": 4100, "N": 4104, "K": 1000}),
+                                  {"alpha": 1.5, "beta": 0.5}, on)
+    return failures
+
+
+def ragged_checks(args, cases, sizes, scalars: dict, env: dict) -> int:
+    """Checks each (path, variant) of `cases` at each of `sizes` with the
+    pass on; prints the failures and a count, returns the failures."""
+    checked = bad = 0
+    for path, variant in cases:
+        for dims in sizes:
+            result = run_json(args.bindir, path, dims, variant, scalars, env=env)
+            checked += 1
+            if result.get("check") != "ok":
+                bad += 1
+                print(f"  ragged {os.path.basename(path)} {dims} {variant}: {result}", flush=True)
+    print(f"ragged checks with {args.name}: {checked - bad} of {checked} ok", flush=True)
+    return bad
 
 
 def workloads(directory: str, quick: bool):
@@ -81,28 +147,22 @@ def main() -> int:
     forced = specialised_copy("flash_attention_fp16.ph", directory)
     cases = [(example, {"D": 128, "BR": 128, "BC": 128}), (example, {"D": 128, "BR": 128, "BC": 64}),
              (forced, {"D": 64, "BR": 128, "BC": 64})]
-    failures = 0
-    if args.sanitize:
+    gemm = args.name == "tile-persistent"
+    failures = gemm_checks(args, directory, on) if gemm else 0
+    if args.sanitize and not gemm:
         for path, variant in (cases[:1] if args.quick else cases[::2]):
             for tool in ("memcheck", "racecheck", "synccheck"):
                 failures += not sanitize_run(
                     args.bindir, tool, path, {"BH": 2, "Nq": 300, "Nk": 277}, variant,
                     {"scale": 0.1}, f"{os.path.basename(path)} {variant}", env=on)
-    if args.ragged:
-        checked = bad = 0
-        for path, variant in cases:
-            for dims in ({"BH": 3, "Nq": 1000, "Nk": 1032}, {"BH": 2, "Nq": 64, "Nk": 8},
-                         {"BH": 1, "Nq": 200, "Nk": 2056}, {"BH": 2, "Nq": 129, "Nk": 130}):
-                result = run_json(args.bindir, path, dims, variant, {"scale": 0.1}, env=on)
-                checked += 1
-                if result.get("check") != "ok":
-                    bad += 1
-                    print(f"  ragged {os.path.basename(path)} {dims} {variant}: {result}",
-                          flush=True)
-        failures += bad
-        print(f"ragged checks with {args.name}: {checked - bad} of {checked} ok", flush=True)
+    if args.ragged and not gemm:
+        failures += ragged_checks(args, cases,
+                                  ({"BH": 3, "Nq": 1000, "Nk": 1032}, {"BH": 2, "Nq": 64, "Nk": 8},
+                                   {"BH": 1, "Nq": 200, "Nk": 2056}, {"BH": 2, "Nq": 129, "Nk": 130}),
+                                  {"scale": 0.1}, on)
     rows = []
-    for kind, path, dims, variant, scalars in workloads(directory, args.quick):
+    rows_of = persistent_workloads if gemm else workloads
+    for kind, path, dims, variant, scalars in rows_of(directory, args.quick):
         if args.no_ab:
             break
         times = {True: [], False: []}

@@ -68,18 +68,20 @@ def ragged():
             yield "flash_attention_fp16.ph", dims, variant, {"scale": 0.1}
 
 
-def specialised_copy(example: str, directory: str, specialised: bool = True) -> str:
-    """The example with @warp_specialize before its @pipeline, or (with
-    `specialised` false) without any @warp_specialize."""
+def specialised_copy(example: str, directory: str, specialised: bool = True,
+                     decorator: str = "@warp_specialize") -> str:
+    """The example with `decorator` (@warp_specialize, @persistent) before
+    its @pipeline, or (with `specialised` false) without it."""
     lines = open(os.path.join(ROOT, "examples", example)).read().splitlines()
     out = []
     for line in lines:
-        if line.startswith("@warp_specialize"):
+        if line.startswith(decorator):
             continue
         if line.startswith("@pipeline") and specialised:
-            out.append("@warp_specialize")
+            out.append(decorator)
         out.append(line)
-    path = os.path.join(directory, ("ws_" if specialised else "plain_") + example)
+    prefix = decorator.lstrip("@") + "_" if specialised else "plain_"
+    path = os.path.join(directory, prefix + example)
     with open(path, "w") as handle:
         handle.write("\n".join(out) + "\n")
     return path
