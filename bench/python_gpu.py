@@ -5,6 +5,11 @@ float64 reference (outputs poisoned with NaN first), and the launch overhead
 of a small cached kernel next to Triton's and torch's, in the same run.
 
     PHOBOS_HOME=/path/to/dist python3 bench/python_gpu.py [--launches 5000] [--json out.json]
+                                                          [--persistent-only]
+
+It also launches a copy of the HGEMM example that says @persistent (from
+Python, with as many CTAs as the GPU holds, looping over 561 tiles) against
+float64; --persistent-only runs only that.
 
 PHOBOS_HOME holds bin/phobos-compile and bin/phobos-run (scripts/build-static.sh
 makes them: build-static/dist). Needs an NVIDIA GPU, NumPy, and torch and/or
@@ -37,9 +42,12 @@ from phobos.ph2py import convert  # noqa: E402
 from example_cases import CASES  # noqa: E402
 
 
-def load_example(name: str, folder: Path) -> Kernel:
+def load_example(name: str, folder: Path, source: str | None = None) -> Kernel:
+    """The example's kernel through ph2py (or `source`'s, Phobos text)."""
     path = folder / f"{name}.py"
-    path.write_text(convert((REPO / "examples" / f"{name}.ph").read_text(), f"{name}.ph"))
+    if source is None:
+        source = (REPO / "examples" / f"{name}.ph").read_text()
+    path.write_text(convert(source, f"{name}.ph"))
     spec = importlib.util.spec_from_file_location(f"example_{name}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -206,10 +214,44 @@ def launch_overhead(folder: Path, count: int) -> dict:
     return results
 
 
+def check_persistent(backends: list[Backend], folder: Path) -> list[dict]:
+    """The HGEMM example with @persistent: 33 x 17 tiles of 128 x 128 walked
+    by the resident CTAs, C poisoned with NaN (beta = 0 does not read it)."""
+    source = (REPO / "examples" / "gemm_f16_tc.ph").read_text().replace(
+        "@pipeline\n", "@pipeline\n@persistent\n", 1)
+    kernel = load_example("persistent_hgemm", folder, source)
+    rng = np.random.default_rng(7)
+    a = rng.uniform(-1, 1, (4100, 1016)).astype(np.float16)
+    b = rng.uniform(-1, 1, (1016, 2056)).astype(np.float16)
+    want = 1.5 * (a.astype(np.float64) @ b.astype(np.float64))
+    rows = []
+    for backend in backends:
+        row = {"example": "gemm_f16_tc @persistent", "backend": backend.name}
+        try:
+            c = np.full((4100, 2056), np.nan, dtype=np.float16)
+            device_args = [backend.to_device(a), backend.to_device(b), backend.to_device(c), 1.5, 0.0]
+            kernel[None](*device_args)
+            backend.synchronize()
+            row["max_rel_err"] = rel_err(backend.to_host(device_args[2]), want)
+            loaded = next(iter(kernel._gpu.values()))
+            row["resident_ctas"] = loaded.resident
+            row["ok"] = row["max_rel_err"] <= 1e-2 and loaded.contract.persistent and \
+                loaded.resident > 0
+        except Exception as error:  # noqa: BLE001
+            row.update(ok=False, error=str(error).splitlines()[0])
+        rows.append(row)
+        print(f"  {row['example']:26s} {backend.name:6s} {'ok' if row['ok'] else 'FAILED'} "
+              f"{row.get('max_rel_err', float('nan')):.2e} resident CTAs "
+              f"{row.get('resident_ctas')} {row.get('error', '')}", flush=True)
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--launches", type=int, default=5000, help="launches per timing sample")
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--persistent-only", action="store_true",
+                        help="only the @persistent HGEMM check")
     options = parser.parse_args()
     if "PHOBOS_HOME" not in os.environ:
         print("python_gpu: set PHOBOS_HOME to the folder with bin/phobos-compile and bin/phobos-run",
@@ -226,10 +268,14 @@ def main() -> int:
         print("python_gpu: needs torch or CuPy", file=sys.stderr)
         return 2
     folder = Path(tempfile.mkdtemp(prefix="phobos-python-gpu-"))
-    print("== examples from Python on the GPU (vs float64 reference, vs phobos-run)")
-    rows = check_examples(backends, folder)
+    rows = []
+    if not options.persistent_only:
+        print("== examples from Python on the GPU (vs float64 reference, vs phobos-run)")
+        rows = check_examples(backends, folder)
+    print("== a @persistent kernel from Python (vs float64 reference)")
+    rows += check_persistent(backends, folder)
     overhead = {}
-    if any(b.name == "torch" for b in backends):
+    if any(b.name == "torch" for b in backends) and not options.persistent_only:
         print(f"== launch overhead (us per launch, {options.launches} launches of vector_add, N=1024)")
         overhead = launch_overhead(folder, options.launches)
     print("\n| example | backend | max rel err | vs phobos-run | result |")
