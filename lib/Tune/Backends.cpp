@@ -33,6 +33,9 @@ namespace {
 struct GpuLoaded : Loaded {
   cuda::Module module;
   cuda::Function function;
+  /// A persistent kernel's launch: the CTAs the GPU holds at once (asked
+  /// once here, not between the timing events); 0 otherwise.
+  int64_t residentCtas = 0;
 };
 
 class GpuBackend : public Backend {
@@ -69,6 +72,13 @@ public:
       if (llvm::Error error = loaded->function.setMaxDynamicSharedMemory(
               compiled.contract.sharedMemoryBytes))
         return std::move(error);
+    if (compiled.contract.persistent) {
+      llvm::Expected<int64_t> ctas = loaded->function.residentCtas(
+          compiled.contract.ctaThreads, compiled.contract.sharedMemoryBytes);
+      if (!ctas)
+        return ctas.takeError();
+      loaded->residentCtas = *ctas;
+    }
     return std::unique_ptr<Loaded>(std::move(loaded));
   }
 
@@ -209,17 +219,9 @@ private:
 
   llvm::Error launch(GpuLoaded &gpu, BoundLaunch &bound) {
     cuda::Function::LaunchConfig config;
-    // A persistent kernel: as many CTAs as the GPU holds at once.
-    int64_t resident = 0;
-    if (gpu.contract.persistent) {
-      llvm::Expected<int64_t> ctas = gpu.function.residentCtas(
-          gpu.contract.ctaThreads, gpu.contract.sharedMemoryBytes);
-      if (!ctas)
-        return ctas.takeError();
-      resident = *ctas;
-    }
     for (int axis = 0; axis < 3; ++axis)
-      config.grid[axis] = static_cast<uint32_t>(bound.getGrid(resident)[axis]);
+      config.grid[axis] =
+          static_cast<uint32_t>(bound.getGrid(gpu.residentCtas)[axis]);
     config.block = {static_cast<uint32_t>(gpu.contract.ctaThreads), 1, 1};
     config.sharedMemoryBytes =
         static_cast<uint32_t>(gpu.contract.sharedMemoryBytes);

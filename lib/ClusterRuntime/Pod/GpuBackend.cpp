@@ -119,6 +119,15 @@ public:
       leaf.name = spec.name();
       leaf.contract = std::move(*contract);
       leaf.function = *function;
+      // A persistent kernel: as many CTAs as the GPU holds at once.
+      if (leaf.contract.persistent) {
+        llvm::Expected<int64_t> ctas = leaf.function.residentCtas(
+            leaf.contract.ctaThreads, leaf.contract.sharedMemoryBytes);
+        if (!ctas)
+          return fromLlvm(ctas.takeError(),
+                          absl::StrCat("leaf '", spec.name(), "'"));
+        leaf.residentCtas = *ctas;
+      }
       for (int axis = 0; axis < 3 && axis < spec.grid_size(); ++axis)
         leaf.grid[axis] = std::max<int64_t>(1, spec.grid(axis));
       leaves.push_back(std::move(leaf));
@@ -222,18 +231,9 @@ public:
     if (!bound)
       return fromLlvm(bound.takeError(), absl::StrCat("leaf '", leaf.name, "'"));
     cuda::Function::LaunchConfig config;
-    // A persistent kernel: as many CTAs as the GPU holds at once.
-    int64_t resident = 0;
-    if (leaf.contract.persistent) {
-      llvm::Expected<int64_t> ctas = leaf.function.residentCtas(
-          leaf.contract.ctaThreads, leaf.contract.sharedMemoryBytes);
-      if (!ctas)
-        return fromLlvm(ctas.takeError(),
-                        absl::StrCat("leaf '", leaf.name, "'"));
-      resident = *ctas;
-    }
     for (int axis = 0; axis < 3; ++axis)
-      config.grid[axis] = static_cast<uint32_t>(bound->getGrid(resident)[axis]);
+      config.grid[axis] =
+          static_cast<uint32_t>(bound->getGrid(leaf.residentCtas)[axis]);
     config.block = {static_cast<uint32_t>(leaf.contract.ctaThreads), 1, 1};
     config.sharedMemoryBytes =
         static_cast<uint32_t>(leaf.contract.sharedMemoryBytes);
@@ -293,6 +293,8 @@ private:
     LaunchContract contract;
     cuda::Function function;
     std::array<int64_t, 3> grid = {1, 1, 1};
+    /// A persistent leaf's launch (0: one CTA per tile).
+    int64_t residentCtas = 0;
   };
 
   cuda::Driver &driver;
