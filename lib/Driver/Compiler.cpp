@@ -4,6 +4,7 @@
 
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Target/PTXEmitter.h"
 #include "Phobos/Target/Pipeline.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -44,11 +45,10 @@ phobos::compilePhobos(llvm::SourceMgr &sourceMgr, MLIRContext *context,
 KernelCompiler::KernelCompiler(MLIRContext *context, StringRef chip)
     : context(context), chip(chip.str()),
       pipeline(std::make_unique<PassManager>(context)),
-      serializer(std::make_unique<PassManager>(context)) {
+      emitter(std::make_unique<PTXEmitter>(chip)) {
   PhobosToNVVMOptions pipelineOptions;
   pipelineOptions.chip = this->chip;
   buildPhobosToNVVMPipeline(*pipeline, pipelineOptions);
-  buildSerializeToPTXPipeline(*serializer, this->chip);
 }
 
 KernelCompiler::~KernelCompiler() = default;
@@ -106,12 +106,9 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       result.contract.sharedMemoryBytes > sharedLimitBytes)
     return result;
   start = std::chrono::steady_clock::now();
-  LogicalResult serialized = serializer->run(*single);
+  FailureOr<std::string> ptx = emitter->emit(*single);
   if (timings)
     timings->llvmMs = millisecondsSince(start);
-  if (failed(serialized))
-    return failure();
-  FailureOr<std::string> ptx = collectPTX(*single);
   if (failed(ptx))
     return failure();
   result.ptx = std::move(*ptx);

@@ -1,7 +1,7 @@
 //===- Pipeline.cpp - The tile-dialect-to-PTX pipeline --------------------===//
 
 #include "Phobos/Target/Pipeline.h"
-#include "Phobos/Target/PtxWorkarounds.h"
+#include "Phobos/Target/PTXEmitter.h"
 
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
@@ -194,36 +194,10 @@ void phobos::registerPTXTranslationInterfaces(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
-void phobos::buildSerializeToPTXPipeline(OpPassManager &pm, StringRef chip) {
-  GpuNVVMAttachTargetOptions target;
-  target.chip = chip.str();
-  // PTX 8.0 carries sm_90a's instructions; older chips accept it as well.
-  target.features = "+ptx80";
-  target.optLevel = 3;
-  pm.addPass(createGpuNVVMAttachTarget(target));
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(binary));
-}
-
-FailureOr<std::string> phobos::collectPTX(ModuleOp module) {
-  std::string ptx;
-  for (auto binaryOp : module.getOps<gpu::BinaryOp>())
-    for (Attribute object : binaryOp.getObjects())
-      ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
-  if (ptx.empty())
-    return module.emitError("the module holds no GPU kernel");
-  return rewriteIntegerNegations(ptx);
-}
-
 FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
                                               StringRef chip) {
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
            << chip << "'; Phobos targets " << supportedChips();
-  PassManager pm(module.getContext());
-  buildSerializeToPTXPipeline(pm, chip);
-  if (failed(pm.run(module)))
-    return failure();
-  return collectPTX(module);
+  return PTXEmitter(chip).emit(module);
 }

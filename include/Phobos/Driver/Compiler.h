@@ -32,6 +32,8 @@ class PassManager;
 
 namespace phobos {
 
+class PTXEmitter;
+
 namespace tile {
 class KernelOp;
 } // namespace tile
@@ -47,7 +49,7 @@ struct CompileTimings {
   /// The MLIR pipeline, from the tile dialect to llvm/nvvm.
   double passesMs = 0;
   /// LLVM: translation to LLVM IR, its optimisation and NVPTX's code
-  /// generation (gpu-module-to-binary).
+  /// generation (PTXEmitter).
   double llvmMs = 0;
 };
 
@@ -73,7 +75,8 @@ public:
 private:
   mlir::MLIRContext *context;
   std::string chip;
-  std::unique_ptr<mlir::PassManager> pipeline, serializer;
+  std::unique_ptr<mlir::PassManager> pipeline;
+  std::unique_ptr<PTXEmitter> emitter;
 };
 
 /// Compiles the kernels `options` selects from the main buffer of

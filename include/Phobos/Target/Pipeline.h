@@ -45,17 +45,9 @@ void registerPhobosToNVVMPipeline();
 void registerPTXTranslationInterfaces(mlir::DialectRegistry &registry);
 
 /// PTX for every gpu.module kernel in `module` (which has been through the
-/// pipeline), for `chip`. Errors are reported on the module.
+/// pipeline), for `chip` (PTXEmitter.h). Errors are reported on the module.
 mlir::FailureOr<std::string> serializeToPTX(mlir::ModuleOp module,
                                             llvm::StringRef chip);
-
-/// What serializeToPTX runs: the NVVM target for `chip`, then
-/// gpu-module-to-binary to PTX (LLVM's NVPTX back end).
-void buildSerializeToPTXPipeline(mlir::OpPassManager &pm, llvm::StringRef chip);
-
-/// The PTX a serialised `module` holds, with the rewrites around ptxas
-/// bugs (PtxWorkarounds.h), or an error on the module.
-mlir::FailureOr<std::string> collectPTX(mlir::ModuleOp module);
 
 /// What one CTA may use on a chip.
 struct ChipLimits {

@@ -1,0 +1,47 @@
+//===- PTXEmitter.h - LLVM's NVPTX back end, set up once ---------*- C++
+//-*-===//
+//
+// Turns the gpu.module of a lowered kernel into PTX: translation to LLVM
+// IR, LLVM's O3 pipeline, then NVPTX code generation. The target machine is
+// made once per emitter, so a tuner that compiles many variants pays for it
+// once per thread. No bitcode library is linked: the lowering never calls
+// libdevice (and MLIR's NVVM target would link it whenever a CUDA toolkit
+// is found, on every compile).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_TARGET_PTXEMITTER_H
+#define PHOBOS_TARGET_PTXEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
+
+namespace phobos {
+
+/// Emits PTX for one chip. Not thread-safe: one per thread.
+class PTXEmitter {
+public:
+  /// `chip` must be one isValidChip accepts.
+  explicit PTXEmitter(llvm::StringRef chip);
+  ~PTXEmitter();
+
+  /// The PTX of every gpu.module in `module` (lowered to llvm/nvvm), with
+  /// the rewrites around ptxas bugs (PtxWorkarounds.h). Errors are
+  /// reported on the module; `module` is not changed.
+  mlir::FailureOr<std::string> emit(mlir::ModuleOp module);
+
+private:
+  std::string chip;
+  std::unique_ptr<llvm::TargetMachine> machine;
+};
+
+} // namespace phobos
+
+#endif // PHOBOS_TARGET_PTXEMITTER_H

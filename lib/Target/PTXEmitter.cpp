@@ -1,0 +1,106 @@
+//===- PTXEmitter.cpp - LLVM's NVPTX back end, set up once ----------------===//
+//
+// What MLIR's gpu-module-to-binary did for Phobos, minus what costs time and
+// buys nothing here (measured on the sgemm example's variants, 2026-12-02):
+// a target machine made per kernel, libdevice parsed and linked whenever a
+// CUDA toolkit is found, and code generation at LLVM's "aggressive" level,
+// whose NVPTX IR passes run GVN twice where the default level runs EarlyCSE
+// (a third of the back end's time on the FMA GEMMs, with the same PTX).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Target/PTXEmitter.h"
+
+#include "Phobos/Target/PtxWorkarounds.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+using namespace mlir;
+using namespace phobos;
+
+namespace {
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+/// PTX 8.0 carries sm_90a's instructions; older chips accept it as well.
+constexpr const char *kFeatures = "+ptx80";
+/// LLVM IR optimisation level (the O3 pipeline, as before).
+constexpr unsigned kIROptLevel = 3;
+} // namespace
+
+PTXEmitter::PTXEmitter(StringRef chip) : chip(chip.str()) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  llvm::Triple triple(kTriple);
+  std::string error;
+  if (const llvm::Target *target =
+          llvm::TargetRegistry::lookupTarget(triple, error))
+    machine.reset(target->createTargetMachine(
+        triple, this->chip, kFeatures, llvm::TargetOptions(), std::nullopt,
+        std::nullopt, llvm::CodeGenOptLevel::Default));
+}
+
+PTXEmitter::~PTXEmitter() = default;
+
+FailureOr<std::string> PTXEmitter::emit(ModuleOp module) {
+  if (!machine)
+    return module.emitError("LLVM's NVPTX back end is not available for '")
+           << chip << "'";
+  std::string ptx;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(gpuModule, context, gpuModule.getName());
+    if (!llvmModule)
+      return gpuModule.emitError("cannot translate the kernel to LLVM IR");
+    llvmModule->setDataLayout(machine->createDataLayout());
+    llvmModule->setTargetTriple(machine->getTargetTriple());
+    auto optimize =
+        makeOptimizingTransformer(kIROptLevel, /*sizeLevel=*/0, machine.get());
+    if (llvm::Error error = optimize(llvmModule.get())) {
+      InFlightDiagnostic diagnostic = gpuModule.emitError("LLVM's optimiser: ");
+      llvm::handleAllErrors(std::move(error),
+                            [&](const llvm::ErrorInfoBase &info) {
+                              diagnostic << info.message();
+                            });
+      return diagnostic;
+    }
+    std::string text;
+    {
+      llvm::raw_string_ostream stream(text);
+      llvm::buffer_ostream buffered(stream);
+      llvm::legacy::PassManager codegen;
+      if (machine->addPassesToEmitFile(codegen, buffered, nullptr,
+                                       llvm::CodeGenFileType::AssemblyFile))
+        return gpuModule.emitError("NVPTX cannot emit assembly for '")
+               << chip << "'";
+      codegen.run(*llvmModule);
+    }
+    ptx += text;
+  }
+  if (ptx.empty())
+    return module.emitError("the module holds no GPU kernel");
+  return rewriteIntegerNegations(ptx);
+}
