@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GlobalAccess.h"
+#include "InPlaceUpdates.h"
 
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
@@ -36,6 +37,8 @@ struct LoadLowering : TileToGPUPattern<LoadOp> {
     Type element = tensor.element;
     auto [vecAxis, width] = vectorAxis(access, layout, element);
     Regs values(layout.numRegisters());
+    UpdateTagger tagger(getInPlaceUpdate(op), /*writes=*/false,
+                        e.b.getInsertionBlock(), e.b.getInsertionPoint());
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       if (values[reg])
         continue;
@@ -43,6 +46,7 @@ struct LoadLowering : TileToGPUPattern<LoadOp> {
       if (vecAxis < 0) {
         auto [linear, inside] = elementAt(e, access, q);
         values[reg] = maskedLoad(e, tensor, linear, inside);
+        tagger.tag({reg});
         continue;
       }
       // The vector of `width` registers starting at this one.
@@ -99,6 +103,7 @@ struct LoadLowering : TileToGPUPattern<LoadOp> {
       }
       for (auto [k, reg] : llvm::enumerate(run.registers))
         values[reg] = outer.getResult(k);
+      tagger.tag(run.registers);
     }
     replaceWithRegisters(rewriter, op, values);
     return success();
@@ -121,6 +126,8 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
     Type element = tensor.element;
     auto [vecAxis, width] = vectorAxis(access, layout, element);
     SmallVector<bool> done(layout.numRegisters(), false);
+    UpdateTagger tagger(getInPlaceUpdate(op), /*writes=*/true,
+                        e.b.getInsertionBlock(), e.b.getInsertionPoint());
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       if (done[reg])
         continue;
@@ -132,6 +139,7 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
         e.predicatedStore(e.andI(canonical, inside), e.toMemory(values[reg]),
                           globalPointer(e, tensor, linear));
         done[reg] = true;
+        tagger.tag({reg});
         continue;
       }
       GlobalRun run =
@@ -139,32 +147,41 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
       for (int64_t member : run.registers)
         done[member] = true;
       unsigned bytes = static_cast<unsigned>(width * getElementBytes(element));
-      // As for loads: a masked uniform run is one vector store under its
-      // first element's flag.
-      OpBuilder::InsertionGuard guard(e.b);
-      if (Value inside = run.elements.front().second) {
-        auto outer =
-            scf::IfOp::create(e.b, e.loc, TypeRange{}, run.uniform, true);
-        e.b.setInsertionPointToStart(&outer.getThenRegion().front());
-        e.predicatedStore(e.andI(canonical, inside),
-                          e.packVector(values, run.registers, element),
-                          globalPointer(e, tensor, run.elements.front().first),
-                          bytes);
-        e.b.setInsertionPointToStart(&outer.getElseRegion().front());
-      }
-      auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.whole, true);
-      e.b.setInsertionPointToStart(&branch.getThenRegion().front());
-      e.predicatedStore(canonical, e.packVector(values, run.registers, element),
-                        globalPointer(e, tensor, run.elements.front().first),
-                        bytes);
-      e.b.setInsertionPointToStart(&branch.getElseRegion().front());
-      for (auto [member, item] : llvm::zip(run.registers, run.elements))
-        e.predicatedStore(e.andI(canonical, std::get<1>(item)),
-                          e.toMemory(values[member]),
-                          globalPointer(e, tensor, std::get<0>(item)));
+      storeRun(e, tensor, run, values, canonical, element, bytes);
+      tagger.tag(run.registers);
     }
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// One run of registers: a vector store where the whole run is inside
+  /// and aligned, element by element otherwise.
+  static void storeRun(ThreadEmitter &e, const TensorParam &tensor,
+                       const GlobalRun &run, ValueRange values, Value canonical,
+                       Type element, unsigned bytes) {
+    // As for loads: a masked uniform run is one vector store under its
+    // first element's flag.
+    OpBuilder::InsertionGuard guard(e.b);
+    if (Value inside = run.elements.front().second) {
+      auto outer =
+          scf::IfOp::create(e.b, e.loc, TypeRange{}, run.uniform, true);
+      e.b.setInsertionPointToStart(&outer.getThenRegion().front());
+      e.predicatedStore(e.andI(canonical, inside),
+                        e.packVector(values, run.registers, element),
+                        globalPointer(e, tensor, run.elements.front().first),
+                        bytes);
+      e.b.setInsertionPointToStart(&outer.getElseRegion().front());
+    }
+    auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.whole, true);
+    e.b.setInsertionPointToStart(&branch.getThenRegion().front());
+    e.predicatedStore(canonical, e.packVector(values, run.registers, element),
+                      globalPointer(e, tensor, run.elements.front().first),
+                      bytes);
+    e.b.setInsertionPointToStart(&branch.getElseRegion().front());
+    for (auto [member, item] : llvm::zip(run.registers, run.elements))
+      e.predicatedStore(e.andI(canonical, std::get<1>(item)),
+                        e.toMemory(values[member]),
+                        globalPointer(e, tensor, std::get<0>(item)));
   }
 };
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InPlaceUpdates.h"
 #include "PatternBase.h"
 
 #include "Phobos/Conversion/Passes.h"
@@ -211,8 +212,11 @@ struct ConvertTileToGPU
     populateTmaToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
     populateAtomicToGPUPatterns(converter, patterns, state);
+    for (KernelOp kernel : kernels)
+      markInPlaceUpdates(kernel);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    interleaveInPlaceUpdates(gpuModule);
   }
 };
 
