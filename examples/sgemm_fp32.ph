@@ -4,8 +4,10 @@
 // masked store leaves C outside [M, N] alone.
 // Reference (float64): C = alpha * (A.astype(float64) @ B.astype(float64)) + beta * C.astype(float64).
 // STAGES = 3 pipelines the loads (cp.async, two K steps ahead); 1 loads each K step in the step itself.
-@autotune(TILE_M in [64, 128], TILE_N in [64, 128], TILE_K in [16, 8, 32], STAGES in [3, 1])
-@launch(256)
+// THREADS = 128 gives each thread twice the accumulators of 256 (128 for a 128 x 128 tile): fewer
+// shared-memory reads per FMA, the fastest on the H200 (docs/benchmarks.md, thirteenth session).
+@autotune(TILE_M in [64, 128], TILE_N in [64, 128], TILE_K in [16, 8, 32], STAGES in [3, 1], THREADS in [256, 128])
+@launch(THREADS)
 @pipeline(STAGES)
 kernel sgemm(A: tensor<f32>[M, K],
              B: tensor<f32>[K, N],
