@@ -37,6 +37,10 @@ CASES = [
     ("softmax4096", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 4096}, {}),
     ("sgemm", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
      {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16, "STAGES": 3}, {"alpha": 1.0, "beta": 0.0}),
+    ("sgemm128threads", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
+     {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16, "STAGES": 3, "THREADS": 128}, {"alpha": 1.0, "beta": 0.0}),
+    ("sgemm64x128", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
+     {"TILE_M": 64, "TILE_N": 128, "TILE_K": 16, "STAGES": 1, "THREADS": 128}, {"alpha": 1.0, "beta": 0.0}),
     ("hgemm", "gemm_f16_tc.ph", {"M": 4096, "N": 4096, "K": 4096}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
      {"alpha": 1.0, "beta": 0.0}),
     ("hgemm8192", "gemm_f16_tc.ph", {"M": 8192, "N": 8192, "K": 8192}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
@@ -59,7 +63,7 @@ elif kind.startswith("attention"):
     torch.nn.functional.scaled_dot_product_attention(q, k, v)
 elif kind.startswith("softmax"):
     x = torch.randn(32768, 4096, device=dev); torch.softmax(x, dim=-1)
-elif kind == "sgemm":
+elif kind.startswith("sgemm"):
     torch.backends.cuda.matmul.allow_tf32 = False
     a = torch.randn(4096, 4096, device=dev); b = torch.randn(4096, 4096, device=dev)
     torch.matmul(a, b)
