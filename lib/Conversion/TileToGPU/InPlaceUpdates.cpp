@@ -106,6 +106,9 @@ void interleaveBlock(Block &block) {
     for (Operation *between = op->getNextNode(); between != target;
          between = between->getNextNode()) {
       pastStore |= between->hasAttr(kWritesAttr);
+      // A pure op needs only one store between; a load must cross all.
+      if (!read && pastStore)
+        break;
       if (read && !mayCross(op, between)) {
         crossable = false;
         break;
