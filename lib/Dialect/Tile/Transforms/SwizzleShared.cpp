@@ -15,6 +15,7 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/bit.h"
 
 namespace phobos::tile {
@@ -61,11 +62,14 @@ struct TileSwizzleShared
     if (accesses.empty())
       return;
     auto current = cast<SharedLayoutAttr>(type.getLayout());
+    // The plain layout first: where it ties with the swizzle, it saves the
+    // XOR in every access's address (with it, each unrolled k-slice of an
+    // FMA dot needs an address register of its own).
     SmallVector<SharedLayoutAttr, 3> layouts;
-    if (SharedLayoutAttr swizzled = getSwizzledLayout(type))
-      layouts.push_back(swizzled);
     layouts.push_back(
         SharedLayoutAttr::get(&getContext(), current.getOrder(), 0));
+    if (SharedLayoutAttr swizzled = getSwizzledLayout(type))
+      layouts.push_back(swizzled);
     layouts.push_back(current);
     // Fewest excess wavefronts, then least memory, then the first.
     std::optional<Candidate> best;
@@ -111,6 +115,18 @@ struct TileSwizzleShared
       ++numSwizzled;
   }
 
+  /// Whether tile-pipeline will pipeline the loop `load` sits in (directly:
+  /// its operands are the loop body's loads): the kernel says @pipeline
+  /// without asking for a single stage.
+  static bool isPipelinedLoad(LoadOp load) {
+    auto kernel = load->getParentOfType<KernelOp>();
+    auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+    if (!kernel || !loop || !kernel.getPipeline())
+      return false;
+    std::optional<uint32_t> stages = kernel.getPipelineStages();
+    return !stages || *stages >= 2;
+  }
+
   /// A tile loaded only to be staged in a buffer that transposes it (the
   /// buffer's contiguous axis is not the tensor's) is stored one element a
   /// lane, and in the default layout's lanes those elements fall on few
@@ -122,14 +138,24 @@ struct TileSwizzleShared
     auto load = alloc.getSource().getDefiningOp<LoadOp>();
     if (!load || !load->hasOneUse())
       return;
-    // Only for tensor-core operands: the FMA path's transposed A (M
-    // contiguous) also counts fewer wavefronts in blocks, but measured on
-    // the H200 its SGEMM ran 12% slower with them (0.74x -> 0.65x cuBLAS).
-    if (!llvm::all_of(alloc->getUsers(), [](Operation *user) {
-          auto dot = dyn_cast<DotOp>(user);
-          return dot && (dot.getKind() == DotKind::mma_sync ||
-                         dot.getKind() == DotKind::wgmma);
-        }))
+    // Tensor-core operands always. An FMA dot's operand (the SGEMM's
+    // transposed A) only where tile-pipeline will stage it through
+    // registers (a loop pipelined in two or more stages): then the blocks
+    // replace 4-byte asynchronous copies by 16-byte loads a whole iteration
+    // ahead. Loaded in the step itself (one stage) the blocks' loads wait
+    // at once and were slower on the H200 (docs/benchmarks.md, fourteenth
+    // session: 64 x 128 x 16 at one stage 3.24 -> 3.46 ms; 128 x 128 x 32
+    // at three 3.53 -> 3.17 ms).
+    bool tensorCore = llvm::all_of(alloc->getUsers(), [](Operation *user) {
+      auto dot = dyn_cast<DotOp>(user);
+      return dot && (dot.getKind() == DotKind::mma_sync ||
+                     dot.getKind() == DotKind::wgmma);
+    });
+    bool fma = llvm::all_of(alloc->getUsers(), [](Operation *user) {
+      auto dot = dyn_cast<DotOp>(user);
+      return dot && dot.getKind() == DotKind::fma;
+    });
+    if (!tensorCore && !(fma && isPipelinedLoad(load)))
       return;
     TileType tile = load.getType();
     auto current = dyn_cast_or_null<BlockedLayoutAttr>(tile.getEncoding());

@@ -350,8 +350,10 @@ def TileSwizzleShared : Pass<"tile-swizzle-shared", "::phobos::tile::KernelOp"> 
     model of the 32 banks (BankConflicts.h): an XOR swizzle of 16-byte
     units (`swizzle = [vec, perPhase, maxPhase]`), the plain layout, and
     the padded one `tile-promote-shared` chose. The fewest excess
-    wavefronts wins, then the least memory; the swizzle thus replaces the
-    padding wherever it is conflict-free too.
+    wavefronts wins, then the least memory, then the plain layout (its
+    addresses need no XOR); the swizzle thus replaces the padding wherever
+    it is conflict-free too, and the plain layout both where nothing
+    conflicts.
 
     With `report`, a remark on each buffer gives the choice and every
     candidate's count, which is how `phobos-opt` prints the chosen layouts:
@@ -367,7 +369,10 @@ def TileSwizzleShared : Pass<"tile-swizzle-shared", "::phobos::tile::KernelOp"> 
     A tensor-core operand's buffer that transposes the tile it stages (its
     contiguous axis is not the tensor's, as wgmma's K-major tf32 B) is
     written one element a lane from the default layout, mostly into a few
-    banks. The tile's load then
+    banks; so is an FMA dot's A (M-contiguous), which gets the same
+    treatment when its loop will be pipelined (`@pipeline`, not
+    `@pipeline(1)`: tile-pipeline then stages it through registers). The
+    tile's load then
     gets a layout of its own: each thread a block with 16-byte vectors along
     the tensor's axis (the loads) and along the buffer's (the stores, the
     block transposed in registers), the lanes split between the axes where
