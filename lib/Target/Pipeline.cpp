@@ -51,6 +51,16 @@ StringRef phobos::supportedChips() {
 
 /// The optimisations PHOBOS_DISABLE_PASSES may leave out (for A/B
 /// measurements: the kernels stay correct without them).
+/// The canonicalizer over per-thread code: an unrolled kernel is one block
+/// of 10^4 to 10^5 ops. Its default top-down traversal spent 330 ms on the
+/// 128 x 128 x 16 sgemm's 10,000 lines after convert-tile-to-gpu (88 % of
+/// the MLIR passes); bottom-up, 21 ms, with the same result.
+static std::unique_ptr<Pass> createPerThreadCanonicalizer() {
+  GreedyRewriteConfig config;
+  config.setUseTopDownTraversal(false);
+  return createCanonicalizerPass(config);
+}
+
 static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
     "tile-warp-specialize", "tile-pingpong"};
@@ -137,7 +147,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // accumulator's rescaling (docs/benchmarks.md).
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
   pm.addPass(createConvertTileToGPU());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createPerThreadCanonicalizer());
   pm.addPass(createCSEPass());
   OpPassManager &gpuModule = pm.nest<gpu::GPUModuleOp>();
   gpuModule.addPass(createSCFToControlFlowPass());
@@ -150,7 +160,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createMarkTensorMapParams());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createPerThreadCanonicalizer());
   pm.addPass(createCSEPass());
   pm.addPass(createCheckTargetDialects());
 }
