@@ -36,7 +36,7 @@ CASES = [
     ("softmax", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 1024}, {}),
     ("softmax4096", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 4096}, {}),
     ("sgemm", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
-     {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16, "STAGES": 3}, {"alpha": 1.0, "beta": 0.0}),
+     {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32, "STAGES": 3}, {"alpha": 1.0, "beta": 0.0}),
     ("sgemm128threads", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
      {"TILE_M": 128, "TILE_N": 128, "TILE_K": 16, "STAGES": 3, "THREADS": 128}, {"alpha": 1.0, "beta": 0.0}),
     ("sgemm64x128", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},

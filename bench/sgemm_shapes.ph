@@ -1,5 +1,5 @@
 // The FMA SGEMM over a wider space than the example's: CTA tiles up to 256 x 256 and the thread count (issue 8).
-@autotune(TILE_M in [128, 256], TILE_N in [128, 64, 256], TILE_K in [8, 16], STAGES in [3, 2], THREADS in [256, 128])
+@autotune(TILE_M in [128, 256, 64], TILE_N in [128, 64, 256], TILE_K in [8, 16, 32], STAGES in [3, 2, 4], THREADS in [256, 128])
 @launch(THREADS)
 @pipeline(STAGES)
 kernel sgemm(A: tensor<f32>[M, K],
