@@ -220,7 +220,8 @@ for size in gemm_sizes if wanted("sgemm") else []:
     peer = median_ms(lambda: torch.matmul(a, b), reps=10)
     # STAGES 3: cp.async two K steps ahead; 1: not pipelined (measured
     # 2026-12-01: each wins for some tiles). THREADS 128: 128 accumulators
-    # a thread (the fastest, 2026-12-02).
+    # a thread; 128 x 128 x 8 of them the fastest (2026-12-02, fourteenth
+    # session).
     variants = [{"TILE_M": 128, "TILE_N": 128, "TILE_K": 16, "STAGES": 3, "THREADS": 128},
                 {"TILE_M": 64, "TILE_N": 128, "TILE_K": 16, "STAGES": 1, "THREADS": 128},
                 {"TILE_M": 128, "TILE_N": 128, "TILE_K": 8, "STAGES": 3, "THREADS": 128},

@@ -3,9 +3,9 @@
 // M, N and K may all be ragged: masked loads read 0, which adds nothing to the products, and the
 // masked store leaves C outside [M, N] alone.
 // Reference (float64): C = alpha * (A.astype(float64) @ B.astype(float64)) + beta * C.astype(float64).
-// STAGES = 3 pipelines the loads (cp.async, two K steps ahead); 1 loads each K step in the step itself.
-// THREADS = 128 gives each thread twice the accumulators of 256 (128 for a 128 x 128 tile): fewer
-// shared-memory reads per FMA, the fastest on the H200 (docs/benchmarks.md, thirteenth session).
+// STAGES = 3 pipelines the loads (two K steps ahead, A through registers); 1 loads each K step in
+// the step itself. THREADS = 128 gives each thread twice the accumulators of 256: the fastest on the
+// H200 is 128 x 128 x 8, 3 stages, 128 threads (docs/benchmarks.md, fourteenth session).
 @autotune(TILE_M in [64, 128], TILE_N in [64, 128], TILE_K in [16, 8, 32], STAGES in [3, 1], THREADS in [256, 128])
 @launch(THREADS)
 @pipeline(STAGES)
