@@ -49,18 +49,19 @@ StringRef phobos::supportedChips() {
   return "sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a";
 }
 
-/// The optimisations PHOBOS_DISABLE_PASSES may leave out (for A/B
-/// measurements: the kernels stay correct without them).
 /// The canonicalizer over per-thread code: an unrolled kernel is one block
 /// of 10^4 to 10^5 ops. Its default top-down traversal spent 330 ms on the
 /// 128 x 128 x 16 sgemm's 10,000 lines after convert-tile-to-gpu (88 % of
-/// the MLIR passes); bottom-up, 21 ms, with the same result.
+/// the MLIR passes); bottom-up, 21 ms, and the PTX of every example
+/// variant is byte-identical.
 static std::unique_ptr<Pass> createPerThreadCanonicalizer() {
   GreedyRewriteConfig config;
   config.setUseTopDownTraversal(false);
   return createCanonicalizerPass(config);
 }
 
+/// The optimisations PHOBOS_DISABLE_PASSES may leave out (for A/B
+/// measurements: the kernels stay correct without them).
 static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
     "tile-warp-specialize", "tile-pingpong"};
