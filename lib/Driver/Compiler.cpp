@@ -271,3 +271,93 @@ llvm::Expected<std::string> phobos::assembleCubin(StringRef ptxas, StringRef ptx
       *report = parsePtxasReport((*buffer)->getBuffer());
   return (*cubin)->getBuffer().str();
 }
+
+std::optional<std::string> phobos::requestOneCtaPerSM(StringRef ptx) {
+  SmallVector<StringRef> lines;
+  ptx.split(lines, '\n');
+  std::string result;
+  result.reserve(ptx.size() + 64);
+  bool changed = false;
+  // The directives of an entry sit between `.entry name(...)` and its `{`;
+  // `threadsEnd` is where the line of .maxntid or .reqntid ends.
+  bool inDirectives = false, requested = false;
+  size_t threadsEnd = std::string::npos;
+  auto endDirectives = [&] {
+    if (!requested && threadsEnd != std::string::npos) {
+      result.insert(threadsEnd, ".minnctapersm 1\n");
+      changed = true;
+    }
+    inDirectives = false;
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    StringRef line = lines[i];
+    StringRef text = line.trim();
+    if (text.contains(".entry ")) {
+      inDirectives = true;
+      requested = false;
+      threadsEnd = std::string::npos;
+    } else if (inDirectives) {
+      if (text.starts_with(".maxnreg"))
+        return std::nullopt;
+      if (text.starts_with(".minnctapersm")) {
+        requested = true;
+        if (text != ".minnctapersm 1") {
+          line = ".minnctapersm 1";
+          changed = true;
+        }
+      } else if (text.starts_with("{")) {
+        endDirectives();
+      }
+    }
+    result += line;
+    if (i + 1 < lines.size())
+      result += '\n';
+    if (inDirectives &&
+        (text.starts_with(".maxntid") || text.starts_with(".reqntid")))
+      threadsEnd = result.size();
+  }
+  if (inDirectives)
+    endDirectives();
+  if (!changed)
+    return std::nullopt;
+  return result;
+}
+
+llvm::Expected<std::string>
+phobos::assembleAvoidingSpills(std::string &ptx, Assembler assemble,
+                               AssemblyReport *report) {
+  AssemblyReport first;
+  llvm::Expected<std::string> cubin = assemble(ptx, &first);
+  if (!cubin || first.spilledBytes() == 0) {
+    if (report)
+      *report = first;
+    return cubin;
+  }
+  std::optional<std::string> relaxed = requestOneCtaPerSM(ptx);
+  AssemblyReport second;
+  llvm::Expected<std::string> retried =
+      relaxed ? assemble(*relaxed, &second)
+              : llvm::Expected<std::string>(std::string());
+  if (!relaxed || !retried || second.spilledBytes() >= first.spilledBytes()) {
+    if (!retried)
+      llvm::consumeError(retried.takeError()); // the first cubin still runs
+    if (report)
+      *report = first;
+    return cubin;
+  }
+  ptx = std::move(*relaxed);
+  if (report)
+    *report = second;
+  return retried;
+}
+
+llvm::Expected<std::string>
+phobos::assembleAvoidingSpills(StringRef ptxas, std::string &ptx,
+                               StringRef chip, AssemblyReport *report) {
+  return assembleAvoidingSpills(
+      ptx,
+      [&](StringRef text, AssemblyReport *into) {
+        return assembleCubin(ptxas, text, chip, into);
+      },
+      report);
+}

@@ -36,6 +36,8 @@ struct JitLinker::Api {
   CubinFn cubin = nullptr;
   SizeFn errorLogSize = nullptr;
   LogFn errorLog = nullptr;
+  SizeFn infoLogSize = nullptr;
+  LogFn infoLog = nullptr;
 };
 
 std::unique_ptr<JitLinker> JitLinker::open(std::string *why) {
@@ -77,6 +79,8 @@ std::unique_ptr<JitLinker> JitLinker::open(std::string *why) {
   bind(api->cubin, "__nvJitLinkGetLinkedCubin_13_0");
   bind(api->errorLogSize, "__nvJitLinkGetErrorLogSize_13_0");
   bind(api->errorLog, "__nvJitLinkGetErrorLog_13_0");
+  bind(api->infoLogSize, "__nvJitLinkGetInfoLogSize_13_0");
+  bind(api->infoLog, "__nvJitLinkGetInfoLog_13_0");
   if (!complete) {
     if (why)
       *why = linker->libraryPath + " lacks CUDA 13's nvJitLink entry points";
@@ -92,20 +96,22 @@ JitLinker::~JitLinker() {
 }
 
 llvm::Expected<std::string> JitLinker::assemble(llvm::StringRef ptx,
-                                                llvm::StringRef chip) const {
+                                                llvm::StringRef chip,
+                                                AssemblyReport *report) const {
   std::string arch = ("-arch=" + chip).str();
-  // ptxas's default optimisation level.
-  const char *options[] = {arch.c_str(), "-O3"};
+  // ptxas's default optimisation level; -verbose puts ptxas's resource
+  // lines (ptxas -v) into the info log.
+  const char *options[] = {arch.c_str(), "-O3", "-verbose"};
   Handle handle = nullptr;
-  if (int status = api->create(&handle, 2, options))
+  if (int status = api->create(&handle, report ? 3 : 2, options))
     return llvm::createStringError("nvJitLinkCreate failed (%d) for %s", status,
                                    arch.c_str());
-  auto errorLog = [&]() {
+  auto readLog = [&](SizeFn sizeOf, LogFn read) {
     size_t size = 0;
     std::string log;
-    if (api->errorLogSize(handle, &size) == 0 && size > 1) {
+    if (sizeOf(handle, &size) == 0 && size > 1) {
       log.resize(size);
-      api->errorLog(handle, log.data());
+      read(handle, log.data());
       log.resize(size - 1);
     }
     return log;
@@ -122,7 +128,10 @@ llvm::Expected<std::string> JitLinker::assemble(llvm::StringRef ptx,
     result.resize(size);
     status = api->cubin(handle, result.data());
   }
-  std::string log = status ? errorLog() : std::string();
+  std::string log =
+      status ? readLog(api->errorLogSize, api->errorLog) : std::string();
+  if (status == 0 && report)
+    *report = parsePtxasReport(readLog(api->infoLogSize, api->infoLog));
   api->destroy(&handle);
   if (status)
     return llvm::createStringError("nvJitLink failed (%d): %s", status,

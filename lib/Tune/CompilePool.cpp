@@ -216,9 +216,11 @@ void CompilePool::work(unsigned) {
     if (outcome.error.empty() && outcome.pruned.empty() && !outcome.cached) {
       if (linker || ptxas) {
         auto assembleStart = std::chrono::steady_clock::now();
-        llvm::Expected<std::string> cubin =
-            linker ? linker->assemble(outcome.ptx, config.chip)
-                   : assembleCubin(*ptxas, outcome.ptx, config.chip);
+        llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+            outcome.ptx, [&](llvm::StringRef ptx, AssemblyReport *report) {
+              return linker ? linker->assemble(ptx, config.chip, report)
+                            : assembleCubin(*ptxas, ptx, config.chip, report);
+            });
         outcome.ptxasMs = millisecondsSince(assembleStart);
         if (cubin)
           outcome.cubin = std::move(*cubin);

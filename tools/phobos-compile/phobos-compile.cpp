@@ -302,7 +302,7 @@ int main(int argc, char **argv) {
           kernel = std::move(compiled->front());
           if (ptxas) {
             llvm::Expected<std::string> assembled =
-                assembleCubin(*ptxas, kernel.ptx, chip);
+                assembleAvoidingSpills(*ptxas, kernel.ptx, chip);
             if (!assembled) {
               llvm::errs() << "phobos-compile: " << kernel.contract.kernel
                            << ": " << llvm::toString(assembled.takeError())
@@ -354,21 +354,27 @@ int main(int argc, char **argv) {
     for (CompiledKernel &kernel : *compiled) {
       std::string stem = outputDir + "/" + kernel.contract.kernel + "." +
                          variantTag(kernel.contract);
-      llvm::json::Object files{{"ptx", stem.substr(outputDir.size() + 1) + ".ptx"}};
-      if (!writeFile(stem + ".ptx", kernel.ptx))
-        return 1;
+      llvm::json::Object files{
+          {"ptx", stem.substr(outputDir.size() + 1) + ".ptx"}};
       AssemblyReport report;
+      // Assembly may re-target the PTX's occupancy (assembleAvoidingSpills):
+      // the .ptx written is the one the cubin comes from.
+      std::optional<std::string> cubin;
       if (ptxas) {
-        llvm::Expected<std::string> cubin = assembleCubin(
+        llvm::Expected<std::string> assembled = assembleAvoidingSpills(
             *ptxas, kernel.ptx, chip, resources ? &report : nullptr);
-        if (!cubin) {
+        if (assembled) {
+          cubin = std::move(*assembled);
+        } else {
           llvm::errs() << "phobos-compile: " << kernel.contract.kernel << ": "
-                       << llvm::toString(cubin.takeError()) << "\n";
+                       << llvm::toString(assembled.takeError()) << "\n";
           status = 1;
-        } else if (writeFile(stem + ".cubin", *cubin)) {
-          files["cubin"] = stem.substr(outputDir.size() + 1) + ".cubin";
         }
       }
+      if (!writeFile(stem + ".ptx", kernel.ptx))
+        return 1;
+      if (cubin && writeFile(stem + ".cubin", *cubin))
+        files["cubin"] = stem.substr(outputDir.size() + 1) + ".cubin";
       if (!writeContract(stem, kernel, std::move(files)))
         return 1;
       llvm::outs() << stem << ".{ptx" << (ptxas ? ",cubin" : "") << ",json}\n";

@@ -332,7 +332,8 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
     return std::nullopt;
   CompiledKernel kernel = std::move(compiled->front());
   if (std::optional<std::string> ptxas = findPtxas()) {
-    llvm::Expected<std::string> assembled = assembleCubin(*ptxas, kernel.ptx, target);
+    llvm::Expected<std::string> assembled =
+        assembleAvoidingSpills(*ptxas, kernel.ptx, target);
     if (assembled)
       cubin = std::move(*assembled);
     else // the PTX still runs (the driver JIT-compiles it)

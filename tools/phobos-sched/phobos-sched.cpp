@@ -534,7 +534,8 @@ static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
   result.ptx = std::move(kernel.ptx);
   result.contract = kernel.contract.toJSON();
   if (std::optional<std::string> ptxas = findPtxas()) {
-    llvm::Expected<std::string> cubin = assembleCubin(*ptxas, result.ptx, target);
+    llvm::Expected<std::string> cubin =
+        assembleAvoidingSpills(*ptxas, result.ptx, target);
     if (cubin)
       result.cubin = std::move(*cubin);
     else // the PTX still runs: the driver JIT-compiles it

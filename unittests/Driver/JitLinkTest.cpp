@@ -9,6 +9,8 @@
 
 #include "Phobos/Driver/JitLink.h"
 
+#include "Phobos/Driver/Compiler.h"
+
 #include <gtest/gtest.h>
 
 using namespace phobos;
@@ -45,6 +47,18 @@ TEST(JitLinkTest, AssemblesPtxIntoACubin) {
                                              "ELF"));
   // The entry point's name is in the cubin's string table.
   EXPECT_NE(cubin->find("copy"), std::string::npos);
+}
+
+TEST(JitLinkTest, ReportsRegistersAndSpillsAsPtxasDoes) {
+  std::unique_ptr<JitLinker> linker = JitLinker::open();
+  if (!linker)
+    GTEST_SKIP() << "libnvJitLink not found";
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin = linker->assemble(kPtx, "sm_90a", &report);
+  ASSERT_TRUE(static_cast<bool>(cubin)) << llvm::toString(cubin.takeError());
+  EXPECT_GT(report.registers, 0);
+  EXPECT_EQ(report.spillStoreBytes, 0);
+  EXPECT_EQ(report.spillLoadBytes, 0);
 }
 
 TEST(JitLinkTest, ReportsBadPtxWithItsLog) {

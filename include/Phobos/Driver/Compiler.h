@@ -13,9 +13,11 @@
 #include "Phobos/Target/LaunchContract.h"
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -120,6 +122,11 @@ struct AssemblyReport {
   int spillStoreBytes = -1;
   int spillLoadBytes = -1;
   int stackFrameBytes = -1;
+
+  /// Spill stores and loads together (0 when not reported).
+  int spilledBytes() const {
+    return std::max(spillStoreBytes, 0) + std::max(spillLoadBytes, 0);
+  }
 };
 
 /// Reads ptxas's `-v` lines ("Used 207 registers, ...", "0 bytes stack
@@ -133,6 +140,35 @@ llvm::Expected<std::string> assembleCubin(llvm::StringRef ptxas,
                                           llvm::StringRef ptx,
                                           llvm::StringRef chip,
                                           AssemblyReport *report = nullptr);
+
+/// Assembles one kernel's PTX into a cubin, filling `report` (ptxas -v).
+using Assembler = llvm::function_ref<llvm::Expected<std::string>(
+    llvm::StringRef ptx, AssemblyReport *report)>;
+
+/// The PTX of `ptx` with every entry asking for one CTA per SM
+/// (`.minnctapersm 1`): a larger request (tile-choose-occupancy's two CTAs)
+/// is lowered, an entry without one gets it after its `.maxntid` or
+/// `.reqntid`. Without a request, ptxas picks the registers a thread may use
+/// from its own occupancy heuristic, and at times spills a few bytes below
+/// 255 registers; with one CTA requested it may use them all. Nullopt when
+/// nothing changes or an entry fixes its registers itself (`.maxnreg`, the
+/// warp-specialised kernels).
+std::optional<std::string> requestOneCtaPerSM(llvm::StringRef ptx);
+
+/// Assembles `ptx` with `assemble`, and where ptxas spills, once more from
+/// requestOneCtaPerSM(ptx): the occupancy a kernel asks for (or ptxas
+/// picks) is worth less than the local-memory traffic of spills. Keeps the
+/// assembly that spills fewer bytes and sets `ptx` to the PTX it came from,
+/// so a kernel cache stores the PTX of its cubin. `report` (optional)
+/// describes the cubin returned.
+llvm::Expected<std::string>
+assembleAvoidingSpills(std::string &ptx, Assembler assemble,
+                       AssemblyReport *report = nullptr);
+
+/// assembleAvoidingSpills with ptxas.
+llvm::Expected<std::string>
+assembleAvoidingSpills(llvm::StringRef ptxas, std::string &ptx,
+                       llvm::StringRef chip, AssemblyReport *report = nullptr);
 
 } // namespace phobos
 

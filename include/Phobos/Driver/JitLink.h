@@ -20,6 +20,8 @@
 
 namespace phobos {
 
+struct AssemblyReport;
+
 /// An opened libnvJitLink (CUDA 13's entry points). Thread-safe: each
 /// assembly has its own nvJitLink handle.
 class JitLinker {
@@ -31,8 +33,10 @@ public:
   ~JitLinker();
 
   /// The cubin of `ptx` for `chip` (`sm_90a`), or nvJitLink's error log.
+  /// With `report`, ptxas's resource lines fill it (as `ptxas -v`).
   llvm::Expected<std::string> assemble(llvm::StringRef ptx,
-                                       llvm::StringRef chip) const;
+                                       llvm::StringRef chip,
+                                       AssemblyReport *report = nullptr) const;
 
   /// The library file that was opened.
   const std::string &path() const { return libraryPath; }
