@@ -130,6 +130,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   tile::TilePipelineOptions pipelining;
   pipelining.maxSharedBytes = limits.sharedMemoryBytes;
   kernel.addPass(tile::createTilePipeline(pipelining));
+  // With every layout known: a tile that takes all of a thread's registers
+  // fails here, not as ptxas's spills or its "Insufficient registers".
+  kernel.addPass(tile::createTileCheckRegisters());
   tile::TileAllocateSharedOptions allocate;
   allocate.maxBytes = limits.sharedMemoryBytes;
   kernel.addPass(tile::createTileAllocateShared(allocate));

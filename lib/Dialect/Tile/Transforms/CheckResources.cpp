@@ -13,8 +13,6 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
-#include "llvm/Support/raw_ostream.h"
-
 namespace phobos::tile {
 #define GEN_PASS_DEF_TILECHECKRESOURCES
 #include "Phobos/Dialect/Tile/Transforms/Passes.h.inc"
@@ -24,22 +22,6 @@ using namespace mlir;
 using namespace phobos::tile;
 
 namespace {
-
-/// `tile<f32>[64, 128]`, as the source spells it.
-std::string sourceType(TileType type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  Type element = type.getElementType();
-  os << "tile<";
-  if (element.isInteger(1))
-    os << "bool";
-  else
-    os << element;
-  os << ">[";
-  llvm::interleaveComma(type.getShape(), os);
-  os << "]";
-  return text;
-}
 
 /// 32-bit registers one element takes (two for 64-bit types).
 int64_t registersPerElement(Type element) {
@@ -68,10 +50,11 @@ struct TileCheckResources
         if (registers <= maxTileRegisters)
           continue;
         int64_t fits = maxTileRegisters / perElement * threads;
-        op->emitError() << sourceType(tile) << " needs " << registers
+        op->emitError() << getSourceTypeName(tile) << " needs " << registers
                         << " registers per thread (" << elements
                         << " elements over the CTA's " << threads
-                        << " threads), more than the " << maxTileRegisters.getValue()
+                        << " threads), more than the "
+                        << maxTileRegisters.getValue()
                         << " one tile may take (a thread has 255, the rest "
                            "spills); at "
                         << threads << " threads a tile holds at most " << fits

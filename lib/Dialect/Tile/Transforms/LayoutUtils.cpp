@@ -3,12 +3,28 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace phobos::tile;
 
 unsigned phobos::tile::getNumWarps(KernelOp kernel) {
   return std::max<int64_t>(1, kernel.getCtaSize() / 32);
+}
+
+std::string phobos::tile::getSourceTypeName(TileType type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Type element = type.getElementType();
+  os << "tile<";
+  if (element.isInteger(1))
+    os << "bool";
+  else
+    os << element;
+  os << ">[";
+  llvm::interleaveComma(type.getShape(), os);
+  os << "]";
+  return text;
 }
 
 unsigned phobos::tile::getElementBytes(Type elementType) {

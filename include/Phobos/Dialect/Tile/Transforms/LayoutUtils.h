@@ -12,6 +12,7 @@
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 
 #include <optional>
+#include <string>
 #include <utility>
 
 namespace phobos::tile {
@@ -21,6 +22,10 @@ unsigned getNumWarps(KernelOp kernel);
 
 /// Bytes one element of `type` takes in memory (i1: 1).
 unsigned getElementBytes(mlir::Type elementType);
+
+/// `tile<f32>[64, 128]`: a tile type as the source spells it, for
+/// diagnostics.
+std::string getSourceTypeName(TileType type);
 
 /// Each thread holds a 16-byte vector along the fastest axis; lanes fill
 /// the fastest axes first, warps the slowest.

@@ -837,4 +837,31 @@ def TileCheckResources : Pass<"tile-check-resources", "::phobos::tile::KernelOp"
   ];
 }
 
+def TileCheckRegisters : Pass<"tile-check-registers", "::phobos::tile::KernelOp"> {
+  let summary = "rejects a tile that takes all the registers a thread has";
+  let description = [{
+    Runs once every tile has its layout (after `tile-pipeline`). A thread
+    holds `numRegisters` values of each tile in its layout (replication
+    included; 16-bit elements count half a register, 64-bit ones two); it
+    has `min(max-thread-registers, 65536 / (CTA threads x minBlocks))`
+    registers. A tile that takes them all leaves none for its addresses,
+    indices and operands: ptxas spills it by kilobytes a thread or refuses
+    the kernel ("Insufficient registers"). Such a tile is an error at the
+    op that first makes it (for an accumulator, its `fill`), saying how
+    many registers it takes and how many a thread has. `tile-check-
+    resources`, which runs before layouts exist, rejects only tiles four
+    times larger.
+
+    Before and after: a `tile<256x256xf32, #mma>` accumulator over 256
+    threads (256 registers a thread) fails with `tile<f32>[256, 256] takes
+    256 registers per thread in its layout ...`; over 512 threads (128
+    registers each, 128 at most) as well.
+  }];
+  let options = [
+    Option<"maxThreadRegisters", "max-thread-registers", "int64_t",
+           /*default=*/"255",
+           "32-bit registers a thread may use (PTX's limit)">
+  ];
+}
+
 #endif // PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_TD
