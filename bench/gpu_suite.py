@@ -217,7 +217,13 @@ gemm_sizes = [4096] if QUICK else [4096, 8192]
 for size in gemm_sizes if wanted("sgemm") else []:
     a = torch.randn(size, size, device=DEV)
     b = torch.randn(size, size, device=DEV)
-    peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+    c = torch.randn(size, size, device=DEV)
+    # The peer does the same work as the example, C = A B + 0.5 C (cuBLAS
+    # through addmm, C read); until 2026-12-02 it was torch.matmul, which
+    # reads no C (2 % faster at 4096^3). A BLAS-style `if beta == 0` in the
+    # example, to compare with matmul at beta 0, made its best variant 6 %
+    # slower (docs/benchmarks.md, fifteenth session).
+    peer = median_ms(lambda: torch.addmm(c, a, b, beta=0.5), reps=10)
     # STAGES 3: cp.async two K steps ahead; 1: not pipelined (measured
     # 2026-12-01: each wins for some tiles). THREADS 128: 128 accumulators
     # a thread; 128 x 128 x 8 of them the fastest (2026-12-02, fourteenth
@@ -230,12 +236,10 @@ for size in gemm_sizes if wanted("sgemm") else []:
                 {"TILE_M": 128, "TILE_N": 128, "TILE_K": 8, "STAGES": 3},
                 {"TILE_M": 128, "TILE_N": 64, "TILE_K": 16, "STAGES": 1},
                 {"TILE_M": 128, "TILE_N": 64, "TILE_K": 32, "STAGES": 1}]
-    # beta = 0, as torch.matmul computes (the example then does not read C,
-    # as in BLAS; until 2026-12-02 the row ran beta = 0.5 against matmul).
     res = best("sgemm_fp32.ph", {"M": size, "N": size, "K": size}, variants, samples=1024,
-               scalars={"alpha": 1.0, "beta": 0.0})
-    record("sgemm f32 (vs cuBLAS)", f"{size}^3", res, "cuBLAS sgemm", peer, 2 * size ** 3, "TFLOP/s")
-    del a, b
+               scalars={"alpha": 1.0, "beta": 0.5})
+    record("sgemm f32 (vs cuBLAS)", f"{size}^3", res, "cuBLAS sgemm (addmm)", peer, 2 * size ** 3, "TFLOP/s")
+    del a, b, c
 
 # GEMM with f32 inputs on TF32 tensor cores.
 if wanted("tf32"):

@@ -2,8 +2,7 @@
 // computed with exact f32 FMAs (no tensor cores). One CTA per TILE_M x TILE_N tile of C.
 // M, N and K may all be ragged: masked loads read 0, which adds nothing to the products, and the
 // masked store leaves C outside [M, N] alone.
-// Reference (float64): C = alpha * (A.astype(float64) @ B.astype(float64)) + beta * C.astype(float64)
-// (C is not read when beta = 0).
+// Reference (float64): C = alpha * (A.astype(float64) @ B.astype(float64)) + beta * C.astype(float64).
 // STAGES = 3 pipelines the loads (two K steps ahead, A through registers); 1 loads each K step in
 // the step itself. THREADS = 128 gives each thread twice the accumulators of 256: the fastest on the
 // H200 is 128 x 128 x 8, 3 stages, 128 threads (docs/benchmarks.md, fourteenth session).
@@ -23,12 +22,6 @@ kernel sgemm(A: tensor<f32>[M, K],
         let b = B[kt :+ TILE_K, n0 :+ TILE_N]
         acc += dot(a, b)
     }
-    // As in BLAS, beta = 0 means C is not read (a NaN there does not
-    // propagate, and the epilogue saves a read of C).
-    if beta == 0.0 {
-        C[m0 :+ TILE_M, n0 :+ TILE_N] = alpha * acc
-    } else {
-        let c_old = C[m0 :+ TILE_M, n0 :+ TILE_N]
-        C[m0 :+ TILE_M, n0 :+ TILE_N] = alpha * acc + beta * c_old
-    }
+    let c_old = C[m0 :+ TILE_M, n0 :+ TILE_N]
+    C[m0 :+ TILE_M, n0 :+ TILE_N] = alpha * acc + beta * c_old
 }
