@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <numeric>
 
 using namespace mlir;
@@ -198,6 +199,20 @@ std::optional<std::string> phobos::findPtxas() {
   return std::nullopt;
 }
 
+const std::vector<std::string> &phobos::getExtraPtxasOptions() {
+  static const std::vector<std::string> options = [] {
+    std::vector<std::string> result;
+    if (const char *given = std::getenv("PHOBOS_PTXAS_OPTIONS")) {
+      SmallVector<StringRef> parts;
+      StringRef(given).split(parts, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+      for (StringRef part : parts)
+        result.push_back(part.str());
+    }
+    return result;
+  }();
+  return options;
+}
+
 AssemblyReport phobos::parsePtxasReport(StringRef log) {
   AssemblyReport report;
   // "<n> <what>" somewhere in `line`, as an int; -1 when absent.
@@ -244,6 +259,8 @@ llvm::Expected<std::string> phobos::assembleCubin(StringRef ptxas, StringRef ptx
   llvm::sys::fs::createTemporaryFile("phobos", "log", log);
   std::string arch = ("-arch=" + chip).str();
   SmallVector<StringRef> args = {ptxas, arch, "-o", output, input};
+  for (const std::string &option : getExtraPtxasOptions())
+    args.insert(args.begin() + 1, option);
   if (report)
     args.insert(args.begin() + 1, "-v");
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),

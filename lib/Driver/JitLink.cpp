@@ -99,11 +99,19 @@ llvm::Expected<std::string> JitLinker::assemble(llvm::StringRef ptx,
                                                 llvm::StringRef chip,
                                                 AssemblyReport *report) const {
   std::string arch = ("-arch=" + chip).str();
-  // ptxas's default optimisation level; -verbose puts ptxas's resource
-  // lines (ptxas -v) into the info log.
-  const char *options[] = {arch.c_str(), "-O3", "-verbose"};
+  // ptxas's default optimisation level, unless PHOBOS_PTXAS_OPTIONS gives
+  // its own (-O3 conflicts with -Ofc); -verbose puts ptxas's resource lines
+  // (ptxas -v) into the info log.
+  std::vector<const char *> options = {arch.c_str()};
+  const std::vector<std::string> &extra = getExtraPtxasOptions();
+  if (extra.empty())
+    options.push_back("-O3");
+  for (const std::string &option : extra)
+    options.push_back(option.c_str());
+  if (report)
+    options.push_back("-verbose");
   Handle handle = nullptr;
-  if (int status = api->create(&handle, report ? 3 : 2, options))
+  if (int status = api->create(&handle, options.size(), options.data()))
     return llvm::createStringError("nvJitLinkCreate failed (%d) for %s", status,
                                    arch.c_str());
   auto readLog = [&](SizeFn sizeOf, LogFn read) {

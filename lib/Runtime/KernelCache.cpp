@@ -25,6 +25,14 @@ llvm::StringRef phobos::compilerVersion() {
     if (const char *disabled = std::getenv("PHOBOS_DISABLE_PASSES");
         disabled && *disabled)
       text += std::string("+without:") + disabled;
+    // As are kernels assembled or optimised otherwise (lib/Driver/
+    // Compiler.cpp, lib/Target/PTXEmitter.cpp).
+    if (const char *ptxas = std::getenv("PHOBOS_PTXAS_OPTIONS");
+        ptxas && *ptxas)
+      text += std::string("+ptxas:") + ptxas;
+    if (const char *level = std::getenv("PHOBOS_LLVM_OPT_LEVEL");
+        level && *level)
+      text += std::string("+llvm-O") + level;
     return text;
   }();
   return version;

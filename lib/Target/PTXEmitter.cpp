@@ -25,6 +25,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cstdlib>
 #include <mutex>
 
 extern "C" {
@@ -41,8 +42,23 @@ namespace {
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 /// PTX 8.0 carries sm_90a's instructions; older chips accept it as well.
 constexpr const char *kFeatures = "+ptx80";
-/// LLVM IR optimisation level (the O3 pipeline, as before).
-constexpr unsigned kIROptLevel = 3;
+/// LLVM IR optimisation level: the O3 pipeline, as before, unless
+/// $PHOBOS_LLVM_OPT_LEVEL (0 to 3) says otherwise, for A/B measurements
+/// (the compiler version then names it).
+unsigned getIROptLevel() {
+  static const unsigned level = [] {
+    const char *given = std::getenv("PHOBOS_LLVM_OPT_LEVEL");
+    unsigned value = 3;
+    if (given &&
+        (llvm::StringRef(given).getAsInteger(10, value) || value > 3)) {
+      llvm::errs() << "phobos: PHOBOS_LLVM_OPT_LEVEL: '" << given
+                   << "' is not 0 to 3; using 3\n";
+      value = 3;
+    }
+    return value;
+  }();
+  return level;
+}
 } // namespace
 
 PTXEmitter::PTXEmitter(StringRef chip) : chip(chip.str()) {
@@ -77,8 +93,8 @@ FailureOr<std::string> PTXEmitter::emit(ModuleOp module) {
       return gpuModule.emitError("cannot translate the kernel to LLVM IR");
     llvmModule->setDataLayout(machine->createDataLayout());
     llvmModule->setTargetTriple(machine->getTargetTriple());
-    auto optimize =
-        makeOptimizingTransformer(kIROptLevel, /*sizeLevel=*/0, machine.get());
+    auto optimize = makeOptimizingTransformer(getIROptLevel(), /*sizeLevel=*/0,
+                                              machine.get());
     if (llvm::Error error = optimize(llvmModule.get())) {
       InFlightDiagnostic diagnostic = gpuModule.emitError("LLVM's optimiser: ");
       llvm::handleAllErrors(std::move(error),

@@ -114,6 +114,12 @@ int64_t specializationMultiple(int64_t extent);
 /// The ptxas next to the CUDA toolkit (PATH, then /usr/local/cuda/bin).
 std::optional<std::string> findPtxas();
 
+/// Options added to every assembly, ptxas's or nvJitLink's, for A/B
+/// measurements: $PHOBOS_PTXAS_OPTIONS split at spaces (`-Ofc=min`), empty
+/// when unset. The compiler version names them (compilerVersion), so cached
+/// kernels assembled with them stay apart.
+const std::vector<std::string> &getExtraPtxasOptions();
+
 /// What ptxas reports for a kernel with `-v`: registers per thread and the
 /// bytes of local memory its spills and stack take per thread (-1: not
 /// reported).
