@@ -41,7 +41,7 @@ COMPILE_ONLY = "--compile-only" in sys.argv
 WORKLOADS = {
     "sgemm": ("examples/sgemm_fp32.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
     "hgemm": ("examples/gemm_f16_tc.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
-    "attention": ("examples/flash_attention_fp16.ph", ["BH=128", "Nq=4096", "Nk=4096"], ["scale=0.125"]),
+    "attention": ("examples/flash_attention_fp16.ph", ["BH=128", "Nq=4096", "Nk=4096", "D=64"], ["scale=0.125"]),
 }
 ALL_ARMS = {
     "default": {},
