@@ -26,9 +26,6 @@ using namespace phobos::tile;
 
 namespace {
 
-/// 32-bit registers per SM on every chip from sm_80 to sm_90.
-constexpr int64_t kRegistersPerSM = 65536;
-
 /// 32-bit registers a thread holds of `tile` in its layout; 0 for tiles
 /// without a distributed layout and for booleans (predicates). 16-bit
 /// elements count half (mma fragments pack two), 64-bit ones twice.

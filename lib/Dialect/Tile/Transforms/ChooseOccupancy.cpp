@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
 namespace phobos::tile {
@@ -22,9 +23,6 @@ using namespace mlir;
 using namespace phobos::tile;
 
 namespace {
-
-/// Registers per SM on every chip from sm_80 to sm_90.
-constexpr int64_t kRegistersPerSM = 65536;
 
 struct TileChooseOccupancy
     : phobos::tile::impl::TileChooseOccupancyBase<TileChooseOccupancy> {

@@ -25,6 +25,7 @@
 
 #include "LoopUtils.h"
 
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/SharedMemoryAccess.h"
 
@@ -43,10 +44,6 @@ using namespace mlir;
 using namespace phobos::tile;
 
 namespace {
-
-/// Registers per SM on every chip from sm_80 to sm_90 (as
-/// tile-choose-occupancy counts them).
-constexpr int64_t kRegistersPerSM = 65536;
 
 /// Clones, into `builder`, what computes `value` from the ops `inside`
 /// says are being split off (everything else is used as it is); `mapping`

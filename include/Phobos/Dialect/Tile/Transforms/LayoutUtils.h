@@ -17,6 +17,9 @@
 
 namespace phobos::tile {
 
+/// 32-bit registers per SM on every chip from sm_80 to sm_90.
+constexpr int64_t kRegistersPerSM = 65536;
+
 /// Warps in a CTA of `kernel`.
 unsigned getNumWarps(KernelOp kernel);
 
