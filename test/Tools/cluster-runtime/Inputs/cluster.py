@@ -13,13 +13,16 @@ it starts is killed before it exits; every wait is bounded.
 """
 
 import argparse
+import fcntl
 import os
+import random
 import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 # Generous bounds for a loaded 2-core machine; a healthy case takes seconds.
@@ -37,10 +40,45 @@ def check(condition, what):
     print(f"ok: {what}", flush=True)
 
 
+# Ports this process holds a claim on (open, locked files): released at exit.
+_claims = []
+
+
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port for a process started later (the scheduler, a pod
+    that must not move, an address nobody listens on). Not from the kernel's
+    ephemeral range: there, any pod listening on port 0 or any outgoing
+    connection of a test running beside this one may take the port between
+    this choice and the bind (a scheduler started a second time on it
+    failed with "the address is taken"). Tests running at once claim their
+    ports with a lock file, so they never choose the same one."""
+    low = 32768
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    first, last = (10000, low - 1) if low > 11000 else (low - 1000, low - 1)
+    directory = os.path.join(tempfile.gettempdir(), "phobos-test-ports")
+    os.makedirs(directory, exist_ok=True)
+    candidates = list(range(first, last + 1))
+    random.shuffle(candidates)
+    for port in candidates[:2000]:
+        claim = open(os.path.join(directory, str(port)), "a")
+        try:
+            fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            claim.close()
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                claim.close()
+                continue
+        _claims.append(claim)
+        return port
+    raise Failure(f"no free loopback port in {first}-{last}")
 
 
 class Cluster:
