@@ -23,7 +23,8 @@ void phobos::registerAllPasses() {
   mlir::registerCSEPass();
   mlir::registerLoopInvariantCodeMotionPass();
   mlir::registerSymbolDCEPass();
-  // The upstream lowerings the pipeline ends with, for testing each step.
+  // Upstream lowerings: the pipeline uses scf-to-cf; the others, which
+  // phobos-convert-gpu-to-nvvm does in one conversion, stay for comparison.
   mlir::registerSCFToControlFlowPass();
   mlir::registerConvertGpuOpsToNVVMOps();
   mlir::registerArithToLLVMConversionPass();
