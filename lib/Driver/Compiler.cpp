@@ -62,7 +62,8 @@ static double millisecondsSince(std::chrono::steady_clock::time_point start) {
 
 FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
                                                   CompileTimings *timings,
-                                                  int64_t sharedLimitBytes) {
+                                                  int64_t sharedLimitBytes,
+                                                  int64_t fmaKUnroll) {
   if (!isValidChip(chip))
     return kernel.emitError("unsupported chip '")
            << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
@@ -75,8 +76,20 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
   OwningOpRef<ModuleOp> single = ModuleOp::create(kernel.getLoc());
   builder.setInsertionPointToStart(single->getBody());
   builder.clone(*kernel.getOperation());
+  PassManager *passes = pipeline.get();
+  if (fmaKUnroll > 0) {
+    std::unique_ptr<PassManager> &rolled = rolledPipelines[fmaKUnroll];
+    if (!rolled) {
+      rolled = std::make_unique<PassManager>(context);
+      PhobosToNVVMOptions options;
+      options.chip = chip;
+      options.fmaKUnroll = fmaKUnroll;
+      buildPhobosToNVVMPipeline(*rolled, options);
+    }
+    passes = rolled.get();
+  }
   auto start = std::chrono::steady_clock::now();
-  LogicalResult lowered = pipeline->run(*single);
+  LogicalResult lowered = passes->run(*single);
   if (timings)
     timings->passesMs = millisecondsSince(start);
   if (failed(lowered))
@@ -92,6 +105,8 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
             tile::KernelOp::kSharedBytesAttrName))
       result.contract.sharedMemoryBytes = bytes.getInt();
     result.contract.persistent = func->hasAttr(phobos::kPersistentAttrName);
+    if (auto steps = func->getAttrOfType<IntegerAttr>(kFmaKStepsAttrName))
+      result.fmaKSteps = steps.getInt();
     if (auto maps = func->getAttrOfType<ArrayAttr>(phobos::kTensorMapsAttrName))
       for (auto map : maps.getAsRange<DenseI64ArrayAttr>()) {
         ArrayRef<int64_t> fields = map.asArrayRef();
@@ -116,15 +131,16 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
   return result;
 }
 
-FailureOr<std::vector<CompiledKernel>> phobos::compileModule(ModuleOp module,
-                                                             StringRef chip) {
+FailureOr<std::vector<CompiledKernel>>
+phobos::compileModule(ModuleOp module, StringRef chip, int64_t fmaKUnroll) {
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
            << chip << "'; Phobos targets " << supportedChips();
   KernelCompiler compiler(module.getContext(), chip);
   std::vector<CompiledKernel> compiled;
   for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
-    FailureOr<CompiledKernel> result = compiler.compile(kernel);
+    FailureOr<CompiledKernel> result =
+        compiler.compile(kernel, nullptr, -1, fmaKUnroll);
     if (failed(result))
       return failure();
     compiled.push_back(std::move(*result));
@@ -340,14 +356,27 @@ std::optional<std::string> phobos::requestOneCtaPerSM(StringRef ptx) {
   return result;
 }
 
-llvm::Expected<std::string>
-phobos::assembleAvoidingSpills(std::string &ptx, Assembler assemble,
-                               AssemblyReport *report) {
-  AssemblyReport first;
-  llvm::Expected<std::string> cubin = assemble(ptx, &first);
-  if (!cubin || first.spilledBytes() == 0) {
-    if (report)
-      *report = first;
+bool RollingRecompile::changesCode() const {
+  return compile && fmaKSteps > kSpillingFmaKUnroll &&
+         !getFmaKUnrollOverride().has_value();
+}
+
+/// Assembles `ptx`, or where that spills and requestOneCtaPerSM changes it,
+/// the PTX asking for one CTA per SM, whichever spills fewer bytes (`ptx`
+/// becomes it). `first` (optional): the report of `ptx` assembled as it
+/// is, when that is known already, with its cubin `firstCubin`.
+static llvm::Expected<std::string>
+assembleAtEitherOccupancy(std::string &ptx, Assembler assemble,
+                          AssemblyReport &report,
+                          std::optional<AssemblyReport> first = std::nullopt,
+                          std::string firstCubin = {}) {
+  llvm::Expected<std::string> cubin = std::move(firstCubin);
+  if (!first) {
+    first.emplace();
+    cubin = assemble(ptx, &*first);
+  }
+  if (!cubin || first->spilledBytes() == 0) {
+    report = *first;
     return cubin;
   }
   std::optional<std::string> relaxed = requestOneCtaPerSM(ptx);
@@ -355,26 +384,76 @@ phobos::assembleAvoidingSpills(std::string &ptx, Assembler assemble,
   llvm::Expected<std::string> retried =
       relaxed ? assemble(*relaxed, &second)
               : llvm::Expected<std::string>(std::string());
-  if (!relaxed || !retried || second.spilledBytes() >= first.spilledBytes()) {
+  if (!relaxed || !retried || second.spilledBytes() >= first->spilledBytes()) {
     if (!retried)
       llvm::consumeError(retried.takeError()); // the first cubin still runs
-    if (report)
-      *report = first;
+    report = *first;
     return cubin;
   }
   ptx = std::move(*relaxed);
-  if (report)
-    *report = second;
+  report = second;
   return retried;
 }
 
 llvm::Expected<std::string>
+phobos::assembleAvoidingSpills(std::string &ptx, Assembler assemble,
+                               AssemblyReport *report,
+                               RollingRecompile rolling) {
+  AssemblyReport unrolled;
+  if (!rolling.changesCode()) {
+    llvm::Expected<std::string> cubin =
+        assembleAtEitherOccupancy(ptx, assemble, unrolled);
+    if (report)
+      *report = unrolled;
+    return cubin;
+  }
+  // With a rolled kernel to try, it comes before the other occupancy: it
+  // removed more spills and takes ptxas less time (docs/benchmarks.md).
+  llvm::Expected<std::string> cubin = assemble(ptx, &unrolled);
+  if (!cubin || unrolled.spilledBytes() == 0) {
+    if (report)
+      *report = unrolled;
+    return cubin;
+  }
+  // The rolled kernel is the same kernel (contract, shared memory,
+  // threads); only the FMA dots' instruction order differs.
+  FailureOr<std::string> rolledPtx = rolling.compile(kSpillingFmaKUnroll);
+  AssemblyReport rolledReport;
+  llvm::Expected<std::string> rolled =
+      succeeded(rolledPtx)
+          ? assembleAtEitherOccupancy(*rolledPtx, assemble, rolledReport)
+          : llvm::Expected<std::string>(std::string());
+  bool useRolled = succeeded(rolledPtx) && rolled;
+  if (!rolled)
+    llvm::consumeError(rolled.takeError()); // the unrolled cubin still runs
+  if (useRolled && rolledReport.spilledBytes() == 0) {
+    ptx = std::move(*rolledPtx);
+    if (report)
+      *report = rolledReport;
+    return rolled;
+  }
+  cubin = assembleAtEitherOccupancy(ptx, assemble, unrolled, unrolled,
+                                    std::move(*cubin));
+  if (cubin && useRolled &&
+      rolledReport.spilledBytes() < unrolled.spilledBytes()) {
+    ptx = std::move(*rolledPtx);
+    if (report)
+      *report = rolledReport;
+    return rolled;
+  }
+  if (report)
+    *report = unrolled;
+  return cubin;
+}
+
+llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(StringRef ptxas, std::string &ptx,
-                               StringRef chip, AssemblyReport *report) {
+                               StringRef chip, AssemblyReport *report,
+                               RollingRecompile rolling) {
   return assembleAvoidingSpills(
       ptx,
       [&](StringRef text, AssemblyReport *into) {
         return assembleCubin(ptxas, text, chip, into);
       },
-      report);
+      report, rolling);
 }

@@ -33,6 +33,9 @@ llvm::StringRef phobos::compilerVersion() {
     if (const char *level = std::getenv("PHOBOS_LLVM_OPT_LEVEL");
         level && *level)
       text += std::string("+llvm-O") + level;
+    if (const char *unroll = std::getenv("PHOBOS_FMA_K_UNROLL");
+        unroll && *unroll)
+      text += std::string("+fma-k-unroll:") + unroll;
     return text;
   }();
   return version;

@@ -88,6 +88,22 @@ static bool isPassDisabled(StringRef name) {
   return llvm::is_contained(disabled, name);
 }
 
+std::optional<int64_t> phobos::getFmaKUnrollOverride() {
+  static const std::optional<int64_t> value = []() -> std::optional<int64_t> {
+    const char *given = std::getenv("PHOBOS_FMA_K_UNROLL");
+    if (!given || !*given)
+      return std::nullopt;
+    int64_t steps;
+    if (StringRef(given).getAsInteger(10, steps) || steps < 0) {
+      llvm::errs() << "phobos: PHOBOS_FMA_K_UNROLL: '" << given
+                   << "' is not a step count (0 or more); ignored\n";
+      return std::nullopt;
+    }
+    return steps;
+  }();
+  return value;
+}
+
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
   // Tiles that cannot fit the chip fail first, before any pass spends
@@ -146,7 +162,10 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // (D 64) to 4 % (D 128) slower on the H200 although it skips most of the
   // accumulator's rescaling (docs/benchmarks.md).
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
-  pm.addPass(createConvertTileToGPU());
+  ConvertTileToGPUOptions perThread;
+  perThread.fmaKUnroll =
+      getFmaKUnrollOverride().value_or(options.fmaKUnroll.getValue());
+  pm.addPass(createConvertTileToGPU(perThread));
   pm.addPass(createPerThreadCanonicalizer());
   pm.addPass(createCSEPass());
   // The per-thread code is 10^4 to 10^5 ops, and each dialect conversion

@@ -189,6 +189,7 @@ void CompilePool::work(unsigned) {
         llvm::consumeError(contract.takeError());
       }
     }
+    int64_t fmaKSteps = 0;
     if (!outcome.cached) {
       if (!compiler)
         compiler = std::make_unique<KernelCompiler>(&context, config.chip);
@@ -205,6 +206,7 @@ void CompilePool::work(unsigned) {
       } else {
         outcome.contract = std::move(compiled->contract);
         outcome.ptx = std::move(compiled->ptx);
+        fmaKSteps = compiled->fmaKSteps;
       }
     }
     if (outcome.error.empty() && config.sharedLimitBytes >= 0 &&
@@ -217,10 +219,20 @@ void CompilePool::work(unsigned) {
       if (linker || ptxas) {
         auto assembleStart = std::chrono::steady_clock::now();
         llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-            outcome.ptx, [&](llvm::StringRef ptx, AssemblyReport *report) {
+            outcome.ptx,
+            [&](llvm::StringRef ptx, AssemblyReport *report) {
               return linker ? linker->assemble(ptx, config.chip, report)
                             : assembleCubin(*ptxas, ptx, config.chip, report);
-            });
+            },
+            nullptr,
+            RollingRecompile{
+                fmaKSteps, [&](int64_t unroll) -> mlir::FailureOr<std::string> {
+                  mlir::FailureOr<CompiledKernel> again = compiler->compile(
+                      kernel, nullptr, config.sharedLimitBytes, unroll);
+                  if (failed(again))
+                    return mlir::failure();
+                  return std::move(again->ptx);
+                }});
         outcome.ptxasMs = millisecondsSince(assembleStart);
         if (cubin)
           outcome.cubin = std::move(*cubin);

@@ -105,3 +105,34 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A rolled loop's "do not unroll" (scf-to-cf leaves it on the back edge as
+// a discardable attribute) becomes the llvm.br's own loop_annotation, the
+// one the translation to LLVM IR reads.
+
+// CHECK: #[[$UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK: #[[$NOUNROLL:.*]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
+// CHECK-LABEL: llvm.func @rolled
+// CHECK:         llvm.br ^bb1(%{{.*}} : i32) {loop_annotation = #[[$NOUNROLL]]}
+// CHECK-NOT:     llvm.loop_annotation
+#nounroll = #llvm.loop_annotation<unroll = <disable = true>>
+module attributes {gpu.container_module} {
+  gpu.module @phobos_kernels {
+    gpu.func @rolled(%p: !llvm.ptr<1>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      cf.br ^head(%c0 : i32)
+    ^head(%i: i32):
+      %more = arith.cmpi slt, %i, %n : i32
+      cf.cond_br %more, ^body, ^exit
+    ^body:
+      llvm.store %i, %p : i32, !llvm.ptr<1>
+      %next = arith.addi %i, %c1 : i32
+      cf.br ^head(%next : i32) {llvm.loop_annotation = #nounroll}
+    ^exit:
+      gpu.return
+    }
+  }
+}

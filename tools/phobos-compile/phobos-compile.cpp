@@ -301,8 +301,16 @@ int main(int argc, char **argv) {
             return 1;
           kernel = std::move(compiled->front());
           if (ptxas) {
-            llvm::Expected<std::string> assembled =
-                assembleAvoidingSpills(*ptxas, kernel.ptx, chip);
+            llvm::Expected<std::string> assembled = assembleAvoidingSpills(
+                *ptxas, kernel.ptx, chip, nullptr,
+                RollingRecompile{
+                    kernel.fmaKSteps,
+                    [&](int64_t unroll) -> mlir::FailureOr<std::string> {
+                      auto again = compileModule(*single, chip, unroll);
+                      if (failed(again))
+                        return mlir::failure();
+                      return std::move(again->front().ptx);
+                    }});
             if (!assembled) {
               llvm::errs() << "phobos-compile: " << kernel.contract.kernel
                            << ": " << llvm::toString(assembled.takeError())
@@ -360,9 +368,29 @@ int main(int argc, char **argv) {
       // Assembly may re-target the PTX's occupancy (assembleAvoidingSpills):
       // the .ptx written is the one the cubin comes from.
       std::optional<std::string> cubin;
+      // A kernel that spills is compiled once more with its FMA dots' K
+      // loops rolled: from the source again, as above.
+      auto compileRolled = [&](int64_t unroll) -> mlir::FailureOr<std::string> {
+        mlir::OwningOpRef<mlir::ModuleOp> module =
+            frontend::importPhobos(sourceMgr, &context, job);
+        if (!module)
+          return mlir::failure();
+        if (!specializeDims.empty())
+          for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>())
+            (void)specializeAlignment(kernelOp, specializeDims);
+        mlir::FailureOr<std::vector<CompiledKernel>> again =
+            compileModule(*module, chip, unroll);
+        if (failed(again))
+          return mlir::failure();
+        for (CompiledKernel &other : *again)
+          if (other.contract.kernel == kernel.contract.kernel)
+            return std::move(other.ptx);
+        return mlir::failure();
+      };
       if (ptxas) {
         llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-            *ptxas, kernel.ptx, chip, resources ? &report : nullptr);
+            *ptxas, kernel.ptx, chip, resources ? &report : nullptr,
+            RollingRecompile{kernel.fmaKSteps, compileRolled});
         if (assembled) {
           cubin = std::move(*assembled);
         } else {

@@ -332,8 +332,16 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
     return std::nullopt;
   CompiledKernel kernel = std::move(compiled->front());
   if (std::optional<std::string> ptxas = findPtxas()) {
-    llvm::Expected<std::string> assembled =
-        assembleAvoidingSpills(*ptxas, kernel.ptx, target);
+    llvm::Expected<std::string> assembled = assembleAvoidingSpills(
+        *ptxas, kernel.ptx, target, nullptr,
+        RollingRecompile{kernel.fmaKSteps,
+                         [&](int64_t unroll) -> mlir::FailureOr<std::string> {
+                           auto again =
+                               compileModule(sourceModule, target, unroll);
+                           if (failed(again))
+                             return mlir::failure();
+                           return std::move(again->front().ptx);
+                         }});
     if (assembled)
       cubin = std::move(*assembled);
     else // the PTX still runs (the driver JIT-compiles it)

@@ -534,8 +534,15 @@ static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
   result.ptx = std::move(kernel.ptx);
   result.contract = kernel.contract.toJSON();
   if (std::optional<std::string> ptxas = findPtxas()) {
-    llvm::Expected<std::string> cubin =
-        assembleAvoidingSpills(*ptxas, result.ptx, target);
+    llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+        *ptxas, result.ptx, target, nullptr,
+        RollingRecompile{kernel.fmaKSteps,
+                         [&](int64_t unroll) -> FailureOr<std::string> {
+                           auto again = compileModule(*module, target, unroll);
+                           if (failed(again) || again->empty())
+                             return failure();
+                           return std::move(again->front().ptx);
+                         }});
     if (cubin)
       result.cubin = std::move(*cubin);
     else // the PTX still runs: the driver JIT-compiles it

@@ -3,14 +3,20 @@
 // Where ptxas spills under an occupancy request (tile-choose-occupancy's
 // `.minnctapersm 2`) or under its own occupancy heuristic, the drivers
 // assemble once more with one CTA per SM requested and keep what spills
-// less (assembleAvoidingSpills). These tests pin the PTX rewrite and the
-// choice, with an assembler that stands in for ptxas.
+// less (assembleAvoidingSpills); a kernel whose FMA dots spill is also
+// compiled again with rolled K loops. These tests pin the PTX rewrite and
+// the choices, with an assembler that stands in for ptxas.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Driver/Compiler.h"
 
+#include "llvm/ADT/Twine.h"
+
 #include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
 
 using namespace phobos;
 
@@ -123,6 +129,103 @@ TEST(AssembleAvoidingSpills, PassesAnAssemblyErrorOn) {
   llvm::Expected<std::string> cubin = assembleAvoidingSpills(ptx, failing);
   ASSERT_FALSE(static_cast<bool>(cubin));
   EXPECT_EQ(llvm::toString(cubin.takeError()), "ptxas fatal: bad PTX");
+}
+
+/// A stand-in for ptxas that tells a kernel compiled with rolled FMA K
+/// loops (its PTX ends in "// rolled") from the unrolled one.
+struct FakeRollingPtxas {
+  int unrolledAtTwo, unrolledAtOne, rolledAtTwo, rolledAtOne;
+  int calls = 0;
+  llvm::Expected<std::string> operator()(llvm::StringRef ptx,
+                                         AssemblyReport *report) {
+    ++calls;
+    bool one = ptx.contains(".minnctapersm 1");
+    bool rolled = ptx.ends_with("// rolled\n");
+    report->registers = 255;
+    report->spillStoreBytes = report->spillLoadBytes =
+        rolled ? (one ? rolledAtOne : rolledAtTwo)
+               : (one ? unrolledAtOne : unrolledAtTwo);
+    return (llvm::Twine(rolled ? "rolled" : "unrolled") + (one ? "@1" : "@2"))
+        .str();
+  }
+};
+
+/// What the drivers pass: the kernel compiled again, its K loops rolled
+/// with the steps asked for.
+struct FakeRecompile {
+  std::string ptx;
+  std::vector<int64_t> asked;
+  mlir::FailureOr<std::string> operator()(int64_t fmaKUnroll) {
+    asked.push_back(fmaKUnroll);
+    return ptx + "// rolled\n";
+  }
+};
+
+TEST(AssembleAvoidingSpills, RollsTheFmaDotsOfASpillingKernel) {
+  std::string ptx =
+      kHeader + entry("sgemm", ".maxntid 128, 1, 1\n.minnctapersm 2\n");
+  FakeRollingPtxas ptxas{236, 236, 0, 0};
+  FakeRecompile recompile{ptx, {}};
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      ptx, std::ref(ptxas), &report, RollingRecompile{32, std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "rolled@2");
+  EXPECT_EQ(recompile.asked, std::vector<int64_t>{kSpillingFmaKUnroll});
+  // The rolled kernel does not spill, so the unrolled one is not tried at
+  // the other occupancy.
+  EXPECT_EQ(ptxas.calls, 2);
+  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_TRUE(llvm::StringRef(ptx).ends_with("// rolled\n"));
+}
+
+TEST(AssembleAvoidingSpills, KeepsTheUnrolledKernelWhenItSpillsLess) {
+  // Rolled, it still spills at both occupancies; unrolled at one CTA, it
+  // does not: that one is kept, with its PTX.
+  std::string ptx =
+      kHeader + entry("sgemm", ".maxntid 128, 1, 1\n.minnctapersm 2\n");
+  FakeRollingPtxas ptxas{40, 0, 8, 8};
+  FakeRecompile recompile{ptx, {}};
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      ptx, std::ref(ptxas), &report, RollingRecompile{32, std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "unrolled@1");
+  EXPECT_EQ(ptxas.calls, 4);
+  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_FALSE(llvm::StringRef(ptx).ends_with("// rolled\n"));
+  EXPECT_TRUE(llvm::StringRef(ptx).contains(".minnctapersm 1"));
+}
+
+TEST(AssembleAvoidingSpills, KeepsTheRolledKernelWhenItSpillsLess) {
+  std::string ptx =
+      kHeader + entry("attention", ".maxntid 256, 1, 1\n.minnctapersm 2\n");
+  FakeRollingPtxas ptxas{448, 448, 316, 316};
+  FakeRecompile recompile{ptx, {}};
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      ptx, std::ref(ptxas), &report, RollingRecompile{64, std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "rolled@2");
+  EXPECT_EQ(report.spilledBytes(), 632);
+  EXPECT_TRUE(llvm::StringRef(ptx).ends_with("// rolled\n"));
+}
+
+TEST(AssembleAvoidingSpills, RollsOnlyWhereThatChangesTheCode) {
+  // No FMA dot longer than a rolled loop's steps (or no FMA dot at all):
+  // nothing is compiled again.
+  std::string ptx =
+      kHeader + entry("hgemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n");
+  FakeRollingPtxas ptxas{4, 4, 0, 0};
+  FakeRecompile recompile{ptx, {}};
+  llvm::Expected<std::string> cubin =
+      assembleAvoidingSpills(ptx, std::ref(ptxas), nullptr,
+                             RollingRecompile{kSpillingFmaKUnroll,
+                                              std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "unrolled@2");
+  EXPECT_TRUE(recompile.asked.empty());
+  EXPECT_EQ(ptxas.calls, 2);
 }
 
 } // namespace

@@ -25,6 +25,10 @@ inline constexpr llvm::StringLiteral kTensorMapsAttrName = "phobos.tensor_maps";
 /// On such a kernel: its CTAs loop over the tiles of its grid
 /// (tile-persistent), so the launcher chooses how many it starts.
 inline constexpr llvm::StringLiteral kPersistentAttrName = "phobos.persistent";
+/// On such a kernel: the longest K slice (i64) of the FMA dots it unrolled
+/// whole, so that a driver knows a rolled K loop (fma-k-unroll) would give
+/// other code.
+inline constexpr llvm::StringLiteral kFmaKStepsAttrName = "phobos.fma_k_steps";
 
 #define GEN_PASS_DECL
 #include "Phobos/Conversion/Passes.h.inc"

@@ -21,7 +21,18 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     The kernel's parameters follow the launch ABI (Launcher.h): a tensor is
     a global pointer and one i32 per dynamic extent; a scalar is its value
     (bool as i8).
+
+    An FMA dot's reduction over its K slice is unrolled whole by default.
+    With `fma-k-unroll=N` (N dividing K, below K) it becomes an `scf.for`
+    of K / N steps whose body is N unrolled steps, marked
+    `llvm.loop_annotation` "do not unroll" (PTX `.pragma "nounroll"`):
+    fewer live operand registers and much less code for ptxas.
   }];
+  let options = [
+    Option<"fmaKUnroll", "fma-k-unroll", "int64_t", /*default=*/"0",
+           "Reduction steps per iteration of an FMA dot's K loop; 0 unrolls "
+           "the whole K slice">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
@@ -41,6 +52,10 @@ def ConvertGPUToNVVM : Pass<"phobos-convert-gpu-to-nvvm", "::mlir::gpu::GPUModul
     unrolled code (10^4 to 10^5 ops) is walked once and no change is
     logged for undoing: the whole MLIR pipeline of the sgemm variants takes
     12-20 % less time, and the PTX is the same.
+
+    A loop's `llvm.loop_annotation` (which scf-to-cf leaves on its back
+    edge) becomes the branch's own `loop_annotation`, the one the LLVM IR
+    translation reads: so a rolled loop's "do not unroll" reaches the PTX.
 
     ```mlir
     gpu.func @k(%n: i32) kernel { %c = arith.addi %n, %n : i32 ... gpu.return }

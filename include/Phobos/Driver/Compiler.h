@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,9 @@ struct CompiledKernel {
   LaunchContract contract;
   std::string chip;
   std::string ptx;
+  /// The longest K slice of the FMA dots it unrolled whole (0: none);
+  /// RollingRecompile says what it is for.
+  int64_t fmaKSteps = 0;
 };
 
 /// Where the time of one kernel's compilation went, in milliseconds.
@@ -70,14 +74,20 @@ public:
   /// needs more than `sharedLimitBytes` of shared memory (when that is not
   /// negative), stops before LLVM and returns the kernel without PTX, its
   /// contract holding the shared memory it needs.
+  /// `fmaKUnroll` (above 0) keeps the FMA dots' K loops rolled, that
+  /// many steps per iteration (the pipeline's fma-k-unroll).
   mlir::FailureOr<CompiledKernel> compile(tile::KernelOp kernel,
                                           CompileTimings *timings = nullptr,
-                                          int64_t sharedLimitBytes = -1);
+                                          int64_t sharedLimitBytes = -1,
+                                          int64_t fmaKUnroll = 0);
 
 private:
   mlir::MLIRContext *context;
   std::string chip;
   std::unique_ptr<mlir::PassManager> pipeline;
+  /// Pipelines with rolled FMA K loops, by steps per iteration, built when
+  /// first asked for.
+  std::map<int64_t, std::unique_ptr<mlir::PassManager>> rolledPipelines;
   std::unique_ptr<PTXEmitter> emitter;
 };
 
@@ -91,7 +101,8 @@ compilePhobos(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
 /// Compiles every `phobos.kernel` of `module` (the front end's output, one
 /// variant each; `module` is not changed).
 mlir::FailureOr<std::vector<CompiledKernel>>
-compileModule(mlir::ModuleOp module, llvm::StringRef chip);
+compileModule(mlir::ModuleOp module, llvm::StringRef chip,
+              int64_t fmaKUnroll = 0);
 
 /// Specialises `kernel` for the extents of one launch, as Triton
 /// specialises on integer arguments divisible by 16: each named tensor
@@ -161,20 +172,47 @@ using Assembler = llvm::function_ref<llvm::Expected<std::string>(
 /// warp-specialised kernels).
 std::optional<std::string> requestOneCtaPerSM(llvm::StringRef ptx);
 
+/// Steps per iteration of the FMA dots' K loops when a kernel that spills
+/// is compiled again with them rolled. Unrolled whole, ptxas loads every
+/// step's operands early, which is fastest until the registers run out
+/// (rolled, the kernels that do not spill ran 1-50 % slower on the H200);
+/// where they spill, 8 steps removed the spills of 9 of the 14 FMA
+/// variants and made the measured ones 4-46 % faster (docs/benchmarks.md).
+inline constexpr int64_t kSpillingFmaKUnroll = 8;
+
+/// How to compile a kernel once more with its FMA dots' K loops rolled
+/// (kSpillingFmaKUnroll steps): `fmaKSteps` is its CompiledKernel's,
+/// `compile` returns the PTX of the kernel compiled with the given steps.
+/// Empty (the default), nothing is compiled again.
+struct RollingRecompile {
+  int64_t fmaKSteps = 0;
+  llvm::function_ref<mlir::FailureOr<std::string>(int64_t fmaKUnroll)> compile;
+
+  /// Whether the rolled kernel is other code: a dot unrolled more steps
+  /// than a rolled loop takes, and $PHOBOS_FMA_K_UNROLL does not fix the
+  /// lowering for A/B measurements.
+  bool changesCode() const;
+};
+
 /// Assembles `ptx` with `assemble`, and where ptxas spills, once more from
 /// requestOneCtaPerSM(ptx): the occupancy a kernel asks for (or ptxas
-/// picks) is worth less than the local-memory traffic of spills. Keeps the
-/// assembly that spills fewer bytes and sets `ptx` to the PTX it came from,
-/// so a kernel cache stores the PTX of its cubin. `report` (optional)
-/// describes the cubin returned.
+/// picks) is worth less than the local-memory traffic of spills. Where the
+/// better of the two still spills and `rolling` changes the code, the
+/// kernel is compiled again with its FMA dots' K loops rolled and that is
+/// assembled the same way. Keeps the assembly that spills fewest bytes
+/// (the first on a tie) and sets `ptx` to the PTX it came from, so a
+/// kernel cache stores the PTX of its cubin. `report` (optional) describes
+/// the cubin returned.
 llvm::Expected<std::string>
 assembleAvoidingSpills(std::string &ptx, Assembler assemble,
-                       AssemblyReport *report = nullptr);
+                       AssemblyReport *report = nullptr,
+                       RollingRecompile rolling = {});
 
 /// assembleAvoidingSpills with ptxas.
 llvm::Expected<std::string>
 assembleAvoidingSpills(llvm::StringRef ptxas, std::string &ptx,
-                       llvm::StringRef chip, AssemblyReport *report = nullptr);
+                       llvm::StringRef chip, AssemblyReport *report = nullptr,
+                       RollingRecompile rolling = {});
 
 } // namespace phobos
 

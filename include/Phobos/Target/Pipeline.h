@@ -29,7 +29,18 @@ struct PhobosToNVVMOptions
                            llvm::cl::desc("The GPU to compile for (sm_80, "
                                           "sm_90, ...)"),
                            llvm::cl::init("sm_90")};
+  Option<int64_t> fmaKUnroll{
+      *this, "fma-k-unroll",
+      llvm::cl::desc("Reduction steps per iteration of an FMA dot's rolled K "
+                     "loop (0: unroll the whole K slice); "
+                     "$PHOBOS_FMA_K_UNROLL overrides it"),
+      llvm::cl::init(0)};
 };
+
+/// $PHOBOS_FMA_K_UNROLL, when set to a step count: it overrides the
+/// pipeline's fma-k-unroll, for A/B measurements (the compiler version
+/// names it).
+std::optional<int64_t> getFmaKUnrollOverride();
 
 /// Tile clean-ups, MMA selection, layouts, shared memory, the lowering to
 /// per-thread code and on to the llvm/nvvm dialects, and the check that

@@ -72,7 +72,29 @@ struct ConvertGPUToNVVM : phobos::impl::ConvertGPUToNVVMBase<ConvertGPUToNVVM> {
     config.allowPatternRollback = false;
     if (failed(applyPartialConversion(module, target, std::move(patterns),
                                       config)))
-      signalPassFailure();
+      return signalPassFailure();
+    attachLoopAnnotations(module);
+  }
+
+  /// scf-to-cf moves a loop's `llvm.loop_annotation` to its back edge and
+  /// cf-to-llvm keeps it there as a discardable attribute, which the LLVM IR
+  /// translation ignores: it reads the branch's own `loop_annotation`.
+  static void attachLoopAnnotations(gpu::GPUModuleOp module) {
+    constexpr StringLiteral name = "llvm.loop_annotation";
+    auto attach = [&](auto branch) {
+      auto annotation =
+          branch->template getAttrOfType<LLVM::LoopAnnotationAttr>(name);
+      if (!annotation)
+        return;
+      branch->removeAttr(name);
+      branch.setLoopAnnotationAttr(annotation);
+    };
+    module.walk([&](Operation *op) {
+      if (auto br = dyn_cast<LLVM::BrOp>(op))
+        attach(br);
+      else if (auto condBr = dyn_cast<LLVM::CondBrOp>(op))
+        attach(condBr);
+    });
   }
 };
 

@@ -13,7 +13,10 @@
 
 #include "PatternBase.h"
 
+#include "Phobos/Conversion/Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace phobos::tile;
@@ -105,7 +108,21 @@ void keepInPlace(ThreadEmitter &l, ArrayRef<Value> values) {
   }
 }
 
-Regs lowerFmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
+/// "Do not unroll": LLVM keeps the loop and NVPTX writes `.pragma
+/// "nounroll"` for ptxas.
+LLVM::LoopAnnotationAttr rolledLoop(ThreadEmitter &l) {
+  MLIRContext *context = l.b.getContext();
+  auto disable = LLVM::LoopUnrollAttr::get(context, l.b.getBoolAttr(true), {},
+                                           {}, {}, {}, {}, {});
+  return LLVM::LoopAnnotationAttr::get(context, {}, {}, {}, disable, {}, {}, {},
+                                       {}, {}, {}, {}, {}, {}, {}, {});
+}
+
+/// `unroll`: reduction steps per iteration of a rolled K loop (0: none).
+/// Sets `unrolledSteps` to K when the whole K slice is unrolled, else 0.
+Regs lowerFmaDot(ThreadEmitter &l, DotOp op,
+                 DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor,
+                 int64_t unroll, int64_t &unrolledSteps) {
   TileType resultType = op.getType();
   DistributedLayout layout = layoutOf(resultType);
   const AxisDistribution &rows = layout.axis(0), &cols = layout.axis(1);
@@ -155,18 +172,49 @@ Regs lowerFmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
     return values;
   };
 
-  for (int64_t kk = 0; kk < k; ++kk) {
-    Value kIndex = l.i32(kk);
+  // One reduction step: the operands at `kIndex`, one FMA per register.
+  auto step = [&](Value kIndex, Regs &sums) {
     SmallVector<Value> aValues = operandValues(a, rows, rowCoords, 0, kIndex);
     // B is [K, N] (free axis 1), or [N, K] when transposed (free axis 0).
     SmallVector<Value> bValues =
         operandValues(bBuffer, cols, colCoords, transposed ? 0 : 1, kIndex);
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
-      acc[reg] = LLVM::FMAOp::create(l.b, l.loc, aValues[q[0]], bValues[q[1]],
-                                     acc[reg]);
+      sums[reg] = LLVM::FMAOp::create(l.b, l.loc, aValues[q[0]], bValues[q[1]],
+                                      sums[reg]);
     }
+  };
+
+  // Unrolled whole, ptxas loads every step's operands early and the
+  // largest micro-tiles spill; a loop of `unroll` steps per iteration,
+  // kept rolled, bounds them (and gives ptxas far less code).
+  int64_t iterations = unroll > 0 ? k / unroll : 0;
+  int64_t done = 0;
+  unrolledSteps = iterations > 1 ? 0 : k;
+  if (iterations > 1) {
+    auto loop = scf::ForOp::create(l.b, l.loc, l.i32(0), l.i32(iterations),
+                                   l.i32(1), ValueRange(acc));
+    {
+      OpBuilder::InsertionGuard guard(l.b);
+      l.b.setInsertionPointToStart(loop.getBody());
+      Regs sums(loop.getRegionIterArgs().begin(),
+                loop.getRegionIterArgs().end());
+      Value first = arith::MulIOp::create(l.b, l.loc, loop.getInductionVar(),
+                                          l.i32(unroll),
+                                          arith::IntegerOverflowFlags::nsw);
+      for (int64_t j = 0; j < unroll; ++j)
+        step(j ? arith::AddIOp::create(l.b, l.loc, first, l.i32(j),
+                                       arith::IntegerOverflowFlags::nsw)
+               : first,
+             sums);
+      scf::YieldOp::create(l.b, l.loc, ValueRange(sums));
+    }
+    loop->setAttr("llvm.loop_annotation", rolledLoop(l));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+    done = iterations * unroll;
   }
+  for (int64_t kk = done; kk < k; ++kk)
+    step(l.i32(kk), acc);
   keepInPlace(l, acc);
   return acc;
 }
@@ -655,6 +703,20 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
 
 struct DotLowering : TileToGPUPattern<DotOp> {
   using TileToGPUPattern::TileToGPUPattern;
+
+  /// Records on the kernel the longest K slice an FMA dot unrolled whole
+  /// (kFmaKStepsAttrName): the drivers compile a kernel that spills once
+  /// more with the K loops rolled, where that changes the code.
+  static void noteUnrolledFmaSteps(ConversionPatternRewriter &rewriter,
+                                   DotOp op, int64_t k) {
+    auto func = op->getParentOfType<gpu::GPUFuncOp>();
+    auto known = func->getAttrOfType<IntegerAttr>(phobos::kFmaKStepsAttrName);
+    if (known && known.getInt() >= k)
+      return;
+    rewriter.modifyOpInPlace(func, [&] {
+      func->setAttr(phobos::kFmaKStepsAttrName, rewriter.getI64IntegerAttr(k));
+    });
+  }
   LogicalResult
   matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -662,13 +724,17 @@ struct DotLowering : TileToGPUPattern<DotOp> {
     // read were checked before the conversion started.
     ThreadEmitter e = emitter(op, rewriter);
     bool mmaLayout = isa<MmaLayoutAttr>(op.getType().getEncoding());
-    Regs acc = op.getKind() == DotKind::wgmma && op.getSwapAb()
-                   ? lowerSwappedWgmmaDot(e, op, adaptor)
-               : op.getKind() == DotKind::wgmma && mmaLayout
-                   ? lowerWgmmaDot(e, op, adaptor)
-               : op.getKind() == DotKind::mma_sync && mmaLayout
-                   ? lowerMmaDot(e, op, adaptor)
-                   : lowerFmaDot(e, op, adaptor);
+    int64_t unrolledSteps = 0;
+    Regs acc =
+        op.getKind() == DotKind::wgmma && op.getSwapAb()
+            ? lowerSwappedWgmmaDot(e, op, adaptor)
+        : op.getKind() == DotKind::wgmma && mmaLayout
+            ? lowerWgmmaDot(e, op, adaptor)
+        : op.getKind() == DotKind::mma_sync && mmaLayout
+            ? lowerMmaDot(e, op, adaptor)
+            : lowerFmaDot(e, op, adaptor, state.getFmaKUnroll(), unrolledSteps);
+    if (unrolledSteps > 0)
+      noteUnrolledFmaSteps(rewriter, op, unrolledSteps);
     replaceWithRegisters(rewriter, op, acc);
     return success();
   }

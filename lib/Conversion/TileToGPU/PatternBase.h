@@ -56,8 +56,9 @@ struct KernelFrame {
 class TileLoweringState {
 public:
   TileLoweringState(mlir::gpu::GPUModuleOp gpuModule,
-                    mlir::LLVM::GlobalOp sharedMemory)
-      : gpuModule(gpuModule), sharedMemory(sharedMemory) {}
+                    mlir::LLVM::GlobalOp sharedMemory, int64_t fmaKUnroll = 0)
+      : gpuModule(gpuModule), sharedMemory(sharedMemory),
+        fmaKUnroll(fmaKUnroll) {}
   /// Where the kernels go.
   mlir::gpu::GPUModuleOp getGPUModule() const { return gpuModule; }
   /// The dynamic shared array every kernel uses.
@@ -65,10 +66,13 @@ public:
   /// The frame of the gpu.func `op` is in.
   KernelFrame &frame(mlir::Operation *op);
   KernelFrame &newFrame(mlir::gpu::GPUFuncOp func) { return frames[func]; }
+  /// Reduction steps per iteration of an FMA dot's K loop (0: unrolled).
+  int64_t getFmaKUnroll() const { return fmaKUnroll; }
 
 private:
   mlir::gpu::GPUModuleOp gpuModule;
   mlir::LLVM::GlobalOp sharedMemory;
+  int64_t fmaKUnroll;
   llvm::DenseMap<mlir::Operation *, KernelFrame> frames;
 };
 

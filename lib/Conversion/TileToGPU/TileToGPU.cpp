@@ -165,6 +165,12 @@ struct ConvertTileToGPU
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    if (fmaKUnroll < 0) {
+      module.emitError("convert-tile-to-gpu: fma-k-unroll must be 0 (unroll "
+                       "the whole K slice) or a positive step count, not ")
+          << fmaKUnroll.getValue();
+      return signalPassFailure();
+    }
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     if (kernels.empty())
       return;
@@ -188,7 +194,7 @@ struct ConvertTileToGPU
         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
 
     TileToGPUTypeConverter converter(context);
-    TileLoweringState state(gpuModule, shared);
+    TileLoweringState state(gpuModule, shared, fmaKUnroll);
     RewritePatternSet patterns(context);
     ConversionTarget target(*context);
     target.addIllegalDialect<TileDialect>();
