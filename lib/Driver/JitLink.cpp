@@ -5,8 +5,11 @@
 #include "Phobos/Driver/Compiler.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <vector>
@@ -25,6 +28,8 @@ using SizeFn = int (*)(Handle, size_t *);
 using CubinFn = int (*)(Handle, void *);
 using LogFn = int (*)(Handle, char *);
 constexpr int kInputPtx = 2;
+/// Ends the comment that makes PTX new to CUDA's JIT cache (assemble).
+constexpr llvm::StringLiteral kReportNonceTag = " (for ptxas's report)\n";
 } // namespace
 
 struct JitLinker::Api {
@@ -144,5 +149,24 @@ llvm::Expected<std::string> JitLinker::assemble(llvm::StringRef ptx,
   if (status)
     return llvm::createStringError("nvJitLink failed (%d): %s", status,
                                    log.c_str());
+  // nvJitLink keeps the cubins it makes in CUDA's JIT cache (~/.nv/
+  // ComputeCache, keyed by the PTX) and returns them again without ptxas's
+  // resource lines: a kernel that spills then looked as if it did not, and
+  // assembleAvoidingSpills kept it (on the H200, a second tune of the sgemm
+  // space ran its spilling variants 4-10 % slower; setting
+  // CUDA_CACHE_DISABLE in the process did not stop it, and the ptxas
+  // process makes other code than nvJitLink). So the PTX is assembled once
+  // more with a comment no earlier PTX had: the same code, not in the
+  // cache, with its report.
+  if (report && report->registers < 0 && !ptx.ends_with(kReportNonceTag)) {
+    static std::atomic<uint64_t> count{0};
+    std::string unseen =
+        (ptx +
+         "\n// phobos: " + llvm::Twine(llvm::sys::Process::getProcessId()) +
+         "." + llvm::Twine(llvm::sys::Process::GetRandomNumber()) + "." +
+         llvm::Twine(count++) + kReportNonceTag)
+            .str();
+    return assemble(unseen, chip, report);
+  }
   return result;
 }

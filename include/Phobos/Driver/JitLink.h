@@ -33,7 +33,9 @@ public:
   ~JitLinker();
 
   /// The cubin of `ptx` for `chip` (`sm_90a`), or nvJitLink's error log.
-  /// With `report`, ptxas's resource lines fill it (as `ptxas -v`).
+  /// With `report`, ptxas's resource lines fill it (as `ptxas -v`); where
+  /// nvJitLink has none (a cubin from CUDA's JIT cache), it assembles the
+  /// PTX again with a comment that makes it new to the cache.
   llvm::Expected<std::string> assemble(llvm::StringRef ptx,
                                        llvm::StringRef chip,
                                        AssemblyReport *report = nullptr) const;
