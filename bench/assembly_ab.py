@@ -20,7 +20,7 @@ times other variants on the host while one compiles, which blurs compile
 times.
 
 Usage: python3 bench/assembly_ab.py BINDIR [--only=sgemm,hgemm]
-           [--arms=default,O1] [--compile-only]
+           [--arms=default,O1] [--compile-only] [--jobs=N]
 Writes assembly_ab.json to $OUT when set.
 """
 from __future__ import annotations
@@ -37,11 +37,17 @@ BIN = sys.argv[1]
 ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
 ARM_NAMES = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--arms=")), None)
 COMPILE_ONLY = "--compile-only" in sys.argv
+# Compile threads per tune: 1 gives the per-variant compile figure; more
+# only shortens runs that compare the kernels' times.
+JOBS = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--jobs=")), "1")
 
 WORKLOADS = {
     "sgemm": ("examples/sgemm_fp32.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
     "hgemm": ("examples/gemm_f16_tc.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
     "attention": ("examples/flash_attention_fp16.ph", ["BH=128", "Nq=4096", "Nk=4096", "D=64"], ["scale=0.125"]),
+    # The FMA dots (PHOBOS_FMA_K_UNROLL): exact f32 attention and the GLA chunk.
+    "attention-f32": ("examples/flash_attention_fp32.ph", ["BH=32", "Nq=4096", "Nk=4096", "D=64"], ["scale=0.125"]),
+    "gla": ("examples/kda_chunk.ph", ["BH=128", "T=4096", "DK=64", "DV=64"], []),
 }
 ALL_ARMS = {
     "default": {},
@@ -51,6 +57,12 @@ ALL_ARMS = {
     "O1": {"PHOBOS_LLVM_OPT_LEVEL": "1"},
     "O1+Ofc-min": {"PHOBOS_LLVM_OPT_LEVEL": "1", "PHOBOS_PTXAS_OPTIONS": "-Ofc=min"},
     "ptxas-process": {"PHOBOS_NO_NVJITLINK": "1"},
+    # The FMA dot's K loop kept rolled, N steps per iteration.
+    "fma-k2": {"PHOBOS_FMA_K_UNROLL": "2"},
+    "fma-k4": {"PHOBOS_FMA_K_UNROLL": "4"},
+    "fma-k8": {"PHOBOS_FMA_K_UNROLL": "8"},
+    "fma-k16": {"PHOBOS_FMA_K_UNROLL": "16"},
+    "fma-full": {"PHOBOS_FMA_K_UNROLL": "0"},
 }
 names = ARM_NAMES or ["default", "Ofc-min", "O1", "ptxas-process"]
 # The default runs first and last: the spread of its two runs is the noise.
@@ -60,13 +72,17 @@ ARMS = [(n, ALL_ARMS[n]) for n in names] + [("default again", {})]
 def tune(path, dims, scalars, env_extra, extra=()):
     with tempfile.TemporaryDirectory() as cache:
         out = os.path.join(cache, "tune.json")
-        cmd = [os.path.join(BIN, "phobos-tune"), os.path.join(ROOT, path), "--jobs", "1", "--json", out,
+        cmd = [os.path.join(BIN, "phobos-tune"), os.path.join(ROOT, path), "--jobs", JOBS, "--json", out,
                *extra]
         for d in dims:
             cmd += ["--dim", d]
         for s in scalars:
             cmd += ["--scalar", s]
-        env = dict(os.environ, PHOBOS_CACHE_DIR=cache, **env_extra)
+        # nvJitLink's cubins go to CUDA's JIT cache (~/.nv/ComputeCache):
+        # each arm gets its own, or a later arm with the same PTX takes the
+        # earlier one's cubins (ptxas at 1 ms, no ptxas report).
+        env = dict(os.environ, PHOBOS_CACHE_DIR=cache, CUDA_CACHE_PATH=os.path.join(cache, "nv"),
+                   **env_extra)
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=400)
         if proc.returncode != 0 or not os.path.exists(out):
             print(proc.stdout[-2000:], proc.stderr[-2000:])

@@ -148,6 +148,14 @@ small = [
     ("outer_update.ph", {"M": 77, "N": 150}, None),
     ("outer_update.ph", {"M": 130, "N": 45}, {"BM": 128, "BN": 32}),
     ("outer_update.ph", {"M": 1000, "N": 999}, {"BM": 64, "BN": 128}),
+    # Variants whose unrolled FMA dots spill, so that the drivers compile
+    # them again with rolled K loops (kSpillingFmaKUnroll).
+    ("sgemm_fp32.ph", {"M": 1000, "N": 999, "K": 257},
+     {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32, "STAGES": 3, "THREADS": 128}),
+    ("flash_attention_fp32.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 64, "BR": 64, "BC": 128}),
+    ("flash_attention_fp32.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 128, "BR": 128, "BC": 128}),
+    ("kda_chunk.ph", {"BH": 3, "T": 130}, {"C": 64}),
+    ("cluster_flash_attention.ph", {"Nq": 300, "Nk": 257}, {"BR": 32, "BC": 128}),
 ]
 for example, dims, variant in (small if SWEEP else []):
     res = phobos(example, dims, variant, bench=False)
