@@ -54,6 +54,8 @@ ALL_ARMS = {
     "default": {},
     "Ofc-min": {"PHOBOS_PTXAS_OPTIONS": "-Ofc=min"},
     "Ofc-max": {"PHOBOS_PTXAS_OPTIONS": "-Ofc=max"},
+    # LLVM's level (the default is 1 since the eighteenth session).
+    "O3": {"PHOBOS_LLVM_OPT_LEVEL": "3"},
     "O2": {"PHOBOS_LLVM_OPT_LEVEL": "2"},
     "O1": {"PHOBOS_LLVM_OPT_LEVEL": "1"},
     "O1+Ofc-min": {"PHOBOS_LLVM_OPT_LEVEL": "1", "PHOBOS_PTXAS_OPTIONS": "-Ofc=min"},
@@ -65,7 +67,7 @@ ALL_ARMS = {
     "fma-k16": {"PHOBOS_FMA_K_UNROLL": "16"},
     "fma-full": {"PHOBOS_FMA_K_UNROLL": "0"},
 }
-names = ARM_NAMES or ["default", "Ofc-min", "O1", "ptxas-process"]
+names = ARM_NAMES or ["default", "Ofc-min", "O3", "ptxas-process"]
 # The default runs first and last: the spread of its two runs is the noise.
 ARMS = [(n, ALL_ARMS[n]) for n in names] + [("default again", {})]
 

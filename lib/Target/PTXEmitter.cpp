@@ -42,18 +42,22 @@ namespace {
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 /// PTX 8.0 carries sm_90a's instructions; older chips accept it as well.
 constexpr const char *kFeatures = "+ptx80";
-/// LLVM IR optimisation level: the O3 pipeline, as before, unless
-/// $PHOBOS_LLVM_OPT_LEVEL (0 to 3) says otherwise, for A/B measurements
-/// (the compiler version then names it).
+/// LLVM IR optimisation level: O1, unless $PHOBOS_LLVM_OPT_LEVEL (0 to 3)
+/// says otherwise, for A/B measurements (the compiler version then names
+/// it). The kernels reach LLVM already tiled, unrolled and vectorised by
+/// our own passes; O1 made no kernel of the GPU suite slower on the H200
+/// and takes 30-45 % less LLVM time than O3 (docs/benchmarks.md,
+/// seventeenth and eighteenth sessions).
 unsigned getIROptLevel() {
   static const unsigned level = [] {
     const char *given = std::getenv("PHOBOS_LLVM_OPT_LEVEL");
-    unsigned value = 3;
+    constexpr unsigned kDefault = 1;
+    unsigned value = kDefault;
     if (given &&
         (llvm::StringRef(given).getAsInteger(10, value) || value > 3)) {
       llvm::errs() << "phobos: PHOBOS_LLVM_OPT_LEVEL: '" << given
-                   << "' is not 0 to 3; using 3\n";
-      value = 3;
+                   << "' is not 0 to 3; using " << kDefault << "\n";
+      value = kDefault;
     }
     return value;
   }();
