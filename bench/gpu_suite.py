@@ -156,6 +156,11 @@ small = [
     ("flash_attention_fp32.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 128, "BR": 128, "BC": 128}),
     ("kda_chunk.ph", {"BH": 3, "T": 130}, {"C": 64}),
     ("cluster_flash_attention.ph", {"Nq": 300, "Nk": 257}, {"BR": 32, "BC": 128}),
+    # Variants that spill with their dots in flight, so that the drivers
+    # compile them again with every dot synchronous (SpillRelief).
+    ("flash_attention_fp16.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 128, "BR": 128, "BC": 128}),
+    ("flash_attention_tf32.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 128, "BR": 128, "BC": 64}),
+    ("gemm_f32_tc.ph", {"M": 333, "N": 520, "K": 77}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32}),
 ]
 for example, dims, variant in (small if SWEEP else []):
     res = phobos(example, dims, variant, bench=False)

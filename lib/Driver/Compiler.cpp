@@ -63,7 +63,7 @@ static double millisecondsSince(std::chrono::steady_clock::time_point start) {
 FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
                                                   CompileTimings *timings,
                                                   int64_t sharedLimitBytes,
-                                                  int64_t fmaKUnroll) {
+                                                  SpillRelief relief) {
   if (!isValidChip(chip))
     return kernel.emitError("unsupported chip '")
            << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
@@ -77,16 +77,18 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
   builder.setInsertionPointToStart(single->getBody());
   builder.clone(*kernel.getOperation());
   PassManager *passes = pipeline.get();
-  if (fmaKUnroll > 0) {
-    std::unique_ptr<PassManager> &rolled = rolledPipelines[fmaKUnroll];
-    if (!rolled) {
-      rolled = std::make_unique<PassManager>(context);
+  if (relief.any()) {
+    std::unique_ptr<PassManager> &relieved = reliefPipelines[relief];
+    if (!relieved) {
+      relieved = std::make_unique<PassManager>(context);
       PhobosToNVVMOptions options;
       options.chip = chip;
-      options.fmaKUnroll = fmaKUnroll;
-      buildPhobosToNVVMPipeline(*rolled, options);
+      options.fmaKUnroll = relief.fmaKUnroll;
+      options.synchronousDots = relief.synchronousDots;
+      options.wgmmaFragmentSteps = relief.wgmmaFragmentSteps;
+      buildPhobosToNVVMPipeline(*relieved, options);
     }
-    passes = rolled.get();
+    passes = relieved.get();
   }
   auto start = std::chrono::steady_clock::now();
   LogicalResult lowered = passes->run(*single);
@@ -107,6 +109,10 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
     result.contract.persistent = func->hasAttr(phobos::kPersistentAttrName);
     if (auto steps = func->getAttrOfType<IntegerAttr>(kFmaKStepsAttrName))
       result.fmaKSteps = steps.getInt();
+    result.dotsInFlight |= func->hasAttr(kDotsInFlightAttrName);
+    if (auto steps =
+            func->getAttrOfType<IntegerAttr>(kWgmmaFragmentStepsAttrName))
+      result.wgmmaFragmentSteps = steps.getInt();
     if (auto maps = func->getAttrOfType<ArrayAttr>(phobos::kTensorMapsAttrName))
       for (auto map : maps.getAsRange<DenseI64ArrayAttr>()) {
         ArrayRef<int64_t> fields = map.asArrayRef();
@@ -132,7 +138,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
 }
 
 FailureOr<std::vector<CompiledKernel>>
-phobos::compileModule(ModuleOp module, StringRef chip, int64_t fmaKUnroll) {
+phobos::compileModule(ModuleOp module, StringRef chip, SpillRelief relief) {
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
            << chip << "'; Phobos targets " << supportedChips();
@@ -140,7 +146,7 @@ phobos::compileModule(ModuleOp module, StringRef chip, int64_t fmaKUnroll) {
   std::vector<CompiledKernel> compiled;
   for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
     FailureOr<CompiledKernel> result =
-        compiler.compile(kernel, nullptr, -1, fmaKUnroll);
+        compiler.compile(kernel, nullptr, -1, relief);
     if (failed(result))
       return failure();
     compiled.push_back(std::move(*result));
@@ -356,9 +362,35 @@ std::optional<std::string> phobos::requestOneCtaPerSM(StringRef ptx) {
   return result;
 }
 
-bool RollingRecompile::changesCode() const {
-  return compile && fmaKSteps > kSpillingFmaKUnroll &&
-         !getFmaKUnrollOverride().has_value();
+SpillRelief phobos::availableReliefs(const CompiledKernel &kernel) {
+  SpillRelief available;
+  if (kernel.fmaKSteps > kSpillingFmaKUnroll && !getFmaKUnrollOverride())
+    available.fmaKUnroll = kSpillingFmaKUnroll;
+  available.synchronousDots = kernel.dotsInFlight && !getSyncDotsOverride();
+  if (kernel.wgmmaFragmentSteps > kSpillingWgmmaFragmentSteps &&
+      !getWgmmaFragmentStepsOverride())
+    available.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
+  return available;
+}
+
+SmallVector<SpillRelief, 3> SpillRecompile::reliefs() const {
+  SmallVector<SpillRelief, 3> reliefs;
+  if (!compile)
+    return reliefs;
+  SpillRelief relief;
+  if (available.fmaKUnroll > 0) {
+    relief.fmaKUnroll = available.fmaKUnroll;
+    reliefs.push_back(relief);
+  }
+  if (available.synchronousDots) {
+    relief.synchronousDots = true;
+    reliefs.push_back(relief);
+  }
+  if (available.wgmmaFragmentSteps > 0) {
+    relief.wgmmaFragmentSteps = available.wgmmaFragmentSteps;
+    reliefs.push_back(relief);
+  }
+  return reliefs;
 }
 
 /// Assembles `ptx`, or where that spills and requestOneCtaPerSM changes it,
@@ -396,64 +428,77 @@ assembleAtEitherOccupancy(std::string &ptx, Assembler assemble,
 }
 
 llvm::Expected<std::string>
-phobos::assembleAvoidingSpills(std::string &ptx, Assembler assemble,
+phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
-                               RollingRecompile rolling) {
-  AssemblyReport unrolled;
-  if (!rolling.changesCode()) {
+                               SpillRecompile recompile) {
+  SmallVector<SpillRelief, 3> reliefs = recompile.reliefs();
+  AssemblyReport best;
+  if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =
-        assembleAtEitherOccupancy(ptx, assemble, unrolled);
+        assembleAtEitherOccupancy(kernel.ptx, assemble, best);
     if (report)
-      *report = unrolled;
+      *report = best;
     return cubin;
   }
-  // With a rolled kernel to try, it comes before the other occupancy: it
-  // removed more spills and takes ptxas less time (docs/benchmarks.md).
-  llvm::Expected<std::string> cubin = assemble(ptx, &unrolled);
-  if (!cubin || unrolled.spilledBytes() == 0) {
+  // With a relieved kernel to try, it comes before the other occupancy: a
+  // rolled one removed more spills and takes ptxas less time
+  // (docs/benchmarks.md).
+  llvm::Expected<std::string> cubin = assemble(kernel.ptx, &best);
+  if (!cubin || best.spilledBytes() == 0) {
     if (report)
-      *report = unrolled;
+      *report = best;
     return cubin;
   }
-  // The rolled kernel is the same kernel (contract, shared memory,
-  // threads); only the FMA dots' instruction order differs.
-  FailureOr<std::string> rolledPtx = rolling.compile(kSpillingFmaKUnroll);
-  AssemblyReport rolledReport;
-  llvm::Expected<std::string> rolled =
-      succeeded(rolledPtx)
-          ? assembleAtEitherOccupancy(*rolledPtx, assemble, rolledReport)
-          : llvm::Expected<std::string>(std::string());
-  bool useRolled = succeeded(rolledPtx) && rolled;
-  if (!rolled)
-    llvm::consumeError(rolled.takeError()); // the unrolled cubin still runs
-  if (useRolled && rolledReport.spilledBytes() == 0) {
-    ptx = std::move(*rolledPtx);
-    if (report)
-      *report = rolledReport;
-    return rolled;
+  bool occupancyTried = false;
+  for (const SpillRelief &relief : reliefs) {
+    // The relieved kernel computes the same (threads, parameters); only
+    // instruction order, registers and pipeline stages may differ.
+    FailureOr<CompiledKernel> relieved = recompile.compile(relief);
+    if (failed(relieved))
+      continue; // the kernel in hand still runs
+    AssemblyReport relievedReport;
+    llvm::Expected<std::string> relievedCubin =
+        assembleAtEitherOccupancy(relieved->ptx, assemble, relievedReport);
+    if (!relievedCubin) {
+      llvm::consumeError(relievedCubin.takeError());
+      continue;
+    }
+    if (relievedReport.spilledBytes() == 0) {
+      kernel = std::move(*relieved);
+      if (report)
+        *report = relievedReport;
+      return relievedCubin;
+    }
+    if (!occupancyTried) {
+      cubin = assembleAtEitherOccupancy(kernel.ptx, assemble, best, best,
+                                        std::move(*cubin));
+      occupancyTried = true;
+      if (!cubin)
+        return cubin;
+    }
+    if (relievedReport.spilledBytes() < best.spilledBytes()) {
+      kernel = std::move(*relieved);
+      best = relievedReport;
+      cubin = std::move(relievedCubin);
+    }
   }
-  cubin = assembleAtEitherOccupancy(ptx, assemble, unrolled, unrolled,
-                                    std::move(*cubin));
-  if (cubin && useRolled &&
-      rolledReport.spilledBytes() < unrolled.spilledBytes()) {
-    ptx = std::move(*rolledPtx);
-    if (report)
-      *report = rolledReport;
-    return rolled;
-  }
+  if (!occupancyTried)
+    cubin = assembleAtEitherOccupancy(kernel.ptx, assemble, best, best,
+                                      std::move(*cubin));
   if (report)
-    *report = unrolled;
+    *report = best;
   return cubin;
 }
 
 llvm::Expected<std::string>
-phobos::assembleAvoidingSpills(StringRef ptxas, std::string &ptx,
-                               StringRef chip, AssemblyReport *report,
-                               RollingRecompile rolling) {
+phobos::assembleAvoidingSpills(StringRef ptxas, CompiledKernel &kernel,
+                               AssemblyReport *report,
+                               SpillRecompile recompile) {
+  std::string chip = kernel.chip;
   return assembleAvoidingSpills(
-      ptx,
+      kernel,
       [&](StringRef text, AssemblyReport *into) {
         return assembleCubin(ptxas, text, chip, into);
       },
-      report, rolling);
+      report, recompile);
 }

@@ -36,6 +36,11 @@ llvm::StringRef phobos::compilerVersion() {
     if (const char *unroll = std::getenv("PHOBOS_FMA_K_UNROLL");
         unroll && *unroll)
       text += std::string("+fma-k-unroll:") + unroll;
+    if (const char *sync = std::getenv("PHOBOS_SYNC_DOTS"); sync && *sync)
+      text += std::string("+sync-dots:") + sync;
+    if (const char *steps = std::getenv("PHOBOS_WGMMA_FRAGMENT_STEPS");
+        steps && *steps)
+      text += std::string("+wgmma-fragment-steps:") + steps;
     return text;
   }();
   return version;

@@ -104,6 +104,36 @@ std::optional<int64_t> phobos::getFmaKUnrollOverride() {
   return value;
 }
 
+std::optional<bool> phobos::getSyncDotsOverride() {
+  static const std::optional<bool> value = []() -> std::optional<bool> {
+    const char *given = std::getenv("PHOBOS_SYNC_DOTS");
+    if (!given || !*given)
+      return std::nullopt;
+    if (StringRef(given) == "0" || StringRef(given) == "1")
+      return StringRef(given) == "1";
+    llvm::errs() << "phobos: PHOBOS_SYNC_DOTS: '" << given
+                 << "' is not 0 or 1; ignored\n";
+    return std::nullopt;
+  }();
+  return value;
+}
+
+std::optional<int64_t> phobos::getWgmmaFragmentStepsOverride() {
+  static const std::optional<int64_t> value = []() -> std::optional<int64_t> {
+    const char *given = std::getenv("PHOBOS_WGMMA_FRAGMENT_STEPS");
+    if (!given || !*given)
+      return std::nullopt;
+    int64_t steps;
+    if (StringRef(given).getAsInteger(10, steps) || steps < 0) {
+      llvm::errs() << "phobos: PHOBOS_WGMMA_FRAGMENT_STEPS: '" << given
+                   << "' is not a step count (0 or more); ignored\n";
+      return std::nullopt;
+    }
+    return steps;
+  }();
+  return value;
+}
+
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
   // Tiles that cannot fit the chip fail first, before any pass spends
@@ -131,16 +161,22 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   tile::TileSelectMmaOptions select;
   select.chip = options.chip;
   kernel.addPass(tile::createTileSelectMma(select));
+  // Dots kept in flight hold their operands' and results' registers across
+  // the wait; a kernel that spills is compiled once more without them
+  // (assembleAvoidingSpills).
+  bool synchronousDots =
+      getSyncDotsOverride().value_or(options.synchronousDots.getValue());
   // Attention's P @ V under the next iteration's softmax. (tile-prefetch-
   // dots, the next S under this softmax, is not here: on the H200 it gained
   // nothing at D 64 and cost 8 % at D 128; docs/benchmarks.md.)
-  if (!isPassDisabled("tile-defer-dots"))
+  if (!synchronousDots && !isPassDisabled("tile-defer-dots"))
     kernel.addPass(tile::createTileDeferDots());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
   kernel.addPass(tile::createTileSwizzleShared());
   tile::TilePipelineOptions pipelining;
   pipelining.maxSharedBytes = limits.sharedMemoryBytes;
+  pipelining.dotsInFlight = !synchronousDots;
   kernel.addPass(tile::createTilePipeline(pipelining));
   // With every layout known: a tile that takes all of a thread's registers
   // fails here, not as ptxas's spills or its "Insufficient registers".
@@ -165,6 +201,8 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   ConvertTileToGPUOptions perThread;
   perThread.fmaKUnroll =
       getFmaKUnrollOverride().value_or(options.fmaKUnroll.getValue());
+  perThread.wgmmaFragmentSteps = getWgmmaFragmentStepsOverride().value_or(
+      options.wgmmaFragmentSteps.getValue());
   pm.addPass(createConvertTileToGPU(perThread));
   pm.addPass(createPerThreadCanonicalizer());
   pm.addPass(createCSEPass());

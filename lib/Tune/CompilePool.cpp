@@ -189,7 +189,7 @@ void CompilePool::work(unsigned) {
         llvm::consumeError(contract.takeError());
       }
     }
-    int64_t fmaKSteps = 0;
+    SpillRelief available;
     if (!outcome.cached) {
       if (!compiler)
         compiler = std::make_unique<KernelCompiler>(&context, config.chip);
@@ -206,7 +206,7 @@ void CompilePool::work(unsigned) {
       } else {
         outcome.contract = std::move(compiled->contract);
         outcome.ptx = std::move(compiled->ptx);
-        fmaKSteps = compiled->fmaKSteps;
+        available = availableReliefs(*compiled);
       }
     }
     if (outcome.error.empty() && config.sharedLimitBytes >= 0 &&
@@ -218,21 +218,24 @@ void CompilePool::work(unsigned) {
     if (outcome.error.empty() && outcome.pruned.empty() && !outcome.cached) {
       if (linker || ptxas) {
         auto assembleStart = std::chrono::steady_clock::now();
+        CompiledKernel assembled;
+        assembled.chip = config.chip;
+        assembled.contract = std::move(outcome.contract);
+        assembled.ptx = std::move(outcome.ptx);
         llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-            outcome.ptx,
+            assembled,
             [&](llvm::StringRef ptx, AssemblyReport *report) {
               return linker ? linker->assemble(ptx, config.chip, report)
                             : assembleCubin(*ptxas, ptx, config.chip, report);
             },
-            nullptr,
-            RollingRecompile{
-                fmaKSteps, [&](int64_t unroll) -> mlir::FailureOr<std::string> {
-                  mlir::FailureOr<CompiledKernel> again = compiler->compile(
-                      kernel, nullptr, config.sharedLimitBytes, unroll);
-                  if (failed(again))
-                    return mlir::failure();
-                  return std::move(again->ptx);
-                }});
+            nullptr, SpillRecompile{available, [&](SpillRelief relief) {
+                                      return compiler->compile(
+                                          kernel, nullptr,
+                                          config.sharedLimitBytes, relief);
+                                    }});
+        // The kernel of the cubin: a relieved one may have another contract.
+        outcome.contract = std::move(assembled.contract);
+        outcome.ptx = std::move(assembled.ptx);
         outcome.ptxasMs = millisecondsSince(assembleStart);
         if (cubin)
           outcome.cubin = std::move(*cubin);

@@ -3,6 +3,7 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{max-shared-bytes=40000}))' --split-input-file | FileCheck %s --check-prefix=SMALL
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{tma=false}))' --split-input-file | FileCheck %s --check-prefix=NOTMA
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{release-everywhere=true}))' --split-input-file | FileCheck %s --check-prefix=EVERY
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{dots-in-flight=false}))' --split-input-file | FileCheck %s --check-prefix=SYNC
 
 // A GEMM's main loop stages A and B for mma.sync. With @pipeline (and 3
 // stages by default) each operand gets a 3-slot buffer; the prologue
@@ -241,6 +242,13 @@ phobos.kernel @carried_offset(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x
 // SMALL-NOT: in_flight
 // SMALL-NOT: wgmma_wait
 // SMALL: } {phobos.pipeline_stages = 2 : i64}
+// With dots-in-flight=false (the drivers' retry for a kernel that spills),
+// every dot waits for its group: 3 stages, copies 2 iterations ahead.
+// SYNC-LABEL: phobos.kernel @in_flight
+// SYNC: phobos.local_buffer : !phobos.smem<3x128x32xf16
+// SYNC-NOT: in_flight
+// SYNC-NOT: wgmma_wait
+// SYNC: } {phobos.pipeline_stages = 3 : i64}
 #la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
 #lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
 #wg = #phobos.mma<warpsPerCTA = [8, 1]>

@@ -302,14 +302,14 @@ int main(int argc, char **argv) {
           kernel = std::move(compiled->front());
           if (ptxas) {
             llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-                *ptxas, kernel.ptx, chip, nullptr,
-                RollingRecompile{
-                    kernel.fmaKSteps,
-                    [&](int64_t unroll) -> mlir::FailureOr<std::string> {
-                      auto again = compileModule(*single, chip, unroll);
+                *ptxas, kernel, nullptr,
+                SpillRecompile{
+                    availableReliefs(kernel),
+                    [&](SpillRelief relief) -> mlir::FailureOr<CompiledKernel> {
+                      auto again = compileModule(*single, chip, relief);
                       if (failed(again))
                         return mlir::failure();
-                      return std::move(again->front().ptx);
+                      return std::move(again->front());
                     }});
             if (!assembled) {
               llvm::errs() << "phobos-compile: " << kernel.contract.kernel
@@ -368,9 +368,10 @@ int main(int argc, char **argv) {
       // Assembly may re-target the PTX's occupancy (assembleAvoidingSpills):
       // the .ptx written is the one the cubin comes from.
       std::optional<std::string> cubin;
-      // A kernel that spills is compiled once more with its FMA dots' K
-      // loops rolled: from the source again, as above.
-      auto compileRolled = [&](int64_t unroll) -> mlir::FailureOr<std::string> {
+      // A kernel that spills is compiled once more, lighter on registers
+      // (SpillRelief): from the source again, as above.
+      auto compileRelieved =
+          [&](SpillRelief relief) -> mlir::FailureOr<CompiledKernel> {
         mlir::OwningOpRef<mlir::ModuleOp> module =
             frontend::importPhobos(sourceMgr, &context, job);
         if (!module)
@@ -379,18 +380,18 @@ int main(int argc, char **argv) {
           for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>())
             (void)specializeAlignment(kernelOp, specializeDims);
         mlir::FailureOr<std::vector<CompiledKernel>> again =
-            compileModule(*module, chip, unroll);
+            compileModule(*module, chip, relief);
         if (failed(again))
           return mlir::failure();
         for (CompiledKernel &other : *again)
           if (other.contract.kernel == kernel.contract.kernel)
-            return std::move(other.ptx);
+            return std::move(other);
         return mlir::failure();
       };
       if (ptxas) {
         llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-            *ptxas, kernel.ptx, chip, resources ? &report : nullptr,
-            RollingRecompile{kernel.fmaKSteps, compileRolled});
+            *ptxas, kernel, resources ? &report : nullptr,
+            SpillRecompile{availableReliefs(kernel), compileRelieved});
         if (assembled) {
           cubin = std::move(*assembled);
         } else {

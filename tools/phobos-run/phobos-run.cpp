@@ -333,15 +333,15 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
   CompiledKernel kernel = std::move(compiled->front());
   if (std::optional<std::string> ptxas = findPtxas()) {
     llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-        *ptxas, kernel.ptx, target, nullptr,
-        RollingRecompile{kernel.fmaKSteps,
-                         [&](int64_t unroll) -> mlir::FailureOr<std::string> {
-                           auto again =
-                               compileModule(sourceModule, target, unroll);
-                           if (failed(again))
-                             return mlir::failure();
-                           return std::move(again->front().ptx);
-                         }});
+        *ptxas, kernel, nullptr,
+        SpillRecompile{
+            availableReliefs(kernel),
+            [&](SpillRelief relief) -> mlir::FailureOr<CompiledKernel> {
+              auto again = compileModule(sourceModule, target, relief);
+              if (failed(again))
+                return mlir::failure();
+              return std::move(again->front());
+            }});
     if (assembled)
       cubin = std::move(*assembled);
     else // the PTX still runs (the driver JIT-compiles it)

@@ -531,23 +531,24 @@ static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
   if (failed(compiled) || compiled->empty())
     return failure();
   CompiledKernel &kernel = compiled->front();
-  result.ptx = std::move(kernel.ptx);
-  result.contract = kernel.contract.toJSON();
   if (std::optional<std::string> ptxas = findPtxas()) {
     llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-        *ptxas, result.ptx, target, nullptr,
-        RollingRecompile{kernel.fmaKSteps,
-                         [&](int64_t unroll) -> FailureOr<std::string> {
-                           auto again = compileModule(*module, target, unroll);
-                           if (failed(again) || again->empty())
-                             return failure();
-                           return std::move(again->front().ptx);
-                         }});
+        *ptxas, kernel, nullptr,
+        SpillRecompile{availableReliefs(kernel),
+                       [&](SpillRelief relief) -> FailureOr<CompiledKernel> {
+                         auto again = compileModule(*module, target, relief);
+                         if (failed(again) || again->empty())
+                           return failure();
+                         return std::move(again->front());
+                       }});
     if (cubin)
       result.cubin = std::move(*cubin);
     else // the PTX still runs: the driver JIT-compiles it
       llvm::consumeError(cubin.takeError());
   }
+  // The kernel of the cubin (a relieved one may have another contract).
+  result.ptx = std::move(kernel.ptx);
+  result.contract = kernel.contract.toJSON();
   if (cached) {
     llvm::Expected<KernelCacheEntry> entry = cache.store(
         key, result.contract, StringRef(result.ptx),

@@ -3,9 +3,10 @@
 // Where ptxas spills under an occupancy request (tile-choose-occupancy's
 // `.minnctapersm 2`) or under its own occupancy heuristic, the drivers
 // assemble once more with one CTA per SM requested and keep what spills
-// less (assembleAvoidingSpills); a kernel whose FMA dots spill is also
-// compiled again with rolled K loops. These tests pin the PTX rewrite and
-// the choices, with an assembler that stands in for ptxas.
+// less (assembleAvoidingSpills); a kernel that spills is also compiled
+// again lighter on registers (rolled FMA K loops, no dot in flight). These
+// tests pin the PTX rewrite and the choices, with an assembler that stands
+// in for ptxas.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <vector>
 
 using namespace phobos;
@@ -64,6 +66,14 @@ TEST(RequestOneCtaPerSM, LeavesWhatCannotChange) {
 
 /// A stand-in for ptxas: `spillsAtTwo` bytes spilled unless the PTX asks
 /// for one CTA per SM, where it spills `spillsAtOne`.
+/// A kernel whose PTX is `ptx`.
+CompiledKernel kernelOf(std::string ptx) {
+  CompiledKernel kernel;
+  kernel.chip = "sm_90a";
+  kernel.ptx = std::move(ptx);
+  return kernel;
+}
+
 struct FakePtxas {
   int spillsAtTwo, spillsAtOne;
   int calls = 0;
@@ -79,153 +89,288 @@ struct FakePtxas {
 };
 
 TEST(AssembleAvoidingSpills, RetriesASpillingKernelAtOneCta) {
-  std::string ptx =
-      kHeader + entry("gemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n");
+  CompiledKernel kernel = kernelOf(
+      kHeader + entry("gemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n"));
   FakePtxas ptxas{4, 0};
   AssemblyReport report;
   llvm::Expected<std::string> cubin =
-      assembleAvoidingSpills(ptx, std::ref(ptxas), &report);
+      assembleAvoidingSpills(kernel, std::ref(ptxas), &report);
   ASSERT_TRUE(static_cast<bool>(cubin));
   EXPECT_EQ(*cubin, "cubin@1");
   EXPECT_EQ(ptxas.calls, 2);
   EXPECT_EQ(report.registers, 255);
   EXPECT_EQ(report.spilledBytes(), 0);
   // The PTX kept is the one the cubin came from.
-  EXPECT_TRUE(llvm::StringRef(ptx).contains(".minnctapersm 1"));
+  EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
 }
 
 TEST(AssembleAvoidingSpills, KeepsTheFirstWhenTheRetryIsNoBetter) {
-  std::string ptx =
-      kHeader + entry("gemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n");
-  std::string original = ptx;
+  CompiledKernel kernel = kernelOf(
+      kHeader + entry("gemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n"));
+  std::string original = kernel.ptx;
   FakePtxas ptxas{20, 20};
   AssemblyReport report;
   llvm::Expected<std::string> cubin =
-      assembleAvoidingSpills(ptx, std::ref(ptxas), &report);
+      assembleAvoidingSpills(kernel, std::ref(ptxas), &report);
   ASSERT_TRUE(static_cast<bool>(cubin));
   EXPECT_EQ(*cubin, "cubin@2");
   EXPECT_EQ(ptxas.calls, 2);
   EXPECT_EQ(report.spilledBytes(), 40);
-  EXPECT_EQ(ptx, original);
+  EXPECT_EQ(kernel.ptx, original);
 }
 
 TEST(AssembleAvoidingSpills, AssemblesASpillFreeKernelOnce) {
-  std::string ptx =
-      kHeader + entry("gemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n");
+  CompiledKernel kernel = kernelOf(
+      kHeader + entry("gemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n"));
   FakePtxas ptxas{0, 0};
   llvm::Expected<std::string> cubin =
-      assembleAvoidingSpills(ptx, std::ref(ptxas));
+      assembleAvoidingSpills(kernel, std::ref(ptxas));
   ASSERT_TRUE(static_cast<bool>(cubin));
   EXPECT_EQ(*cubin, "cubin@2");
   EXPECT_EQ(ptxas.calls, 1);
 }
 
 TEST(AssembleAvoidingSpills, PassesAnAssemblyErrorOn) {
-  std::string ptx = kHeader + entry("gemm", ".maxntid 256, 1, 1\n");
+  CompiledKernel kernel =
+      kernelOf(kHeader + entry("gemm", ".maxntid 256, 1, 1\n"));
   auto failing = [](llvm::StringRef, AssemblyReport *) {
     return llvm::Expected<std::string>(
         llvm::createStringError("ptxas fatal: bad PTX"));
   };
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(ptx, failing);
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(kernel, failing);
   ASSERT_FALSE(static_cast<bool>(cubin));
   EXPECT_EQ(llvm::toString(cubin.takeError()), "ptxas fatal: bad PTX");
 }
 
-/// A stand-in for ptxas that tells a kernel compiled with rolled FMA K
-/// loops (its PTX ends in "// rolled") from the unrolled one.
-struct FakeRollingPtxas {
-  int unrolledAtTwo, unrolledAtOne, rolledAtTwo, rolledAtOne;
+/// How a kernel was compiled, from the mark FakeRecompile leaves at the
+/// end of its PTX: "as is", or its reliefs joined by "+": "rolled" (FMA K
+/// loops), "sync" (no dot in flight), "groups" (wgmma fragments in groups).
+std::string reliefOf(llvm::StringRef ptx) {
+  llvm::StringRef last = ptx.rtrim().rsplit('\n').second;
+  if (!last.consume_front("// "))
+    return "as is";
+  return last.str();
+}
+
+/// A stand-in for ptxas that spills what `spills` gives for the kernel's
+/// relief (reliefOf) at two CTAs per SM, and `atOne` of that at one.
+struct FakeReliefPtxas {
+  std::map<std::string, std::pair<int, int>> spills;
   int calls = 0;
   llvm::Expected<std::string> operator()(llvm::StringRef ptx,
                                          AssemblyReport *report) {
     ++calls;
     bool one = ptx.contains(".minnctapersm 1");
-    bool rolled = ptx.ends_with("// rolled\n");
+    std::string relief = reliefOf(ptx);
+    std::pair<int, int> bytes = spills.at(relief);
     report->registers = 255;
     report->spillStoreBytes = report->spillLoadBytes =
-        rolled ? (one ? rolledAtOne : rolledAtTwo)
-               : (one ? unrolledAtOne : unrolledAtTwo);
-    return (llvm::Twine(rolled ? "rolled" : "unrolled") + (one ? "@1" : "@2"))
-        .str();
+        one ? bytes.second : bytes.first;
+    return (llvm::Twine(relief) + (one ? "@1" : "@2")).str();
   }
 };
 
-/// What the drivers pass: the kernel compiled again, its K loops rolled
-/// with the steps asked for.
+/// What the drivers pass: the kernel compiled again with a relief, marked
+/// at the end of its PTX. A synchronous kernel takes fewer pipeline stages
+/// (less shared memory, in its contract).
 struct FakeRecompile {
   std::string ptx;
-  std::vector<int64_t> asked;
-  mlir::FailureOr<std::string> operator()(int64_t fmaKUnroll) {
-    asked.push_back(fmaKUnroll);
-    return ptx + "// rolled\n";
+  std::vector<std::string> asked;
+  mlir::FailureOr<CompiledKernel> operator()(SpillRelief relief) {
+    std::vector<std::string> parts;
+    if (relief.fmaKUnroll > 0) {
+      EXPECT_EQ(relief.fmaKUnroll, kSpillingFmaKUnroll);
+      parts.push_back("rolled");
+    }
+    if (relief.synchronousDots)
+      parts.push_back("sync");
+    if (relief.wgmmaFragmentSteps > 0) {
+      EXPECT_EQ(relief.wgmmaFragmentSteps, kSpillingWgmmaFragmentSteps);
+      parts.push_back("groups");
+    }
+    std::string mark;
+    for (const std::string &part : parts)
+      mark += (mark.empty() ? "" : "+") + part;
+    asked.push_back(mark);
+    CompiledKernel kernel = kernelOf(ptx + "// " + mark + "\n");
+    kernel.contract.sharedMemoryBytes = relief.synchronousDots ? 98304 : 131072;
+    return kernel;
   }
 };
 
+/// A kernel as the pipeline leaves it: 128 KiB of shared memory.
+CompiledKernel spillingKernel(llvm::StringRef name, int64_t fmaKSteps) {
+  CompiledKernel kernel =
+      kernelOf(kHeader + entry(name, ".maxntid 128, 1, 1\n.minnctapersm 2\n"));
+  kernel.fmaKSteps = fmaKSteps;
+  kernel.contract.sharedMemoryBytes = 131072;
+  return kernel;
+}
+
 TEST(AssembleAvoidingSpills, RollsTheFmaDotsOfASpillingKernel) {
-  std::string ptx =
-      kHeader + entry("sgemm", ".maxntid 128, 1, 1\n.minnctapersm 2\n");
-  FakeRollingPtxas ptxas{236, 236, 0, 0};
-  FakeRecompile recompile{ptx, {}};
+  CompiledKernel kernel = spillingKernel("sgemm", 32);
+  FakeReliefPtxas ptxas{{{"as is", {236, 236}}, {"rolled", {0, 0}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
   AssemblyReport report;
   llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      ptx, std::ref(ptxas), &report, RollingRecompile{32, std::ref(recompile)});
+      kernel, std::ref(ptxas), &report,
+      SpillRecompile{SpillRelief{kSpillingFmaKUnroll}, std::ref(recompile)});
   ASSERT_TRUE(static_cast<bool>(cubin));
   EXPECT_EQ(*cubin, "rolled@2");
-  EXPECT_EQ(recompile.asked, std::vector<int64_t>{kSpillingFmaKUnroll});
+  EXPECT_EQ(recompile.asked, std::vector<std::string>{"rolled"});
   // The rolled kernel does not spill, so the unrolled one is not tried at
   // the other occupancy.
   EXPECT_EQ(ptxas.calls, 2);
   EXPECT_EQ(report.spilledBytes(), 0);
-  EXPECT_TRUE(llvm::StringRef(ptx).ends_with("// rolled\n"));
+  EXPECT_EQ(reliefOf(kernel.ptx), "rolled");
 }
 
 TEST(AssembleAvoidingSpills, KeepsTheUnrolledKernelWhenItSpillsLess) {
   // Rolled, it still spills at both occupancies; unrolled at one CTA, it
   // does not: that one is kept, with its PTX.
-  std::string ptx =
-      kHeader + entry("sgemm", ".maxntid 128, 1, 1\n.minnctapersm 2\n");
-  FakeRollingPtxas ptxas{40, 0, 8, 8};
-  FakeRecompile recompile{ptx, {}};
+  CompiledKernel kernel = spillingKernel("sgemm", 32);
+  FakeReliefPtxas ptxas{{{"as is", {40, 0}}, {"rolled", {8, 8}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
   AssemblyReport report;
   llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      ptx, std::ref(ptxas), &report, RollingRecompile{32, std::ref(recompile)});
+      kernel, std::ref(ptxas), &report,
+      SpillRecompile{SpillRelief{kSpillingFmaKUnroll}, std::ref(recompile)});
   ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "unrolled@1");
+  EXPECT_EQ(*cubin, "as is@1");
   EXPECT_EQ(ptxas.calls, 4);
   EXPECT_EQ(report.spilledBytes(), 0);
-  EXPECT_FALSE(llvm::StringRef(ptx).ends_with("// rolled\n"));
-  EXPECT_TRUE(llvm::StringRef(ptx).contains(".minnctapersm 1"));
+  EXPECT_EQ(reliefOf(kernel.ptx), "as is");
+  EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
 }
 
 TEST(AssembleAvoidingSpills, KeepsTheRolledKernelWhenItSpillsLess) {
-  std::string ptx =
-      kHeader + entry("attention", ".maxntid 256, 1, 1\n.minnctapersm 2\n");
-  FakeRollingPtxas ptxas{448, 448, 316, 316};
-  FakeRecompile recompile{ptx, {}};
+  CompiledKernel kernel = spillingKernel("attention", 64);
+  FakeReliefPtxas ptxas{{{"as is", {448, 448}}, {"rolled", {316, 316}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
   AssemblyReport report;
   llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      ptx, std::ref(ptxas), &report, RollingRecompile{64, std::ref(recompile)});
+      kernel, std::ref(ptxas), &report,
+      SpillRecompile{SpillRelief{kSpillingFmaKUnroll}, std::ref(recompile)});
   ASSERT_TRUE(static_cast<bool>(cubin));
   EXPECT_EQ(*cubin, "rolled@2");
   EXPECT_EQ(report.spilledBytes(), 632);
-  EXPECT_TRUE(llvm::StringRef(ptx).ends_with("// rolled\n"));
+  EXPECT_EQ(reliefOf(kernel.ptx), "rolled");
 }
 
-TEST(AssembleAvoidingSpills, RollsOnlyWhereThatChangesTheCode) {
-  // No FMA dot longer than a rolled loop's steps (or no FMA dot at all):
-  // nothing is compiled again.
-  std::string ptx =
-      kHeader + entry("hgemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n");
-  FakeRollingPtxas ptxas{4, 4, 0, 0};
-  FakeRecompile recompile{ptx, {}};
-  llvm::Expected<std::string> cubin =
-      assembleAvoidingSpills(ptx, std::ref(ptxas), nullptr,
-                             RollingRecompile{kSpillingFmaKUnroll,
-                                              std::ref(recompile)});
+TEST(AssembleAvoidingSpills, RelievesOnlyWhereThatChangesTheCode) {
+  // No FMA dot longer than a rolled loop's steps (or no FMA dot at all),
+  // no dot in flight: nothing is compiled again.
+  CompiledKernel kernel = spillingKernel("hgemm", kSpillingFmaKUnroll);
+  FakeReliefPtxas ptxas{{{"as is", {4, 4}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      kernel, std::ref(ptxas), nullptr,
+      SpillRecompile{SpillRelief{}, std::ref(recompile)});
   ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "unrolled@2");
+  EXPECT_EQ(*cubin, "as is@2");
   EXPECT_TRUE(recompile.asked.empty());
   EXPECT_EQ(ptxas.calls, 2);
+}
+
+TEST(AssembleAvoidingSpills, KeepsNoDotInFlightWhereThatStopsTheSpills) {
+  // A wgmma GEMM whose dots stay in flight across iterations spills at
+  // either occupancy; with every dot synchronous it does not. Its contract
+  // is the synchronous kernel's (fewer stages of shared memory).
+  CompiledKernel kernel = spillingKernel("sgemm_tc", 0);
+  kernel.dotsInFlight = true;
+  FakeReliefPtxas ptxas{{{"as is", {352, 352}}, {"sync", {0, 0}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      kernel, std::ref(ptxas), &report,
+      SpillRecompile{SpillRelief{0, true}, std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "sync@2");
+  EXPECT_EQ(recompile.asked, std::vector<std::string>{"sync"});
+  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_EQ(reliefOf(kernel.ptx), "sync");
+  EXPECT_EQ(kernel.contract.sharedMemoryBytes, 98304);
+}
+
+TEST(AssembleAvoidingSpills, TriesTheReliefsInTurnAndKeepsTheLeastSpilling) {
+  // Rolled first; where that still spills, rolled and synchronous. Neither
+  // reaches 0: the one that spills least is kept (the first on a tie).
+  CompiledKernel kernel = spillingKernel("attention", 64);
+  kernel.dotsInFlight = true;
+  FakeReliefPtxas ptxas{
+      {{"as is", {300, 300}}, {"rolled", {40, 40}}, {"rolled+sync", {40, 12}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      kernel, std::ref(ptxas), &report,
+      SpillRecompile{SpillRelief{kSpillingFmaKUnroll, true},
+                     std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(recompile.asked,
+            (std::vector<std::string>{"rolled", "rolled+sync"}));
+  EXPECT_EQ(*cubin, "rolled+sync@1");
+  EXPECT_EQ(report.spilledBytes(), 24);
+  EXPECT_EQ(reliefOf(kernel.ptx), "rolled+sync");
+  EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
+  // As is (both occupancies), rolled (both), rolled+sync (both).
+  EXPECT_EQ(ptxas.calls, 6);
+}
+
+TEST(AssembleAvoidingSpills, GroupsTheFragmentsOfASpillingTf32Dot) {
+  // Synchronous dots still spill; their fragments in groups of 4 k-steps
+  // do not.
+  CompiledKernel kernel = spillingKernel("sgemm_tc", 0);
+  FakeReliefPtxas ptxas{
+      {{"as is", {64, 64}}, {"sync", {64, 64}}, {"sync+groups", {0, 0}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      kernel, std::ref(ptxas), nullptr,
+      SpillRecompile{SpillRelief{0, true, kSpillingWgmmaFragmentSteps},
+                     std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(recompile.asked, (std::vector<std::string>{"sync", "sync+groups"}));
+  EXPECT_EQ(*cubin, "sync+groups@2");
+  EXPECT_EQ(reliefOf(kernel.ptx), "sync+groups");
+}
+
+TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
+  CompiledKernel kernel;
+  EXPECT_FALSE(availableReliefs(kernel).any());
+  kernel.fmaKSteps = kSpillingFmaKUnroll; // a rolled loop takes as many
+  kernel.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
+  EXPECT_FALSE(availableReliefs(kernel).any());
+  kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
+  kernel.dotsInFlight = true;
+  kernel.wgmmaFragmentSteps = 2 * kSpillingWgmmaFragmentSteps;
+  SpillRelief all = availableReliefs(kernel);
+  EXPECT_EQ(all.fmaKUnroll, kSpillingFmaKUnroll);
+  EXPECT_TRUE(all.synchronousDots);
+  EXPECT_EQ(all.wgmmaFragmentSteps, kSpillingWgmmaFragmentSteps);
+  // Each relief tried adds the next to the one before.
+  auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
+    return mlir::failure();
+  };
+  llvm::SmallVector<SpillRelief, 3> ladder =
+      SpillRecompile{all, compile}.reliefs();
+  ASSERT_EQ(ladder.size(), 3u);
+  EXPECT_FALSE(ladder[0].synchronousDots);
+  EXPECT_TRUE(ladder[1].synchronousDots && ladder[1].fmaKUnroll > 0 &&
+              ladder[1].wgmmaFragmentSteps == 0);
+  EXPECT_TRUE(ladder[2].synchronousDots && ladder[2].wgmmaFragmentSteps > 0);
+}
+
+TEST(AssembleAvoidingSpills, StopsAtTheFirstReliefThatDoesNotSpill) {
+  CompiledKernel kernel = spillingKernel("attention", 64);
+  kernel.dotsInFlight = true;
+  FakeReliefPtxas ptxas{{{"as is", {300, 300}}, {"rolled", {0, 0}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      kernel, std::ref(ptxas), nullptr,
+      SpillRecompile{SpillRelief{kSpillingFmaKUnroll, true},
+                     std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "rolled@2");
+  EXPECT_EQ(recompile.asked, std::vector<std::string>{"rolled"});
 }
 
 } // namespace

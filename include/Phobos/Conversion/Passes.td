@@ -27,11 +27,22 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     of K / N steps whose body is N unrolled steps, marked
     `llvm.loop_annotation` "do not unroll" (PTX `.pragma "nounroll"`):
     fewer live operand registers and much less code for ptxas.
+
+    A `swap_ab` wgmma dot (tf32 B from shared memory) loads its register
+    fragments for every k-step of 8 before its first wgmma by default. With
+    `wgmma-fragment-steps=N` (below the dot's k-steps) it issues them N
+    k-steps at a time: the fragments of N steps, a fence, their wgmmas and
+    a commit, and before the next N a `wgmma.wait_group 0`, so that only N
+    steps' fragments are live (the drivers' retry for kernels that spill).
   }];
   let options = [
     Option<"fmaKUnroll", "fma-k-unroll", "int64_t", /*default=*/"0",
            "Reduction steps per iteration of an FMA dot's K loop; 0 unrolls "
-           "the whole K slice">
+           "the whole K slice">,
+    Option<"wgmmaFragmentSteps", "wgmma-fragment-steps", "int64_t",
+           /*default=*/"0",
+           "k-steps of a swap_ab wgmma dot issued per group, each loading "
+           "its own register fragments; 0 issues them all in one group">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -14,6 +14,7 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -22,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace llvm {
@@ -46,8 +48,35 @@ struct CompiledKernel {
   std::string chip;
   std::string ptx;
   /// The longest K slice of the FMA dots it unrolled whole (0: none);
-  /// RollingRecompile says what it is for.
+  /// SpillRecompile says what it is for.
   int64_t fmaKSteps = 0;
+  /// Whether a dot is kept in flight (SpillRecompile).
+  bool dotsInFlight = false;
+  /// The most k-steps of a swap_ab wgmma dot that loaded its register
+  /// fragments in one group (0: none; SpillRecompile).
+  int64_t wgmmaFragmentSteps = 0;
+};
+
+/// How a kernel that spills is compiled once more: lighter on registers,
+/// usually slower where nothing spills (docs/benchmarks.md).
+struct SpillRelief {
+  /// Steps per iteration of the FMA dots' K loops (above 0: rolled; the
+  /// pipeline's fma-k-unroll).
+  int64_t fmaKUnroll = 0;
+  /// No dot kept in flight (the pipeline's synchronous-dots).
+  bool synchronousDots = false;
+  /// k-steps of a swap_ab wgmma dot per group (above 0: in groups, each
+  /// loading its own fragments; the pipeline's wgmma-fragment-steps).
+  int64_t wgmmaFragmentSteps = 0;
+
+  bool any() const {
+    return fmaKUnroll > 0 || synchronousDots || wgmmaFragmentSteps > 0;
+  }
+  bool operator<(const SpillRelief &other) const {
+    return std::tie(fmaKUnroll, synchronousDots, wgmmaFragmentSteps) <
+           std::tie(other.fmaKUnroll, other.synchronousDots,
+                    other.wgmmaFragmentSteps);
+  }
 };
 
 /// Where the time of one kernel's compilation went, in milliseconds.
@@ -74,20 +103,18 @@ public:
   /// needs more than `sharedLimitBytes` of shared memory (when that is not
   /// negative), stops before LLVM and returns the kernel without PTX, its
   /// contract holding the shared memory it needs.
-  /// `fmaKUnroll` (above 0) keeps the FMA dots' K loops rolled, that
-  /// many steps per iteration (the pipeline's fma-k-unroll).
+  /// `relief` compiles it lighter on registers (SpillRelief).
   mlir::FailureOr<CompiledKernel> compile(tile::KernelOp kernel,
                                           CompileTimings *timings = nullptr,
                                           int64_t sharedLimitBytes = -1,
-                                          int64_t fmaKUnroll = 0);
+                                          SpillRelief relief = {});
 
 private:
   mlir::MLIRContext *context;
   std::string chip;
   std::unique_ptr<mlir::PassManager> pipeline;
-  /// Pipelines with rolled FMA K loops, by steps per iteration, built when
-  /// first asked for.
-  std::map<int64_t, std::unique_ptr<mlir::PassManager>> rolledPipelines;
+  /// The pipelines of other SpillReliefs, built when first asked for.
+  std::map<SpillRelief, std::unique_ptr<mlir::PassManager>> reliefPipelines;
   std::unique_ptr<PTXEmitter> emitter;
 };
 
@@ -102,7 +129,7 @@ compilePhobos(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
 /// variant each; `module` is not changed).
 mlir::FailureOr<std::vector<CompiledKernel>>
 compileModule(mlir::ModuleOp module, llvm::StringRef chip,
-              int64_t fmaKUnroll = 0);
+              SpillRelief relief = {});
 
 /// Specialises `kernel` for the extents of one launch, as Triton
 /// specialises on integer arguments divisible by 16: each named tensor
@@ -180,39 +207,52 @@ std::optional<std::string> requestOneCtaPerSM(llvm::StringRef ptx);
 /// variants and made the measured ones 4-46 % faster (docs/benchmarks.md).
 inline constexpr int64_t kSpillingFmaKUnroll = 8;
 
-/// How to compile a kernel once more with its FMA dots' K loops rolled
-/// (kSpillingFmaKUnroll steps): `fmaKSteps` is its CompiledKernel's,
-/// `compile` returns the PTX of the kernel compiled with the given steps.
-/// Empty (the default), nothing is compiled again.
-struct RollingRecompile {
-  int64_t fmaKSteps = 0;
-  llvm::function_ref<mlir::FailureOr<std::string>(int64_t fmaKUnroll)> compile;
+/// k-steps per group of a swap_ab wgmma dot compiled again because it
+/// spills: 4 (K 32 of tf32), what the tf32 GEMM variants of K 32 hold
+/// without spilling.
+inline constexpr int64_t kSpillingWgmmaFragmentSteps = 4;
 
-  /// Whether the rolled kernel is other code: a dot unrolled more steps
-  /// than a rolled loop takes, and $PHOBOS_FMA_K_UNROLL does not fix the
-  /// lowering for A/B measurements.
-  bool changesCode() const;
+/// The reliefs that give `kernel` other code: its FMA dots' K loops rolled
+/// (a dot unrolled more steps than a rolled loop takes), no dot in flight
+/// (a dot was), a swap_ab dot's fragments in groups (it had more k-steps
+/// than a group takes); none that an environment variable fixes for A/B
+/// measurements ($PHOBOS_FMA_K_UNROLL, $PHOBOS_SYNC_DOTS,
+/// $PHOBOS_WGMMA_FRAGMENT_STEPS).
+SpillRelief availableReliefs(const CompiledKernel &kernel);
+
+/// How to compile a kernel once more where it spills: `available` is
+/// availableReliefs of it, `compile` returns the kernel compiled with a
+/// SpillRelief. Empty (the default), nothing is compiled again.
+struct SpillRecompile {
+  SpillRelief available;
+  llvm::function_ref<mlir::FailureOr<CompiledKernel>(SpillRelief)> compile;
+
+  /// The reliefs tried, in order, each adding the next available one to
+  /// the one before: rolled FMA loops, then no dot in flight, then
+  /// fragments in groups.
+  llvm::SmallVector<SpillRelief, 3> reliefs() const;
 };
 
-/// Assembles `ptx` with `assemble`, and where ptxas spills, once more from
-/// requestOneCtaPerSM(ptx): the occupancy a kernel asks for (or ptxas
-/// picks) is worth less than the local-memory traffic of spills. Where the
-/// better of the two still spills and `rolling` changes the code, the
-/// kernel is compiled again with its FMA dots' K loops rolled and that is
-/// assembled the same way. Keeps the assembly that spills fewest bytes
-/// (the first on a tie) and sets `ptx` to the PTX it came from, so a
-/// kernel cache stores the PTX of its cubin. `report` (optional) describes
-/// the cubin returned.
+/// Assembles `kernel.ptx` with `assemble`, and where ptxas spills, once
+/// more from requestOneCtaPerSM(ptx): the occupancy a kernel asks for (or
+/// ptxas picks) is worth less than the local-memory traffic of spills.
+/// Where the better of the two still spills, the kernel is compiled again
+/// with each of `recompile`'s reliefs in turn, each assembled the same way,
+/// until one does not spill. Keeps the assembly that spills fewest bytes
+/// (the first on a tie) and sets `kernel` to the kernel it came from (its
+/// PTX, and its contract: a relieved pipeline may take fewer stages of
+/// shared memory), so a kernel cache stores the PTX of its cubin. `report`
+/// (optional) describes the cubin returned.
 llvm::Expected<std::string>
-assembleAvoidingSpills(std::string &ptx, Assembler assemble,
+assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                        AssemblyReport *report = nullptr,
-                       RollingRecompile rolling = {});
+                       SpillRecompile recompile = {});
 
 /// assembleAvoidingSpills with ptxas.
 llvm::Expected<std::string>
-assembleAvoidingSpills(llvm::StringRef ptxas, std::string &ptx,
-                       llvm::StringRef chip, AssemblyReport *report = nullptr,
-                       RollingRecompile rolling = {});
+assembleAvoidingSpills(llvm::StringRef ptxas, CompiledKernel &kernel,
+                       AssemblyReport *report = nullptr,
+                       SpillRecompile recompile = {});
 
 } // namespace phobos
 

@@ -35,12 +35,33 @@ struct PhobosToNVVMOptions
                      "loop (0: unroll the whole K slice); "
                      "$PHOBOS_FMA_K_UNROLL overrides it"),
       llvm::cl::init(0)};
+  Option<bool> synchronousDots{
+      *this, "synchronous-dots",
+      llvm::cl::desc("Keep no dot in flight: leave tile-defer-dots out and "
+                     "run tile-pipeline with dots-in-flight=false (fewer "
+                     "registers; $PHOBOS_SYNC_DOTS overrides it)"),
+      llvm::cl::init(false)};
+  Option<int64_t> wgmmaFragmentSteps{
+      *this, "wgmma-fragment-steps",
+      llvm::cl::desc("k-steps of a swap_ab wgmma dot issued per group, each "
+                     "loading its own register fragments (0: one group); "
+                     "$PHOBOS_WGMMA_FRAGMENT_STEPS overrides it"),
+      llvm::cl::init(0)};
 };
 
 /// $PHOBOS_FMA_K_UNROLL, when set to a step count: it overrides the
 /// pipeline's fma-k-unroll, for A/B measurements (the compiler version
 /// names it).
 std::optional<int64_t> getFmaKUnrollOverride();
+
+/// $PHOBOS_SYNC_DOTS, when 0 or 1: it overrides the pipeline's
+/// synchronous-dots, for A/B measurements (the compiler version names it).
+std::optional<bool> getSyncDotsOverride();
+
+/// $PHOBOS_WGMMA_FRAGMENT_STEPS, when set to a step count: it overrides the
+/// pipeline's wgmma-fragment-steps, for A/B measurements (the compiler
+/// version names it).
+std::optional<int64_t> getWgmmaFragmentStepsOverride();
 
 /// Tile clean-ups, MMA selection, layouts, shared memory, the lowering to
 /// per-thread code and on to the llvm/nvvm dialects, and the check that

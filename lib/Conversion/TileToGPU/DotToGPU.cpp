@@ -635,7 +635,8 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
 /// column 8j + 2t + c of the instruction) is the result's (8j + 2t + c,
 /// 2g + h): register 4j + 2c + h of getSwappedWgmmaAccumulatorLayout.
 Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
-                          DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor) {
+                          DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor,
+                          int64_t groupSteps) {
   TileType resultType = op.getType();
   OperandBuffer aBuffer = operandBuffer(l, op.getA(), adaptor.getA());
   // B in shared memory (the fragments are loaded here), or already in
@@ -664,18 +665,20 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
     d = LLVM::InsertValueOp::create(l.b, l.loc, d, acc[position(r)],
                                     ArrayRef<int64_t>{r});
   // Every k-step's fragment is loaded before the fence (as for a register
-  // A above).
+  // A above), unless `groupSteps` (wgmma-fragment-steps) splits the k-steps
+  // into groups: each loads its own fragments after the wait that retires
+  // the group before (ptxas may reuse a fragment's registers once the
+  // instructions are issued, not once they have read them).
   Value g = arith::DivUIOp::create(l.b, l.loc, l.lane, l.i32(4));
   Value t = arith::RemUIOp::create(l.b, l.loc, l.lane, l.i32(4));
   Value column = l.add(l.mul(l.warp, l.i32(16)), l.mul(g, l.i32(2)));
-  SmallVector<SmallVector<Value, 4>> fragments;
-  for (int64_t kk = 0; kk < k; kk += kStep) {
-    SmallVector<Value, 4> &regs = fragments.emplace_back();
+  auto fragment = [&](int64_t kk) {
+    SmallVector<Value, 4> regs;
     if (bInRegisters) {
       for (int64_t i = 0; i < 4; ++i)
         regs.push_back(LLVM::BitcastOp::create(
             l.b, l.loc, i32, adaptor.getB()[(kk / kStep) * 4 + i]));
-      continue;
+      return regs;
     }
     for (int64_t half = 0; half < 2; ++half) {
       Value row = l.add(t, l.i32(kk + 4 * half));
@@ -684,13 +687,27 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
         regs.push_back(LLVM::ExtractElementOp::create(l.b, l.loc, pair,
                                                       l.i32(i)));
     }
-  }
-  NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
-  for (int64_t kk = 0; kk < k; kk += kStep) {
-    Value descB = matrixDescriptor(l, aBuffer, {l.i32(0), l.i32(0)}, {0, kk},
-                                   /*kMajor=*/true);
-    d = wgmmaRegisterA(l, d, fragments[kk / kStep], descB, m, f32,
-                       /*transB=*/false, /*accumulate=*/true);
+    return regs;
+  };
+  int64_t groupK = k;
+  if (groupSteps > 0 && !bInRegisters)
+    groupK = std::min(k, groupSteps * kStep);
+  for (int64_t start = 0; start < k; start += groupK) {
+    if (start > 0) {
+      NVVM::WgmmaGroupSyncAlignedOp::create(l.b, l.loc);
+      NVVM::WgmmaWaitGroupSyncOp::create(l.b, l.loc, 0);
+    }
+    int64_t end = std::min(k, start + groupK);
+    SmallVector<SmallVector<Value, 4>> fragments;
+    for (int64_t kk = start; kk < end; kk += kStep)
+      fragments.push_back(fragment(kk));
+    NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
+    for (int64_t kk = start; kk < end; kk += kStep) {
+      Value descB = matrixDescriptor(l, aBuffer, {l.i32(0), l.i32(0)}, {0, kk},
+                                     /*kMajor=*/true);
+      d = wgmmaRegisterA(l, d, fragments[(kk - start) / kStep], descB, m, f32,
+                         /*transB=*/false, /*accumulate=*/true);
+    }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(l.b, l.loc);
   NVVM::WgmmaWaitGroupSyncOp::create(l.b, l.loc,
@@ -717,6 +734,22 @@ struct DotLowering : TileToGPUPattern<DotOp> {
       func->setAttr(phobos::kFmaKStepsAttrName, rewriter.getI64IntegerAttr(k));
     });
   }
+  /// Records on the kernel the most k-steps of a swap_ab dot that loaded
+  /// its fragments in one group (kWgmmaFragmentStepsAttrName).
+  static void noteFragmentSteps(ConversionPatternRewriter &rewriter, DotOp op) {
+    auto a = cast<SharedMemoryType>(op.getA().getType());
+    int64_t steps = a.getShape().back() / 8;
+    auto func = op->getParentOfType<gpu::GPUFuncOp>();
+    auto known =
+        func->getAttrOfType<IntegerAttr>(phobos::kWgmmaFragmentStepsAttrName);
+    if (known && known.getInt() >= steps)
+      return;
+    rewriter.modifyOpInPlace(func, [&] {
+      func->setAttr(phobos::kWgmmaFragmentStepsAttrName,
+                    rewriter.getI64IntegerAttr(steps));
+    });
+  }
+
   LogicalResult
   matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -727,7 +760,8 @@ struct DotLowering : TileToGPUPattern<DotOp> {
     int64_t unrolledSteps = 0;
     Regs acc =
         op.getKind() == DotKind::wgmma && op.getSwapAb()
-            ? lowerSwappedWgmmaDot(e, op, adaptor)
+            ? lowerSwappedWgmmaDot(e, op, adaptor,
+                                   state.getWgmmaFragmentSteps())
         : op.getKind() == DotKind::wgmma && mmaLayout
             ? lowerWgmmaDot(e, op, adaptor)
         : op.getKind() == DotKind::mma_sync && mmaLayout
@@ -735,6 +769,16 @@ struct DotLowering : TileToGPUPattern<DotOp> {
             : lowerFmaDot(e, op, adaptor, state.getFmaKUnroll(), unrolledSteps);
     if (unrolledSteps > 0)
       noteUnrolledFmaSteps(rewriter, op, unrolledSteps);
+    if (op.getKind() == DotKind::wgmma && op.getSwapAb() &&
+        isa<SharedMemoryType>(op.getB().getType()) &&
+        state.getWgmmaFragmentSteps() == 0)
+      noteFragmentSteps(rewriter, op);
+    if (op.getInFlight()) {
+      auto func = op->getParentOfType<gpu::GPUFuncOp>();
+      rewriter.modifyOpInPlace(func, [&] {
+        func->setAttr(phobos::kDotsInFlightAttrName, rewriter.getUnitAttr());
+      });
+    }
     replaceWithRegisters(rewriter, op, acc);
     return success();
   }

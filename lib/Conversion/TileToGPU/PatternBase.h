@@ -56,9 +56,10 @@ struct KernelFrame {
 class TileLoweringState {
 public:
   TileLoweringState(mlir::gpu::GPUModuleOp gpuModule,
-                    mlir::LLVM::GlobalOp sharedMemory, int64_t fmaKUnroll = 0)
+                    mlir::LLVM::GlobalOp sharedMemory, int64_t fmaKUnroll = 0,
+                    int64_t wgmmaFragmentSteps = 0)
       : gpuModule(gpuModule), sharedMemory(sharedMemory),
-        fmaKUnroll(fmaKUnroll) {}
+        fmaKUnroll(fmaKUnroll), wgmmaFragmentSteps(wgmmaFragmentSteps) {}
   /// Where the kernels go.
   mlir::gpu::GPUModuleOp getGPUModule() const { return gpuModule; }
   /// The dynamic shared array every kernel uses.
@@ -68,11 +69,14 @@ public:
   KernelFrame &newFrame(mlir::gpu::GPUFuncOp func) { return frames[func]; }
   /// Reduction steps per iteration of an FMA dot's K loop (0: unrolled).
   int64_t getFmaKUnroll() const { return fmaKUnroll; }
+  /// k-steps of a swap_ab wgmma dot per group (0: all in one).
+  int64_t getWgmmaFragmentSteps() const { return wgmmaFragmentSteps; }
 
 private:
   mlir::gpu::GPUModuleOp gpuModule;
   mlir::LLVM::GlobalOp sharedMemory;
   int64_t fmaKUnroll;
+  int64_t wgmmaFragmentSteps;
   llvm::DenseMap<mlir::Operation *, KernelFrame> frames;
 };
 

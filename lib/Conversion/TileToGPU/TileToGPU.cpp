@@ -171,6 +171,12 @@ struct ConvertTileToGPU
           << fmaKUnroll.getValue();
       return signalPassFailure();
     }
+    if (wgmmaFragmentSteps < 0) {
+      module.emitError("convert-tile-to-gpu: wgmma-fragment-steps must be 0 "
+                       "(one group) or a positive step count, not ")
+          << wgmmaFragmentSteps.getValue();
+      return signalPassFailure();
+    }
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     if (kernels.empty())
       return;
@@ -194,7 +200,7 @@ struct ConvertTileToGPU
         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
 
     TileToGPUTypeConverter converter(context);
-    TileLoweringState state(gpuModule, shared, fmaKUnroll);
+    TileLoweringState state(gpuModule, shared, fmaKUnroll, wgmmaFragmentSteps);
     RewritePatternSet patterns(context);
     ConversionTarget target(*context);
     target.addIllegalDialect<TileDialect>();

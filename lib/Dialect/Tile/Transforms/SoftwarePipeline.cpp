@@ -882,7 +882,9 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
       SmallVector<StagedOperand> operands = pipeliner.findOperands();
       if (operands.empty())
         continue;
-      SmallVector<DotOp> inFlight = pipeliner.dotsToKeepInFlight(operands);
+      SmallVector<DotOp> inFlight;
+      if (dotsInFlight)
+        inFlight = pipeliner.dotsToKeepInFlight(operands);
       int64_t chosen = requested > 0
                            ? requested
                            : defaultStages(kernel, loop, operands,

@@ -434,7 +434,9 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     (`local_load` of B's slot, in getSwappedWgmmaFragmentLayout) that the
     loop carries to the next iteration, where `wgmma_wait ... holding` it
     retires the group before the next load (the wait after the loop holds
-    the last ones).
+    the last ones). `dots-in-flight=false` keeps every dot synchronous
+    (fewer registers held across the wait: the drivers compile a kernel
+    that spills once more this way).
 
     Before:
     ```mlir
@@ -533,6 +535,10 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
            "Stages when the kernel's @pipeline gives none (0: choose)">,
     Option<"tma", "tma", "bool", /*default=*/"true",
            "Copy atom-layout operands through TMA (sm_90a)">,
+    Option<"dotsInFlight", "dots-in-flight", "bool", /*default=*/"true",
+           "Keep a GEMM loop's wgmma dots in flight across iterations "
+           "(false: each dot waits for its group, which holds fewer "
+           "registers; the drivers' retry for kernels that spill)">,
     Option<"releaseSlots", "release-slots", "bool", /*default=*/"true",
            "Order TMA refills after their slots' readers with per-slot "
            "mbarriers instead of a barrier of the CTA, where a wgmma wait "
