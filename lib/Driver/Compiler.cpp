@@ -85,7 +85,6 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       options.chip = chip;
       options.fmaKUnroll = relief.fmaKUnroll;
       options.synchronousDots = relief.synchronousDots;
-      options.wgmmaFragmentSteps = relief.wgmmaFragmentSteps;
       buildPhobosToNVVMPipeline(*relieved, options);
     }
     passes = relieved.get();
@@ -110,9 +109,6 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
     if (auto steps = func->getAttrOfType<IntegerAttr>(kFmaKStepsAttrName))
       result.fmaKSteps = steps.getInt();
     result.dotsInFlight |= func->hasAttr(kDotsInFlightAttrName);
-    if (auto steps =
-            func->getAttrOfType<IntegerAttr>(kWgmmaFragmentStepsAttrName))
-      result.wgmmaFragmentSteps = steps.getInt();
     if (auto maps = func->getAttrOfType<ArrayAttr>(phobos::kTensorMapsAttrName))
       for (auto map : maps.getAsRange<DenseI64ArrayAttr>()) {
         ArrayRef<int64_t> fields = map.asArrayRef();
@@ -367,14 +363,11 @@ SpillRelief phobos::availableReliefs(const CompiledKernel &kernel) {
   if (kernel.fmaKSteps > kSpillingFmaKUnroll && !getFmaKUnrollOverride())
     available.fmaKUnroll = kSpillingFmaKUnroll;
   available.synchronousDots = kernel.dotsInFlight && !getSyncDotsOverride();
-  if (kernel.wgmmaFragmentSteps > kSpillingWgmmaFragmentSteps &&
-      !getWgmmaFragmentStepsOverride())
-    available.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
   return available;
 }
 
-SmallVector<SpillRelief, 3> SpillRecompile::reliefs() const {
-  SmallVector<SpillRelief, 3> reliefs;
+SmallVector<SpillRelief, 2> SpillRecompile::reliefs() const {
+  SmallVector<SpillRelief, 2> reliefs;
   if (!compile)
     return reliefs;
   SpillRelief relief;
@@ -384,10 +377,6 @@ SmallVector<SpillRelief, 3> SpillRecompile::reliefs() const {
   }
   if (available.synchronousDots) {
     relief.synchronousDots = true;
-    reliefs.push_back(relief);
-  }
-  if (available.wgmmaFragmentSteps > 0) {
-    relief.wgmmaFragmentSteps = available.wgmmaFragmentSteps;
     reliefs.push_back(relief);
   }
   return reliefs;
@@ -431,7 +420,7 @@ llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
                                SpillRecompile recompile) {
-  SmallVector<SpillRelief, 3> reliefs = recompile.reliefs();
+  SmallVector<SpillRelief, 2> reliefs = recompile.reliefs();
   AssemblyReport best;
   if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =

@@ -144,7 +144,7 @@ TEST(AssembleAvoidingSpills, PassesAnAssemblyErrorOn) {
 
 /// How a kernel was compiled, from the mark FakeRecompile leaves at the
 /// end of its PTX: "as is", or its reliefs joined by "+": "rolled" (FMA K
-/// loops), "sync" (no dot in flight), "groups" (wgmma fragments in groups).
+/// loops), "sync" (no dot in flight).
 std::string reliefOf(llvm::StringRef ptx) {
   llvm::StringRef last = ptx.rtrim().rsplit('\n').second;
   if (!last.consume_front("// "))
@@ -184,10 +184,6 @@ struct FakeRecompile {
     }
     if (relief.synchronousDots)
       parts.push_back("sync");
-    if (relief.wgmmaFragmentSteps > 0) {
-      EXPECT_EQ(relief.wgmmaFragmentSteps, kSpillingWgmmaFragmentSteps);
-      parts.push_back("groups");
-    }
     std::string mark;
     for (const std::string &part : parts)
       mark += (mark.empty() ? "" : "+") + part;
@@ -316,47 +312,25 @@ TEST(AssembleAvoidingSpills, TriesTheReliefsInTurnAndKeepsTheLeastSpilling) {
   EXPECT_EQ(ptxas.calls, 6);
 }
 
-TEST(AssembleAvoidingSpills, GroupsTheFragmentsOfASpillingTf32Dot) {
-  // Synchronous dots still spill; their fragments in groups of 4 k-steps
-  // do not.
-  CompiledKernel kernel = spillingKernel("sgemm_tc", 0);
-  FakeReliefPtxas ptxas{
-      {{"as is", {64, 64}}, {"sync", {64, 64}}, {"sync+groups", {0, 0}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), nullptr,
-      SpillRecompile{SpillRelief{0, true, kSpillingWgmmaFragmentSteps},
-                     std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(recompile.asked, (std::vector<std::string>{"sync", "sync+groups"}));
-  EXPECT_EQ(*cubin, "sync+groups@2");
-  EXPECT_EQ(reliefOf(kernel.ptx), "sync+groups");
-}
-
 TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
   CompiledKernel kernel;
   EXPECT_FALSE(availableReliefs(kernel).any());
   kernel.fmaKSteps = kSpillingFmaKUnroll; // a rolled loop takes as many
-  kernel.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
   EXPECT_FALSE(availableReliefs(kernel).any());
   kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
   kernel.dotsInFlight = true;
-  kernel.wgmmaFragmentSteps = 2 * kSpillingWgmmaFragmentSteps;
   SpillRelief all = availableReliefs(kernel);
   EXPECT_EQ(all.fmaKUnroll, kSpillingFmaKUnroll);
   EXPECT_TRUE(all.synchronousDots);
-  EXPECT_EQ(all.wgmmaFragmentSteps, kSpillingWgmmaFragmentSteps);
   // Each relief tried adds the next to the one before.
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
   };
-  llvm::SmallVector<SpillRelief, 3> ladder =
+  llvm::SmallVector<SpillRelief, 2> ladder =
       SpillRecompile{all, compile}.reliefs();
-  ASSERT_EQ(ladder.size(), 3u);
-  EXPECT_FALSE(ladder[0].synchronousDots);
-  EXPECT_TRUE(ladder[1].synchronousDots && ladder[1].fmaKUnroll > 0 &&
-              ladder[1].wgmmaFragmentSteps == 0);
-  EXPECT_TRUE(ladder[2].synchronousDots && ladder[2].wgmmaFragmentSteps > 0);
+  ASSERT_EQ(ladder.size(), 2u);
+  EXPECT_TRUE(ladder[0].fmaKUnroll > 0 && !ladder[0].synchronousDots);
+  EXPECT_TRUE(ladder[1].fmaKUnroll > 0 && ladder[1].synchronousDots);
 }
 
 TEST(AssembleAvoidingSpills, StopsAtTheFirstReliefThatDoesNotSpill) {

@@ -34,11 +34,6 @@ inline constexpr llvm::StringLiteral kFmaKStepsAttrName = "phobos.fma_k_steps";
 /// would give other code.
 inline constexpr llvm::StringLiteral kDotsInFlightAttrName =
     "phobos.dots_in_flight";
-/// On a kernel with a swap_ab wgmma dot that loaded its register fragments
-/// in one group: its most k-steps (i64), so that a driver knows
-/// wgmma-fragment-steps would give other code.
-inline constexpr llvm::StringLiteral kWgmmaFragmentStepsAttrName =
-    "phobos.wgmma_fragment_steps";
 
 #define GEN_PASS_DECL
 #include "Phobos/Conversion/Passes.h.inc"

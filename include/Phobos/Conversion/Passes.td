@@ -33,7 +33,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     `wgmma-fragment-steps=N` (below the dot's k-steps) it issues them N
     k-steps at a time: the fragments of N steps, a fence, their wgmmas and
     a commit, and before the next N a `wgmma.wait_group 0`, so that only N
-    steps' fragments are live (the drivers' retry for kernels that spill).
+    steps' fragments are live (fewer registers; an A/B knob through
+    `$PHOBOS_WGMMA_FRAGMENT_STEPS`, not yet a retry of the drivers).
   }];
   let options = [
     Option<"fmaKUnroll", "fma-k-unroll", "int64_t", /*default=*/"0",

@@ -52,9 +52,6 @@ struct CompiledKernel {
   int64_t fmaKSteps = 0;
   /// Whether a dot is kept in flight (SpillRecompile).
   bool dotsInFlight = false;
-  /// The most k-steps of a swap_ab wgmma dot that loaded its register
-  /// fragments in one group (0: none; SpillRecompile).
-  int64_t wgmmaFragmentSteps = 0;
 };
 
 /// How a kernel that spills is compiled once more: lighter on registers,
@@ -65,17 +62,11 @@ struct SpillRelief {
   int64_t fmaKUnroll = 0;
   /// No dot kept in flight (the pipeline's synchronous-dots).
   bool synchronousDots = false;
-  /// k-steps of a swap_ab wgmma dot per group (above 0: in groups, each
-  /// loading its own fragments; the pipeline's wgmma-fragment-steps).
-  int64_t wgmmaFragmentSteps = 0;
 
-  bool any() const {
-    return fmaKUnroll > 0 || synchronousDots || wgmmaFragmentSteps > 0;
-  }
+  bool any() const { return fmaKUnroll > 0 || synchronousDots; }
   bool operator<(const SpillRelief &other) const {
-    return std::tie(fmaKUnroll, synchronousDots, wgmmaFragmentSteps) <
-           std::tie(other.fmaKUnroll, other.synchronousDots,
-                    other.wgmmaFragmentSteps);
+    return std::tie(fmaKUnroll, synchronousDots) <
+           std::tie(other.fmaKUnroll, other.synchronousDots);
   }
 };
 
@@ -207,17 +198,12 @@ std::optional<std::string> requestOneCtaPerSM(llvm::StringRef ptx);
 /// variants and made the measured ones 4-46 % faster (docs/benchmarks.md).
 inline constexpr int64_t kSpillingFmaKUnroll = 8;
 
-/// k-steps per group of a swap_ab wgmma dot compiled again because it
-/// spills: 4 (K 32 of tf32), what the tf32 GEMM variants of K 32 hold
-/// without spilling.
-inline constexpr int64_t kSpillingWgmmaFragmentSteps = 4;
-
 /// The reliefs that give `kernel` other code: its FMA dots' K loops rolled
 /// (a dot unrolled more steps than a rolled loop takes), no dot in flight
-/// (a dot was), a swap_ab dot's fragments in groups (it had more k-steps
-/// than a group takes); none that an environment variable fixes for A/B
-/// measurements ($PHOBOS_FMA_K_UNROLL, $PHOBOS_SYNC_DOTS,
-/// $PHOBOS_WGMMA_FRAGMENT_STEPS).
+/// (a dot was); none that an environment variable fixes for A/B
+/// measurements ($PHOBOS_FMA_K_UNROLL, $PHOBOS_SYNC_DOTS). (The pipeline's
+/// wgmma-fragment-steps is not one yet: it lowers the spills of a tf32
+/// GEMM but has not been checked on a GPU; docs/benchmarks.md.)
 SpillRelief availableReliefs(const CompiledKernel &kernel);
 
 /// How to compile a kernel once more where it spills: `available` is
@@ -228,9 +214,8 @@ struct SpillRecompile {
   llvm::function_ref<mlir::FailureOr<CompiledKernel>(SpillRelief)> compile;
 
   /// The reliefs tried, in order, each adding the next available one to
-  /// the one before: rolled FMA loops, then no dot in flight, then
-  /// fragments in groups.
-  llvm::SmallVector<SpillRelief, 3> reliefs() const;
+  /// the one before: rolled FMA loops, then no dot in flight.
+  llvm::SmallVector<SpillRelief, 2> reliefs() const;
 };
 
 /// Assembles `kernel.ptx` with `assemble`, and where ptxas spills, once

@@ -734,22 +734,6 @@ struct DotLowering : TileToGPUPattern<DotOp> {
       func->setAttr(phobos::kFmaKStepsAttrName, rewriter.getI64IntegerAttr(k));
     });
   }
-  /// Records on the kernel the most k-steps of a swap_ab dot that loaded
-  /// its fragments in one group (kWgmmaFragmentStepsAttrName).
-  static void noteFragmentSteps(ConversionPatternRewriter &rewriter, DotOp op) {
-    auto a = cast<SharedMemoryType>(op.getA().getType());
-    int64_t steps = a.getShape().back() / 8;
-    auto func = op->getParentOfType<gpu::GPUFuncOp>();
-    auto known =
-        func->getAttrOfType<IntegerAttr>(phobos::kWgmmaFragmentStepsAttrName);
-    if (known && known.getInt() >= steps)
-      return;
-    rewriter.modifyOpInPlace(func, [&] {
-      func->setAttr(phobos::kWgmmaFragmentStepsAttrName,
-                    rewriter.getI64IntegerAttr(steps));
-    });
-  }
-
   LogicalResult
   matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -769,10 +753,6 @@ struct DotLowering : TileToGPUPattern<DotOp> {
             : lowerFmaDot(e, op, adaptor, state.getFmaKUnroll(), unrolledSteps);
     if (unrolledSteps > 0)
       noteUnrolledFmaSteps(rewriter, op, unrolledSteps);
-    if (op.getKind() == DotKind::wgmma && op.getSwapAb() &&
-        isa<SharedMemoryType>(op.getB().getType()) &&
-        state.getWgmmaFragmentSteps() == 0)
-      noteFragmentSteps(rewriter, op);
     if (op.getInFlight()) {
       auto func = op->getParentOfType<gpu::GPUFuncOp>();
       rewriter.modifyOpInPlace(func, [&] {
