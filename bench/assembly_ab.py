@@ -54,7 +54,7 @@ ALL_ARMS = {
     "default": {},
     "Ofc-min": {"PHOBOS_PTXAS_OPTIONS": "-Ofc=min"},
     "Ofc-max": {"PHOBOS_PTXAS_OPTIONS": "-Ofc=max"},
-    # LLVM's level (the default is 1 since the eighteenth session).
+    # LLVM's level (the default is 1 since the nineteenth session).
     "O3": {"PHOBOS_LLVM_OPT_LEVEL": "3"},
     "O2": {"PHOBOS_LLVM_OPT_LEVEL": "2"},
     "O1": {"PHOBOS_LLVM_OPT_LEVEL": "1"},
