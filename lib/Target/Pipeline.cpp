@@ -88,19 +88,30 @@ static bool isPassDisabled(StringRef name) {
   return llvm::is_contained(disabled, name);
 }
 
+/// $`name` read once as a step count (0 or more); nullopt when unset or
+/// not one (reported).
+static std::optional<int64_t> readStepCount(const char *name) {
+  const char *given = std::getenv(name);
+  if (!given || !*given)
+    return std::nullopt;
+  int64_t steps;
+  if (StringRef(given).getAsInteger(10, steps) || steps < 0) {
+    llvm::errs() << "phobos: " << name << ": '" << given
+                 << "' is not a step count (0 or more); ignored\n";
+    return std::nullopt;
+  }
+  return steps;
+}
+
 std::optional<int64_t> phobos::getFmaKUnrollOverride() {
-  static const std::optional<int64_t> value = []() -> std::optional<int64_t> {
-    const char *given = std::getenv("PHOBOS_FMA_K_UNROLL");
-    if (!given || !*given)
-      return std::nullopt;
-    int64_t steps;
-    if (StringRef(given).getAsInteger(10, steps) || steps < 0) {
-      llvm::errs() << "phobos: PHOBOS_FMA_K_UNROLL: '" << given
-                   << "' is not a step count (0 or more); ignored\n";
-      return std::nullopt;
-    }
-    return steps;
-  }();
+  static const std::optional<int64_t> value =
+      readStepCount("PHOBOS_FMA_K_UNROLL");
+  return value;
+}
+
+std::optional<int64_t> phobos::getWgmmaFragmentStepsOverride() {
+  static const std::optional<int64_t> value =
+      readStepCount("PHOBOS_WGMMA_FRAGMENT_STEPS");
   return value;
 }
 
@@ -114,22 +125,6 @@ std::optional<bool> phobos::getSyncDotsOverride() {
     llvm::errs() << "phobos: PHOBOS_SYNC_DOTS: '" << given
                  << "' is not 0 or 1; ignored\n";
     return std::nullopt;
-  }();
-  return value;
-}
-
-std::optional<int64_t> phobos::getWgmmaFragmentStepsOverride() {
-  static const std::optional<int64_t> value = []() -> std::optional<int64_t> {
-    const char *given = std::getenv("PHOBOS_WGMMA_FRAGMENT_STEPS");
-    if (!given || !*given)
-      return std::nullopt;
-    int64_t steps;
-    if (StringRef(given).getAsInteger(10, steps) || steps < 0) {
-      llvm::errs() << "phobos: PHOBOS_WGMMA_FRAGMENT_STEPS: '" << given
-                   << "' is not a step count (0 or more); ignored\n";
-      return std::nullopt;
-    }
-    return steps;
   }();
   return value;
 }
