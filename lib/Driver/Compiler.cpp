@@ -4,6 +4,7 @@
 
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Dialect/Tile/Transforms/KernelMarks.h"
 #include "Phobos/Target/PTXEmitter.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -85,6 +86,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       options.chip = chip;
       options.fmaKUnroll = relief.fmaKUnroll;
       options.synchronousDots = relief.synchronousDots;
+      options.asyncStaging = relief.asyncStaging;
       buildPhobosToNVVMPipeline(*relieved, options);
     }
     passes = relieved.get();
@@ -109,6 +111,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
     if (auto steps = func->getAttrOfType<IntegerAttr>(kFmaKStepsAttrName))
       result.fmaKSteps = steps.getInt();
     result.dotsInFlight |= func->hasAttr(kDotsInFlightAttrName);
+    result.registerStaging |= func->hasAttr(tile::kRegisterStagingAttrName);
     if (auto maps = func->getAttrOfType<ArrayAttr>(phobos::kTensorMapsAttrName))
       for (auto map : maps.getAsRange<DenseI64ArrayAttr>()) {
         ArrayRef<int64_t> fields = map.asArrayRef();
@@ -363,22 +366,35 @@ SpillRelief phobos::availableReliefs(const CompiledKernel &kernel) {
   if (kernel.fmaKSteps > kSpillingFmaKUnroll && !getFmaKUnrollOverride())
     available.fmaKUnroll = kSpillingFmaKUnroll;
   available.synchronousDots = kernel.dotsInFlight && !getSyncDotsOverride();
+  available.asyncStaging = kernel.registerStaging && !getAsyncStagingOverride();
   return available;
 }
 
-SmallVector<SpillRelief, 2> SpillRecompile::reliefs() const {
-  SmallVector<SpillRelief, 2> reliefs;
+SmallVector<SpillRelief, 5> SpillRecompile::reliefs() const {
+  SmallVector<SpillRelief, 5> reliefs;
   if (!compile)
     return reliefs;
+  SmallVector<SpillRelief, 2> ladder;
   SpillRelief relief;
   if (available.fmaKUnroll > 0) {
     relief.fmaKUnroll = available.fmaKUnroll;
-    reliefs.push_back(relief);
+    ladder.push_back(relief);
   }
   if (available.synchronousDots) {
     relief.synchronousDots = true;
-    reliefs.push_back(relief);
+    ladder.push_back(relief);
   }
+  if (available.asyncStaging) {
+    SpillRelief alone;
+    alone.asyncStaging = true;
+    reliefs.push_back(alone);
+  }
+  reliefs.append(ladder.begin(), ladder.end());
+  if (available.asyncStaging)
+    for (SpillRelief step : ladder) {
+      step.asyncStaging = true;
+      reliefs.push_back(step);
+    }
   return reliefs;
 }
 
@@ -420,7 +436,7 @@ llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
                                SpillRecompile recompile) {
-  SmallVector<SpillRelief, 2> reliefs = recompile.reliefs();
+  SmallVector<SpillRelief, 5> reliefs = recompile.reliefs();
   AssemblyReport best;
   if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =

@@ -38,6 +38,9 @@ llvm::StringRef phobos::compilerVersion() {
       text += std::string("+fma-k-unroll:") + unroll;
     if (const char *sync = std::getenv("PHOBOS_SYNC_DOTS"); sync && *sync)
       text += std::string("+sync-dots:") + sync;
+    if (const char *staging = std::getenv("PHOBOS_ASYNC_STAGING");
+        staging && *staging)
+      text += std::string("+async-staging:") + staging;
     if (const char *steps = std::getenv("PHOBOS_WGMMA_FRAGMENT_STEPS");
         steps && *steps)
       text += std::string("+wgmma-fragment-steps:") + steps;

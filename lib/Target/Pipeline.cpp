@@ -115,17 +115,26 @@ std::optional<int64_t> phobos::getWgmmaFragmentStepsOverride() {
   return value;
 }
 
-std::optional<bool> phobos::getSyncDotsOverride() {
-  static const std::optional<bool> value = []() -> std::optional<bool> {
-    const char *given = std::getenv("PHOBOS_SYNC_DOTS");
-    if (!given || !*given)
-      return std::nullopt;
-    if (StringRef(given) == "0" || StringRef(given) == "1")
-      return StringRef(given) == "1";
-    llvm::errs() << "phobos: PHOBOS_SYNC_DOTS: '" << given
-                 << "' is not 0 or 1; ignored\n";
+/// A 0 or 1 from the environment variable `name` (nullopt: unset, or
+/// anything else, which is reported).
+static std::optional<bool> readSwitch(const char *name) {
+  const char *given = std::getenv(name);
+  if (!given || !*given)
     return std::nullopt;
-  }();
+  if (StringRef(given) == "0" || StringRef(given) == "1")
+    return StringRef(given) == "1";
+  llvm::errs() << "phobos: " << name << ": '" << given
+               << "' is not 0 or 1; ignored\n";
+  return std::nullopt;
+}
+
+std::optional<bool> phobos::getSyncDotsOverride() {
+  static const std::optional<bool> value = readSwitch("PHOBOS_SYNC_DOTS");
+  return value;
+}
+
+std::optional<bool> phobos::getAsyncStagingOverride() {
+  static const std::optional<bool> value = readSwitch("PHOBOS_ASYNC_STAGING");
   return value;
 }
 
@@ -173,6 +182,13 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   pipelining.maxSharedBytes = limits.sharedMemoryBytes;
   pipelining.dotsInFlight = !synchronousDots;
   kernel.addPass(tile::createTilePipeline(pipelining));
+  // What tile-pipeline left staged through registers in loops: by
+  // asynchronous copies where a kernel spills (or everywhere with
+  // async-staging); else only marked, so that a driver knows.
+  tile::TileAsyncStagingOptions staging;
+  staging.markOnly =
+      !getAsyncStagingOverride().value_or(options.asyncStaging.getValue());
+  kernel.addPass(tile::createTileAsyncStaging(staging));
   // With every layout known: a tile that takes all of a thread's registers
   // fails here, not as ptxas's spills or its "Insufficient registers".
   kernel.addPass(tile::createTileCheckRegisters());

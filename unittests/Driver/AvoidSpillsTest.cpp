@@ -184,6 +184,8 @@ struct FakeRecompile {
     }
     if (relief.synchronousDots)
       parts.push_back("sync");
+    if (relief.asyncStaging)
+      parts.push_back("async");
     std::string mark;
     for (const std::string &part : parts)
       mark += (mark.empty() ? "" : "+") + part;
@@ -331,6 +333,58 @@ TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
   ASSERT_EQ(ladder.size(), 2u);
   EXPECT_TRUE(ladder[0].fmaKUnroll > 0 && !ladder[0].synchronousDots);
   EXPECT_TRUE(ladder[1].fmaKUnroll > 0 && ladder[1].synchronousDots);
+}
+
+TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
+  CompiledKernel kernel;
+  kernel.registerStaging = true;
+  SpillRelief staging = availableReliefs(kernel);
+  EXPECT_TRUE(staging.asyncStaging);
+  EXPECT_FALSE(staging.synchronousDots || staging.fmaKUnroll > 0);
+  auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
+    return mlir::failure();
+  };
+  llvm::SmallVector<SpillRelief, 5> alone =
+      SpillRecompile{staging, compile}.reliefs();
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_TRUE(alone[0].asyncStaging);
+  // With the other two: alone, the ladder without it, the ladder with it.
+  kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
+  kernel.dotsInFlight = true;
+  llvm::SmallVector<SpillRelief, 5> ladder =
+      SpillRecompile{availableReliefs(kernel), compile}.reliefs();
+  ASSERT_EQ(ladder.size(), 5u);
+  auto name = [](const SpillRelief &r) {
+    return std::string(r.fmaKUnroll > 0 ? "r" : "") +
+           (r.synchronousDots ? "s" : "") + (r.asyncStaging ? "a" : "");
+  };
+  std::vector<std::string> names;
+  for (const SpillRelief &r : ladder)
+    names.push_back(name(r));
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "r", "rs", "ra", "rsa"}));
+}
+
+TEST(AssembleAvoidingSpills, KeepsTheLeastSpillingCombination) {
+  // ptxas's spills are not monotonic in the reliefs: asynchronous staging
+  // alone spills more, with rolled loops nothing.
+  CompiledKernel kernel = spillingKernel("attention", 64);
+  kernel.registerStaging = true;
+  FakeReliefPtxas ptxas{{{"as is", {40, 40}},
+                         {"async", {64, 64}},
+                         {"rolled", {40, 40}},
+                         {"rolled+async", {0, 0}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
+      kernel, std::ref(ptxas), &report,
+      SpillRecompile{SpillRelief{kSpillingFmaKUnroll, false, true},
+                     std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(recompile.asked,
+            (std::vector<std::string>{"async", "rolled", "rolled+async"}));
+  EXPECT_EQ(*cubin, "rolled+async@2");
+  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_EQ(reliefOf(kernel.ptx), "rolled+async");
 }
 
 TEST(AssembleAvoidingSpills, StopsAtTheFirstReliefThatDoesNotSpill) {

@@ -52,6 +52,9 @@ struct CompiledKernel {
   int64_t fmaKSteps = 0;
   /// Whether a dot is kept in flight (SpillRecompile).
   bool dotsInFlight = false;
+  /// Whether a loop stages a dot operand through registers where
+  /// asynchronous copies could (SpillRecompile).
+  bool registerStaging = false;
 };
 
 /// How a kernel that spills is compiled once more: lighter on registers,
@@ -62,11 +65,15 @@ struct SpillRelief {
   int64_t fmaKUnroll = 0;
   /// No dot kept in flight (the pipeline's synchronous-dots).
   bool synchronousDots = false;
+  /// A loop's dot operands staged by asynchronous copies, not registers
+  /// (the pipeline's async-staging).
+  bool asyncStaging = false;
 
-  bool any() const { return fmaKUnroll > 0 || synchronousDots; }
+  bool any() const { return fmaKUnroll > 0 || synchronousDots || asyncStaging; }
   bool operator<(const SpillRelief &other) const {
-    return std::tie(fmaKUnroll, synchronousDots) <
-           std::tie(other.fmaKUnroll, other.synchronousDots);
+    return std::tie(fmaKUnroll, synchronousDots, asyncStaging) <
+           std::tie(other.fmaKUnroll, other.synchronousDots,
+                    other.asyncStaging);
   }
 };
 
@@ -200,10 +207,11 @@ inline constexpr int64_t kSpillingFmaKUnroll = 8;
 
 /// The reliefs that give `kernel` other code: its FMA dots' K loops rolled
 /// (a dot unrolled more steps than a rolled loop takes), no dot in flight
-/// (a dot was); none that an environment variable fixes for A/B
-/// measurements ($PHOBOS_FMA_K_UNROLL, $PHOBOS_SYNC_DOTS). (The pipeline's
-/// wgmma-fragment-steps is not one yet: it lowers the spills of a tf32
-/// GEMM but has not been checked on a GPU; docs/benchmarks.md.)
+/// (a dot was), asynchronous staging (a loop staged an operand through
+/// registers); none that an environment variable fixes for A/B
+/// measurements ($PHOBOS_FMA_K_UNROLL, $PHOBOS_SYNC_DOTS,
+/// $PHOBOS_ASYNC_STAGING). (The pipeline's wgmma-fragment-steps is not one:
+/// docs/benchmarks.md.)
 SpillRelief availableReliefs(const CompiledKernel &kernel);
 
 /// How to compile a kernel once more where it spills: `available` is
@@ -213,9 +221,13 @@ struct SpillRecompile {
   SpillRelief available;
   llvm::function_ref<mlir::FailureOr<CompiledKernel>(SpillRelief)> compile;
 
-  /// The reliefs tried, in order, each adding the next available one to
-  /// the one before: rolled FMA loops, then no dot in flight.
-  llvm::SmallVector<SpillRelief, 2> reliefs() const;
+  /// The reliefs tried, in order: asynchronous staging alone; then rolled
+  /// FMA loops, then no dot in flight as well (each adding the next
+  /// available one to the one before); then those again with asynchronous
+  /// staging. ptxas's spills do not fall monotonically with the registers a
+  /// kernel asks for, so a relief that helps one kernel can hurt the next
+  /// and each combination is worth an assembly (docs/benchmarks.md).
+  llvm::SmallVector<SpillRelief, 5> reliefs() const;
 };
 
 /// Assembles `kernel.ptx` with `assemble`, and where ptxas spills, once

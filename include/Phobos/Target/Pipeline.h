@@ -41,6 +41,13 @@ struct PhobosToNVVMOptions
                      "run tile-pipeline with dots-in-flight=false (fewer "
                      "registers; $PHOBOS_SYNC_DOTS overrides it)"),
       llvm::cl::init(false)};
+  Option<bool> asyncStaging{
+      *this, "async-staging",
+      llvm::cl::desc("Stage the dot operands a loop's registers carry to "
+                     "shared memory by asynchronous copies instead "
+                     "(tile-async-staging; $PHOBOS_ASYNC_STAGING overrides "
+                     "it)"),
+      llvm::cl::init(false)};
   Option<int64_t> wgmmaFragmentSteps{
       *this, "wgmma-fragment-steps",
       llvm::cl::desc("k-steps of a swap_ab wgmma dot issued per group, each "
@@ -57,6 +64,10 @@ std::optional<int64_t> getFmaKUnrollOverride();
 /// $PHOBOS_SYNC_DOTS, when 0 or 1: it overrides the pipeline's
 /// synchronous-dots, for A/B measurements (the compiler version names it).
 std::optional<bool> getSyncDotsOverride();
+
+/// $PHOBOS_ASYNC_STAGING, when 0 or 1: it overrides the pipeline's
+/// async-staging, for A/B measurements (the compiler version names it).
+std::optional<bool> getAsyncStagingOverride();
 
 /// $PHOBOS_WGMMA_FRAGMENT_STEPS, when set to a step count: it overrides the
 /// pipeline's wgmma-fragment-steps, for A/B measurements (the compiler

@@ -18,6 +18,7 @@
 #include "PatternBase.h"
 
 #include "Phobos/Conversion/Passes.h"
+#include "Phobos/Dialect/Tile/Transforms/KernelMarks.h"
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -93,6 +94,9 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
     if (kernel.walk([](TileCoordOp) { return WalkResult::interrupt(); })
             .wasInterrupted())
       func->setAttr(phobos::kPersistentAttrName, rewriter.getUnitAttr());
+    // tile-async-staging's mark, for a driver whose kernel spills.
+    if (kernel->hasAttr(kRegisterStagingAttrName))
+      func->setAttr(kRegisterStagingAttrName, rewriter.getUnitAttr());
     SmallVector<TensorMapUse> maps = getTensorMaps(kernel);
     unsigned firstMap = func.getNumArguments() - maps.size();
     if (!maps.empty()) {

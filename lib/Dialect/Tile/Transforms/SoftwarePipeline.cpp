@@ -21,6 +21,7 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 #include "SliceAnalysis.h"
+#include "Staging.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -49,53 +50,6 @@ struct StagedOperand {
   bool viaRegisters = false;
   unsigned carried = 0;
 };
-
-/// Bytes one asynchronous copy instruction can move for `load` staged as
-/// `alloc`'s buffer: a run of a thread's registers consecutive both along
-/// the tensor's contiguous axis and the buffer's, or one element.
-int64_t copyBytes(LoadOp load, LocalAllocOp alloc) {
-  TileType tile = load.getType();
-  auto layout = dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
-  if (!layout)
-    return 0;
-  int64_t bytes = getElementBytes(tile.getElementType());
-  if (tile.getElementType().isInteger(1))
-    return 0;
-  // The tile axis along the tensor's last axis (none when it is a point).
-  int64_t tensorRank = load.getTensor().getType().getRank();
-  if (llvm::is_contained(load.getPointAxes(), tensorRank - 1))
-    return bytes;
-  int64_t tileAxis = tile.getRank() - 1;
-  SharedMemoryType buffer = alloc.getType();
-  auto shared = cast<SharedLayoutAttr>(buffer.getLayout());
-  unsigned fast = shared.getOrder().front();
-  if (fast != tileAxis)
-    return bytes;
-  DistributedLayout dist = layout.distribute(tile.getShape());
-  return dist.vectorWidth(fast, bytes, shared.getVectorUnit(buffer.getShape())) *
-         bytes;
-}
-
-/// Bytes one thread moves per instruction when it stages `load` through
-/// its registers: the narrower of its global loads (vectors along the
-/// tensor's contiguous axis) and its shared stores (along the buffer's).
-int64_t registerCopyBytes(LoadOp load, LocalAllocOp alloc) {
-  TileType tile = load.getType();
-  auto layout =
-      dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
-  int64_t tensorRank = load.getTensor().getType().getRank();
-  if (!layout || tile.getElementType().isInteger(1) || tile.getRank() != 2 ||
-      llvm::is_contained(load.getPointAxes(), tensorRank - 1))
-    return 0;
-  int64_t bytes = getElementBytes(tile.getElementType());
-  SharedMemoryType buffer = alloc.getType();
-  auto shared = cast<SharedLayoutAttr>(buffer.getLayout());
-  DistributedLayout dist = layout.distribute(tile.getShape());
-  int64_t loads = dist.vectorWidth(tile.getRank() - 1, bytes);
-  int64_t stores = dist.vectorWidth(shared.getOrder().front(), bytes,
-                                    shared.getVectorUnit(buffer.getShape()));
-  return std::min(loads, stores) * bytes;
-}
 
 /// Whether the tensor memory accelerator can copy `operand`: a box of a 2-D
 /// tensor parameter (or of one plane of a 3-D one: its first axis a point)

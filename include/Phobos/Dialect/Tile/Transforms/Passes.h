@@ -4,6 +4,7 @@
 #define PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_H
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Dialect/Tile/Transforms/KernelMarks.h"
 
 #include "mlir/Pass/Pass.h"
 

@@ -843,6 +843,58 @@ def TileCheckResources : Pass<"tile-check-resources", "::phobos::tile::KernelOp"
   ];
 }
 
+def TileAsyncStaging : Pass<"tile-async-staging", "::phobos::tile::KernelOp"> {
+  let summary = "stages a loop's dot operands by asynchronous copies, not registers";
+  let description = [{
+    Runs after `tile-pipeline`, on what it left: in a loop (the remainder
+    `tile-split-ragged-loops` leaves, a loop of a kernel without
+    `@pipeline`, or with `@pipeline(1)`), a `phobos.load` whose only use is
+    the `phobos.local_alloc` that stages it in shared memory reaches the
+    buffer through the thread's registers, and those registers add to the
+    loop's accumulators while the loads are in flight. This pass makes such
+    a pair an asynchronous copy (cp.async; zero-filled outside the tensor,
+    as the load's masks read) into a `phobos.local_buffer` of one slot,
+    which the readers name instead. `tile-insert-barriers` commits the copy
+    and waits for it before the first reader. A copy must move at least as
+    many bytes an instruction as the registers would (tile-pipeline's
+    rule): a buffer that transposes a tile moves one element a copy, so it
+    stays where the registers store two or more at once. Tiles staged
+    outside loops stay too: their registers are free again before a loop's
+    accumulators need them.
+
+    `mark-only` converts nothing; it marks a kernel that has such a pair
+    (`phobos.register_staging`), so that a driver whose kernel spills knows
+    that compiling it with this pass (the pipeline's `async-staging`) gives
+    other code.
+
+    Before:
+    ```mlir
+    scf.for %k = %full to %K step %c64 ... {
+      %a = phobos.load %A[%m0, %k] ... -> !phobos.tile<128x64xf32, #blocked>
+      %sa = phobos.local_alloc %a : ... -> !phobos.smem<128x64xf32, #shared>
+      %d = phobos.dot %sa, %sb, %acc ...
+    ```
+    After:
+    ```mlir
+    scf.for %k = %full to %K step %c64 ... {
+      %buf = phobos.local_buffer : !phobos.smem<1x128x64xf32, #shared>
+      %sa = phobos.buffer_slot %buf[%c0_i32] lag 0 : ... -> !phobos.smem<128x64xf32, #shared>
+      phobos.async_copy %A[%m0, %k] into %sa : ..., !phobos.tile<128x64xf32, #blocked>, ...
+      %d = phobos.dot %sa, %sb, %acc ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"markOnly", "mark-only", "bool", /*default=*/"false",
+           "Only mark a kernel that has a tile to convert "
+           "(phobos.register_staging)">
+  ];
+  let statistics = [
+    Statistic<"numCopies", "num-copies",
+              "Register-staged tiles made asynchronous copies">
+  ];
+}
+
 def TileCheckRegisters : Pass<"tile-check-registers", "::phobos::tile::KernelOp"> {
   let summary = "rejects a tile that takes all the registers a thread has";
   let description = [{
