@@ -161,6 +161,13 @@ small = [
     ("flash_attention_fp16.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 128, "BR": 128, "BC": 128}),
     ("flash_attention_tf32.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 128, "BR": 128, "BC": 64}),
     ("gemm_f32_tc.ph", {"M": 333, "N": 520, "K": 77}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 32}),
+    # Variants that spill with their loops' operands staged through
+    # registers, so that the drivers compile them again with cp.async
+    # staging (tile-async-staging).
+    ("flash_attention_fp32.ph", {"BH": 3, "Nq": 300, "Nk": 257}, {"D": 128, "BR": 128, "BC": 64}),
+    ("sgemm_fp32.ph", {"M": 333, "N": 520, "K": 77},
+     {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32, "STAGES": 1, "THREADS": 128}),
+    ("gemm_f32_tc.ph", {"M": 1000, "N": 999, "K": 256}, {"TILE_M": 256, "TILE_N": 128, "TILE_K": 64}),
 ]
 for example, dims, variant in (small if SWEEP else []):
     res = phobos(example, dims, variant, bench=False)
