@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <utility>
 
 using namespace phobos;
 
@@ -21,29 +22,21 @@ llvm::StringRef phobos::compilerVersion() {
   // lib/Target/Pipeline.cpp) are other kernels: the version says so, and
   // every cache key with it.
   static const std::string version = [] {
-    std::string text = PHOBOS_COMPILER_VERSION;
-    if (const char *disabled = std::getenv("PHOBOS_DISABLE_PASSES");
-        disabled && *disabled)
-      text += std::string("+without:") + disabled;
     // As are kernels assembled or optimised otherwise (lib/Driver/
-    // Compiler.cpp, lib/Target/PTXEmitter.cpp).
-    if (const char *ptxas = std::getenv("PHOBOS_PTXAS_OPTIONS");
-        ptxas && *ptxas)
-      text += std::string("+ptxas:") + ptxas;
-    if (const char *level = std::getenv("PHOBOS_LLVM_OPT_LEVEL");
-        level && *level)
-      text += std::string("+llvm-O") + level;
-    if (const char *unroll = std::getenv("PHOBOS_FMA_K_UNROLL");
-        unroll && *unroll)
-      text += std::string("+fma-k-unroll:") + unroll;
-    if (const char *sync = std::getenv("PHOBOS_SYNC_DOTS"); sync && *sync)
-      text += std::string("+sync-dots:") + sync;
-    if (const char *staging = std::getenv("PHOBOS_ASYNC_STAGING");
-        staging && *staging)
-      text += std::string("+async-staging:") + staging;
-    if (const char *steps = std::getenv("PHOBOS_WGMMA_FRAGMENT_STEPS");
-        steps && *steps)
-      text += std::string("+wgmma-fragment-steps:") + steps;
+    // Compiler.cpp, lib/Target/PTXEmitter.cpp) and those an A/B knob of the
+    // pipeline fixes (lib/Target/Pipeline.cpp): each set knob is named.
+    static constexpr std::pair<const char *, const char *> kKnobs[] = {
+        {"PHOBOS_DISABLE_PASSES", "+without:"},
+        {"PHOBOS_PTXAS_OPTIONS", "+ptxas:"},
+        {"PHOBOS_LLVM_OPT_LEVEL", "+llvm-O"},
+        {"PHOBOS_FMA_K_UNROLL", "+fma-k-unroll:"},
+        {"PHOBOS_SYNC_DOTS", "+sync-dots:"},
+        {"PHOBOS_ASYNC_STAGING", "+async-staging:"},
+        {"PHOBOS_WGMMA_FRAGMENT_STEPS", "+wgmma-fragment-steps:"}};
+    std::string text = PHOBOS_COMPILER_VERSION;
+    for (auto [variable, label] : kKnobs)
+      if (const char *value = std::getenv(variable); value && *value)
+        text += std::string(label) + value;
     return text;
   }();
   return version;
