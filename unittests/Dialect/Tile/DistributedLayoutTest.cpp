@@ -189,6 +189,24 @@ TEST_F(DistributedLayoutTest, SmallTilesWrap) {
   EXPECT_EQ(dist.owners({0, 0}, 8).size(), 8u); // every warp holds row 0
 }
 
+TEST_F(DistributedLayoutTest, ExtentOneAxesKeepOneRegister) {
+  // A row statistic ([128, 1]) in the f32 attention's layout: the 4 columns
+  // a thread would hold are one element, so it keeps one register a row,
+  // and a loop carrying it carries 8 registers, not 32.
+  auto layout = blocked({4, 4}, {4, 8}, {4, 2}, {1, 0});
+  DistributedLayout dist = layout.distribute({128, 1});
+  EXPECT_EQ(dist.axis(1).registers(), 1);
+  EXPECT_TRUE(dist.axis(1).wraps);
+  EXPECT_EQ(dist.numRegisters(), 8);
+  check(layout, {128, 1}, 8, 1);
+  // The same for an mma accumulator's row statistic: one column, not two.
+  DistributedLayout acc = mma(4, 2).distribute({128, 1});
+  EXPECT_EQ(acc.axis(1).registers(), 1);
+  EXPECT_EQ(acc.numRegisters(),
+            mma(4, 2).distribute({128, 8}).numRegisters() / 2);
+  check(mma(4, 2), {128, 1}, 8, 1);
+}
+
 TEST_F(DistributedLayoutTest, VectorWidth) {
   auto layout = blocked({1, 8}, {4, 8}, {1, 1}, {1, 0});
   DistributedLayout dist = layout.distribute({4, 64});

@@ -112,6 +112,12 @@ DistributedLayout::DistributedLayout(ArrayRef<int64_t> shape,
                                      SmallVector<AxisDistribution, 4> axes)
     : shape(shape.begin(), shape.end()), axes(std::move(axes)) {
   for (AxisDistribution &axis : this->axes) {
+    // An axis of extent 1 holds one element: every register a layout's
+    // sizes give it would be a copy of that one. A thread keeps one, so
+    // that a loop carrying a [R, 1] tile (attention's running max and sum)
+    // does not carry the copies as well, which LLVM cannot merge there.
+    if (axis.extent == 1)
+      axis.inner = axis.outer = 1;
     axis.wraps = axis.maxRaw() >= axis.extent;
     registers *= axis.registers();
   }
