@@ -44,6 +44,7 @@ JOBS = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--jobs=")), "
 WORKLOADS = {
     "sgemm": ("examples/sgemm_fp32.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
     "hgemm": ("examples/gemm_f16_tc.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
+    "tf32": ("examples/gemm_f32_tc.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
     "attention": ("examples/flash_attention_fp16.ph", ["BH=128", "Nq=4096", "Nk=4096", "D=64"], ["scale=0.125"]),
     # The FMA dots (PHOBOS_FMA_K_UNROLL): exact f32 attention and the GLA chunk.
     "attention-f32": ("examples/flash_attention_fp32.ph", ["BH=32", "Nq=4096", "Nk=4096", "D=64"], ["scale=0.125"]),
@@ -66,6 +67,12 @@ ALL_ARMS = {
     "fma-k8": {"PHOBOS_FMA_K_UNROLL": "8"},
     "fma-k16": {"PHOBOS_FMA_K_UNROLL": "16"},
     "fma-full": {"PHOBOS_FMA_K_UNROLL": "0"},
+    # 64-bit shared-memory pointers (the default is 32-bit since the
+    # twenty-first session).
+    "wide-shared": {"PHOBOS_SHORT_SHARED_POINTERS": "0"},
+    # LLVM's loop strength reduction in NVPTX code generation (off by
+    # default since the twenty-first session).
+    "lsr": {"PHOBOS_LLVM_LSR": "1"},
 }
 names = ARM_NAMES or ["default", "Ofc-min", "O3", "ptxas-process"]
 # The default runs first and last: the spread of its two runs is the noise.

@@ -29,6 +29,8 @@ llvm::StringRef phobos::compilerVersion() {
         {"PHOBOS_DISABLE_PASSES", "+without:"},
         {"PHOBOS_PTXAS_OPTIONS", "+ptxas:"},
         {"PHOBOS_LLVM_OPT_LEVEL", "+llvm-O"},
+        {"PHOBOS_SHORT_SHARED_POINTERS", "+short-shared-pointers:"},
+        {"PHOBOS_LLVM_LSR", "+llvm-lsr:"},
         {"PHOBOS_FMA_K_UNROLL", "+fma-k-unroll:"},
         {"PHOBOS_SYNC_DOTS", "+sync-dots:"},
         {"PHOBOS_ASYNC_STAGING", "+async-staging:"},

@@ -20,6 +20,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -63,6 +64,49 @@ unsigned getIROptLevel() {
   }();
   return level;
 }
+
+/// Whether shared-memory pointers are 32-bit (LLVM's `nvptx-short-ptr`):
+/// yes, unless $PHOBOS_SHORT_SHARED_POINTERS is 0, for A/B measurements
+/// (the compiler version then names it). Shared memory is at most 228 KiB,
+/// so its addresses fit 32 bits, and a kernel that keeps many of them live
+/// (a tile's rows copied by cp.async, swizzled fragment reads) needs half
+/// the registers for them: the f32 attention of 128 rows and 128 key
+/// columns spilled 32 bytes with 64-bit ones and none with 32-bit ones
+/// (docs/benchmarks.md, twenty-first session).
+bool useShortSharedPointers() {
+  static const bool value = [] {
+    const char *given = std::getenv("PHOBOS_SHORT_SHARED_POINTERS");
+    if (!given || !*given)
+      return true;
+    llvm::StringRef text(given);
+    if (text != "0" && text != "1")
+      llvm::errs() << "phobos: PHOBOS_SHORT_SHARED_POINTERS: '" << given
+                   << "' is not 0 or 1; using 1\n";
+    return text != "0";
+  }();
+  return value;
+}
+/// Whether NVPTX code generation runs LLVM's loop strength reduction: no,
+/// unless $PHOBOS_LLVM_LSR is 1, for A/B measurements (the compiler version
+/// then names it). On our loops (cp.async copies and fragment reads with
+/// 32-bit shared addresses) it spent up to 90 % of code generation
+/// choosing induction variables, and the ones it added cost registers that
+/// ptxas then spilled: f32 attention D 128 BR 128 BC 128 with 8-step FMA
+/// loops spilled 76 bytes with it and 32 without (docs/benchmarks.md,
+/// twenty-first session). ptxas strength-reduces addresses itself.
+bool useLoopStrengthReduction() {
+  static const bool value = [] {
+    const char *given = std::getenv("PHOBOS_LLVM_LSR");
+    if (!given || !*given)
+      return false;
+    llvm::StringRef text(given);
+    if (text != "0" && text != "1")
+      llvm::errs() << "phobos: PHOBOS_LLVM_LSR: '" << given
+                   << "' is not 0 or 1; using 0\n";
+    return text == "1";
+  }();
+  return value;
+}
 } // namespace
 
 PTXEmitter::PTXEmitter(StringRef chip) : chip(chip.str()) {
@@ -72,6 +116,16 @@ PTXEmitter::PTXEmitter(StringRef chip) : chip(chip.str()) {
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // The NVPTX target machine reads the pointer width of shared memory
+    // from this option when it is made (its data layout says `p3:32:32`);
+    // code generation reads the other when it builds its passes.
+    auto &options = llvm::cl::getRegisteredOptions();
+    if (auto found = options.find("nvptx-short-ptr"); found != options.end())
+      found->second->addOccurrence(0, "nvptx-short-ptr",
+                                   useShortSharedPointers() ? "true" : "false");
+    if (auto found = options.find("disable-lsr"); found != options.end())
+      found->second->addOccurrence(
+          0, "disable-lsr", useLoopStrengthReduction() ? "false" : "true");
   });
   llvm::Triple triple(kTriple);
   std::string error;
