@@ -370,8 +370,8 @@ SpillRelief phobos::availableReliefs(const CompiledKernel &kernel) {
   return available;
 }
 
-SmallVector<SpillRelief, 5> SpillRecompile::reliefs() const {
-  SmallVector<SpillRelief, 5> reliefs;
+SmallVector<SpillRelief, 6> SpillRecompile::reliefs() const {
+  SmallVector<SpillRelief, 6> reliefs;
   if (!compile)
     return reliefs;
   SmallVector<SpillRelief, 2> ladder;
@@ -395,6 +395,11 @@ SmallVector<SpillRelief, 5> SpillRecompile::reliefs() const {
       step.asyncStaging = true;
       reliefs.push_back(step);
     }
+  if (available.fmaKUnroll > kTightFmaKUnroll) {
+    SpillRelief tight = available;
+    tight.fmaKUnroll = kTightFmaKUnroll;
+    reliefs.push_back(tight);
+  }
   return reliefs;
 }
 
@@ -436,7 +441,7 @@ llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
                                SpillRecompile recompile) {
-  SmallVector<SpillRelief, 5> reliefs = recompile.reliefs();
+  SmallVector<SpillRelief, 6> reliefs = recompile.reliefs();
   AssemblyReport best;
   if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =
@@ -486,6 +491,8 @@ phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
       best = relievedReport;
       cubin = std::move(relievedCubin);
     }
+    if (best.spilledBytes() == 0)
+      break; // the kernel as it was, at one CTA per SM
   }
   if (!occupancyTried)
     cubin = assembleAtEitherOccupancy(kernel.ptx, assemble, best, best,

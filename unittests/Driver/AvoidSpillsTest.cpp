@@ -144,7 +144,8 @@ TEST(AssembleAvoidingSpills, PassesAnAssemblyErrorOn) {
 
 /// How a kernel was compiled, from the mark FakeRecompile leaves at the
 /// end of its PTX: "as is", or its reliefs joined by "+": "rolled" (FMA K
-/// loops), "sync" (no dot in flight).
+/// loops), "tight" (rolled with kTightFmaKUnroll steps), "sync" (no dot in
+/// flight), "async" (asynchronous staging).
 std::string reliefOf(llvm::StringRef ptx) {
   llvm::StringRef last = ptx.rtrim().rsplit('\n').second;
   if (!last.consume_front("// "))
@@ -179,8 +180,10 @@ struct FakeRecompile {
   mlir::FailureOr<CompiledKernel> operator()(SpillRelief relief) {
     std::vector<std::string> parts;
     if (relief.fmaKUnroll > 0) {
-      EXPECT_EQ(relief.fmaKUnroll, kSpillingFmaKUnroll);
-      parts.push_back("rolled");
+      EXPECT_TRUE(relief.fmaKUnroll == kSpillingFmaKUnroll ||
+                  relief.fmaKUnroll == kTightFmaKUnroll);
+      parts.push_back(relief.fmaKUnroll == kTightFmaKUnroll ? "tight"
+                                                            : "rolled");
     }
     if (relief.synchronousDots)
       parts.push_back("sync");
@@ -225,7 +228,7 @@ TEST(AssembleAvoidingSpills, RollsTheFmaDotsOfASpillingKernel) {
 
 TEST(AssembleAvoidingSpills, KeepsTheUnrolledKernelWhenItSpillsLess) {
   // Rolled, it still spills at both occupancies; unrolled at one CTA, it
-  // does not: that one is kept, with its PTX.
+  // does not: that one is kept, with its PTX, and nothing more is tried.
   CompiledKernel kernel = spillingKernel("sgemm", 32);
   FakeReliefPtxas ptxas{{{"as is", {40, 0}}, {"rolled", {8, 8}}}};
   FakeRecompile recompile{kernel.ptx, {}};
@@ -243,7 +246,8 @@ TEST(AssembleAvoidingSpills, KeepsTheUnrolledKernelWhenItSpillsLess) {
 
 TEST(AssembleAvoidingSpills, KeepsTheRolledKernelWhenItSpillsLess) {
   CompiledKernel kernel = spillingKernel("attention", 64);
-  FakeReliefPtxas ptxas{{{"as is", {448, 448}}, {"rolled", {316, 316}}}};
+  FakeReliefPtxas ptxas{
+      {{"as is", {448, 448}}, {"rolled", {316, 316}}, {"tight", {400, 400}}}};
   FakeRecompile recompile{kernel.ptx, {}};
   AssemblyReport report;
   llvm::Expected<std::string> cubin = assembleAvoidingSpills(
@@ -251,6 +255,7 @@ TEST(AssembleAvoidingSpills, KeepsTheRolledKernelWhenItSpillsLess) {
       SpillRecompile{SpillRelief{kSpillingFmaKUnroll}, std::ref(recompile)});
   ASSERT_TRUE(static_cast<bool>(cubin));
   EXPECT_EQ(*cubin, "rolled@2");
+  EXPECT_EQ(recompile.asked, (std::vector<std::string>{"rolled", "tight"}));
   EXPECT_EQ(report.spilledBytes(), 632);
   EXPECT_EQ(reliefOf(kernel.ptx), "rolled");
 }
@@ -291,12 +296,15 @@ TEST(AssembleAvoidingSpills, KeepsNoDotInFlightWhereThatStopsTheSpills) {
 }
 
 TEST(AssembleAvoidingSpills, TriesTheReliefsInTurnAndKeepsTheLeastSpilling) {
-  // Rolled first; where that still spills, rolled and synchronous. Neither
-  // reaches 0: the one that spills least is kept (the first on a tie).
+  // Rolled first; where that still spills, rolled and synchronous, then
+  // that with tighter loops. None reaches 0: the one that spills least is
+  // kept (the first on a tie).
   CompiledKernel kernel = spillingKernel("attention", 64);
   kernel.dotsInFlight = true;
-  FakeReliefPtxas ptxas{
-      {{"as is", {300, 300}}, {"rolled", {40, 40}}, {"rolled+sync", {40, 12}}}};
+  FakeReliefPtxas ptxas{{{"as is", {300, 300}},
+                         {"rolled", {40, 40}},
+                         {"rolled+sync", {40, 12}},
+                         {"tight+sync", {40, 16}}}};
   FakeRecompile recompile{kernel.ptx, {}};
   AssemblyReport report;
   llvm::Expected<std::string> cubin = assembleAvoidingSpills(
@@ -305,13 +313,13 @@ TEST(AssembleAvoidingSpills, TriesTheReliefsInTurnAndKeepsTheLeastSpilling) {
                      std::ref(recompile)});
   ASSERT_TRUE(static_cast<bool>(cubin));
   EXPECT_EQ(recompile.asked,
-            (std::vector<std::string>{"rolled", "rolled+sync"}));
+            (std::vector<std::string>{"rolled", "rolled+sync", "tight+sync"}));
   EXPECT_EQ(*cubin, "rolled+sync@1");
   EXPECT_EQ(report.spilledBytes(), 24);
   EXPECT_EQ(reliefOf(kernel.ptx), "rolled+sync");
   EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
-  // As is (both occupancies), rolled (both), rolled+sync (both).
-  EXPECT_EQ(ptxas.calls, 6);
+  // As is (both occupancies), rolled, rolled+sync, tight+sync (both each).
+  EXPECT_EQ(ptxas.calls, 8);
 }
 
 TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
@@ -324,15 +332,24 @@ TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
   SpillRelief all = availableReliefs(kernel);
   EXPECT_EQ(all.fmaKUnroll, kSpillingFmaKUnroll);
   EXPECT_TRUE(all.synchronousDots);
-  // Each relief tried adds the next to the one before.
+  // Each relief tried adds the next to the one before; last, all of them
+  // with the tighter loops.
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
   };
-  llvm::SmallVector<SpillRelief, 2> ladder =
+  llvm::SmallVector<SpillRelief, 6> ladder =
       SpillRecompile{all, compile}.reliefs();
-  ASSERT_EQ(ladder.size(), 2u);
-  EXPECT_TRUE(ladder[0].fmaKUnroll > 0 && !ladder[0].synchronousDots);
-  EXPECT_TRUE(ladder[1].fmaKUnroll > 0 && ladder[1].synchronousDots);
+  ASSERT_EQ(ladder.size(), 3u);
+  EXPECT_TRUE(ladder[0].fmaKUnroll == kSpillingFmaKUnroll &&
+              !ladder[0].synchronousDots);
+  EXPECT_TRUE(ladder[1].fmaKUnroll == kSpillingFmaKUnroll &&
+              ladder[1].synchronousDots);
+  EXPECT_TRUE(ladder[2].fmaKUnroll == kTightFmaKUnroll &&
+              ladder[2].synchronousDots);
+  // Without rolled loops there is no tighter step either.
+  kernel.fmaKSteps = 0;
+  SpillRecompile unrolled{availableReliefs(kernel), compile};
+  EXPECT_EQ(unrolled.reliefs().size(), 1u);
 }
 
 TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
@@ -344,24 +361,28 @@ TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
   };
-  llvm::SmallVector<SpillRelief, 5> alone =
+  llvm::SmallVector<SpillRelief, 6> alone =
       SpillRecompile{staging, compile}.reliefs();
   ASSERT_EQ(alone.size(), 1u);
   EXPECT_TRUE(alone[0].asyncStaging);
-  // With the other two: alone, the ladder without it, the ladder with it.
+  // With the other two: alone, the ladder without it, the ladder with it,
+  // then all three with the tighter loops.
   kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
   kernel.dotsInFlight = true;
-  llvm::SmallVector<SpillRelief, 5> ladder =
+  llvm::SmallVector<SpillRelief, 6> ladder =
       SpillRecompile{availableReliefs(kernel), compile}.reliefs();
-  ASSERT_EQ(ladder.size(), 5u);
+  ASSERT_EQ(ladder.size(), 6u);
   auto name = [](const SpillRelief &r) {
-    return std::string(r.fmaKUnroll > 0 ? "r" : "") +
+    return std::string(r.fmaKUnroll == kTightFmaKUnroll ? "t"
+                       : r.fmaKUnroll > 0               ? "r"
+                                                        : "") +
            (r.synchronousDots ? "s" : "") + (r.asyncStaging ? "a" : "");
   };
   std::vector<std::string> names;
   for (const SpillRelief &r : ladder)
     names.push_back(name(r));
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "r", "rs", "ra", "rsa"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"a", "r", "rs", "ra", "rsa", "tsa"}));
 }
 
 TEST(AssembleAvoidingSpills, KeepsTheLeastSpillingCombination) {

@@ -205,6 +205,13 @@ std::optional<std::string> requestOneCtaPerSM(llvm::StringRef ptx);
 /// variants and made the measured ones 4-46 % faster (docs/benchmarks.md).
 inline constexpr int64_t kSpillingFmaKUnroll = 8;
 
+/// Steps per iteration of the FMA dots' K loops in the last relief tried,
+/// with every other one available: where 8 steps still spill, 2 leave
+/// ptxas fewer operands to load early (f32 attention with 128 rows, 128
+/// key columns and D 128: 48 bytes of spills at 8 steps, none at 2;
+/// docs/benchmarks.md, twenty-first session).
+inline constexpr int64_t kTightFmaKUnroll = 2;
+
 /// The reliefs that give `kernel` other code: its FMA dots' K loops rolled
 /// (a dot unrolled more steps than a rolled loop takes), no dot in flight
 /// (a dot was), asynchronous staging (a loop staged an operand through
@@ -224,10 +231,11 @@ struct SpillRecompile {
   /// The reliefs tried, in order: asynchronous staging alone; then rolled
   /// FMA loops, then no dot in flight as well (each adding the next
   /// available one to the one before); then those again with asynchronous
-  /// staging. ptxas's spills do not fall monotonically with the registers a
-  /// kernel asks for, so a relief that helps one kernel can hurt the next
-  /// and each combination is worth an assembly (docs/benchmarks.md).
-  llvm::SmallVector<SpillRelief, 5> reliefs() const;
+  /// staging; last, where the FMA loops are rolled, all of them with
+  /// kTightFmaKUnroll steps. ptxas's spills do not fall monotonically with the
+  /// registers a kernel asks for, so a relief that helps one kernel can hurt
+  /// the next and each combination is worth an assembly (docs/benchmarks.md).
+  llvm::SmallVector<SpillRelief, 6> reliefs() const;
 };
 
 /// Assembles `kernel.ptx` with `assemble`, and where ptxas spills, once
