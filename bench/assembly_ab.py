@@ -67,12 +67,9 @@ ALL_ARMS = {
     "fma-k8": {"PHOBOS_FMA_K_UNROLL": "8"},
     "fma-k16": {"PHOBOS_FMA_K_UNROLL": "16"},
     "fma-full": {"PHOBOS_FMA_K_UNROLL": "0"},
-    # 64-bit shared-memory pointers (the default is 32-bit since the
-    # twenty-first session).
-    "wide-shared": {"PHOBOS_SHORT_SHARED_POINTERS": "0"},
-    # LLVM's loop strength reduction in NVPTX code generation (off by
-    # default since the twenty-first session).
-    "lsr": {"PHOBOS_LLVM_LSR": "1"},
+    # PTXEmitter's lean addresses (32-bit shared pointers, no loop strength
+    # reduction) for every kernel, not only as a spill relief.
+    "lean": {"PHOBOS_LEAN_ADDRESSES": "1"},
 }
 names = ARM_NAMES or ["default", "Ofc-min", "O3", "ptxas-process"]
 # The default runs first and last: the spread of its two runs is the noise.

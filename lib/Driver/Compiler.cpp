@@ -47,7 +47,8 @@ phobos::compilePhobos(llvm::SourceMgr &sourceMgr, MLIRContext *context,
 KernelCompiler::KernelCompiler(MLIRContext *context, StringRef chip)
     : context(context), chip(chip.str()),
       pipeline(std::make_unique<PassManager>(context)),
-      emitter(std::make_unique<PTXEmitter>(chip)) {
+      emitter(std::make_unique<PTXEmitter>(
+          chip, getLeanAddressesOverride().value_or(false))) {
   PhobosToNVVMOptions pipelineOptions;
   pipelineOptions.chip = this->chip;
   buildPhobosToNVVMPipeline(*pipeline, pipelineOptions);
@@ -78,8 +79,10 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
   builder.setInsertionPointToStart(single->getBody());
   builder.clone(*kernel.getOperation());
   PassManager *passes = pipeline.get();
-  if (relief.any()) {
-    std::unique_ptr<PassManager> &relieved = reliefPipelines[relief];
+  SpillRelief lowering = relief;
+  lowering.leanAddresses = false; // PTXEmitter's, not the pipeline's
+  if (lowering.any()) {
+    std::unique_ptr<PassManager> &relieved = reliefPipelines[lowering];
     if (!relieved) {
       relieved = std::make_unique<PassManager>(context);
       PhobosToNVVMOptions options;
@@ -127,7 +130,13 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       result.contract.sharedMemoryBytes > sharedLimitBytes)
     return result;
   start = std::chrono::steady_clock::now();
-  FailureOr<std::string> ptx = emitter->emit(*single);
+  PTXEmitter *assembly = emitter.get();
+  if (relief.leanAddresses) {
+    if (!leanEmitter)
+      leanEmitter = std::make_unique<PTXEmitter>(chip, /*leanAddresses=*/true);
+    assembly = leanEmitter.get();
+  }
+  FailureOr<std::string> ptx = assembly->emit(*single);
   if (timings)
     timings->llvmMs = millisecondsSince(start);
   if (failed(ptx))
@@ -367,11 +376,13 @@ SpillRelief phobos::availableReliefs(const CompiledKernel &kernel) {
     available.fmaKUnroll = kSpillingFmaKUnroll;
   available.synchronousDots = kernel.dotsInFlight && !getSyncDotsOverride();
   available.asyncStaging = kernel.registerStaging && !getAsyncStagingOverride();
+  available.leanAddresses =
+      kernel.contract.sharedMemoryBytes > 0 && !getLeanAddressesOverride();
   return available;
 }
 
-SmallVector<SpillRelief, 6> SpillRecompile::reliefs() const {
-  SmallVector<SpillRelief, 6> reliefs;
+SmallVector<SpillRelief, 9> SpillRecompile::reliefs() const {
+  SmallVector<SpillRelief, 9> reliefs;
   if (!compile)
     return reliefs;
   SmallVector<SpillRelief, 2> ladder;
@@ -395,10 +406,24 @@ SmallVector<SpillRelief, 6> SpillRecompile::reliefs() const {
       step.asyncStaging = true;
       reliefs.push_back(step);
     }
-  if (available.fmaKUnroll > kTightFmaKUnroll) {
-    SpillRelief tight = available;
-    tight.fmaKUnroll = kTightFmaKUnroll;
+  SpillRelief all = available;
+  all.leanAddresses = false;
+  SpillRelief tight = all;
+  tight.fmaKUnroll = kTightFmaKUnroll;
+  if (all.fmaKUnroll > kTightFmaKUnroll)
     reliefs.push_back(tight);
+  if (available.leanAddresses) {
+    SpillRelief lean;
+    lean.leanAddresses = true;
+    reliefs.push_back(lean);
+    if (all.any()) {
+      all.leanAddresses = true;
+      reliefs.push_back(all);
+    }
+    if (all.fmaKUnroll > kTightFmaKUnroll) {
+      tight.leanAddresses = true;
+      reliefs.push_back(tight);
+    }
   }
   return reliefs;
 }
@@ -441,7 +466,7 @@ llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
                                SpillRecompile recompile) {
-  SmallVector<SpillRelief, 6> reliefs = recompile.reliefs();
+  SmallVector<SpillRelief, 9> reliefs = recompile.reliefs();
   AssemblyReport best;
   if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =

@@ -65,75 +65,42 @@ unsigned getIROptLevel() {
   return level;
 }
 
-/// Whether shared-memory pointers are 32-bit (LLVM's `nvptx-short-ptr`):
-/// yes, unless $PHOBOS_SHORT_SHARED_POINTERS is 0, for A/B measurements
-/// (the compiler version then names it). Shared memory is at most 228 KiB,
-/// so its addresses fit 32 bits, and a kernel that keeps many of them live
-/// (a tile's rows copied by cp.async, swizzled fragment reads) needs half
-/// the registers for them: the f32 attention of 128 rows and 128 key
-/// columns spilled 32 bytes with 64-bit ones and none with 32-bit ones
-/// (docs/benchmarks.md, twenty-first session).
-bool useShortSharedPointers() {
-  static const bool value = [] {
-    const char *given = std::getenv("PHOBOS_SHORT_SHARED_POINTERS");
-    if (!given || !*given)
-      return true;
-    llvm::StringRef text(given);
-    if (text != "0" && text != "1")
-      llvm::errs() << "phobos: PHOBOS_SHORT_SHARED_POINTERS: '" << given
-                   << "' is not 0 or 1; using 1\n";
-    return text != "0";
-  }();
-  return value;
+/// LLVM's options that give the lean addresses (PTXEmitter.h) are global;
+/// they are set and read under this lock: the target machine reads
+/// `nvptx-short-ptr` when it is made, code generation `disable-lsr` when
+/// it builds its passes.
+std::mutex &optionsLock() {
+  static std::mutex lock;
+  return lock;
 }
-/// Whether NVPTX code generation runs LLVM's loop strength reduction: no,
-/// unless $PHOBOS_LLVM_LSR is 1, for A/B measurements (the compiler version
-/// then names it). On our loops (cp.async copies and fragment reads with
-/// 32-bit shared addresses) it spent up to 90 % of code generation
-/// choosing induction variables, and the ones it added cost registers that
-/// ptxas then spilled: f32 attention D 128 BR 128 BC 128 with 8-step FMA
-/// loops spilled 76 bytes with it and 32 without (docs/benchmarks.md,
-/// twenty-first session). ptxas strength-reduces addresses itself.
-bool useLoopStrengthReduction() {
-  static const bool value = [] {
-    const char *given = std::getenv("PHOBOS_LLVM_LSR");
-    if (!given || !*given)
-      return false;
-    llvm::StringRef text(given);
-    if (text != "0" && text != "1")
-      llvm::errs() << "phobos: PHOBOS_LLVM_LSR: '" << given
-                   << "' is not 0 or 1; using 0\n";
-    return text == "1";
-  }();
-  return value;
+
+void setOption(llvm::StringRef name, bool value) {
+  auto &options = llvm::cl::getRegisteredOptions();
+  if (auto found = options.find(name); found != options.end())
+    found->second->addOccurrence(0, name, value ? "true" : "false");
 }
 } // namespace
 
-PTXEmitter::PTXEmitter(StringRef chip) : chip(chip.str()) {
+PTXEmitter::PTXEmitter(StringRef chip, bool leanAddresses)
+    : chip(chip.str()), leanAddresses(leanAddresses) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
-    // The NVPTX target machine reads the pointer width of shared memory
-    // from this option when it is made (its data layout says `p3:32:32`);
-    // code generation reads the other when it builds its passes.
-    auto &options = llvm::cl::getRegisteredOptions();
-    if (auto found = options.find("nvptx-short-ptr"); found != options.end())
-      found->second->addOccurrence(0, "nvptx-short-ptr",
-                                   useShortSharedPointers() ? "true" : "false");
-    if (auto found = options.find("disable-lsr"); found != options.end())
-      found->second->addOccurrence(
-          0, "disable-lsr", useLoopStrengthReduction() ? "false" : "true");
   });
   llvm::Triple triple(kTriple);
   std::string error;
   if (const llvm::Target *target =
-          llvm::TargetRegistry::lookupTarget(triple, error))
+          llvm::TargetRegistry::lookupTarget(triple, error)) {
+    std::lock_guard<std::mutex> guard(optionsLock());
+    // With it, the machine's data layout says `p3:32:32`.
+    setOption("nvptx-short-ptr", leanAddresses);
     machine.reset(target->createTargetMachine(
         triple, this->chip, kFeatures, llvm::TargetOptions(), std::nullopt,
         std::nullopt, llvm::CodeGenOptLevel::Default));
+  }
 }
 
 PTXEmitter::~PTXEmitter() = default;
@@ -166,8 +133,14 @@ FailureOr<std::string> PTXEmitter::emit(ModuleOp module) {
       llvm::raw_string_ostream stream(text);
       llvm::buffer_ostream buffered(stream);
       llvm::legacy::PassManager codegen;
-      if (machine->addPassesToEmitFile(codegen, buffered, nullptr,
-                                       llvm::CodeGenFileType::AssemblyFile))
+      bool unsupported;
+      {
+        std::lock_guard<std::mutex> guard(optionsLock());
+        setOption("disable-lsr", leanAddresses);
+        unsupported = machine->addPassesToEmitFile(
+            codegen, buffered, nullptr, llvm::CodeGenFileType::AssemblyFile);
+      }
+      if (unsupported)
         return gpuModule.emitError("NVPTX cannot emit assembly for '")
                << chip << "'";
       codegen.run(*llvmModule);

@@ -138,6 +138,11 @@ std::optional<bool> phobos::getAsyncStagingOverride() {
   return value;
 }
 
+std::optional<bool> phobos::getLeanAddressesOverride() {
+  static const std::optional<bool> value = readSwitch("PHOBOS_LEAN_ADDRESSES");
+  return value;
+}
+
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
   // Tiles that cannot fit the chip fail first, before any pass spends
@@ -276,5 +281,6 @@ FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
            << chip << "'; Phobos targets " << supportedChips();
-  return PTXEmitter(chip).emit(module);
+  return PTXEmitter(chip, getLeanAddressesOverride().value_or(false))
+      .emit(module);
 }

@@ -145,7 +145,7 @@ TEST(AssembleAvoidingSpills, PassesAnAssemblyErrorOn) {
 /// How a kernel was compiled, from the mark FakeRecompile leaves at the
 /// end of its PTX: "as is", or its reliefs joined by "+": "rolled" (FMA K
 /// loops), "tight" (rolled with kTightFmaKUnroll steps), "sync" (no dot in
-/// flight), "async" (asynchronous staging).
+/// flight), "async" (asynchronous staging), "lean" (lean addresses).
 std::string reliefOf(llvm::StringRef ptx) {
   llvm::StringRef last = ptx.rtrim().rsplit('\n').second;
   if (!last.consume_front("// "))
@@ -189,6 +189,8 @@ struct FakeRecompile {
       parts.push_back("sync");
     if (relief.asyncStaging)
       parts.push_back("async");
+    if (relief.leanAddresses)
+      parts.push_back("lean");
     std::string mark;
     for (const std::string &part : parts)
       mark += (mark.empty() ? "" : "+") + part;
@@ -337,7 +339,7 @@ TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
   };
-  llvm::SmallVector<SpillRelief, 6> ladder =
+  llvm::SmallVector<SpillRelief, 9> ladder =
       SpillRecompile{all, compile}.reliefs();
   ASSERT_EQ(ladder.size(), 3u);
   EXPECT_TRUE(ladder[0].fmaKUnroll == kSpillingFmaKUnroll &&
@@ -361,7 +363,7 @@ TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
   };
-  llvm::SmallVector<SpillRelief, 6> alone =
+  llvm::SmallVector<SpillRelief, 9> alone =
       SpillRecompile{staging, compile}.reliefs();
   ASSERT_EQ(alone.size(), 1u);
   EXPECT_TRUE(alone[0].asyncStaging);
@@ -369,7 +371,7 @@ TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
   // then all three with the tighter loops.
   kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
   kernel.dotsInFlight = true;
-  llvm::SmallVector<SpillRelief, 6> ladder =
+  llvm::SmallVector<SpillRelief, 9> ladder =
       SpillRecompile{availableReliefs(kernel), compile}.reliefs();
   ASSERT_EQ(ladder.size(), 6u);
   auto name = [](const SpillRelief &r) {
@@ -383,6 +385,60 @@ TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
     names.push_back(name(r));
   EXPECT_EQ(names,
             (std::vector<std::string>{"a", "r", "rs", "ra", "rsa", "tsa"}));
+}
+
+TEST(AvailableReliefs, LeanAddressesLastWhereThereIsSharedMemory) {
+  auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
+    return mlir::failure();
+  };
+  auto names = [&](const CompiledKernel &kernel) {
+    std::vector<std::string> result;
+    for (const SpillRelief &r :
+         SpillRecompile{availableReliefs(kernel), compile}.reliefs())
+      result.push_back(std::string(r.fmaKUnroll == kTightFmaKUnroll ? "t"
+                                   : r.fmaKUnroll > 0               ? "r"
+                                                                    : "") +
+                       (r.synchronousDots ? "s" : "") +
+                       (r.asyncStaging ? "a" : "") +
+                       (r.leanAddresses ? "L" : ""));
+    return result;
+  };
+  CompiledKernel kernel;
+  kernel.contract.sharedMemoryBytes = 0; // no shared addresses to shorten
+  kernel.registerStaging = true;
+  EXPECT_EQ(names(kernel), std::vector<std::string>{"a"});
+  kernel.contract.sharedMemoryBytes = 65536;
+  EXPECT_EQ(names(kernel), (std::vector<std::string>{"a", "L", "aL"}));
+  kernel.registerStaging = false;
+  EXPECT_EQ(names(kernel), std::vector<std::string>{"L"});
+  kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
+  kernel.dotsInFlight = true;
+  kernel.registerStaging = true;
+  EXPECT_EQ(names(kernel),
+            (std::vector<std::string>{"a", "r", "rs", "ra", "rsa", "tsa", "L",
+                                      "rsaL", "tsaL"}));
+}
+
+TEST(AssembleAvoidingSpills, LeanAddressesAfterTheOthers) {
+  // Nothing else stops the spills; lean addresses alone do.
+  CompiledKernel kernel = spillingKernel("sgemm", 32);
+  FakeReliefPtxas ptxas{{{"as is", {16, 16}},
+                         {"rolled", {24, 24}},
+                         {"tight", {20, 20}},
+                         {"lean", {0, 0}}}};
+  FakeRecompile recompile{kernel.ptx, {}};
+  AssemblyReport report;
+  SpillRelief available{kSpillingFmaKUnroll};
+  available.leanAddresses = true;
+  llvm::Expected<std::string> cubin =
+      assembleAvoidingSpills(kernel, std::ref(ptxas), &report,
+                             SpillRecompile{available, std::ref(recompile)});
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(recompile.asked,
+            (std::vector<std::string>{"rolled", "tight", "lean"}));
+  EXPECT_EQ(*cubin, "lean@2");
+  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_EQ(reliefOf(kernel.ptx), "lean");
 }
 
 TEST(AssembleAvoidingSpills, KeepsTheLeastSpillingCombination) {

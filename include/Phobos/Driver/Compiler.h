@@ -68,12 +68,17 @@ struct SpillRelief {
   /// A loop's dot operands staged by asynchronous copies, not registers
   /// (the pipeline's async-staging).
   bool asyncStaging = false;
+  /// 32-bit shared-memory pointers and no loop strength reduction in
+  /// LLVM's code generation (PTXEmitter's lean addresses).
+  bool leanAddresses = false;
 
-  bool any() const { return fmaKUnroll > 0 || synchronousDots || asyncStaging; }
+  bool any() const {
+    return fmaKUnroll > 0 || synchronousDots || asyncStaging || leanAddresses;
+  }
   bool operator<(const SpillRelief &other) const {
-    return std::tie(fmaKUnroll, synchronousDots, asyncStaging) <
-           std::tie(other.fmaKUnroll, other.synchronousDots,
-                    other.asyncStaging);
+    return std::tie(fmaKUnroll, synchronousDots, asyncStaging, leanAddresses) <
+           std::tie(other.fmaKUnroll, other.synchronousDots, other.asyncStaging,
+                    other.leanAddresses);
   }
 };
 
@@ -114,6 +119,8 @@ private:
   /// The pipelines of other SpillReliefs, built when first asked for.
   std::map<SpillRelief, std::unique_ptr<mlir::PassManager>> reliefPipelines;
   std::unique_ptr<PTXEmitter> emitter;
+  /// The emitter of the lean-addresses relief, made when first asked for.
+  std::unique_ptr<PTXEmitter> leanEmitter;
 };
 
 /// Compiles the kernels `options` selects from the main buffer of
@@ -217,7 +224,8 @@ inline constexpr int64_t kTightFmaKUnroll = 2;
 /// (a dot was), asynchronous staging (a loop staged an operand through
 /// registers); none that an environment variable fixes for A/B
 /// measurements ($PHOBOS_FMA_K_UNROLL, $PHOBOS_SYNC_DOTS,
-/// $PHOBOS_ASYNC_STAGING). (The pipeline's wgmma-fragment-steps is not one:
+/// $PHOBOS_ASYNC_STAGING, $PHOBOS_LEAN_ADDRESSES); lean addresses where the
+/// kernel uses shared memory. (The pipeline's wgmma-fragment-steps is not one:
 /// docs/benchmarks.md.)
 SpillRelief availableReliefs(const CompiledKernel &kernel);
 
@@ -231,11 +239,13 @@ struct SpillRecompile {
   /// The reliefs tried, in order: asynchronous staging alone; then rolled
   /// FMA loops, then no dot in flight as well (each adding the next
   /// available one to the one before); then those again with asynchronous
-  /// staging; last, where the FMA loops are rolled, all of them with
+  /// staging; where the FMA loops are rolled, all of them with
+  /// kTightFmaKUnroll steps; last, where the kernel uses shared memory,
+  /// lean addresses alone, with all the others, and with all the others at
   /// kTightFmaKUnroll steps. ptxas's spills do not fall monotonically with the
   /// registers a kernel asks for, so a relief that helps one kernel can hurt
   /// the next and each combination is worth an assembly (docs/benchmarks.md).
-  llvm::SmallVector<SpillRelief, 6> reliefs() const;
+  llvm::SmallVector<SpillRelief, 9> reliefs() const;
 };
 
 /// Assembles `kernel.ptx` with `assemble`, and where ptxas spills, once

@@ -28,8 +28,14 @@ namespace phobos {
 /// Emits PTX for one chip. Not thread-safe: one per thread.
 class PTXEmitter {
 public:
-  /// `chip` must be one isValidChip accepts.
-  explicit PTXEmitter(llvm::StringRef chip);
+  /// `chip` must be one isValidChip accepts. With `leanAddresses`, LLVM
+  /// gets 32-bit shared-memory pointers (`nvptx-short-ptr`) and code
+  /// generation leaves out loop strength reduction (`disable-lsr`): fewer
+  /// registers for the shared addresses a kernel keeps live, and no
+  /// induction variables added for them; a relief for kernels that spill,
+  /// since some kernels that do not ran slower with it (docs/benchmarks.md,
+  /// twenty-first session).
+  explicit PTXEmitter(llvm::StringRef chip, bool leanAddresses = false);
   ~PTXEmitter();
 
   /// The PTX of every gpu.module in `module` (lowered to llvm/nvvm), with
@@ -39,6 +45,7 @@ public:
 
 private:
   std::string chip;
+  bool leanAddresses;
   std::unique_ptr<llvm::TargetMachine> machine;
 };
 

@@ -69,6 +69,12 @@ std::optional<bool> getSyncDotsOverride();
 /// async-staging, for A/B measurements (the compiler version names it).
 std::optional<bool> getAsyncStagingOverride();
 
+/// $PHOBOS_LEAN_ADDRESSES (0 or 1), for A/B measurements: whether every
+/// kernel's PTX comes from PTXEmitter's lean addresses (32-bit shared
+/// pointers, no loop strength reduction); nullopt when unset, and then
+/// they are a relief for kernels that spill.
+std::optional<bool> getLeanAddressesOverride();
+
 /// $PHOBOS_WGMMA_FRAGMENT_STEPS, when set to a step count: it overrides the
 /// pipeline's wgmma-fragment-steps, for A/B measurements (the compiler
 /// version names it).
