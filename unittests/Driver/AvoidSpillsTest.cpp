@@ -324,6 +324,24 @@ TEST(AssembleAvoidingSpills, TriesTheReliefsInTurnAndKeepsTheLeastSpilling) {
   EXPECT_EQ(ptxas.calls, 8);
 }
 
+/// The reliefs the drivers would try for `kernel`, in order, each named by
+/// its parts: "r" rolled FMA loops ("t" at kTightFmaKUnroll steps), "s"
+/// no dot in flight, "a" asynchronous staging, "L" lean addresses.
+std::vector<std::string> ladderOf(const CompiledKernel &kernel) {
+  auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
+    return mlir::failure();
+  };
+  std::vector<std::string> names;
+  for (const SpillRelief &r :
+       SpillRecompile{availableReliefs(kernel), compile}.reliefs())
+    names.push_back(std::string(r.fmaKUnroll == kTightFmaKUnroll ? "t"
+                                : r.fmaKUnroll > 0               ? "r"
+                                                                 : "") +
+                    (r.synchronousDots ? "s" : "") +
+                    (r.asyncStaging ? "a" : "") + (r.leanAddresses ? "L" : ""));
+  return names;
+}
+
 TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
   CompiledKernel kernel;
   EXPECT_FALSE(availableReliefs(kernel).any());
@@ -371,50 +389,23 @@ TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
   // then all three with the tighter loops.
   kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
   kernel.dotsInFlight = true;
-  llvm::SmallVector<SpillRelief, 9> ladder =
-      SpillRecompile{availableReliefs(kernel), compile}.reliefs();
-  ASSERT_EQ(ladder.size(), 6u);
-  auto name = [](const SpillRelief &r) {
-    return std::string(r.fmaKUnroll == kTightFmaKUnroll ? "t"
-                       : r.fmaKUnroll > 0               ? "r"
-                                                        : "") +
-           (r.synchronousDots ? "s" : "") + (r.asyncStaging ? "a" : "");
-  };
-  std::vector<std::string> names;
-  for (const SpillRelief &r : ladder)
-    names.push_back(name(r));
-  EXPECT_EQ(names,
+  EXPECT_EQ(ladderOf(kernel),
             (std::vector<std::string>{"a", "r", "rs", "ra", "rsa", "tsa"}));
 }
 
 TEST(AvailableReliefs, LeanAddressesLastWhereThereIsSharedMemory) {
-  auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
-    return mlir::failure();
-  };
-  auto names = [&](const CompiledKernel &kernel) {
-    std::vector<std::string> result;
-    for (const SpillRelief &r :
-         SpillRecompile{availableReliefs(kernel), compile}.reliefs())
-      result.push_back(std::string(r.fmaKUnroll == kTightFmaKUnroll ? "t"
-                                   : r.fmaKUnroll > 0               ? "r"
-                                                                    : "") +
-                       (r.synchronousDots ? "s" : "") +
-                       (r.asyncStaging ? "a" : "") +
-                       (r.leanAddresses ? "L" : ""));
-    return result;
-  };
   CompiledKernel kernel;
   kernel.contract.sharedMemoryBytes = 0; // no shared addresses to shorten
   kernel.registerStaging = true;
-  EXPECT_EQ(names(kernel), std::vector<std::string>{"a"});
+  EXPECT_EQ(ladderOf(kernel), std::vector<std::string>{"a"});
   kernel.contract.sharedMemoryBytes = 65536;
-  EXPECT_EQ(names(kernel), (std::vector<std::string>{"a", "L", "aL"}));
+  EXPECT_EQ(ladderOf(kernel), (std::vector<std::string>{"a", "L", "aL"}));
   kernel.registerStaging = false;
-  EXPECT_EQ(names(kernel), std::vector<std::string>{"L"});
+  EXPECT_EQ(ladderOf(kernel), std::vector<std::string>{"L"});
   kernel.fmaKSteps = 4 * kSpillingFmaKUnroll;
   kernel.dotsInFlight = true;
   kernel.registerStaging = true;
-  EXPECT_EQ(names(kernel),
+  EXPECT_EQ(ladderOf(kernel),
             (std::vector<std::string>{"a", "r", "rs", "ra", "rsa", "tsa", "L",
                                       "rsaL", "tsaL"}));
 }

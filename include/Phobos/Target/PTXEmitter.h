@@ -2,7 +2,7 @@
 //-*-===//
 //
 // Turns the gpu.module of a lowered kernel into PTX: translation to LLVM
-// IR, LLVM's O3 pipeline, then NVPTX code generation. The target machine is
+// IR, LLVM's O1 pipeline, then NVPTX code generation. The target machine is
 // made once per emitter, so a tuner that compiles many variants pays for it
 // once per thread. No bitcode library is linked: the lowering never calls
 // libdevice (and MLIR's NVVM target would link it whenever a CUDA toolkit
