@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
@@ -48,7 +49,8 @@ KernelCompiler::KernelCompiler(MLIRContext *context, StringRef chip)
     : context(context), chip(chip.str()),
       pipeline(std::make_unique<PassManager>(context)),
       emitter(std::make_unique<PTXEmitter>(
-          chip, getLeanAddressesOverride().value_or(false))) {
+          chip, getLeanAddressesOverride().value_or(false),
+          getKeepInvariantsOverride().value_or(false))) {
   PhobosToNVVMOptions pipelineOptions;
   pipelineOptions.chip = this->chip;
   buildPhobosToNVVMPipeline(*pipeline, pipelineOptions);
@@ -73,14 +75,16 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
   CompiledKernel result;
   result.chip = chip;
   result.contract = buildLaunchContract(kernel);
+  result.loops =
+      kernel->walk([](LoopLikeOpInterface) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   // One module per kernel, so that each gets its own PTX.
   OpBuilder builder(context);
   OwningOpRef<ModuleOp> single = ModuleOp::create(kernel.getLoc());
   builder.setInsertionPointToStart(single->getBody());
   builder.clone(*kernel.getOperation());
   PassManager *passes = pipeline.get();
-  SpillRelief lowering = relief;
-  lowering.leanAddresses = false; // PTXEmitter's, not the pipeline's
+  SpillRelief lowering = relief.lowering();
   if (lowering.any()) {
     std::unique_ptr<PassManager> &relieved = reliefPipelines[lowering];
     if (!relieved) {
@@ -90,6 +94,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       options.fmaKUnroll = relief.fmaKUnroll;
       options.synchronousDots = relief.synchronousDots;
       options.asyncStaging = relief.asyncStaging;
+      options.wgmmaFragmentSteps = relief.wgmmaFragmentSteps;
       buildPhobosToNVVMPipeline(*relieved, options);
     }
     passes = relieved.get();
@@ -115,6 +120,9 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       result.fmaKSteps = steps.getInt();
     result.dotsInFlight |= func->hasAttr(kDotsInFlightAttrName);
     result.registerStaging |= func->hasAttr(tile::kRegisterStagingAttrName);
+    if (auto steps =
+            func->getAttrOfType<IntegerAttr>(kWgmmaFragmentStepsAttrName))
+      result.wgmmaFragmentSteps = steps.getInt();
     if (auto maps = func->getAttrOfType<ArrayAttr>(phobos::kTensorMapsAttrName))
       for (auto map : maps.getAsRange<DenseI64ArrayAttr>()) {
         ArrayRef<int64_t> fields = map.asArrayRef();
@@ -131,10 +139,13 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
     return result;
   start = std::chrono::steady_clock::now();
   PTXEmitter *assembly = emitter.get();
-  if (relief.leanAddresses) {
-    if (!leanEmitter)
-      leanEmitter = std::make_unique<PTXEmitter>(chip, /*leanAddresses=*/true);
-    assembly = leanEmitter.get();
+  if (relief.leanAddresses || relief.keepInvariants) {
+    std::unique_ptr<PTXEmitter> &made =
+        reliefEmitters[relief.leanAddresses + 2 * relief.keepInvariants];
+    if (!made)
+      made = std::make_unique<PTXEmitter>(chip, relief.leanAddresses,
+                                          relief.keepInvariants);
+    assembly = made.get();
   }
   FailureOr<std::string> ptx = assembly->emit(*single);
   if (timings)
@@ -378,11 +389,15 @@ SpillRelief phobos::availableReliefs(const CompiledKernel &kernel) {
   available.asyncStaging = kernel.registerStaging && !getAsyncStagingOverride();
   available.leanAddresses =
       kernel.contract.sharedMemoryBytes > 0 && !getLeanAddressesOverride();
+  available.keepInvariants = kernel.loops && !getKeepInvariantsOverride();
+  if (kernel.wgmmaFragmentSteps > kSpillingWgmmaFragmentSteps &&
+      !getWgmmaFragmentStepsOverride())
+    available.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
   return available;
 }
 
-SmallVector<SpillRelief, 9> SpillRecompile::reliefs() const {
-  SmallVector<SpillRelief, 9> reliefs;
+SmallVector<SpillRelief, 11> SpillRecompile::reliefs() const {
+  SmallVector<SpillRelief, 11> reliefs;
   if (!compile)
     return reliefs;
   SmallVector<SpillRelief, 2> ladder;
@@ -408,6 +423,8 @@ SmallVector<SpillRelief, 9> SpillRecompile::reliefs() const {
     }
   SpillRelief all = available;
   all.leanAddresses = false;
+  all.keepInvariants = false;
+  all.wgmmaFragmentSteps = 0;
   SpillRelief tight = all;
   tight.fmaKUnroll = kTightFmaKUnroll;
   if (all.fmaKUnroll > kTightFmaKUnroll)
@@ -423,6 +440,16 @@ SmallVector<SpillRelief, 9> SpillRecompile::reliefs() const {
     if (all.fmaKUnroll > kTightFmaKUnroll) {
       tight.leanAddresses = true;
       reliefs.push_back(tight);
+    }
+  }
+  if (available.keepInvariants) {
+    SpillRelief kept = all;
+    kept.leanAddresses = available.leanAddresses;
+    kept.keepInvariants = true;
+    reliefs.push_back(kept);
+    if (available.wgmmaFragmentSteps > 0) {
+      kept.wgmmaFragmentSteps = available.wgmmaFragmentSteps;
+      reliefs.push_back(kept);
     }
   }
   return reliefs;
@@ -466,7 +493,7 @@ llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
                                SpillRecompile recompile) {
-  SmallVector<SpillRelief, 9> reliefs = recompile.reliefs();
+  SmallVector<SpillRelief, 11> reliefs = recompile.reliefs();
   AssemblyReport best;
   if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =

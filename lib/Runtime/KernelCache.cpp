@@ -30,6 +30,7 @@ llvm::StringRef phobos::compilerVersion() {
         {"PHOBOS_PTXAS_OPTIONS", "+ptxas:"},
         {"PHOBOS_LLVM_OPT_LEVEL", "+llvm-O"},
         {"PHOBOS_LEAN_ADDRESSES", "+lean-addresses:"},
+        {"PHOBOS_KEEP_INVARIANTS", "+keep-invariants:"},
         {"PHOBOS_FMA_K_UNROLL", "+fma-k-unroll:"},
         {"PHOBOS_SYNC_DOTS", "+sync-dots:"},
         {"PHOBOS_ASYNC_STAGING", "+async-staging:"},

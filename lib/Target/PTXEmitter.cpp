@@ -20,6 +20,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -65,10 +66,11 @@ unsigned getIROptLevel() {
   return level;
 }
 
-/// LLVM's options that give the lean addresses (PTXEmitter.h) are global;
-/// they are set and read under this lock: the target machine reads
-/// `nvptx-short-ptr` when it is made, code generation `disable-lsr` when
-/// it builds its passes.
+/// LLVM's options that give the lean addresses and keep invariants in
+/// loops (PTXEmitter.h) are global; they are set and read under this
+/// lock: the target machine reads `nvptx-short-ptr` when it is made, code
+/// generation `disable-lsr` and `disable-machine-licm` when it builds its
+/// passes.
 std::mutex &optionsLock() {
   static std::mutex lock;
   return lock;
@@ -79,10 +81,87 @@ void setOption(llvm::StringRef name, bool value) {
   if (auto found = options.find(name); found != options.end())
     found->second->addOccurrence(0, name, value ? "true" : "false");
 }
+/// `pipeline` (a textual pass pipeline) without its LICM passes, and
+/// without the loop pass managers that held nothing else.
+std::string withoutLicm(llvm::StringRef pipeline) {
+  std::string text;
+  for (size_t at = 0; at < pipeline.size();) {
+    llvm::StringRef rest = pipeline.drop_front(at);
+    bool startsName =
+        at == 0 || llvm::StringRef(",(").contains(pipeline[at - 1]);
+    if (startsName && rest.starts_with("licm") &&
+        (rest.size() == 4 || llvm::StringRef(",()<").contains(rest[4]))) {
+      size_t end = 4;
+      if (rest.size() > 4 && rest[4] == '<')
+        end = rest.find('>') + 1;
+      at += end;
+      if (at < pipeline.size() && pipeline[at] == ',')
+        ++at;
+      else if (!text.empty() && text.back() == ',')
+        text.pop_back();
+      continue;
+    }
+    text += pipeline[at++];
+  }
+  // Loop pass managers left empty.
+  for (llvm::StringRef empty : {"loop-mssa()", "loop()"}) {
+    for (size_t found; (found = text.find(empty.str())) != std::string::npos;) {
+      size_t begin = found, end = found + empty.size();
+      if (end < text.size() && text[end] == ',')
+        ++end;
+      else if (begin > 0 && text[begin - 1] == ',')
+        --begin;
+      text.erase(begin, end - begin);
+    }
+  }
+  return text;
+}
 } // namespace
 
-PTXEmitter::PTXEmitter(StringRef chip, bool leanAddresses)
-    : chip(chip.str()), leanAddresses(leanAddresses) {
+/// LLVM's pipeline at `level` as makeOptimizingTransformer builds it (the
+/// same tuning options), with no loop-invariant code motion: run on
+/// `module`.
+static llvm::Error optimizeKeepingInvariants(llvm::Module &module,
+                                             llvm::TargetMachine *machine,
+                                             unsigned level) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::PassBuilder builder(machine, tuning, std::nullopt, &callbacks);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  std::string text;
+  {
+    llvm::raw_string_ostream stream(text);
+    builder.buildPerModuleDefaultPipeline(levels[level])
+        .printPipeline(stream, [&](llvm::StringRef className) {
+          llvm::StringRef name = callbacks.getPassNameForClassName(className);
+          return name.empty() ? className : name;
+        });
+  }
+  llvm::ModulePassManager passes;
+  if (llvm::Error error = builder.parsePassPipeline(passes, withoutLicm(text)))
+    return error;
+  passes.run(module, modules);
+  return llvm::Error::success();
+}
+
+PTXEmitter::PTXEmitter(StringRef chip, bool leanAddresses, bool keepInvariants)
+    : chip(chip.str()), leanAddresses(leanAddresses),
+      keepInvariants(keepInvariants) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     LLVMInitializeNVPTXTarget();
@@ -118,9 +197,13 @@ FailureOr<std::string> PTXEmitter::emit(ModuleOp module) {
       return gpuModule.emitError("cannot translate the kernel to LLVM IR");
     llvmModule->setDataLayout(machine->createDataLayout());
     llvmModule->setTargetTriple(machine->getTargetTriple());
-    auto optimize = makeOptimizingTransformer(getIROptLevel(), /*sizeLevel=*/0,
-                                              machine.get());
-    if (llvm::Error error = optimize(llvmModule.get())) {
+    llvm::Error optimized =
+        keepInvariants
+            ? optimizeKeepingInvariants(*llvmModule, machine.get(),
+                                        getIROptLevel())
+            : makeOptimizingTransformer(getIROptLevel(), /*sizeLevel=*/0,
+                                        machine.get())(llvmModule.get());
+    if (llvm::Error error = std::move(optimized)) {
       InFlightDiagnostic diagnostic = gpuModule.emitError("LLVM's optimiser: ");
       llvm::handleAllErrors(std::move(error),
                             [&](const llvm::ErrorInfoBase &info) {
@@ -137,6 +220,7 @@ FailureOr<std::string> PTXEmitter::emit(ModuleOp module) {
       {
         std::lock_guard<std::mutex> guard(optionsLock());
         setOption("disable-lsr", leanAddresses);
+        setOption("disable-machine-licm", keepInvariants);
         unsupported = machine->addPassesToEmitFile(
             codegen, buffered, nullptr, llvm::CodeGenFileType::AssemblyFile);
       }

@@ -143,6 +143,11 @@ std::optional<bool> phobos::getLeanAddressesOverride() {
   return value;
 }
 
+std::optional<bool> phobos::getKeepInvariantsOverride() {
+  static const std::optional<bool> value = readSwitch("PHOBOS_KEEP_INVARIANTS");
+  return value;
+}
+
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
   // Tiles that cannot fit the chip fail first, before any pass spends
@@ -281,6 +286,7 @@ FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
            << chip << "'; Phobos targets " << supportedChips();
-  return PTXEmitter(chip, getLeanAddressesOverride().value_or(false))
+  return PTXEmitter(chip, getLeanAddressesOverride().value_or(false),
+                    getKeepInvariantsOverride().value_or(false))
       .emit(module);
 }

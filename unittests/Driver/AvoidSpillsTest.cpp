@@ -326,7 +326,8 @@ TEST(AssembleAvoidingSpills, TriesTheReliefsInTurnAndKeepsTheLeastSpilling) {
 
 /// The reliefs the drivers would try for `kernel`, in order, each named by
 /// its parts: "r" rolled FMA loops ("t" at kTightFmaKUnroll steps), "s"
-/// no dot in flight, "a" asynchronous staging, "L" lean addresses.
+/// no dot in flight, "a" asynchronous staging, "L" lean addresses, "H"
+/// invariants kept in their loops, "F" fewer wgmma fragments at once.
 std::vector<std::string> ladderOf(const CompiledKernel &kernel) {
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
@@ -338,7 +339,9 @@ std::vector<std::string> ladderOf(const CompiledKernel &kernel) {
                                 : r.fmaKUnroll > 0               ? "r"
                                                                  : "") +
                     (r.synchronousDots ? "s" : "") +
-                    (r.asyncStaging ? "a" : "") + (r.leanAddresses ? "L" : ""));
+                    (r.asyncStaging ? "a" : "") + (r.leanAddresses ? "L" : "") +
+                    (r.keepInvariants ? "H" : "") +
+                    (r.wgmmaFragmentSteps > 0 ? "F" : ""));
   return names;
 }
 
@@ -357,7 +360,7 @@ TEST(AvailableReliefs, OnlyWhatChangesTheCode) {
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
   };
-  llvm::SmallVector<SpillRelief, 9> ladder =
+  llvm::SmallVector<SpillRelief, 11> ladder =
       SpillRecompile{all, compile}.reliefs();
   ASSERT_EQ(ladder.size(), 3u);
   EXPECT_TRUE(ladder[0].fmaKUnroll == kSpillingFmaKUnroll &&
@@ -381,7 +384,7 @@ TEST(AvailableReliefs, AsynchronousStagingFirstThenWithTheOthers) {
   auto compile = [](SpillRelief) -> mlir::FailureOr<CompiledKernel> {
     return mlir::failure();
   };
-  llvm::SmallVector<SpillRelief, 9> alone =
+  llvm::SmallVector<SpillRelief, 11> alone =
       SpillRecompile{staging, compile}.reliefs();
   ASSERT_EQ(alone.size(), 1u);
   EXPECT_TRUE(alone[0].asyncStaging);
@@ -408,6 +411,30 @@ TEST(AvailableReliefs, LeanAddressesLastWhereThereIsSharedMemory) {
   EXPECT_EQ(ladderOf(kernel),
             (std::vector<std::string>{"a", "r", "rs", "ra", "rsa", "tsa", "L",
                                       "rsaL", "tsaL"}));
+}
+
+TEST(AvailableReliefs, InvariantsKeptLastWhereThereIsALoop) {
+  // The general tf32 GEMM of 128 x 256 x 64: register staging, shared
+  // memory, a dot in flight, 8 k-steps of wgmma fragments.
+  CompiledKernel kernel;
+  kernel.contract.sharedMemoryBytes = 98304;
+  kernel.registerStaging = true;
+  kernel.dotsInFlight = true;
+  kernel.wgmmaFragmentSteps = 2 * kSpillingWgmmaFragmentSteps;
+  // Without a loop nothing is hoisted, and fewer fragments at once come
+  // only with that.
+  EXPECT_EQ(ladderOf(kernel),
+            (std::vector<std::string>{"a", "s", "sa", "L", "saL"}));
+  kernel.loops = true;
+  EXPECT_EQ(
+      ladderOf(kernel),
+      (std::vector<std::string>{"a", "s", "sa", "L", "saL", "saLH", "saLHF"}));
+  // Fragments already loaded in groups that small: no F step.
+  kernel.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
+  EXPECT_EQ(ladderOf(kernel).back(), "saLH");
+  SpillRelief all = availableReliefs(kernel);
+  EXPECT_TRUE(all.keepInvariants);
+  EXPECT_EQ(all.wgmmaFragmentSteps, 0);
 }
 
 TEST(AssembleAvoidingSpills, LeanAddressesAfterTheOthers) {

@@ -29,6 +29,11 @@ inline constexpr llvm::StringLiteral kPersistentAttrName = "phobos.persistent";
 /// whole, so that a driver knows a rolled K loop (fma-k-unroll) would give
 /// other code.
 inline constexpr llvm::StringLiteral kFmaKStepsAttrName = "phobos.fma_k_steps";
+/// On such a kernel: the most k-steps of register fragments (i64) a
+/// swap_ab wgmma dot loads before it issues them, so that a driver knows
+/// fewer per group (wgmma-fragment-steps) would give other code.
+inline constexpr llvm::StringLiteral kWgmmaFragmentStepsAttrName =
+    "phobos.wgmma_fragment_steps";
 /// On a kernel with a dot kept in flight (`in_flight`: tile-defer-dots,
 /// tile-pipeline), so that a driver knows the pipeline's synchronous-dots
 /// would give other code.

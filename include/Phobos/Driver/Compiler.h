@@ -55,6 +55,12 @@ struct CompiledKernel {
   /// Whether a loop stages a dot operand through registers where
   /// asynchronous copies could (SpillRecompile).
   bool registerStaging = false;
+  /// The most k-steps of register fragments a swap_ab wgmma dot loads
+  /// before issuing them (0: none; SpillRecompile).
+  int64_t wgmmaFragmentSteps = 0;
+  /// Whether the kernel has a loop, where LLVM may hoist invariants
+  /// (SpillRecompile).
+  bool loops = false;
 };
 
 /// How a kernel that spills is compiled once more: lighter on registers,
@@ -71,14 +77,29 @@ struct SpillRelief {
   /// 32-bit shared-memory pointers and no loop strength reduction in
   /// LLVM's code generation (PTXEmitter's lean addresses).
   bool leanAddresses = false;
+  /// No loop-invariant code motion in LLVM (PTXEmitter's keepInvariants).
+  bool keepInvariants = false;
+  /// k-steps of a swap_ab wgmma dot issued per group, each loading its own
+  /// fragments (above 0; the pipeline's wgmma-fragment-steps).
+  int64_t wgmmaFragmentSteps = 0;
 
   bool any() const {
-    return fmaKUnroll > 0 || synchronousDots || asyncStaging || leanAddresses;
+    return fmaKUnroll > 0 || synchronousDots || asyncStaging || leanAddresses ||
+           keepInvariants || wgmmaFragmentSteps > 0;
+  }
+  /// Only the reliefs that change the MLIR pipeline (not PTXEmitter's).
+  SpillRelief lowering() const {
+    SpillRelief result = *this;
+    result.leanAddresses = false;
+    result.keepInvariants = false;
+    return result;
   }
   bool operator<(const SpillRelief &other) const {
-    return std::tie(fmaKUnroll, synchronousDots, asyncStaging, leanAddresses) <
+    return std::tie(fmaKUnroll, synchronousDots, asyncStaging, leanAddresses,
+                    keepInvariants, wgmmaFragmentSteps) <
            std::tie(other.fmaKUnroll, other.synchronousDots, other.asyncStaging,
-                    other.leanAddresses);
+                    other.leanAddresses, other.keepInvariants,
+                    other.wgmmaFragmentSteps);
   }
 };
 
@@ -119,8 +140,9 @@ private:
   /// The pipelines of other SpillReliefs, built when first asked for.
   std::map<SpillRelief, std::unique_ptr<mlir::PassManager>> reliefPipelines;
   std::unique_ptr<PTXEmitter> emitter;
-  /// The emitter of the lean-addresses relief, made when first asked for.
-  std::unique_ptr<PTXEmitter> leanEmitter;
+  /// The emitters of the reliefs PTXEmitter gives (lean addresses, kept
+  /// invariants), indexed by their bits, made when first asked for.
+  std::unique_ptr<PTXEmitter> reliefEmitters[4];
 };
 
 /// Compiles the kernels `options` selects from the main buffer of
@@ -212,6 +234,12 @@ std::optional<std::string> requestOneCtaPerSM(llvm::StringRef ptx);
 /// variants and made the measured ones 4-46 % faster (docs/benchmarks.md).
 inline constexpr int64_t kSpillingFmaKUnroll = 8;
 
+/// k-steps per group of a swap_ab wgmma dot that spills: half of a K 64
+/// tf32 tile's 8, so that its fragments take 16 registers, not 32 (with
+/// kept invariants it took the 128 x 256 x 64 tf32 GEMM, 128 registers a
+/// thread, from 72 bytes of spills to none; docs/benchmarks.md).
+inline constexpr int64_t kSpillingWgmmaFragmentSteps = 4;
+
 /// Steps per iteration of the FMA dots' K loops in the last relief tried,
 /// with every other one available: where 8 steps still spill, 2 leave
 /// ptxas fewer operands to load early (f32 attention with 128 rows, 128
@@ -242,10 +270,12 @@ struct SpillRecompile {
   /// staging; where the FMA loops are rolled, all of them with
   /// kTightFmaKUnroll steps; last, where the kernel uses shared memory,
   /// lean addresses alone, with all the others, and with all the others at
-  /// kTightFmaKUnroll steps. ptxas's spills do not fall monotonically with the
+  /// kTightFmaKUnroll steps; after those, every available relief with
+  /// invariants kept in their loops, then that with kSpillingWgmmaFragmentSteps
+  /// steps per wgmma group. ptxas's spills do not fall monotonically with the
   /// registers a kernel asks for, so a relief that helps one kernel can hurt
   /// the next and each combination is worth an assembly (docs/benchmarks.md).
-  llvm::SmallVector<SpillRelief, 9> reliefs() const;
+  llvm::SmallVector<SpillRelief, 11> reliefs() const;
 };
 
 /// Assembles `kernel.ptx` with `assemble`, and where ptxas spills, once

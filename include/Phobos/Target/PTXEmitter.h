@@ -35,7 +35,14 @@ public:
   /// induction variables added for them; a relief for kernels that spill,
   /// since some kernels that do not ran slower with it (docs/benchmarks.md,
   /// twenty-first session).
-  explicit PTXEmitter(llvm::StringRef chip, bool leanAddresses = false);
+  /// With `keepInvariants`, neither LLVM's IR pipeline nor its code
+  /// generation hoists loop-invariant code (LICM, MachineLICM): each value
+  /// hoisted out of a loop holds a register through it, which LLVM does
+  /// not weigh; ptxas hoists what its register budget allows. Also a
+  /// relief (the general tf32 GEMMs of K 64 tiles, docs/benchmarks.md,
+  /// twenty-second session).
+  explicit PTXEmitter(llvm::StringRef chip, bool leanAddresses = false,
+                      bool keepInvariants = false);
   ~PTXEmitter();
 
   /// The PTX of every gpu.module in `module` (lowered to llvm/nvvm), with
@@ -46,6 +53,7 @@ public:
 private:
   std::string chip;
   bool leanAddresses;
+  bool keepInvariants;
   std::unique_ptr<llvm::TargetMachine> machine;
 };
 

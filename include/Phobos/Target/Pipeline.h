@@ -75,6 +75,12 @@ std::optional<bool> getAsyncStagingOverride();
 /// they are a relief for kernels that spill.
 std::optional<bool> getLeanAddressesOverride();
 
+/// $PHOBOS_KEEP_INVARIANTS (0 or 1), for A/B measurements: whether every
+/// kernel's PTX comes from PTXEmitter with loop invariants kept in their
+/// loops (no LICM in LLVM); nullopt when unset, and then that is a relief
+/// for kernels that spill.
+std::optional<bool> getKeepInvariantsOverride();
+
 /// $PHOBOS_WGMMA_FRAGMENT_STEPS, when set to a step count: it overrides the
 /// pipeline's wgmma-fragment-steps, for A/B measurements (the compiler
 /// version names it).

@@ -7,7 +7,9 @@
 // with the source size cut to the elements inside the tensor so that the
 // rest is zero-filled; a run that is not 16-byte aligned at run time goes
 // element by element (16-bit elements synchronously, since cp.async moves
-// at least 4 bytes). Commits and waits are cp.async.commit_group and
+// at least 4 bytes). Where the layout starts every thread's runs at
+// multiples of the width, one branch per copy decides that for all of its
+// runs. Commits and waits are cp.async.commit_group and
 // cp.async.wait_group.
 //
 //===----------------------------------------------------------------------===//
@@ -54,6 +56,10 @@ struct BufferSlotLowering : TileToGPUPattern<BufferSlotOp> {
   }
 };
 
+/// How the runs of one copy move: each by its own alignment, or all as
+/// vectors, or all element by element.
+enum class RunCopy { PerRun, Vector, Elements };
+
 struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
   using TileToGPUPattern::TileToGPUPattern;
 
@@ -78,7 +84,8 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
     // Registers contiguous in the tensor and in the buffer move together.
     auto shared = cast<SharedLayoutAttr>(buffer.getLayout());
     unsigned fast = shared.getOrder().front();
-    auto [axis, width] = vectorAxis(access, layout, element);
+    int64_t axis, width;
+    std::tie(axis, width) = vectorAxis(access, layout, element);
     if (axis != static_cast<int64_t>(fast)) {
       axis = -1;
       width = 1;
@@ -87,30 +94,66 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
                           shared.getVectorUnit(buffer.getShape()));
     }
 
+    // The runs: `width` registers along `axis` each (one register where
+    // nothing is contiguous).
+    SmallVector<SmallVector<int64_t, 4>> runStarts;
     SmallVector<bool> done(layout.numRegisters(), false);
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       if (done[reg])
         continue;
       SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
-      GlobalRun run = globalRun(e, access, layout, q, axis < 0 ? 0 : axis,
-                                axis < 0 ? 1 : width);
-      for (int64_t member : run.registers)
-        done[member] = true;
-      // Copies held by several threads are made by the canonical ones.
-      Value canonical = e.isCanonical(layout, reg);
-      OpBuilder::InsertionGuard guard(rewriter);
-      if (canonical) {
-        auto branch =
-            scf::IfOp::create(rewriter, e.loc, TypeRange{}, canonical, false);
-        rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+      SmallVector<int64_t, 4> member = q;
+      for (int64_t k = 0; k < (axis < 0 ? 1 : width); ++k) {
+        done[layout.registerIndex(member)] = true;
+        if (axis >= 0)
+          ++member[axis];
       }
-      Value destination = e.elementPointer(
-          base, e.sharedIndex(buffer, e.coordinates(layout, reg)), element);
-      if (run.registers.size() > 1)
-        copyRun(e, tensor, run, destination, enable, elementBytes);
-      else
-        copyElement(e, tensor, run.elements.front(), destination, enable,
-                    elementBytes);
+      runStarts.push_back(std::move(q));
+    }
+
+    auto emitRuns = [&](RunCopy how) {
+      for (ArrayRef<int64_t> q : runStarts) {
+        int64_t reg = layout.registerIndex(q);
+        GlobalRun run = globalRun(e, access, layout, q, axis < 0 ? 0 : axis,
+                                  axis < 0 ? 1 : width);
+        OpBuilder::InsertionGuard guard(rewriter);
+        // Copies held by several threads are made by the canonical ones.
+        if (Value canonical = e.isCanonical(layout, reg)) {
+          auto branch =
+              scf::IfOp::create(rewriter, e.loc, TypeRange{}, canonical, false);
+          rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+        }
+        Value destination = e.elementPointer(
+            base, e.sharedIndex(buffer, e.coordinates(layout, reg)), element);
+        if (run.registers.size() == 1)
+          copyElement(e, tensor, run.elements.front(), destination, enable,
+                      elementBytes);
+        else if (how == RunCopy::Vector)
+          copyVector(e, tensor, run, destination, enable, elementBytes);
+        else if (how == RunCopy::Elements)
+          copyElements(e, tensor, run, destination, enable, elementBytes);
+        else
+          copyRun(e, tensor, run, destination, enable, elementBytes);
+      }
+    };
+
+    // Where every run is aligned together, one branch on that chooses
+    // 16-byte copies for all of them or element-wise copies for all: a
+    // branch per run kept both kinds of addresses live at once (the
+    // general tf32 GEMMs of K 64 tiles spilled).
+    if (Value aligned =
+            width > 1 ? allRunsAligned(e, tensor, access, adaptor.getOffsets(),
+                                       layout, axis, width)
+                      : Value()) {
+      auto branch = scf::IfOp::create(rewriter, e.loc, TypeRange{}, aligned,
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+      emitRuns(RunCopy::Vector);
+      rewriter.setInsertionPointToStart(&branch.getElseRegion().front());
+      emitRuns(RunCopy::Elements);
+    } else {
+      emitRuns(RunCopy::PerRun);
     }
     rewriter.eraseOp(op);
     return success();
@@ -141,19 +184,65 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
                             NVVM::LoadCacheModifierKind::CA, size);
   }
 
+  /// Whether every run of `width` registers along `axis` starts at an
+  /// element index that is a multiple of `width`, as one predicate the
+  /// whole CTA shares: the slice's offset along the contiguous axis and
+  /// every other stride are multiples of the width (checked at run time),
+  /// and each thread's runs start at multiples of it within the tile
+  /// (checked here, from the layout). Null where the layout does not
+  /// promise the latter.
+  static Value allRunsAligned(ThreadEmitter &e, const TensorParam &tensor,
+                              const SliceAccess &access,
+                              ArrayRef<ValueRange> offsets,
+                              const DistributedLayout &layout, int64_t axis,
+                              int64_t width) {
+    const AxisDistribution &dist = layout.axis(axis);
+    auto multiple = [&](int64_t count, int64_t step) {
+      return count <= 1 || step % width == 0;
+    };
+    if (dist.wraps || dist.innerStep != 1 || dist.inner % width ||
+        !multiple(dist.outer, dist.outerStep) ||
+        !multiple(dist.laneMod, dist.laneScale) ||
+        !multiple(dist.warpMod, dist.warpScale) ||
+        access.tileAxis.back() != axis)
+      return Value();
+    auto isMultiple = [&](Value value) -> Value {
+      Type type = value.getType();
+      Value mask = arith::ConstantOp::create(
+          e.b, e.loc, e.b.getIntegerAttr(type, width - 1));
+      Value zero =
+          arith::ConstantOp::create(e.b, e.loc, e.b.getIntegerAttr(type, 0));
+      return arith::CmpIOp::create(
+          e.b, e.loc, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(e.b, e.loc, value, mask), zero);
+    };
+    Value aligned = isMultiple(offsets.back().front());
+    for (Value stride : ArrayRef<Value>(tensor.strides).drop_back())
+      aligned = e.andI(aligned, isMultiple(stride));
+    return aligned;
+  }
+
   /// A run of consecutive elements: one cp.async of up to 16 bytes whose
   /// source size counts the elements inside the tensor, when the run is
   /// aligned; else element by element.
   static void copyRun(ThreadEmitter &e, const TensorParam &tensor,
                       const GlobalRun &run, Value destination, Value enable,
                       int64_t elementBytes) {
-    int64_t width = run.registers.size();
-    int64_t bytes = width * elementBytes;
     auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.aligned,
                                     /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(e.b);
     e.b.setInsertionPointToStart(&branch.getThenRegion().front());
-    // The elements inside form a prefix of the run: count them.
+    copyVector(e, tensor, run, destination, enable, elementBytes);
+    e.b.setInsertionPointToStart(&branch.getElseRegion().front());
+    copyElements(e, tensor, run, destination, enable, elementBytes);
+  }
+
+  /// An aligned run: one cp.async whose source size counts the elements
+  /// inside the tensor (they form a prefix of the run).
+  static void copyVector(ThreadEmitter &e, const TensorParam &tensor,
+                         const GlobalRun &run, Value destination, Value enable,
+                         int64_t elementBytes) {
+    int64_t bytes = run.registers.size() * elementBytes;
     Value valid = e.i32(0);
     for (auto &[linear, inside] : run.elements) {
       Value in = e.andI(inside, enable);
@@ -163,15 +252,20 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
     }
     Value any = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ne,
                                       valid, e.i32(0));
-    Value source = e.select(any, globalPointer(e, tensor, run.elements.front().first),
-                            tensor.base);
+    Value source = e.select(
+        any, globalPointer(e, tensor, run.elements.front().first), tensor.base);
     Value size = e.mul(valid, e.i32(elementBytes));
     NVVM::CpAsyncOp::create(e.b, e.loc, destination, source,
                             static_cast<uint32_t>(bytes),
                             bytes == 16 ? NVVM::LoadCacheModifierKind::CG
                                         : NVVM::LoadCacheModifierKind::CA,
                             size);
-    e.b.setInsertionPointToStart(&branch.getElseRegion().front());
+  }
+
+  /// A run copied element by element.
+  static void copyElements(ThreadEmitter &e, const TensorParam &tensor,
+                           const GlobalRun &run, Value destination,
+                           Value enable, int64_t elementBytes) {
     for (auto [k, element] : llvm::enumerate(run.elements)) {
       Value at = LLVM::GEPOp::create(
           e.b, e.loc, destination.getType(), e.memoryType(tensor.element),

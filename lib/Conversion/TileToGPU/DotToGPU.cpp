@@ -636,7 +636,7 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
 /// 2g + h): register 4j + 2c + h of getSwappedWgmmaAccumulatorLayout.
 Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
                           DotOp::GenericAdaptor<ArrayRef<ValueRange>> adaptor,
-                          int64_t groupSteps) {
+                          int64_t groupSteps, int64_t &loadedSteps) {
   TileType resultType = op.getType();
   OperandBuffer aBuffer = operandBuffer(l, op.getA(), adaptor.getA());
   // B in shared memory (the fragments are loaded here), or already in
@@ -692,6 +692,7 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
   int64_t groupK = k;
   if (groupSteps > 0 && !bInRegisters)
     groupK = std::min(k, groupSteps * kStep);
+  loadedSteps = bInRegisters ? 0 : groupK / kStep;
   for (int64_t start = 0; start < k; start += groupK) {
     if (start > 0) {
       NVVM::WgmmaGroupSyncAlignedOp::create(l.b, l.loc);
@@ -721,18 +722,19 @@ Regs lowerSwappedWgmmaDot(ThreadEmitter &l, DotOp op,
 struct DotLowering : TileToGPUPattern<DotOp> {
   using TileToGPUPattern::TileToGPUPattern;
 
-  /// Records on the kernel the longest K slice an FMA dot unrolled whole
-  /// (kFmaKStepsAttrName): the drivers compile a kernel that spills once
-  /// more with the K loops rolled, where that changes the code.
-  static void noteUnrolledFmaSteps(ConversionPatternRewriter &rewriter,
-                                   DotOp op, int64_t k) {
+  /// Records on the kernel the most `steps` under `name`: the longest K
+  /// slice an FMA dot unrolled whole (kFmaKStepsAttrName), the k-steps of
+  /// fragments a swap_ab wgmma dot loads at once
+  /// (kWgmmaFragmentStepsAttrName). The drivers compile a kernel that
+  /// spills once more with fewer, where that changes the code.
+  static void noteSteps(ConversionPatternRewriter &rewriter, DotOp op,
+                        StringRef name, int64_t steps) {
     auto func = op->getParentOfType<gpu::GPUFuncOp>();
-    auto known = func->getAttrOfType<IntegerAttr>(phobos::kFmaKStepsAttrName);
-    if (known && known.getInt() >= k)
+    auto known = func->getAttrOfType<IntegerAttr>(name);
+    if (known && known.getInt() >= steps)
       return;
-    rewriter.modifyOpInPlace(func, [&] {
-      func->setAttr(phobos::kFmaKStepsAttrName, rewriter.getI64IntegerAttr(k));
-    });
+    rewriter.modifyOpInPlace(
+        func, [&] { func->setAttr(name, rewriter.getI64IntegerAttr(steps)); });
   }
   LogicalResult
   matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
@@ -741,18 +743,21 @@ struct DotLowering : TileToGPUPattern<DotOp> {
     // read were checked before the conversion started.
     ThreadEmitter e = emitter(op, rewriter);
     bool mmaLayout = isa<MmaLayoutAttr>(op.getType().getEncoding());
-    int64_t unrolledSteps = 0;
+    int64_t unrolledSteps = 0, fragmentSteps = 0;
     Regs acc =
         op.getKind() == DotKind::wgmma && op.getSwapAb()
             ? lowerSwappedWgmmaDot(e, op, adaptor,
-                                   state.getWgmmaFragmentSteps())
+                                   state.getWgmmaFragmentSteps(), fragmentSteps)
         : op.getKind() == DotKind::wgmma && mmaLayout
             ? lowerWgmmaDot(e, op, adaptor)
         : op.getKind() == DotKind::mma_sync && mmaLayout
             ? lowerMmaDot(e, op, adaptor)
             : lowerFmaDot(e, op, adaptor, state.getFmaKUnroll(), unrolledSteps);
     if (unrolledSteps > 0)
-      noteUnrolledFmaSteps(rewriter, op, unrolledSteps);
+      noteSteps(rewriter, op, phobos::kFmaKStepsAttrName, unrolledSteps);
+    if (fragmentSteps > 0)
+      noteSteps(rewriter, op, phobos::kWgmmaFragmentStepsAttrName,
+                fragmentSteps);
     if (op.getInFlight()) {
       auto func = op->getParentOfType<gpu::GPUFuncOp>();
       rewriter.modifyOpInPlace(func, [&] {
