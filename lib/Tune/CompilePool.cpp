@@ -28,6 +28,11 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace phobos;
 using namespace phobos::tune;
@@ -50,11 +55,33 @@ std::string firstLines(llvm::StringRef text, unsigned count = 3) {
   return result;
 }
 
+/// Each variant's compile allocates and frees tens of megabytes (MLIR,
+/// LLVM, nvJitLink). With glibc's defaults the freed memory goes back to
+/// the kernel (trimmed from the top of a heap, or unmapped where a block
+/// was above the mmap threshold), and the next variant faults it in again
+/// page by page: on the sgemm space a tenth of the time went to page
+/// faults, most of them in nvJitLink. Keeping freed memory in the heaps
+/// (trimmed only above 1 GiB, grown 64 MiB at a time, blocks up to 32 MiB
+/// from the heap) took the median variant from 168 to 137 ms locally, and
+/// on the GPU machine from 284-298 ms (two runs of three) to 185-194 ms
+/// (docs/benchmarks.md, twenty-second session). Process-wide, once.
+void keepFreedMemory() {
+#ifdef __GLIBC__
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TOP_PAD, 64 << 20);
+  });
+#endif
+}
+
 } // namespace
 
 CompilePool::CompilePool(Config config, std::vector<Variant> variants)
     : config(std::move(config)), variants(std::move(variants)),
       reportsLeft(2 * this->variants.size()) {
+  keepFreedMemory();
   // One nvJitLink for every worker: it assembles in the process, where
   // ptxas costs a process and two files per variant.
   if (this->config.useCubin && !std::getenv("PHOBOS_NO_NVJITLINK"))
