@@ -62,13 +62,18 @@ std::string firstLines(llvm::StringRef text, unsigned count = 3) {
 /// page by page: on the sgemm space a tenth of the time went to page
 /// faults, most of them in nvJitLink. Keeping freed memory in the heaps
 /// (trimmed only above 1 GiB, grown 64 MiB at a time, blocks up to 32 MiB
-/// from the heap) took the median variant from 168 to 137 ms locally, and
-/// on the GPU machine from 284-298 ms (two runs of three) to 185-194 ms
-/// (docs/benchmarks.md, twenty-second session). Process-wide, once.
+/// from the heap) took the median variant from 168 to 137 ms locally; on
+/// the GPU machine, whose runs vary more, the same settings gave 184-194 ms
+/// where glibc's defaults gave 186-298 (docs/benchmarks.md, twenty-second
+/// session). Process-wide, once; $PHOBOS_ALLOCATOR_DEFAULTS=1 leaves
+/// glibc's settings, for A/B measurements.
 void keepFreedMemory() {
 #ifdef __GLIBC__
   static std::once_flag once;
   std::call_once(once, [] {
+    if (const char *keep = std::getenv("PHOBOS_ALLOCATOR_DEFAULTS");
+        keep && llvm::StringRef(keep) == "1")
+      return;
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_TOP_PAD, 64 << 20);
