@@ -93,7 +93,7 @@ std::string withoutLicm(llvm::StringRef pipeline) {
         (rest.size() == 4 || llvm::StringRef(",()<").contains(rest[4]))) {
       size_t end = 4;
       if (rest.size() > 4 && rest[4] == '<')
-        end = rest.find('>') + 1;
+        end = std::min(rest.find('>'), rest.size() - 1) + 1;
       at += end;
       if (at < pipeline.size() && pipeline[at] == ',')
         ++at;

@@ -206,19 +206,9 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
         !multiple(dist.warpMod, dist.warpScale) ||
         access.tileAxis.back() != axis)
       return Value();
-    auto isMultiple = [&](Value value) -> Value {
-      Type type = value.getType();
-      Value mask = arith::ConstantOp::create(
-          e.b, e.loc, e.b.getIntegerAttr(type, width - 1));
-      Value zero =
-          arith::ConstantOp::create(e.b, e.loc, e.b.getIntegerAttr(type, 0));
-      return arith::CmpIOp::create(
-          e.b, e.loc, arith::CmpIPredicate::eq,
-          arith::AndIOp::create(e.b, e.loc, value, mask), zero);
-    };
-    Value aligned = isMultiple(offsets.back().front());
+    Value aligned = isMultipleOf(e, offsets.back().front(), width);
     for (Value stride : ArrayRef<Value>(tensor.strides).drop_back())
-      aligned = e.andI(aligned, isMultiple(stride));
+      aligned = e.andI(aligned, isMultipleOf(e, stride, width));
     return aligned;
   }
 

@@ -108,21 +108,23 @@ GlobalRun phobos::tile::globalRun(ThreadEmitter &e, const TensorParam &tensor,
   // An aligned run starts at a multiple of the width along the contiguous
   // axis when every other stride is one; with the extent a multiple too,
   // its first and last elements are inside together.
-  auto multipleOfWidth = [&](Value value) {
-    Type type = value.getType();
-    Value mask = arith::ConstantOp::create(e.b, e.loc,
-                                           e.b.getIntegerAttr(type, width - 1));
-    Value zero =
-        arith::ConstantOp::create(e.b, e.loc, e.b.getIntegerAttr(type, 0));
-    return arith::CmpIOp::create(
-        e.b, e.loc, arith::CmpIPredicate::eq,
-        arith::AndIOp::create(e.b, e.loc, value, mask), zero);
-  };
-  Value uniform = e.andI(run.aligned, multipleOfWidth(tensor.dims.back()));
+  Value uniform =
+      e.andI(run.aligned, isMultipleOf(e, tensor.dims.back(), width));
   for (Value stride : ArrayRef<Value>(tensor.strides).drop_back())
-    uniform = e.andI(uniform, multipleOfWidth(stride));
+    uniform = e.andI(uniform, isMultipleOf(e, stride, width));
   run.uniform = uniform;
   return run;
+}
+
+Value phobos::tile::isMultipleOf(ThreadEmitter &e, Value value, int64_t width) {
+  Type type = value.getType();
+  Value mask = arith::ConstantOp::create(e.b, e.loc,
+                                         e.b.getIntegerAttr(type, width - 1));
+  Value zero =
+      arith::ConstantOp::create(e.b, e.loc, e.b.getIntegerAttr(type, 0));
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
+                               arith::AndIOp::create(e.b, e.loc, value, mask),
+                               zero);
 }
 
 Value phobos::tile::globalPointer(ThreadEmitter &e, const TensorParam &tensor, Value linear) {

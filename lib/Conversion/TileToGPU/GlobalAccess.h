@@ -72,6 +72,9 @@ GlobalRun globalRun(ThreadEmitter &e, const TensorParam &tensor,
 mlir::Value globalPointer(ThreadEmitter &e, const TensorParam &tensor,
                           mlir::Value linear);
 
+/// Whether the integer `value` is a multiple of `width` (a power of two).
+mlir::Value isMultipleOf(ThreadEmitter &e, mlir::Value value, int64_t width);
+
 /// A load that reads zero where `inside` is false (the address is moved to
 /// the tensor's first element, which always exists).
 mlir::Value maskedLoad(ThreadEmitter &e, const TensorParam &tensor,
