@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -54,6 +55,7 @@ KernelCompiler::KernelCompiler(MLIRContext *context, StringRef chip)
   PhobosToNVVMOptions pipelineOptions;
   pipelineOptions.chip = this->chip;
   buildPhobosToNVVMPipeline(*pipeline, pipelineOptions);
+  pipeline->enableVerifier(getVerifyEachPass());
 }
 
 KernelCompiler::~KernelCompiler() = default;
@@ -96,16 +98,26 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       options.asyncStaging = relief.asyncStaging;
       options.wgmmaFragmentSteps = relief.wgmmaFragmentSteps;
       buildPhobosToNVVMPipeline(*relieved, options);
+      relieved->enableVerifier(getVerifyEachPass());
     }
     passes = relieved.get();
   }
   auto start = std::chrono::steady_clock::now();
   LogicalResult lowered = passes->run(*single);
+  // Without the verifier between passes, once here: LLVM's translation
+  // gets valid IR or the compile fails with the verifier's message.
+  if (succeeded(lowered) && !getVerifyEachPass())
+    lowered = verify(*single);
   if (timings)
     timings->passesMs = millisecondsSince(start);
   if (failed(lowered))
     return failure();
-  single->walk([&](LLVM::LLVMFuncOp func) {
+  // Kernels are not nested in kernels: their bodies (10^4 to 10^5 ops)
+  // are skipped.
+  single->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (!func)
+      return WalkResult::advance();
     // The threads a launch starts: the pipeline may add a producer
     // warpgroup to the CTA the source lays its tiles out over.
     if (auto threads = func->getAttrOfType<DenseI32ArrayAttr>(
@@ -133,6 +145,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
         slot.swizzleBytes = fields[3];
         result.contract.tensorMaps.push_back(std::move(slot));
       }
+    return WalkResult::skip();
   });
   if (sharedLimitBytes >= 0 &&
       result.contract.sharedMemoryBytes > sharedLimitBytes)

@@ -148,6 +148,11 @@ std::optional<bool> phobos::getKeepInvariantsOverride() {
   return value;
 }
 
+bool phobos::getVerifyEachPass() {
+  static const bool value = readSwitch("PHOBOS_VERIFY_EACH").value_or(false);
+  return value;
+}
+
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
   // Tiles that cannot fit the chip fail first, before any pass spends

@@ -81,6 +81,13 @@ std::optional<bool> getLeanAddressesOverride();
 /// for kernels that spill.
 std::optional<bool> getKeepInvariantsOverride();
 
+/// $PHOBOS_VERIFY_EACH (0 or 1): whether the compile path of the tools
+/// (KernelCompiler) verifies the IR after every pass of the GPU pipeline,
+/// as phobos-opt does. Unset or 0: it verifies the lowered module once, at
+/// the end (the verifier between passes took a third of the MLIR passes'
+/// time on the sgemm variants). The code is the same either way.
+bool getVerifyEachPass();
+
 /// $PHOBOS_WGMMA_FRAGMENT_STEPS, when set to a step count: it overrides the
 /// pipeline's wgmma-fragment-steps, for A/B measurements (the compiler
 /// version names it).

@@ -19,11 +19,15 @@ struct MarkTensorMapParams
   using MarkTensorMapParamsBase::MarkTensorMapParamsBase;
 
   void runOnOperation() override {
-    getOperation().walk([&](LLVM::LLVMFuncOp func) {
+    // Functions are not nested in functions: their bodies are skipped.
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+      if (!func)
+        return WalkResult::advance();
       auto positions = func->getAttrOfType<DenseI32ArrayAttr>(
           phobos::kTensorMapParamsAttrName);
       if (!positions)
-        return;
+        return WalkResult::skip();
       Builder b(&getContext());
       for (int32_t position : positions.asArrayRef()) {
         if (position < 0 ||
@@ -31,7 +35,8 @@ struct MarkTensorMapParams
             !isa<LLVM::LLVMPointerType>(func.getArgument(position).getType())) {
           func.emitError("tensor-map parameter ")
               << position << " is not a pointer parameter of the kernel";
-          return signalPassFailure();
+          signalPassFailure();
+          return WalkResult::interrupt();
         }
         func.setArgAttr(position, LLVM::LLVMDialect::getByValAttrName(),
                         TypeAttr::get(LLVM::LLVMArrayType::get(
@@ -43,6 +48,7 @@ struct MarkTensorMapParams
                         b.getUnitAttr());
       }
       func->removeAttr(phobos::kTensorMapParamsAttrName);
+      return WalkResult::skip();
     });
   }
 };
