@@ -14,7 +14,6 @@
 #include "Phobos/Target/PtxWorkarounds.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -81,18 +80,24 @@ void setOption(llvm::StringRef name, bool value) {
   if (auto found = options.find(name); found != options.end())
     found->second->addOccurrence(0, name, value ? "true" : "false");
 }
-/// `pipeline` (a textual pass pipeline) without its LICM passes, and
-/// without the loop pass managers that held nothing else.
-std::string withoutLicm(llvm::StringRef pipeline) {
+/// `pipeline` (a textual pass pipeline) without the passes named in
+/// `names`, and without the loop pass managers that held nothing else.
+std::string withoutPasses(llvm::StringRef pipeline,
+                          llvm::ArrayRef<llvm::StringRef> names) {
   std::string text;
   for (size_t at = 0; at < pipeline.size();) {
     llvm::StringRef rest = pipeline.drop_front(at);
     bool startsName =
         at == 0 || llvm::StringRef(",(").contains(pipeline[at - 1]);
-    if (startsName && rest.starts_with("licm") &&
-        (rest.size() == 4 || llvm::StringRef(",()<").contains(rest[4]))) {
-      size_t end = 4;
-      if (rest.size() > 4 && rest[4] == '<')
+    const llvm::StringRef *name =
+        !startsName ? nullptr : llvm::find_if(names, [&](llvm::StringRef n) {
+          return rest.starts_with(n) &&
+                 (rest.size() == n.size() ||
+                  llvm::StringRef(",()<").contains(rest[n.size()]));
+        });
+    if (name && name != names.end()) {
+      size_t end = name->size();
+      if (rest.size() > end && rest[end] == '<')
         end = std::min(rest.find('>'), rest.size() - 1) + 1;
       at += end;
       if (at < pipeline.size() && pipeline[at] == ',')
@@ -119,11 +124,16 @@ std::string withoutLicm(llvm::StringRef pipeline) {
 } // namespace
 
 /// LLVM's pipeline at `level` as makeOptimizingTransformer builds it (the
-/// same tuning options), with no loop-invariant code motion: run on
-/// `module`.
-static llvm::Error optimizeKeepingInvariants(llvm::Module &module,
-                                             llvm::TargetMachine *machine,
-                                             unsigned level) {
+/// same tuning options), run on `module` without VectorCombine and, with
+/// `keepInvariants`, without loop-invariant code motion.
+///
+/// VectorCombine turned the `<4 x float>` loads our lowering emits into
+/// scalar loads, which code generation's load/store vectorizer then merged
+/// back: without it, LLVM's stage takes a fifth less time on the sgemm
+/// variants and their PTX is byte-identical (docs/benchmarks.md,
+/// twenty-third session).
+static llvm::Error optimize(llvm::Module &module, llvm::TargetMachine *machine,
+                            unsigned level, bool keepInvariants) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager sccs;
@@ -143,17 +153,23 @@ static llvm::Error optimizeKeepingInvariants(llvm::Module &module,
   const llvm::OptimizationLevel levels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
       llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager standard =
+      level == 0 ? builder.buildO0DefaultPipeline(levels[0])
+                 : builder.buildPerModuleDefaultPipeline(levels[level]);
   std::string text;
   {
     llvm::raw_string_ostream stream(text);
-    builder.buildPerModuleDefaultPipeline(levels[level])
-        .printPipeline(stream, [&](llvm::StringRef className) {
-          llvm::StringRef name = callbacks.getPassNameForClassName(className);
-          return name.empty() ? className : name;
-        });
+    standard.printPipeline(stream, [&](llvm::StringRef className) {
+      llvm::StringRef name = callbacks.getPassNameForClassName(className);
+      return name.empty() ? className : name;
+    });
   }
+  llvm::SmallVector<llvm::StringRef, 2> dropped = {"vector-combine"};
+  if (keepInvariants)
+    dropped.push_back("licm");
   llvm::ModulePassManager passes;
-  if (llvm::Error error = builder.parsePassPipeline(passes, withoutLicm(text)))
+  if (llvm::Error error =
+          builder.parsePassPipeline(passes, withoutPasses(text, dropped)))
     return error;
   passes.run(module, modules);
   return llvm::Error::success();
@@ -198,11 +214,7 @@ FailureOr<std::string> PTXEmitter::emit(ModuleOp module) {
     llvmModule->setDataLayout(machine->createDataLayout());
     llvmModule->setTargetTriple(machine->getTargetTriple());
     llvm::Error optimized =
-        keepInvariants
-            ? optimizeKeepingInvariants(*llvmModule, machine.get(),
-                                        getIROptLevel())
-            : makeOptimizingTransformer(getIROptLevel(), /*sizeLevel=*/0,
-                                        machine.get())(llvmModule.get());
+        optimize(*llvmModule, machine.get(), getIROptLevel(), keepInvariants);
     if (llvm::Error error = std::move(optimized)) {
       InFlightDiagnostic diagnostic = gpuModule.emitError("LLVM's optimiser: ");
       llvm::handleAllErrors(std::move(error),
