@@ -89,13 +89,14 @@ std::string withoutPasses(llvm::StringRef pipeline,
     llvm::StringRef rest = pipeline.drop_front(at);
     bool startsName =
         at == 0 || llvm::StringRef(",(").contains(pipeline[at - 1]);
+    auto isNamed = [&](llvm::StringRef n) {
+      return rest.starts_with(n) &&
+             (rest.size() == n.size() ||
+              llvm::StringRef(",()<").contains(rest[n.size()]));
+    };
     const llvm::StringRef *name =
-        !startsName ? nullptr : llvm::find_if(names, [&](llvm::StringRef n) {
-          return rest.starts_with(n) &&
-                 (rest.size() == n.size() ||
-                  llvm::StringRef(",()<").contains(rest[n.size()]));
-        });
-    if (name && name != names.end()) {
+        startsName ? llvm::find_if(names, isNamed) : names.end();
+    if (name != names.end()) {
       size_t end = name->size();
       if (rest.size() > end && rest[end] == '<')
         end = std::min(rest.find('>'), rest.size() - 1) + 1;
