@@ -156,7 +156,6 @@ public:
     link->peer = context->peer();
     int node = -1;
     std::string refusal;
-    wire::SchedulerMessage welcome;
     {
       absl::MutexLock lock(&cluster.mutex);
       node = cluster.nodeOf(link->join.address());
@@ -183,9 +182,17 @@ public:
         entry.state = NodeState::Joined;
         entry.lastHeard = absl::Now();
         ++cluster.events;
+        // The welcome is queued before the lock is released: once the node
+        // counts as joined, the main thread may start the job and queue its
+        // StartJob, and a pod reads the welcome first or not at all.
+        say(absl::StrCat("node ", node, " = ", link->join.address(),
+                         " joined (", link->join.device(), ", pid ",
+                         link->join.pid(), ")"));
+        wire::SchedulerMessage welcome;
         welcome.mutable_welcome()->set_job_id(cluster.jobId);
         welcome.mutable_welcome()->set_node(node);
         welcome.mutable_welcome()->set_heartbeat_ms(cluster.heartbeatMs);
+        link->outbox.send(std::move(welcome));
       }
     }
     if (!refusal.empty()) {
@@ -196,9 +203,6 @@ public:
       stream->Write(message);
       return grpc::Status::OK;
     }
-    say(absl::StrCat("node ", node, " = ", link->join.address(), " joined (",
-                     link->join.device(), ", pid ", link->join.pid(), ")"));
-    link->outbox.send(std::move(welcome));
     std::thread writer([&] { link->outbox.run(stream); });
     wire::PodMessage message;
     while (stream->Read(&message))
