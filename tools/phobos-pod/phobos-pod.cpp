@@ -73,6 +73,10 @@ ABSL_FLAG(std::string, address_file, "",
           "Write the advertised address to this file once serving");
 ABSL_FLAG(int, test_compute_delay_ms, 0,
           "Testing: sleep this long before every compute");
+ABSL_FLAG(
+    int, test_start_delay_ms, 0,
+    "Testing: sleep this long before taking up a job the scheduler starts "
+    "(its peers' first fetches find no job here)");
 ABSL_FLAG(bool, test_die_while_serving, false,
           "Testing: exit in the middle of serving the first tile");
 
@@ -121,8 +125,7 @@ public:
       return status;
     std::shared_ptr<JobRun> run = current();
     if (!run || run->jobId() != request->job_id())
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                          "this pod runs no job of that id");
+      return notRunning(request->job_id());
     return run->serveFetch(*context, *request, writer);
   }
 
@@ -138,9 +141,19 @@ public:
                           "a peer fetch starts with its request");
     std::shared_ptr<JobRun> run = current();
     if (!run || run->jobId() != first.request().job_id())
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                          "this pod runs no job of that id");
+      return notRunning(first.request().job_id());
     return run->servePeerFetch(*context, first.request(), stream);
+  }
+
+  /// A fetch for a job this pod does not run: most often one whose StartJob
+  /// it has not read yet (the scheduler starts the pods one after another,
+  /// and a fast peer may ask first). FAILED_PRECONDITION tells the fetcher
+  /// to ask again shortly (PodEngine's runFetch) rather than fall back to
+  /// storage at once.
+  static grpc::Status notRunning(uint64_t jobId) {
+    return grpc::Status(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        absl::StrFormat("this pod runs no job %016x (yet)", jobId));
   }
 
   grpc::Status Status(grpc::ServerContext *context, const wire::StatusRequest *,
@@ -228,6 +241,8 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
   wire::SchedulerMessage message;
   while (stream.Read(&message)) {
     if (message.has_start()) {
+      if (int delay = absl::GetFlag(FLAGS_test_start_delay_ms); delay > 0)
+        absl::SleepFor(absl::Milliseconds(delay));
       const wire::StartJob &start = message.start();
       endJob("replaced by a new job");
       logLine("pod", absl::StrFormat(

@@ -885,6 +885,7 @@ void Run::printProgress(bool force) {
 }
 
 void Run::watch() {
+  absl::Time lastLook = absl::Now();
   while (true) {
     std::vector<std::pair<int, std::string>> losses;
     std::string failure;
@@ -893,6 +894,16 @@ void Run::watch() {
       absl::MutexLock lock(&cluster.mutex);
       waitForEvent(absl::Milliseconds(100));
       absl::Time now = absl::Now();
+      // This thread looks every 100 ms at most. When it was not scheduled
+      // for longer (a loaded or suspended machine), the heartbeats sent
+      // meanwhile may still wait in the sockets, unread by the threads that
+      // stalled with it: the scheduler's own silence is not held against
+      // the pods, whose silences are counted without it.
+      absl::Duration stalled = now - lastLook - absl::Milliseconds(200);
+      lastLook = now;
+      for (Node &node : cluster.nodes)
+        if (stalled > absl::ZeroDuration())
+          node.lastHeard = std::min(now, node.lastHeard + stalled);
       for (size_t i = 0; i < cluster.nodes.size(); ++i) {
         Node &node = cluster.nodes[i];
         if (node.state != NodeState::Running)
@@ -925,20 +936,16 @@ void Run::watch() {
     }
     for (auto &[node, why] : losses)
       if (!lose(node, why)) {
+        absl::MutexLock lock(&cluster.mutex);
         std::vector<std::string> story;
-        {
-          absl::MutexLock lock(&cluster.mutex);
-          for (size_t i = 0; i < cluster.nodes.size(); ++i)
-            story.push_back(absl::StrFormat("node %zu at %.2f s (%s)", i,
-                                            cluster.nodes[i].lostAt,
-                                            cluster.nodes[i].lostWhy));
-        }
-        std::string message = absl::StrFormat(
+        for (size_t i = 0; i < cluster.nodes.size(); ++i)
+          story.push_back(absl::StrFormat("node %zu at %.2f s (%s)", i,
+                                          cluster.nodes[i].lostAt,
+                                          cluster.nodes[i].lostWhy));
+        cluster.failures.push_back(absl::StrFormat(
             "every node is lost (%s): the job cannot finish; %zu of %zu output "
             "super-tiles were stored",
-            absl::StrJoin(story, ", "), cluster.stored.size(), outputs.size());
-        absl::MutexLock lock(&cluster.mutex);
-        cluster.failures.push_back(message);
+            absl::StrJoin(story, ", "), cluster.stored.size(), outputs.size()));
         ++cluster.events;
       }
     printProgress(false);

@@ -72,6 +72,8 @@ const char *codeName(absl::StatusCode code) {
   case absl::StatusCode::kDataLoss: return "DATA_LOSS";
   case absl::StatusCode::kAborted: return "ABORTED";
   case absl::StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
+  case absl::StatusCode::kFailedPrecondition:
+    return "FAILED_PRECONDITION";
   default: return "ERROR";
   }
 }
@@ -726,7 +728,8 @@ struct JobRun::State {
     *request.mutable_request() = requestFor(tile);
     wire::PeerFetchReply reply;
     absl::Status status;
-    if (!stream->Write(request) || !stream->Read(&reply)) {
+    bool answered = stream->Write(request) && stream->Read(&reply);
+    if (!answered) {
       status = absl::UnavailableError("the holder closed the stream");
     } else if (reply.bytes() != tile.bytes()) {
       status = absl::DataLossError(absl::StrCat(
@@ -741,7 +744,8 @@ struct JobRun::State {
     stream->WritesDone();
     grpc::Status finished = stream->Finish();
     untrack(from, &context);
-    if (status.ok() && !finished.ok())
+    // A refusal closes the stream before any reply: its status says why.
+    if ((status.ok() || !answered) && !finished.ok())
       status = absl::Status(fromGrpc(finished).code(),
                             absl::StrCat(codeName(fromGrpc(finished).code()), ": ",
                                          finished.error_message()));
@@ -772,14 +776,24 @@ struct JobRun::State {
     } else {
       const wire::PeerSpec *holder = peerOf(from);
       if (lost || !holder) {
-        status = absl::UnavailableError(
-            absl::StrCat("node ", from, " is lost"));
-      } else if (backend.canShareDevice() && holder->backend() == "gpu" &&
-                 holder->host_id() == options.hostId) {
-        peer = true;
-        status = fetchPeer(from, *tile, *buffer);
+        status =
+            absl::UnavailableError(absl::StrCat("node ", from, " is lost"));
       } else {
-        status = fetchChunks(from, *tile, *buffer, received);
+        peer = backend.canShareDevice() && holder->backend() == "gpu" &&
+               holder->host_id() == options.hostId;
+        // A holder that has not read its StartJob yet answers
+        // FAILED_PRECONDITION: ask again for a few seconds (a holder lost
+        // meanwhile, or a stop, ends the wait through track()).
+        absl::Time giveUp = absl::Now() + absl::Seconds(5);
+        for (absl::Duration pause = absl::Milliseconds(10);;
+             pause = std::min(2 * pause, absl::Milliseconds(200))) {
+          status = peer ? fetchPeer(from, *tile, *buffer)
+                        : fetchChunks(from, *tile, *buffer, received);
+          if (!absl::IsFailedPrecondition(status) || received ||
+              absl::Now() + pause > giveUp)
+            break;
+          absl::SleepFor(pause);
+        }
       }
       bool stopped;
       {

@@ -362,7 +362,14 @@ def case_kill(cluster):
     """kill -9 of one pod mid-job, then of a second: the last one finishes."""
     cluster.make_credentials()
     job = matmul_job(cluster, 384, 384, 256, (128, 128, 256))
-    pods, addresses = start_pods(cluster, 3, "--test-compute-delay-ms", "250")
+    # Node 1 takes a second per compute: killed after its first one, it
+    # always leaves two of its three outputs, one for each pod left,
+    # however late the kill lands. Node 2 takes half a second, so it is
+    # still at work on what it takes over when the test looks.
+    delays = {0: "250", 1: "1000", 2: "500"}
+    pods = [cluster.start_pod(f"pod{i}", "--test-compute-delay-ms", delays[i])
+            for i in range(3)]
+    addresses = cluster.wait_addresses(pods)
     killed = []
     replans = []
 
@@ -404,9 +411,11 @@ def case_stall(cluster):
     job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
     # The others compute slowly, so that the work re-planned from node 2 is
     # still running well after it wakes: its late heartbeat must reach the
-    # scheduler before the job ends, even on a loaded machine.
+    # scheduler before the job ends, even on a loaded machine. Node 2 takes
+    # a second per compute: stopped after its first one, it always leaves
+    # outputs unstored, however late the stop lands.
     pods = [cluster.start_pod(f"pod{i}", "--test-compute-delay-ms",
-                              "200" if i == 2 else "1500") for i in range(3)]
+                              "1000" if i == 2 else "1500") for i in range(3)]
     addresses = cluster.wait_addresses(pods)
     stopped = []
     woken = []
@@ -426,7 +435,7 @@ def case_stall(cluster):
 
     code, lines = cluster.follow(
         cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"],
-                          "--heartbeat-timeout-ms", "1500"), on_line)
+                          "--heartbeat-timeout-ms", "2500"), on_line)
     pods[2]["process"].send_signal(signal.SIGCONT)
     check(stopped == [2], "a pod was stopped mid-job")
     check(woken == [2], "it was woken after its work was re-planned")
@@ -455,6 +464,65 @@ def case_stall(cluster):
     check(compare(cluster, job["output"], job["reference"]),
           "C equals the single-process run bit for bit")
     check(no_partials(job["data"]), "no partial file is left")
+
+
+def case_sched_pause(cluster):
+    """The scheduler itself stopped (SIGSTOP) for three heartbeat timeouts:
+    woken, it does not count its own silence against the pods, which kept
+    working; no node is lost and the output is the single-process run's."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods, addresses = start_pods(cluster, 3, "--test-compute-delay-ms", "400")
+    sched = cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"],
+                              "--heartbeat-timeout-ms", "1000")
+    paused = []
+
+    def on_line(line):
+        if not paused and re.search(r"progress: node \d: .*, 1 compute,", line):
+            sched.send_signal(signal.SIGSTOP)
+            paused.append(True)
+            time.sleep(3)
+            sched.send_signal(signal.SIGCONT)
+            print("test| stopped the scheduler for 3 s (SIGSTOP, SIGCONT)",
+                  flush=True)
+
+    code, lines = cluster.follow(sched, on_line)
+    check(paused == [True], "the scheduler was stopped mid-job")
+    check(code == 0, "the job finished")
+    check(not any("lost" in l for l in lines), "no node was lost")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+
+
+def case_late_start(cluster):
+    """Node 0 takes up its job 1.5 s after the others: their first fetches
+    from it find no job there yet. They ask again until it serves, rather
+    than load the tiles from storage."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods = [cluster.start_pod(f"pod{i}", *(["--test-start-delay-ms", "1500"]
+                                           if i == 0 else []))
+            for i in range(3)]
+    addresses = cluster.wait_addresses(pods)
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], addresses, "--cluster", job["cluster"]))
+    check(code == 0, "the job finished")
+    check(not any("lost" in l for l in lines), "no node was lost")
+    fetched = {}
+    for l in lines:
+        m = re.match(r"(\d) +\S+ +done +.* ([0-9.]+ \S+) +([0-9.]+ \S+) +[0-9.]+ \S+ +"
+                     r"([0-9.]+ \S+) +([0-9.]+ \S+)$", l)
+        if m:
+            fetched[int(m.group(1))] = m.group(3)
+    print(f"test| fetched over the network: {fetched}")
+    check(fetched.get(1, "0 bytes") != "0 bytes" and
+          fetched.get(2, "0 bytes") != "0 bytes",
+          "nodes 1 and 2 fetched tiles from their peers")
+    logs = "".join(cluster.log(pod) for pod in pods)
+    check("loading it from storage instead" not in logs,
+          "no fetch fell back to storage")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
 
 
 def case_all_lost(cluster):
