@@ -104,7 +104,7 @@ public:
   void stop();
   /// Stops and waits for the job's threads (the leaf running, if any), so
   /// that the backend can take the next job; serves still running keep the
-  /// job's tiles until they end.
+  /// job's tiles until they end. Neither callback is called after it.
   void shutdown();
 
   uint64_t jobId() const;

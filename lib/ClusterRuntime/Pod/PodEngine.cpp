@@ -926,6 +926,11 @@ void JobRun::shutdown() {
     for (std::thread &fetcher : fetchers)
       fetcher.join();
   }
+  // Fetch handlers may keep this job alive after its session ended: they
+  // must not reach the session through its callbacks.
+  absl::MutexLock lock(&state->mu);
+  state->onFailure = nullptr;
+  state->onSettled = nullptr;
 }
 
 absl::Status JobRun::start() {
