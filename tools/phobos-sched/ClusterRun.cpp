@@ -901,8 +901,8 @@ void Run::watch() {
       // the pods, whose silences are counted without it.
       absl::Duration stalled = now - lastLook - absl::Milliseconds(200);
       lastLook = now;
-      for (Node &node : cluster.nodes)
-        if (stalled > absl::ZeroDuration())
+      if (stalled > absl::ZeroDuration())
+        for (Node &node : cluster.nodes)
           node.lastHeard = std::min(now, node.lastHeard + stalled);
       for (size_t i = 0; i < cluster.nodes.size(); ++i) {
         Node &node = cluster.nodes[i];

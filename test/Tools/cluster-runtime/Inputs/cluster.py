@@ -14,6 +14,7 @@ it starts is killed before it exits; every wait is bounded.
 
 import argparse
 import fcntl
+import json
 import os
 import random
 import re
@@ -504,19 +505,17 @@ def case_late_start(cluster):
                                            if i == 0 else []))
             for i in range(3)]
     addresses = cluster.wait_addresses(pods)
+    summary = os.path.join(cluster.tmp, "late-start.json")
     code, lines = cluster.follow(cluster.scheduler(
-        job["job"], addresses, "--cluster", job["cluster"]))
+        job["job"], addresses, "--cluster", job["cluster"],
+        "--summary-json", summary))
     check(code == 0, "the job finished")
     check(not any("lost" in l for l in lines), "no node was lost")
-    fetched = {}
-    for l in lines:
-        m = re.match(r"(\d) +\S+ +done +.* ([0-9.]+ \S+) +([0-9.]+ \S+) +[0-9.]+ \S+ +"
-                     r"([0-9.]+ \S+) +([0-9.]+ \S+)$", l)
-        if m:
-            fetched[int(m.group(1))] = m.group(3)
-    print(f"test| fetched over the network: {fetched}")
-    check(fetched.get(1, "0 bytes") != "0 bytes" and
-          fetched.get(2, "0 bytes") != "0 bytes",
+    with open(summary) as f:
+        fetched = {n["node"]: n["fetched_bytes"] + n["peer_bytes"]
+                   for n in json.load(f)["nodes"]}
+    print(f"test| bytes fetched from peers: {fetched}")
+    check(fetched.get(1, 0) > 0 and fetched.get(2, 0) > 0,
           "nodes 1 and 2 fetched tiles from their peers")
     logs = "".join(cluster.log(pod) for pod in pods)
     check("loading it from storage instead" not in logs,
