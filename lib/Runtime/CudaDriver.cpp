@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Runtime/CudaDriver.h"
+#include "Phobos/Support/Chips.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -326,9 +327,7 @@ std::array<int, 2> Driver::computeCapability() const {
 }
 
 std::string Driver::targetChip() const {
-  std::string chip = "sm_" + std::to_string(impl->capability[0] * 10 +
-                                            impl->capability[1]);
-  return chip == "sm_90" ? chip + "a" : chip;
+  return chipForCapability(impl->capability);
 }
 
 int64_t Driver::totalMemoryBytes() const {

@@ -5,6 +5,7 @@
 
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
+#include "Phobos/Support/Chips.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -23,27 +24,6 @@
 #include <cstdlib>
 
 using namespace mlir;
-
-std::optional<phobos::ChipLimits> phobos::getChipLimits(StringRef chip) {
-  // mma.sync m16n8k16 needs sm_80; PTX 8.0 stops at sm_90a. Shared memory
-  // is what a CTA may opt in to (CUDA's programming guide, table of
-  // compute capabilities).
-  if (chip == "sm_80" || chip == "sm_87")
-    return ChipLimits{166912};
-  if (chip == "sm_86" || chip == "sm_89")
-    return ChipLimits{101376};
-  if (chip == "sm_90" || chip == "sm_90a")
-    return ChipLimits{232448};
-  return std::nullopt;
-}
-
-bool phobos::isValidChip(StringRef chip) {
-  return getChipLimits(chip).has_value();
-}
-
-StringRef phobos::supportedChips() {
-  return "sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a";
-}
 
 /// The canonicalizer over per-thread code: an unrolled kernel is one block
 /// of 10^4 to 10^5 ops. Its default top-down traversal spent 330 ms on the
@@ -157,9 +137,10 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                                        const PhobosToNVVMOptions &options) {
   // Tiles that cannot fit the chip fail first, before any pass spends
   // time on them.
-  ChipLimits limits = getChipLimits(options.chip).value_or(ChipLimits{232448});
+  const ChipInfo *chipInfo = findChip(options.chip);
+  int64_t chipSharedBytes = chipInfo ? chipInfo->sharedMemoryBytes : 232448;
   tile::TileCheckResourcesOptions resources;
-  resources.maxSharedBytes = limits.sharedMemoryBytes;
+  resources.maxSharedBytes = chipSharedBytes;
   pm.addNestedPass<tile::KernelOp>(tile::createTileCheckResources(resources));
   // Tile level: clean up the source's tiles.
   pm.addPass(createCanonicalizerPass());
@@ -194,7 +175,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTilePromoteShared());
   kernel.addPass(tile::createTileSwizzleShared());
   tile::TilePipelineOptions pipelining;
-  pipelining.maxSharedBytes = limits.sharedMemoryBytes;
+  pipelining.maxSharedBytes = chipSharedBytes;
   pipelining.dotsInFlight = !synchronousDots;
   kernel.addPass(tile::createTilePipeline(pipelining));
   // What tile-pipeline left staged through registers in loops: by
@@ -208,10 +189,10 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // fails here, not as ptxas's spills or its "Insufficient registers".
   kernel.addPass(tile::createTileCheckRegisters());
   tile::TileAllocateSharedOptions allocate;
-  allocate.maxBytes = limits.sharedMemoryBytes;
+  allocate.maxBytes = chipSharedBytes;
   kernel.addPass(tile::createTileAllocateShared(allocate));
   tile::TileChooseOccupancyOptions occupancy;
-  occupancy.maxSharedBytes = limits.sharedMemoryBytes;
+  occupancy.maxSharedBytes = chipSharedBytes;
   kernel.addPass(tile::createTileChooseOccupancy(occupancy));
   kernel.addPass(tile::createTileInsertBarriers());
   if (!isPassDisabled("tile-warp-specialize"))

@@ -16,6 +16,7 @@
 #include "Phobos/Frontend/Parser.h"
 #include "Phobos/Frontend/Sema.h"
 #include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/Support/Chips.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Reference/Reference.h"
 #include "Phobos/Runtime/KernelCache.h"
@@ -462,9 +463,8 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
     config.specializeDims = specializeDims;
     config.sharedLimitBytes =
         backend ? backend->sharedLimitBytes()
-                : (chip == "sm_90" || chip == "sm_90a" ? 227 * 1024
-                   : chip == "sm_80" || chip == "sm_87" ? 163 * 1024
-                                                        : 99 * 1024);
+                : (findChip(chip) ? findChip(chip)->sharedMemoryBytes
+                                  : 99 * 1024);
     config.jobs = jobs;
     pool = std::make_unique<CompilePool>(std::move(config), space);
     while (stage1 < space.size()) {

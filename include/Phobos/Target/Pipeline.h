@@ -9,6 +9,8 @@
 #ifndef PHOBOS_TARGET_PIPELINE_H
 #define PHOBOS_TARGET_PIPELINE_H
 
+#include "Phobos/Support/Chips.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
@@ -110,22 +112,6 @@ void registerPTXTranslationInterfaces(mlir::DialectRegistry &registry);
 /// pipeline), for `chip` (PTXEmitter.h). Errors are reported on the module.
 mlir::FailureOr<std::string> serializeToPTX(mlir::ModuleOp module,
                                             llvm::StringRef chip);
-
-/// What one CTA may use on a chip.
-struct ChipLimits {
-  /// Dynamic shared memory a CTA may opt in to, in bytes.
-  int64_t sharedMemoryBytes;
-};
-
-/// The limits of `chip` ("sm_90"), or nullopt for a chip Phobos does not
-/// target.
-std::optional<ChipLimits> getChipLimits(llvm::StringRef chip);
-
-/// Whether `chip` ("sm_90") is a CUDA target name this compiler accepts.
-bool isValidChip(llvm::StringRef chip);
-
-/// "sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a", for messages.
-llvm::StringRef supportedChips();
 
 } // namespace phobos
 

@@ -15,6 +15,7 @@
 #include "Phobos/Runtime/CudaDriver.h"
 #include "Phobos/Runtime/LaunchContract.h"
 #include "Phobos/Runtime/Launcher.h"
+#include "Phobos/Support/Chips.h"
 #include "phobos_cluster.pb.h"
 
 #include "absl/strings/str_cat.h"
@@ -65,8 +66,9 @@ class GpuBackend : public Backend {
 public:
   GpuBackend(cuda::Driver &driver, cuda::Stream stream)
       : driver(driver), stream(std::move(stream)) {
-    std::array<int, 2> capability = driver.computeCapability();
-    chipName = absl::StrCat("sm_", capability[0] * 10 + capability[1]);
+    // The chip the scheduler compiles this pod's leaves for: sm_90a on an
+    // sm_90 card, as every other launcher targets it.
+    chipName = chipForCapability(driver.computeCapability());
   }
 
   std::string kind() const override { return "gpu"; }
