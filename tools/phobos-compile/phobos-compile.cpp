@@ -19,7 +19,7 @@
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Runtime/KernelCache.h"
-#include "Phobos/Driver/Compiler.h"
+#include "Phobos/Driver/Session.h"
 #include "Phobos/Target/Pipeline.h"
 
 #include "mlir/IR/Builders.h"
@@ -124,6 +124,41 @@ static bool writeContract(const std::string &stem, const CompiledKernel &kernel,
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", contract) << "\n";
   return writeFile(stem + ".json", text);
+}
+
+/// Writes a build as DIR/<kernel>.<variant>.{ptx,cubin,json} (the contract
+/// alone with --contract-only) and says what it wrote; with `resources`,
+/// what ptxas reported.
+static bool writeOutputs(const KernelBuild &build, bool resources) {
+  const CompiledKernel &kernel = build.kernel;
+  std::string stem = outputDir + "/" + kernel.contract.kernel + "." +
+                     variantTag(kernel.contract);
+  if (contractOnly) {
+    if (!writeContract(stem, kernel, llvm::json::Object{}))
+      return false;
+    llvm::outs() << stem << ".json\n";
+    return true;
+  }
+  std::string base = stem.substr(outputDir.size() + 1);
+  llvm::json::Object files{{"ptx", base + ".ptx"}};
+  // Assembly may re-target the PTX's occupancy (assembleAvoidingSpills):
+  // the .ptx written is the one the cubin comes from.
+  if (!writeFile(stem + ".ptx", kernel.ptx))
+    return false;
+  if (build.cubin && writeFile(stem + ".cubin", *build.cubin))
+    files["cubin"] = base + ".cubin";
+  if (!writeContract(stem, kernel, std::move(files)))
+    return false;
+  llvm::outs() << stem << ".{ptx" << (build.cubin ? ",cubin" : "")
+               << ",json}\n";
+  if (resources)
+    llvm::outs() << kernel.contract.kernel << " [" << variantTag(kernel.contract)
+                 << "] " << kernel.chip << ": " << build.report.registers
+                 << " registers, " << build.report.spillStoreBytes
+                 << " bytes spill stores, " << build.report.spillLoadBytes
+                 << " bytes spill loads, " << build.report.stackFrameBytes
+                 << " bytes stack frame\n";
+  return true;
 }
 
 int main(int argc, char **argv) {
@@ -240,180 +275,60 @@ int main(int argc, char **argv) {
     }
   }
 
-  std::optional<std::string> ptxas =
-      noCubin || contractOnly ? std::nullopt : findPtxas();
-  if (resources && (useCache || contractOnly || noCubin || !ptxas)) {
+  if (!contractOnly && !isValidChip(chip)) {
+    llvm::errs() << "phobos-compile: --chip: unsupported chip '" << chip
+                 << "'; Phobos targets " << supportedChips() << "\n";
+    return 2;
+  }
+  CompileOptions options;
+  options.chip = contractOnly ? kContractOnlyChip.str() : chip.getValue();
+  options.assemble = !noCubin && !contractOnly;
+  options.cacheDir = useCache ? cacheRoot : "";
+  if (options.assemble)
+    options.ptxas = findPtxas().value_or("");
+  if (resources && (useCache || options.ptxas.empty())) {
     llvm::errs() << "phobos-compile: --resources needs ptxas and -o DIR ("
-                 << (!ptxas && !noCubin && !contractOnly
+                 << (options.ptxas.empty() && !noCubin && !contractOnly
                          ? "no ptxas on PATH or in /usr/local/cuda/bin"
                          : "not with --cache, --contract-only or --no-cubin")
                  << ")\n";
     return 2;
   }
+  BuildKey key;
+  key.source =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer().str();
+  std::optional<KernelCompiler> compiler;
+  if (!contractOnly)
+    compiler.emplace(&context, options.chip);
   int status = 0;
-  if (useCache || contractOnly) {
-    if (!contractOnly && !isValidChip(chip)) {
-      llvm::errs() << "phobos-compile: --chip: unsupported chip '" << chip
-                   << "'\n";
-      return 2;
-    }
-    KernelCache cache(cacheRoot);
-    llvm::StringRef source =
-        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
-    for (const frontend::ImportOptions &job : jobs) {
-      mlir::OwningOpRef<mlir::ModuleOp> module =
-          frontend::importPhobos(sourceMgr, &context, job);
-      if (!module)
-        return 1;
-      for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>()) {
-        std::vector<std::pair<std::string, int64_t>> specialized =
-            specializeAlignment(kernelOp, specializeDims);
-        CompiledKernel kernel;
-        kernel.contract = buildLaunchContract(kernelOp);
-        kernel.chip = contractOnly ? "contract" : chip.getValue();
-        KernelCacheKey key;
-        key.source = source.str();
-        key.kernel = kernel.contract.kernel;
-        key.variant = kernel.contract.variant;
-        key.chip = kernel.chip;
-        key.specialized = specialized;
-        if (useCache) {
-          std::string damage;
-          if (std::optional<KernelCacheEntry> entry =
-                  cache.lookup(key.digest(), &damage)) {
-            llvm::outs() << entry->directory << "\n";
-            continue;
-          }
-          if (!damage.empty())
-            llvm::errs() << "phobos-compile: note: " << damage << "\n";
-        }
-        std::optional<std::string> cubin;
-        if (!contractOnly) {
-          // One kernel alone in a module, as compileModule makes it.
-          mlir::OwningOpRef<mlir::ModuleOp> single =
-              mlir::ModuleOp::create(kernelOp.getLoc());
-          mlir::OpBuilder builder(&context);
-          builder.setInsertionPointToStart(single->getBody());
-          builder.clone(*kernelOp.getOperation());
-          mlir::FailureOr<std::vector<CompiledKernel>> compiled =
-              compileModule(*single, chip);
-          if (failed(compiled))
-            return 1;
-          kernel = std::move(compiled->front());
-          if (ptxas) {
-            llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-                *ptxas, kernel, nullptr,
-                SpillRecompile{
-                    availableReliefs(kernel),
-                    [&](SpillRelief relief) -> mlir::FailureOr<CompiledKernel> {
-                      auto again = compileModule(*single, chip, relief);
-                      if (failed(again))
-                        return mlir::failure();
-                      return std::move(again->front());
-                    }});
-            if (!assembled) {
-              llvm::errs() << "phobos-compile: " << kernel.contract.kernel
-                           << ": " << llvm::toString(assembled.takeError())
-                           << "\n";
-              status = 1;
-            } else {
-              cubin = std::move(*assembled);
-            }
-          }
-        }
-        if (useCache) {
-          llvm::Expected<KernelCacheEntry> entry = cache.store(
-              key, kernel.contract.toJSON(),
-              contractOnly ? std::nullopt
-                           : std::optional<llvm::StringRef>(kernel.ptx),
-              cubin ? std::optional<llvm::StringRef>(*cubin) : std::nullopt);
-          if (!entry) {
-            llvm::errs() << "phobos-compile: " << llvm::toString(entry.takeError())
-                         << "\n";
-            return 1;
-          }
-          llvm::outs() << entry->directory << "\n";
-          continue;
-        }
-        std::string stem = outputDir + "/" + kernel.contract.kernel + "." +
-                           variantTag(kernel.contract);
-        if (!writeContract(stem, kernel, llvm::json::Object{}))
-          return 1;
-        llvm::outs() << stem << ".json\n";
-      }
-    }
-    return status;
-  }
   for (const frontend::ImportOptions &job : jobs) {
-    mlir::FailureOr<std::vector<CompiledKernel>> compiled = mlir::failure();
-    if (specializeDims.empty()) {
-      compiled = compilePhobos(sourceMgr, &context, job, chip);
-    } else {
-      mlir::OwningOpRef<mlir::ModuleOp> module =
-          frontend::importPhobos(sourceMgr, &context, job);
-      if (!module)
-        return 1;
-      for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>())
-        (void)specializeAlignment(kernelOp, specializeDims);
-      compiled = compileModule(*module, chip);
-    }
-    if (failed(compiled))
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        frontend::importPhobos(sourceMgr, &context, job);
+    if (!module)
       return 1;
-    for (CompiledKernel &kernel : *compiled) {
-      std::string stem = outputDir + "/" + kernel.contract.kernel + "." +
-                         variantTag(kernel.contract);
-      llvm::json::Object files{
-          {"ptx", stem.substr(outputDir.size() + 1) + ".ptx"}};
-      AssemblyReport report;
-      // Assembly may re-target the PTX's occupancy (assembleAvoidingSpills):
-      // the .ptx written is the one the cubin comes from.
-      std::optional<std::string> cubin;
-      // A kernel that spills is compiled once more, lighter on registers
-      // (SpillRelief): from the source again, as above.
-      auto compileRelieved =
-          [&](SpillRelief relief) -> mlir::FailureOr<CompiledKernel> {
-        mlir::OwningOpRef<mlir::ModuleOp> module =
-            frontend::importPhobos(sourceMgr, &context, job);
-        if (!module)
-          return mlir::failure();
-        if (!specializeDims.empty())
-          for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>())
-            (void)specializeAlignment(kernelOp, specializeDims);
-        mlir::FailureOr<std::vector<CompiledKernel>> again =
-            compileModule(*module, chip, relief);
-        if (failed(again))
-          return mlir::failure();
-        for (CompiledKernel &other : *again)
-          if (other.contract.kernel == kernel.contract.kernel)
-            return std::move(other);
-        return mlir::failure();
-      };
-      if (ptxas) {
-        llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-            *ptxas, kernel, resources ? &report : nullptr,
-            SpillRecompile{availableReliefs(kernel), compileRelieved});
-        if (assembled) {
-          cubin = std::move(*assembled);
-        } else {
-          llvm::errs() << "phobos-compile: " << kernel.contract.kernel << ": "
-                       << llvm::toString(assembled.takeError()) << "\n";
-          status = 1;
-        }
+    for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>()) {
+      key.specialized = specializeAlignment(kernelOp, specializeDims);
+      mlir::FailureOr<KernelBuild> build = getOrCompile(
+          kernelOp, key, options, compiler ? &*compiler : nullptr);
+      if (failed(build))
+        return 1;
+      for (const std::string &note : build->notes)
+        llvm::errs() << "phobos-compile: note: " << note << "\n";
+      if (!build->assemblyError.empty()) {
+        llvm::errs() << "phobos-compile: " << build->kernel.contract.kernel
+                     << ": " << build->assemblyError << "\n";
+        status = 1;
       }
-      if (!writeFile(stem + ".ptx", kernel.ptx))
+      if (!build->storeError.empty()) {
+        llvm::errs() << "phobos-compile: " << build->storeError << "\n";
         return 1;
-      if (cubin && writeFile(stem + ".cubin", *cubin))
-        files["cubin"] = stem.substr(outputDir.size() + 1) + ".cubin";
-      if (!writeContract(stem, kernel, std::move(files)))
+      }
+      if (useCache) {
+        llvm::outs() << build->cacheEntry << "\n";
+        continue;
+      }
+      if (!writeOutputs(*build, resources))
         return 1;
-      llvm::outs() << stem << ".{ptx" << (ptxas ? ",cubin" : "") << ",json}\n";
-      if (resources)
-        llvm::outs() << kernel.contract.kernel << " ["
-                     << variantTag(kernel.contract) << "] " << chip << ": "
-                     << report.registers << " registers, "
-                     << report.spillStoreBytes << " bytes spill stores, "
-                     << report.spillLoadBytes << " bytes spill loads, "
-                     << report.stackFrameBytes << " bytes stack frame\n";
     }
   }
   return status;

@@ -22,7 +22,7 @@
 #include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Runtime/TuningCache.h"
-#include "Phobos/Driver/Compiler.h"
+#include "Phobos/Driver/Session.h"
 #include "Phobos/Target/LaunchContract.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -298,65 +298,24 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
     else
       kernelOp = *sourceModule.getOps<tile::KernelOp>().begin();
   }
-  LaunchContract contract = buildLaunchContract(kernelOp);
   std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
-  bool cached = !source.empty() && !noCache && !root.empty() && isValidChip(target);
-  KernelCache cache(root);
-  KernelCacheKey key;
+  CompileOptions options;
+  options.chip = target;
+  options.cacheDir = noCache ? "" : root;
+  BuildKey key;
   key.source = source.str();
-  key.kernel = contract.kernel;
-  key.variant = contract.variant;
-  key.chip = target;
-  key.specialized = specialized;
-  if (cached) {
-    std::string damage;
-    if (std::optional<KernelCacheEntry> entry = cache.lookup(key.digest(), &damage)) {
-      llvm::Expected<LaunchContract> read = LaunchContract::fromJSON(entry->contract);
-      if (read && entry->ptx) {
-        CompiledKernel kernel;
-        kernel.contract = std::move(*read);
-        kernel.chip = target;
-        kernel.ptx = std::move(*entry->ptx);
-        cubin = std::move(entry->cubin);
-        return kernel;
-      }
-      if (!read)
-        llvm::consumeError(read.takeError());
-    }
-    if (!damage.empty())
-      llvm::errs() << "phobos-run: note: " << damage << "\n";
-  }
-  mlir::FailureOr<std::vector<CompiledKernel>> compiled =
-      compileModule(sourceModule, target);
-  if (failed(compiled))
+  key.specialized = std::move(specialized);
+  mlir::FailureOr<KernelBuild> build = getOrCompile(kernelOp, key, options);
+  if (failed(build))
     return std::nullopt;
-  CompiledKernel kernel = std::move(compiled->front());
-  if (std::optional<std::string> ptxas = findPtxas()) {
-    llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-        *ptxas, kernel, nullptr,
-        SpillRecompile{
-            availableReliefs(kernel),
-            [&](SpillRelief relief) -> mlir::FailureOr<CompiledKernel> {
-              auto again = compileModule(sourceModule, target, relief);
-              if (failed(again))
-                return mlir::failure();
-              return std::move(again->front());
-            }});
-    if (assembled)
-      cubin = std::move(*assembled);
-    else // the PTX still runs (the driver JIT-compiles it)
-      llvm::errs() << "phobos-run: note: " << llvm::toString(assembled.takeError())
-                   << "\n";
-  }
-  if (cached) {
-    llvm::Expected<KernelCacheEntry> entry = cache.store(
-        key, kernel.contract.toJSON(), llvm::StringRef(kernel.ptx),
-        cubin ? std::optional<llvm::StringRef>(*cubin) : std::nullopt);
-    if (!entry)
-      llvm::errs() << "phobos-run: note: not cached: "
-                   << llvm::toString(entry.takeError()) << "\n";
-  }
-  return kernel;
+  for (const std::string &note : build->notes)
+    llvm::errs() << "phobos-run: note: " << note << "\n";
+  if (!build->assemblyError.empty()) // the PTX still runs (the driver JIT-compiles it)
+    llvm::errs() << "phobos-run: note: " << build->assemblyError << "\n";
+  if (!build->storeError.empty())
+    llvm::errs() << "phobos-run: note: not cached: " << build->storeError << "\n";
+  cubin = std::move(build->cubin);
+  return std::move(build->kernel);
 }
 
 bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,

@@ -26,7 +26,7 @@
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Job/JobFile.h"
-#include "Phobos/Driver/Compiler.h"
+#include "Phobos/Driver/Session.h"
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -498,66 +498,28 @@ struct CompiledLeaf {
 static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
                                            tile::KernelOp leaf,
                                            const std::string &target) {
-  LaunchContract contract = buildLaunchContract(leaf);
   std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
-  bool cached = !noCache && !root.empty() && isValidChip(target);
-  KernelCache cache(root);
-  KernelCacheKey key;
+  CompileOptions options;
+  options.chip = target;
+  options.cacheDir = noCache ? "" : root;
+  BuildKey key;
   key.source = loaded.sourceText().str();
   // The leaf of an @cluster kernel, not a kernel of the source itself.
   key.kernel = leaf.getName().str() + "@cluster:" + loaded.kernelName;
-  key.variant = contract.variant;
-  key.chip = target;
-  CompiledLeaf result;
-  if (cached) {
-    std::string damage;
-    if (std::optional<KernelCacheEntry> entry =
-            cache.lookup(key.digest(), &damage);
-        entry && entry->ptx) {
-      result.ptx = std::move(*entry->ptx);
-      result.cubin = entry->cubin.value_or("");
-      result.contract = std::move(entry->contract);
-      result.fromCache = true;
-      return result;
-    }
-    if (!damage.empty())
-      llvm::errs() << "phobos-sched: note: " << damage << "\n";
-  }
-  OwningOpRef<ModuleOp> module = ModuleOp::create(leaf.getLoc());
-  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
-  builder.clone(*leaf);
-  FailureOr<std::vector<CompiledKernel>> compiled =
-      compileModule(*module, target);
-  if (failed(compiled) || compiled->empty())
+  FailureOr<KernelBuild> build = getOrCompile(leaf, key, options);
+  if (failed(build))
     return failure();
-  CompiledKernel &kernel = compiled->front();
-  if (std::optional<std::string> ptxas = findPtxas()) {
-    llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-        *ptxas, kernel, nullptr,
-        SpillRecompile{availableReliefs(kernel),
-                       [&](SpillRelief relief) -> FailureOr<CompiledKernel> {
-                         auto again = compileModule(*module, target, relief);
-                         if (failed(again) || again->empty())
-                           return failure();
-                         return std::move(again->front());
-                       }});
-    if (cubin)
-      result.cubin = std::move(*cubin);
-    else // the PTX still runs: the driver JIT-compiles it
-      llvm::consumeError(cubin.takeError());
-  }
-  // The kernel of the cubin (a relieved one may have another contract).
-  result.ptx = std::move(kernel.ptx);
-  result.contract = kernel.contract.toJSON();
-  if (cached) {
-    llvm::Expected<KernelCacheEntry> entry = cache.store(
-        key, result.contract, StringRef(result.ptx),
-        result.cubin.empty() ? std::nullopt
-                             : std::optional<StringRef>(result.cubin));
-    if (!entry)
-      llvm::errs() << "phobos-sched: note: not cached: "
-                   << llvm::toString(entry.takeError()) << "\n";
-  }
+  for (const std::string &note : build->notes)
+    llvm::errs() << "phobos-sched: note: " << note << "\n";
+  if (!build->storeError.empty())
+    llvm::errs() << "phobos-sched: note: not cached: " << build->storeError
+                 << "\n";
+  // Without a cubin the PTX still runs: the driver JIT-compiles it.
+  CompiledLeaf result;
+  result.ptx = std::move(build->kernel.ptx);
+  result.cubin = build->cubin.value_or("");
+  result.contract = build->kernel.contract.toJSON();
+  result.fromCache = build->fromCache;
   return result;
 }
 
