@@ -1,0 +1,195 @@
+/*===-- phobos-c/Compiler.h - C API of the Phobos front door ------*- C -*-===*\
+|*                                                                            *|
+|* Load a Phobos program, compile its kernel variants through the kernel      *|
+|* cache (PTX, cubin, launch contract) and run them on the CPU interpreter:   *|
+|* the path phobos-compile and phobos-run take (phobos::Session), for C and   *|
+|* for the languages that bind C (the Python package, through ctypes).        *|
+|*                                                                            *|
+|* Conventions, as in MLIR's C API: objects are opaque handles that the      *|
+|* caller destroys; strings are passed as PhobosStringRef (not necessarily   *|
+|* NUL-terminated) and those returned stay valid until the object that owns  *|
+|* them is destroyed; a function that can fail returns a PhobosError, null   *|
+|* (phobosErrorIsNull) on success.                                             *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef PHOBOS_C_COMPILER_H
+#define PHOBOS_C_COMPILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define PHOBOS_CAPI_EXPORTED __declspec(dllexport)
+#else
+#define PHOBOS_CAPI_EXPORTED __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A string: `length` bytes at `data`.
+typedef struct PhobosStringRef {
+  const char *data;
+  size_t length;
+} PhobosStringRef;
+
+/// A PhobosStringRef of a NUL-terminated string (null: the empty string).
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosStringRefCreateFromCString(const char *text);
+
+#define PHOBOS_DEFINE_C_API_STRUCT(name)                                       \
+  typedef struct name {                                                        \
+    void *ptr;                                                                 \
+  } name
+
+/// A loaded program and the compilers it keeps (phobos::Session).
+PHOBOS_DEFINE_C_API_STRUCT(PhobosSession);
+/// One compiled kernel variant: its launch contract, PTX and cubin.
+PHOBOS_DEFINE_C_API_STRUCT(PhobosKernelBuild);
+/// What went wrong: the message as a tool prints it, and where.
+PHOBOS_DEFINE_C_API_STRUCT(PhobosError);
+
+#undef PHOBOS_DEFINE_C_API_STRUCT
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+static inline bool phobosErrorIsNull(PhobosError error) { return !error.ptr; }
+
+/// Every diagnostic, as phobos-compile would print it: "file:line:col:
+/// error: ..." with the source line and a caret, at the span map's places
+/// when the program came with one.
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosErrorGetMessage(PhobosError error);
+
+/// The first error's file, line and column (1-based); empty and 0 when it
+/// has no place in a source (a bad argument, a missing program).
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosErrorGetFile(PhobosError error);
+PHOBOS_CAPI_EXPORTED unsigned phobosErrorGetLine(PhobosError error);
+PHOBOS_CAPI_EXPORTED unsigned phobosErrorGetColumn(PhobosError error);
+
+PHOBOS_CAPI_EXPORTED void phobosErrorDestroy(PhobosError error);
+
+//===----------------------------------------------------------------------===//
+// The compiler and its chips
+//===----------------------------------------------------------------------===//
+
+/// The compiler's version: part of every kernel cache key.
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosCompilerVersion(void);
+
+/// The kernel cache's default root ($PHOBOS_CACHE_DIR, else
+/// $XDG_CACHE_HOME/phobos, else ~/.cache/phobos); empty when none can be
+/// formed.
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosDefaultCacheDir(void);
+
+/// The chip a device of compute capability major.minor compiles for
+/// ("sm_90a" for 9.0), NUL-terminated, into `out` of `capacity` bytes.
+/// Returns the name's length (without the NUL); larger than capacity - 1
+/// when it did not fit.
+PHOBOS_CAPI_EXPORTED size_t phobosChipForCapability(int major, int minor,
+                                                    char *out, size_t capacity);
+
+/// Whether the compiler targets `chip` ("sm_80" ... "sm_90a").
+PHOBOS_CAPI_EXPORTED bool phobosChipIsSupported(PhobosStringRef chip);
+
+//===----------------------------------------------------------------------===//
+// Sessions
+//===----------------------------------------------------------------------===//
+
+PHOBOS_CAPI_EXPORTED PhobosSession phobosSessionCreate(void);
+PHOBOS_CAPI_EXPORTED void phobosSessionDestroy(PhobosSession session);
+
+/// Loads Phobos source `text`, called `fileName` in messages, in place of
+/// the session's earlier program, and checks that it parses.
+/// `spanMapJson` (may be empty) is a span map (docs/python.md): messages then
+/// name the places it gives, as for kernels written in Python.
+PHOBOS_CAPI_EXPORTED PhobosError phobosSessionLoad(PhobosSession session,
+                                                   PhobosStringRef text,
+                                                   PhobosStringRef fileName,
+                                                   PhobosStringRef spanMapJson);
+
+/// The number of kernels in the program, and the name of kernel `index`
+/// (valid until the next load).
+PHOBOS_CAPI_EXPORTED intptr_t phobosSessionGetNumKernels(PhobosSession session);
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosSessionGetKernelName(PhobosSession session,
+                                                               intptr_t index);
+
+/// What to compile.
+typedef struct PhobosCompileRequest {
+  /// The kernel's name.
+  PhobosStringRef kernel;
+  /// @autotune values, "NAME=V,NAME=V" (empty: every name its first value).
+  PhobosStringRef variant;
+  /// Extents to specialise for, "NAME=V,..." (phobos-compile
+  /// --specialize-dims; empty: the general kernel).
+  PhobosStringRef specializeDims;
+  /// The target ("sm_90a"), or "contract" for the launch contract alone.
+  PhobosStringRef chip;
+  /// The kernel cache's root (empty: not cached).
+  PhobosStringRef cacheDir;
+  /// Whether to assemble a cubin with ptxas where one is found.
+  bool assemble;
+} PhobosCompileRequest;
+
+/// Compiles one variant, or takes it from the kernel cache: into `*build`
+/// (destroy it with phobosKernelBuildDestroy) on success.
+PHOBOS_CAPI_EXPORTED PhobosError phobosSessionCompile(PhobosSession session,
+                                                      const PhobosCompileRequest *request,
+                                                      PhobosKernelBuild *build);
+
+/// The launch contract (JSON, docs/runtime.md section 3, with "chip").
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetContract(PhobosKernelBuild build);
+/// The PTX (empty for a contract alone).
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetPtx(PhobosKernelBuild build);
+/// Whether ptxas made a cubin, and its bytes.
+PHOBOS_CAPI_EXPORTED bool phobosKernelBuildHasCubin(PhobosKernelBuild build);
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetCubin(PhobosKernelBuild build);
+/// The kernel cache entry's directory (empty when not cached), and whether
+/// the build was read from it.
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetCacheEntry(PhobosKernelBuild build);
+PHOBOS_CAPI_EXPORTED bool phobosKernelBuildIsFromCache(PhobosKernelBuild build);
+/// Notes a tool would print (a damaged cache entry that was rebuilt, ptxas
+/// failing, an entry that could not be stored), one per line; may be empty.
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetNotes(PhobosKernelBuild build);
+/// Warnings the compiler printed, as phobos-compile prints them; may be
+/// empty.
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetDiagnostics(PhobosKernelBuild build);
+PHOBOS_CAPI_EXPORTED void phobosKernelBuildDestroy(PhobosKernelBuild build);
+
+//===----------------------------------------------------------------------===//
+// The CPU interpreter
+//===----------------------------------------------------------------------===//
+
+/// One kernel argument, in parameter order.
+typedef struct PhobosArgument {
+  /// A tensor: dense row-major host memory of `rank` extents `shape`, in
+  /// the storage format of `elementType` ("f32", "f16", "bf16", "f64",
+  /// "i32", "i64", "bool"). Null `data`: a scalar.
+  void *data;
+  PhobosStringRef elementType;
+  intptr_t rank;
+  const int64_t *shape;
+  /// A scalar: the value, read as the parameter's type (integers from
+  /// `intValue`, floats from `floatValue`).
+  double floatValue;
+  int64_t intValue;
+} PhobosArgument;
+
+/// Runs `kernel`'s variant `variant` ("NAME=V,...") over the grid
+/// `grid[0] x grid[1] x grid[2]` on the interpreter, in place on the
+/// arguments' memory. The caller checks the arguments against the launch
+/// contract first (phobosSessionCompile with chip "contract"); this checks
+/// their count and element types. `stepLimit`: operations one CTA may run
+/// (0: the default); `threads`: worker threads (0: one per core).
+PHOBOS_CAPI_EXPORTED PhobosError phobosSessionInterpret(
+    PhobosSession session, PhobosStringRef kernel, PhobosStringRef variant,
+    const int64_t grid[3], const PhobosArgument *args, intptr_t numArgs,
+    uint64_t stepLimit, unsigned threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PHOBOS_C_COMPILER_H */

@@ -1,0 +1,278 @@
+//===- Compiler.cpp - C API of the Phobos front door ----------------------===//
+//
+// Thin wrappers over phobos::Session (include/Phobos/Driver/Session.h): the
+// handles own C++ objects, strings point into them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phobos-c/Compiler.h"
+
+#include "Phobos/Driver/Session.h"
+#include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Support/Chips.h"
+#include "Phobos/Support/Numerics.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace phobos;
+
+namespace {
+struct ErrorObject {
+  std::string message, file;
+  unsigned line = 0, column = 0;
+};
+
+struct SessionObject {
+  Session session;
+  std::vector<std::string> kernelNames;
+};
+
+struct BuildObject {
+  KernelBuild build;
+  std::string contract;
+  std::string notes;
+};
+} // namespace
+
+static PhobosStringRef wrap(llvm::StringRef text) {
+  return {text.data(), text.size()};
+}
+static llvm::StringRef unwrap(PhobosStringRef text) {
+  return text.data ? llvm::StringRef(text.data, text.length) : llvm::StringRef();
+}
+static SessionObject *unwrap(PhobosSession session) {
+  return static_cast<SessionObject *>(session.ptr);
+}
+static BuildObject *unwrap(PhobosKernelBuild build) {
+  return static_cast<BuildObject *>(build.ptr);
+}
+static ErrorObject *unwrap(PhobosError error) {
+  return static_cast<ErrorObject *>(error.ptr);
+}
+
+static PhobosError makeError(std::string message, std::string file = "",
+                             unsigned line = 0, unsigned column = 0) {
+  return {new ErrorObject{std::move(message), std::move(file), line, column}};
+}
+
+static PhobosError wrapError(llvm::Error error) {
+  if (!error)
+    return {nullptr};
+  ErrorObject object;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const SessionError &failure) {
+        object.message = failure.getMessage();
+        object.file = failure.getFile();
+        object.line = failure.getLine();
+        object.column = failure.getColumn();
+      },
+      [&](const llvm::ErrorInfoBase &other) { object.message = other.message(); });
+  return {new ErrorObject(std::move(object))};
+}
+
+/// "NAME=V,..." into `values`; an error naming `what` when it does not parse.
+static PhobosError parseSpec(PhobosStringRef text, llvm::StringRef what,
+                             llvm::StringMap<int64_t> &values) {
+  std::string problem = frontend::parseVariantSpec(unwrap(text), values);
+  if (!problem.empty())
+    return makeError((what + ": " + problem).str());
+  return {nullptr};
+}
+
+PhobosStringRef phobosStringRefCreateFromCString(const char *text) {
+  return {text ? text : "", text ? std::strlen(text) : 0};
+}
+
+PhobosStringRef phobosErrorGetMessage(PhobosError error) {
+  return wrap(unwrap(error)->message);
+}
+PhobosStringRef phobosErrorGetFile(PhobosError error) {
+  return wrap(unwrap(error)->file);
+}
+unsigned phobosErrorGetLine(PhobosError error) { return unwrap(error)->line; }
+unsigned phobosErrorGetColumn(PhobosError error) {
+  return unwrap(error)->column;
+}
+void phobosErrorDestroy(PhobosError error) { delete unwrap(error); }
+
+PhobosStringRef phobosCompilerVersion(void) { return wrap(compilerVersion()); }
+
+PhobosStringRef phobosDefaultCacheDir(void) {
+  // Formed again at each call: the environment may have changed.
+  thread_local std::string root;
+  root = defaultKernelCacheDir();
+  return wrap(root);
+}
+
+size_t phobosChipForCapability(int major, int minor, char *out,
+                               size_t capacity) {
+  std::string chip = chipForCapability(major, minor);
+  if (out && capacity > 0) {
+    size_t copied = std::min(chip.size(), capacity - 1);
+    std::memcpy(out, chip.data(), copied);
+    out[copied] = '\0';
+  }
+  return chip.size();
+}
+
+bool phobosChipIsSupported(PhobosStringRef chip) {
+  return isValidChip(unwrap(chip));
+}
+
+PhobosSession phobosSessionCreate(void) { return {new SessionObject()}; }
+void phobosSessionDestroy(PhobosSession session) { delete unwrap(session); }
+
+PhobosError phobosSessionLoad(PhobosSession session, PhobosStringRef text,
+                              PhobosStringRef fileName,
+                              PhobosStringRef spanMapJson) {
+  SessionObject *object = unwrap(session);
+  object->kernelNames.clear();
+  llvm::StringRef name = unwrap(fileName);
+  if (llvm::Error error = object->session.load(
+          unwrap(text), name.empty() ? "<phobos>" : name, unwrap(spanMapJson)))
+    return wrapError(std::move(error));
+  llvm::Expected<std::vector<std::string>> names = object->session.kernelNames();
+  if (!names)
+    return wrapError(names.takeError());
+  object->kernelNames = std::move(*names);
+  return {nullptr};
+}
+
+intptr_t phobosSessionGetNumKernels(PhobosSession session) {
+  return static_cast<intptr_t>(unwrap(session)->kernelNames.size());
+}
+
+PhobosStringRef phobosSessionGetKernelName(PhobosSession session,
+                                           intptr_t index) {
+  const std::vector<std::string> &names = unwrap(session)->kernelNames;
+  if (index < 0 || static_cast<size_t>(index) >= names.size())
+    return {"", 0};
+  return wrap(names[index]);
+}
+
+PhobosError phobosSessionCompile(PhobosSession session,
+                                 const PhobosCompileRequest *request,
+                                 PhobosKernelBuild *build) {
+  if (!request || !build)
+    return makeError("phobosSessionCompile: the request and the result are "
+                     "not optional");
+  build->ptr = nullptr;
+  llvm::StringMap<int64_t> variant, specializeDims;
+  if (PhobosError error = parseSpec(request->variant, "variant", variant);
+      !phobosErrorIsNull(error))
+    return error;
+  if (PhobosError error =
+          parseSpec(request->specializeDims, "specialize dims", specializeDims);
+      !phobosErrorIsNull(error))
+    return error;
+  for (auto &entry : specializeDims)
+    if (entry.getValue() < 1)
+      return makeError(llvm::formatv("specialize dims: {0}={1}: extents are "
+                                     "at least 1",
+                                     entry.getKey(), entry.getValue()));
+  CompileOptions options;
+  options.chip = unwrap(request->chip).str();
+  options.cacheDir = unwrap(request->cacheDir).str();
+  options.assemble = request->assemble;
+  llvm::Expected<KernelBuild> built = unwrap(session)->session.getOrCompile(
+      unwrap(request->kernel), variant, specializeDims, options);
+  if (!built)
+    return wrapError(built.takeError());
+  auto object = std::make_unique<BuildObject>();
+  object->build = std::move(*built);
+  llvm::json::Value contract = object->build.kernel.contract.toJSON();
+  contract.getAsObject()->insert({"chip", object->build.kernel.chip});
+  llvm::raw_string_ostream(object->contract) << contract;
+  for (const std::string &note : object->build.notes)
+    object->notes += note + "\n";
+  if (!object->build.assemblyError.empty())
+    object->notes += "no cubin: " + object->build.assemblyError + "\n";
+  if (!object->build.storeError.empty())
+    object->notes += "not cached: " + object->build.storeError + "\n";
+  build->ptr = object.release();
+  return {nullptr};
+}
+
+PhobosStringRef phobosKernelBuildGetContract(PhobosKernelBuild build) {
+  return wrap(unwrap(build)->contract);
+}
+PhobosStringRef phobosKernelBuildGetPtx(PhobosKernelBuild build) {
+  return wrap(unwrap(build)->build.kernel.ptx);
+}
+bool phobosKernelBuildHasCubin(PhobosKernelBuild build) {
+  return unwrap(build)->build.cubin.has_value();
+}
+PhobosStringRef phobosKernelBuildGetCubin(PhobosKernelBuild build) {
+  const std::optional<std::string> &cubin = unwrap(build)->build.cubin;
+  return cubin ? wrap(*cubin) : PhobosStringRef{"", 0};
+}
+PhobosStringRef phobosKernelBuildGetCacheEntry(PhobosKernelBuild build) {
+  return wrap(unwrap(build)->build.cacheEntry);
+}
+bool phobosKernelBuildIsFromCache(PhobosKernelBuild build) {
+  return unwrap(build)->build.fromCache;
+}
+PhobosStringRef phobosKernelBuildGetNotes(PhobosKernelBuild build) {
+  return wrap(unwrap(build)->notes);
+}
+PhobosStringRef phobosKernelBuildGetDiagnostics(PhobosKernelBuild build) {
+  return wrap(unwrap(build)->build.diagnostics);
+}
+void phobosKernelBuildDestroy(PhobosKernelBuild build) { delete unwrap(build); }
+
+PhobosError phobosSessionInterpret(PhobosSession session,
+                                   PhobosStringRef kernel,
+                                   PhobosStringRef variantSpec,
+                                   const int64_t grid[3],
+                                   const PhobosArgument *args,
+                                   intptr_t numArgs, uint64_t stepLimit,
+                                   unsigned threads) {
+  llvm::StringMap<int64_t> variant;
+  if (PhobosError error = parseSpec(variantSpec, "variant", variant);
+      !phobosErrorIsNull(error))
+    return error;
+  if (!grid || numArgs < 0 || (numArgs > 0 && !args))
+    return makeError("phobosSessionInterpret: a grid and the arguments are "
+                     "not optional");
+  interp::Options options;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (grid[axis] < 1)
+      return makeError(llvm::formatv("grid {0} extent is {1}; it must be at "
+                                     "least 1",
+                                     "xyz"[axis], grid[axis]));
+    options.grid[axis] = grid[axis];
+  }
+  if (stepLimit)
+    options.stepLimit = stepLimit;
+  options.threads = threads;
+  std::vector<interp::Argument> arguments;
+  for (intptr_t index = 0; index < numArgs; ++index) {
+    const PhobosArgument &arg = args[index];
+    if (!arg.data) {
+      interp::ScalarArg scalar;
+      scalar.floatValue = arg.floatValue;
+      scalar.intValue = arg.intValue;
+      arguments.push_back(scalar);
+      continue;
+    }
+    std::optional<ElementType> element = parseElementType(unwrap(arg.elementType));
+    if (!element)
+      return makeError(llvm::formatv("argument {0}: unknown element type '{1}'",
+                                     index, unwrap(arg.elementType)));
+    if (arg.rank < 0 || (arg.rank > 0 && !arg.shape))
+      return makeError(llvm::formatv("argument {0}: a tensor needs its shape",
+                                     index));
+    interp::TensorArg tensor;
+    tensor.data = arg.data;
+    tensor.elementType = *element;
+    tensor.shape.assign(arg.shape, arg.shape + arg.rank);
+    arguments.push_back(std::move(tensor));
+  }
+  return wrapError(unwrap(session)->session.interpret(unwrap(kernel), variant,
+                                                      arguments, options));
+}
