@@ -136,13 +136,13 @@ class Driver:
         return max(per_sm.value, 1) * self.attribute(16, device)  # MULTIPROCESSOR_COUNT
 
     def chip(self, device: int) -> str:
-        """``sm_XY`` of a device (what the kernel is compiled for), with the
-        architecture-specific features on 9.0 (``sm_90a``: wgmma), as
-        phobos-run chooses."""
+        """``sm_XY`` of a device (what the kernel is compiled for), by the
+        library's chip rule: sm_90a (wgmma, TMA) on an sm_90 card."""
         if device not in self.chips:
+            from phobos._library import chip_for_capability
             major = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
             minor = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)
-            self.chips[device] = f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
+            self.chips[device] = chip_for_capability(major, minor)
         return self.chips[device]
 
     def make_current(self, device: int) -> None:

@@ -20,10 +20,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from phobos import _cache, _tools
+from phobos import _cache, _library
 from phobos._arrays import HOST, ArrayInfo, describe
-from phobos._contract import Bound, Contract, bind, check_grid, parameter_types
+from phobos._contract import Bound, Contract, bind, check_grid, pack_scalar, parameter_types
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
+from phobos._library import LibraryError
 from phobos._frontend import Translation, translate_function
 from phobos._tuner import TuneResult
 
@@ -64,7 +65,7 @@ class CompiledVariant:
     """One compiled variant: where it is in the cache, and what is in it."""
     variant: dict[str, int]
     chip: str
-    directory: Path
+    directory: Path | None  # the kernel cache entry (None: not cached)
     contract: Contract
     ptx: bytes | None
     cubin: bytes | None
@@ -119,13 +120,14 @@ class Kernel:
         self.__wrapped__ = function
         self.space: dict[str, list[int]] = {n: expand_space(v) for n, v in translation.autotune}
         self._files: tuple[Path, Path] | None = None
+        self._library_session: _library.Session | None = None
         self._compiled: dict[tuple[Variant, str, Aligned], CompiledVariant] = {}
         self._gpu: dict[tuple[Variant, int, Aligned], _GpuKernel] = {}
         self._specializations: dict[tuple[Variant, tuple[tuple[str, int], ...]], Aligned] = {}
-        #: GPU launches compile the kernel specialised for the divisibility of
-        #: their extents by 2, 4, 8 or 16 (as phobos-run does, and Triton for
-        #: integers divisible by 16); False compiles the general kernel.
-        self.specialize = True
+        self._specialize = True
+        # Launch plans of cached GPU launches, by grid and argument signature
+        # (_LaunchPlan); cleared when what chose them changes.
+        self._plans: dict[tuple, _LaunchPlan] = {}
         # (chip, dims) -> the tuned variant, or None: the tuning cache has none.
         self._tuned: dict[tuple[str, tuple[tuple[str, int], ...], bool], dict[str, int] | None] = {}
         #: How @ph.autotune asked to search (search=, reference=, rtol=, ...).
@@ -133,6 +135,18 @@ class Kernel:
         #: Searches this kernel has run (phobos-tune calls), for tests and curiosity.
         self.searches = 0
         self._lock = threading.Lock()
+
+    @property
+    def specialize(self) -> bool:
+        """GPU launches compile the kernel specialised for the divisibility
+        of their extents by 2, 4, 8 or 16 (as phobos-run does, and Triton for
+        integers divisible by 16); False compiles the general kernel."""
+        return self._specialize
+
+    @specialize.setter
+    def specialize(self, value: bool) -> None:
+        self._specialize = bool(value)
+        self._plans.clear()
 
     @classmethod
     def from_function(cls, function: Callable[..., Any]) -> "Kernel":
@@ -236,46 +250,41 @@ class Kernel:
         self._specializations[key] = found
         return found
 
+    def _session(self) -> _library.Session:
+        """The kernel's program loaded in libphobos (once per kernel)."""
+        with self._lock:
+            if self._library_session is None:
+                self._library_session = _library.Session(
+                    self.source + "\n", f"{self.name}.ph", self.translation.span_map_json())
+            return self._library_session
+
     def _compile(self, variant: Variant, chip: str, aligned: Aligned = (),
                  extents: Mapping[str, int] | None = None) -> CompiledVariant:
         """The variant for ``chip`` ("contract" for the contract alone), from
-        the cache or compiled into it; specialised with the promises
-        ``aligned`` (from _specialization of ``extents``) when given."""
+        the kernel cache or compiled into it, in this process (libphobos);
+        specialised with the promises ``aligned`` (from _specialization of
+        ``extents``) when given."""
         key = (variant, chip, aligned)
         compiled = self._compiled.get(key)
         if compiled is not None:
             return compiled
-        tool = _tools.find_tool("phobos-compile")
-        root = _cache.cache_root()
-        source_text = self.source + "\n"
-        digest = _cache.key_digest(_tools.compiler_version(tool), chip, self.name, variant,
-                                   source_text, aligned)
-        entry, damage = _cache.lookup(root, digest)
-        if entry is None:
-            if damage:
-                print(f"phobos: note: {damage}", file=sys.stderr)
-            source, span_map = self._source_files()
-            args = [tool, str(source), "--kernel", self.name, "--cache", "--cache-dir", str(root),
-                    "--span-map", str(span_map)]
-            if variant:
-                args += ["--variant", ",".join(f"{n}={v}" for n, v in variant)]
-            if aligned:
-                assert extents is not None
-                args += ["--specialize-dims",
-                         ",".join(f"{name}={extents[name]}" for name, _ in aligned)]
-            args += ["--contract-only"] if chip == "contract" else ["--chip", chip]
-            result = _tools.run_tool(args)
-            if result.returncode != 0:
-                message = result.stderr.strip() or f"phobos-compile exited {result.returncode}"
-                raise CompileError(message, self.name)
-            if result.stderr:
-                sys.stderr.write(result.stderr)  # warnings, at the Python lines
-            entry, damage = _cache.lookup(root, digest)
-            if entry is None:
-                raise CompileError(f"phobos-compile did not leave the kernel in the cache at "
-                                   f"{_cache.entry_dir(root, digest)} {damage}".strip(), self.name)
-        compiled = CompiledVariant(dict(variant), chip, entry.directory, Contract(entry.contract),
-                                   entry.ptx, entry.cubin)
+        if aligned:
+            assert extents is not None
+        specialize = [(name, extents[name]) for name, _ in aligned] if aligned else []
+        try:
+            build = self._session().compile(self.name, variant, chip,
+                                            _library.default_cache_dir(), specialize)
+        except LibraryError as error:
+            raise CompileError(error.message, self.name) from None
+        if build.notes:
+            sys.stderr.write("".join(f"phobos: note: {line}\n"
+                                     for line in build.notes.splitlines()))
+        if build.diagnostics:
+            sys.stderr.write(build.diagnostics + "\n")  # warnings, at the Python lines
+        compiled = CompiledVariant(dict(variant), chip,
+                                   Path(build.cache_entry) if build.cache_entry else None,
+                                   Contract(json.loads(build.contract_json)),
+                                   build.ptx or None, build.cubin)
         self._compiled[key] = compiled
         return compiled
 
@@ -340,6 +349,8 @@ class Kernel:
         return check_grid(self.name, grid)
 
     def launch(self, grid: Any, args: Sequence[Any], stream: Any = None, **variant: int) -> None:
+        if self._plans and _launch_planned(self, grid, args, stream, variant):
+            return
         infos = [describe(arg) for arg in args]
         on_gpu = any(info is not None and info.device >= 0 for info in infos)
         if on_gpu:
@@ -384,6 +395,13 @@ class Kernel:
                 driver.encode_tensor_map(address, dtype, info.ptr, tuple(info.shape), box, swizzle)
             driver.launch(loaded.function, grid3, contract.cta_threads,
                           contract.shared_memory_bytes, handle, loaded.params)
+        signature = _signature(args, infos)
+        grid_key = _grid_key(grid)
+        if signature is not None and grid_key is not _UNKEYABLE and \
+                not (contract.persistent and callable(grid)):
+            plan = _LaunchPlan(self, loaded, driver, args, infos, bound, variant,
+                               None if callable(grid) else grid3, grid)
+            self._plans[(grid_key, tuple(sorted(given.items())), signature[0])] = plan
 
     def _load(self, variant: Variant, device: int, chip: str, driver: Any,
               aligned: Aligned = (), extents: Mapping[str, int] | None = None) -> _GpuKernel:
@@ -416,7 +434,7 @@ class Kernel:
         if key in self._tuned:
             return self._tuned[key]
         try:
-            compiler = _tools.compiler_version()
+            compiler = _library.compiler_version()
         except PhobosError:
             return None
         digest = _cache.tuning_digest(compiler, chip, self.name, dict(dims), self.source + "\n",
@@ -429,6 +447,7 @@ class Kernel:
 
     def _remember_tuned(self, chip: str, dims: Mapping[str, int], best: Mapping[str, int]) -> None:
         self._tuned[self._tuning_key(chip, dims)] = dict(best)
+        self._plans.clear()
 
     def tune(self, grid: Any, *args: Any, reference: Callable[..., Any] | None = None,
              rtol: float | None = None, warmup: int = 3, rep: int = 20, stream: Any = None,
@@ -499,46 +518,234 @@ def _stream_handle(stream: Any, infos: Sequence[ArrayInfo | None], device: int) 
 
 def run_interpreter(kernel: Kernel, variant: Variant, contract: Contract, bound: Bound,
                     grid: tuple[int, int, int]) -> None:
-    """Runs a bound launch on the CPU interpreter (phobos-run --interpret)
-    and copies the tensors it writes back into the NumPy arrays."""
-    import numpy as np
-    tool = _tools.find_tool("phobos-run")
-    source, span_map = kernel._source_files()
-    folder = Path(tempfile.mkdtemp(prefix="launch-", dir=_process_dir()))
-    try:
-        args = [tool, str(source), "--kernel", kernel.name, "--interpret", "--span-map",
-                str(span_map), "--grid", ",".join(map(str, grid))]
-        if variant:
-            args += ["--variant", ",".join(f"{n}={v}" for n, v in variant)]
-        outputs = {}
-        for slot in contract.params:
-            if slot.kind == "tensor":
-                info = bound.arrays[slot.name]
-                path = folder / f"{slot.name}.in.npy"
-                np.save(path, info.obj, allow_pickle=False)
-                args += ["--input", f"{slot.name}={path}"]
-                if slot.written:
-                    outputs[slot.name] = folder / f"{slot.name}.out.npy"
-                    args += ["--output", f"{slot.name}={outputs[slot.name]}"]
+    """Runs a bound launch on the CPU interpreter (libphobos, in this
+    process), in place on the NumPy arrays: an array passed for two
+    parameters is one tensor, as on the GPU."""
+    arguments: list[Any] = []
+    for slot in contract.params:
+        if slot.kind == "tensor":
+            info = bound.arrays[slot.name]
+            if slot.written and not getattr(getattr(info.obj, "flags", None), "writeable", True):
+                raise ArgumentError(kernel.name, slot.name, "is a read-only array, but the "
+                                    "kernel writes it")
+            arguments.append((info.ptr, slot.dtype, info.shape))
+        else:
+            value = bound.scalars[slot.name]
+            if isinstance(value, int):
+                arguments.append((float(value), value))
             else:
-                value = bound.scalars[slot.name]
-                args += ["--scalar", f"{slot.name}={_scalar_text(value)}"]
-        result = _tools.run_tool(args)
-        if result.returncode != 0:
-            message = result.stderr.strip() or f"phobos-run exited {result.returncode}"
-            raise KernelRuntimeError(message)
-        for name, path in outputs.items():
-            target = bound.arrays[name].obj
-            np.copyto(target, np.load(path, allow_pickle=False))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+                arguments.append((value, 0))
+    try:
+        kernel._session().interpret(kernel.name, variant, grid, arguments)
+    except LibraryError as error:
+        raise KernelRuntimeError(error.message) from None
 
 
-def _scalar_text(value: float | int) -> str:
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    return str(value)
+
+# -- the launch fast path ---------------------------------------------------------------
+#
+# A launch that went through every check (_launch_gpu) leaves a plan keyed by
+# what those checks depended on: the grid (when not a callable), the variant
+# keywords and each argument's signature (a tensor's library, element type,
+# shape, contiguity, device and stream; a scalar's Python type). A later
+# launch with the same key re-checks only what can change between calls: the
+# pointers (null, 16-byte alignment), the scalars' values and a callable
+# grid's result; anything else it sees goes back to the full path, which
+# raises the same errors as before.
+
+_F32_MAX = 3.4028234663852886e38
+_torch_types: set[type] = set()
+_CALLABLE_GRID = object()
+_UNKEYABLE = object()  # a grid no plan can be found by
+
+
+def _grid_key(grid: Any) -> Any:
+    """What identifies a grid in a plan's key; _UNKEYABLE for one that cannot."""
+    if callable(grid):
+        return _CALLABLE_GRID
+    if isinstance(grid, list):
+        grid = tuple(grid)
+    try:
+        hash(grid)
+    except TypeError:
+        return _UNKEYABLE
+    return grid
+
+
+def _signature(args: Sequence[Any], infos: Sequence[ArrayInfo | None] | None = None
+               ) -> tuple[tuple, list[int]] | None:
+    """(the key of the arguments, their tensors' pointers), or None where an
+    argument is of a kind the fast path does not take."""
+    key: list[Any] = []
+    pointers: list[int] = []
+    for index, arg in enumerate(args):
+        kind = type(arg)
+        if kind in _torch_types:
+            key.append((arg.dtype, arg.shape, arg.is_contiguous(), arg.get_device()))
+            pointers.append(arg.data_ptr())
+        elif kind is float or kind is int or kind is bool:
+            key.append(kind)
+        else:
+            info = infos[index] if infos is not None else describe(arg)
+            if info is None or info.device < 0:
+                return None
+            if info.library == "torch":
+                _torch_types.add(kind)
+                key.append((arg.dtype, arg.shape, arg.is_contiguous(), arg.get_device()))
+            else:
+                key.append((kind, info.dtype, info.shape, info.strides, info.device,
+                            info.stream))
+            pointers.append(info.ptr)
+    return tuple(key), pointers
+
+
+def _scalar_converter(kernel: str, slot: Any) -> Callable[[Any], Any]:
+    """A function of a scalar argument that returns what its parameter holds,
+    or None where the full path must check it (it raises the errors)."""
+    dtype = slot.dtype
+    if dtype == "f32":
+        def f32(value: Any) -> Any:
+            number = float(value)
+            return number if -_F32_MAX <= number <= _F32_MAX or number != number else None
+        return f32
+    if dtype == "f64":
+        return float
+    if dtype in ("i32", "i64"):
+        low, high = (-(2 ** 31), 2 ** 31 - 1) if dtype == "i32" else (-(2 ** 63), 2 ** 63 - 1)
+
+        def integer(value: Any) -> Any:
+            return value if type(value) is int and low <= value <= high else None
+        return integer
+
+    def checked(value: Any) -> Any:
+        try:
+            return pack_scalar(kernel, slot, value)[0]
+        except ArgumentError:
+            return None
+    return checked
+
+
+def _stream_source(infos: Sequence[ArrayInfo | None], device: int) -> Callable[[], int]:
+    """The stream a launch without stream= runs on, as _stream_handle picks it."""
+    libraries = {info.library for info in infos if info is not None}
+    if "torch" in libraries:
+        torch = sys.modules["torch"]
+        raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return lambda: raw(device)
+        return lambda: torch.cuda.current_stream(device).cuda_stream
+    for info in infos:
+        if info is not None and info.stream is not None:
+            handle = int(info.stream)
+            return lambda: handle
+    if "cupy" in libraries:
+        cupy = sys.modules["cupy"]
+        return lambda: cupy.cuda.get_current_stream().ptr
+    return lambda: 0
+
+
+class _LaunchPlan:
+    """One signature's launch, bound once: its own parameter buffers, the
+    slots that change per call, the grid and the stream."""
+
+    def __init__(self, kernel: Kernel, loaded: _GpuKernel, driver: Any, args: Sequence[Any],
+                 infos: Sequence[ArrayInfo | None], bound: Bound, variant: Variant,
+                 grid3: tuple[int, int, int] | None, grid: Any) -> None:
+        contract = loaded.contract
+        self.kernel = kernel
+        self.driver = driver
+        self.function = loaded.function
+        self.block = contract.cta_threads
+        self.shared = contract.shared_memory_bytes
+        self.device = bound.device
+        self.grid3 = grid3
+        self.stream = _stream_source(infos, bound.device)
+        self.lock = threading.Lock()
+        self.slots = [kind() for kind in parameter_types(contract)]
+        for slot, value in zip(self.slots, bound.values):
+            slot.value = value
+        self.pointer_slots = []
+        self.scalar_slots = []
+        position = 0
+        tensor_ordinal: dict[str, int] = {}
+        for index, param in enumerate(contract.params):
+            if param.kind == "tensor":
+                tensor_ordinal[param.name] = len(self.pointer_slots)
+                self.pointer_slots.append(self.slots[position])
+                position += 1 + sum(1 for extent in param.static_shape if extent < 0)
+            else:
+                self.scalar_slots.append((index, self.slots[position],
+                                          _scalar_converter(kernel.name, param)))
+                position += 1
+        # Tensor maps, encoded again only when their tensor moves.
+        self.map_buffers = [ctypes.create_string_buffer(192) for _ in loaded.maps]
+        self.maps = []
+        for buffer, (_, param, dtype, box, swizzle) in zip(self.map_buffers, loaded.maps):
+            address = (ctypes.addressof(buffer) + 63) // 64 * 64
+            # Encoded at the first planned launch (the last field: the
+            # address it was encoded for).
+            self.maps.append([address, tensor_ordinal[param], dtype,
+                              tuple(bound.arrays[param].shape), box, swizzle, 0])
+        pointers = [ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots]
+        pointers += [ctypes.c_void_p(entry[0]) for entry in self.maps]
+        self.params = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
+        # What a callable grid is called with.
+        self.grid_meta: dict[str, int] = {}
+        if grid3 is None:
+            for slot in contract.params:
+                for dim, extent in zip(slot.dims, slot.static_shape):
+                    if extent >= 0 and not dim.isdigit():
+                        self.grid_meta[dim] = extent
+            self.grid_meta.update(bound.dims)
+            self.grid_meta.update(dict(variant))
+        self.current = ctypes.c_void_p()
+        self.current_ref = ctypes.byref(self.current)
+
+
+def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
+                    variant: Mapping[str, Any]) -> bool:
+    """Launches through a plan when one fits; False sends the launch down the
+    full path (which checks everything and makes a plan)."""
+    signature = _signature(args)
+    if signature is None:
+        return False
+    key, pointers = signature
+    grid_key = _grid_key(grid)
+    if grid_key is _UNKEYABLE:
+        return False
+    plan = kernel._plans.get((grid_key, tuple(sorted(variant.items())) if variant else (), key))
+    if plan is None or (plan.grid3 is None) != callable(grid):
+        return False
+    for pointer in pointers:
+        if not pointer or pointer & 15:
+            return False  # the full path says what is wrong
+    grid3 = plan.grid3
+    if grid3 is None:
+        grid3 = check_grid(kernel.name, grid(dict(plan.grid_meta)))
+    handle = plan.stream() if stream is None else _stream_handle(stream, (), plan.device)
+    driver = plan.driver
+    lib = driver.lib
+    with plan.lock:
+        for slot, pointer in zip(plan.pointer_slots, pointers):
+            slot.value = pointer
+        for index, slot, convert in plan.scalar_slots:
+            value = convert(args[index])
+            if value is None:
+                return False
+            slot.value = value
+        for entry in plan.maps:
+            pointer = pointers[entry[1]]
+            if pointer != entry[6]:
+                driver.encode_tensor_map(entry[0], entry[2], pointer, entry[3], entry[4],
+                                         entry[5])
+                entry[6] = pointer
+        # The device's primary context, current on this thread.
+        if lib.cuCtxGetCurrent(plan.current_ref) != 0 or \
+                plan.current.value != driver.contexts[plan.device].value:
+            driver.make_current(plan.device)
+        result = driver._launch(plan.function, grid3[0], grid3[1], grid3[2], plan.block, 1, 1,
+                                plan.shared, handle, plan.params, None)
+    if result != 0:
+        driver.check(result, "cuLaunchKernel", f"grid ({grid3[0]}, {grid3[1]}, {grid3[2]}), "
+                     f"block ({plan.block}, 1, 1), {plan.shared} bytes of dynamic shared memory")
+    return True

@@ -1,4 +1,5 @@
-"""Finding and running the Phobos tools (phobos-compile, phobos-run).
+"""Finding and running the Phobos tools (phobos-tune for searches; the
+compiler and the interpreter are in process, phobos._library).
 
 The tools are looked for in ``$PHOBOS_HOME/bin`` (or ``$PHOBOS_HOME``), next
 to the package (``phobos/bin``, or ``build/bin`` of the checkout the package
@@ -17,7 +18,6 @@ from phobos._errors import PhobosError, ToolNotFoundError
 
 _lock = threading.Lock()
 _found: dict[str, str] = {}
-_versions: dict[tuple[str, int, int], str] = {}
 
 
 def _candidates(name: str) -> list[Path]:
@@ -60,28 +60,6 @@ def reset() -> None:
     """Forgets the tools found (after PHOBOS_HOME changes)."""
     with _lock:
         _found.clear()
-
-
-def compiler_version(tool: str | None = None) -> str:
-    """The compiler's version (``phobos-compile --version``), part of every
-    kernel cache key; asked once per build of the tool."""
-    tool = tool or find_tool("phobos-compile")
-    stat = os.stat(tool)
-    key = (tool, stat.st_mtime_ns, stat.st_size)
-    with _lock:
-        if key in _versions:
-            return _versions[key]
-    result = subprocess.run([tool, "--version"], capture_output=True, text=True)
-    for line in result.stdout.splitlines():
-        if line.strip().startswith("Phobos compiler version "):
-            version = line.strip().split()[-1]
-            break
-    else:
-        raise PhobosError(f"{tool} --version does not say its Phobos compiler version; "
-                          "is it an older build?")
-    with _lock:
-        _versions[key] = version
-    return version
 
 
 def run_tool(args: list[str]) -> subprocess.CompletedProcess[str]:

@@ -290,3 +290,131 @@ def test_persistent_launch_starts_the_resident_ctas(write_module, fake_gpu):
     assert fake_gpu.launches[-1][0] == (1, 1, 1)
     with pytest.raises(ArgumentError, match=r"persistent: its CTAs walk the grid \(2, 3, 1\)"):
         hgemm[(6,)](a, b, c)
+
+
+# -- the launch fast path ------------------------------------------------------------------
+
+def launched_params(launch):
+    (_, _, _, _, params) = launch
+    return [ctypes.cast(params[i], ctypes.POINTER(t))[0] for i, t in enumerate(
+        [ctypes.c_uint64, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32,
+         ctypes.c_uint64, ctypes.c_int32, ctypes.c_int32, ctypes.c_float, ctypes.c_int32,
+         ctypes.c_uint8, ctypes.c_uint16])]
+
+
+def test_a_second_launch_takes_the_plan(scaled, fake_gpu, monkeypatch):
+    """The first launch of a signature checks everything and leaves a plan;
+    the next ones with the same grid, shapes and types go through it (no
+    bind, no contract lookup) with their own pointers and scalars."""
+    a = FakeDeviceArray((32, 40), "<f4", 0x10000)
+    b = FakeDeviceArray((32, 8), "<f4", 0x20000)
+    c = FakeDeviceArray((32, 40), "<f2", 0x30000)
+    scaled[None](a, b, c, 0.5, 7, True, 1.0)
+    assert len(scaled._plans) == 1
+
+    import phobos._kernel as kernel_module
+
+    def no_bind(*args, **kwargs):
+        raise AssertionError("the planned launch bound its arguments again")
+
+    monkeypatch.setattr(kernel_module, "bind", no_bind)
+    a2 = FakeDeviceArray((32, 40), "<f4", 0x50000)
+    scaled[None](a2, b, c, 2.0, -3, False, 2.0)
+    assert launched_params(fake_gpu.launches[-1]) == [
+        0x50000, 32, 40, 0x20000, 32, 0x30000, 32, 40, 2.0, -3, 0, 0x4000]
+    assert fake_gpu.launches[-1][0] == (2, 2, 1)
+    # A callable grid is called at every launch, with the dims and variant.
+    seen = []
+
+    def grid(meta):
+        seen.append(dict(meta))
+        return (meta["M"] // meta["TM"], 1)
+
+    monkeypatch.setattr(kernel_module, "bind", bind)
+    scaled[grid](a, b, c, 0.5, 7, True, 1.0)
+    monkeypatch.setattr(kernel_module, "bind", no_bind)
+    scaled[grid](a, b, c, 0.5, 7, True, 1.0)
+    assert fake_gpu.launches[-1][0] == (2, 1, 1) and len(seen) == 2
+    assert seen[1]["M"] == 32 and seen[1]["N"] == 40 and seen[1]["TM"] == 16
+
+
+def test_the_plan_rechecks_what_can_change(scaled, fake_gpu):
+    """Pointers and scalar values are checked at every launch, through the
+    full path's errors; other shapes get their own plan."""
+    a = FakeDeviceArray((32, 40), "<f4", 0x10000)
+    b = FakeDeviceArray((32, 8), "<f4", 0x20000)
+    c = FakeDeviceArray((32, 40), "<f2", 0x30000)
+    scaled[None](a, b, c, 0.5, 7, True, 1.0)
+    count = len(fake_gpu.launches)
+    with pytest.raises(ArgumentError, match="argument 'B': data at 0x20008 is not 16-byte aligned"):
+        scaled[None](a, FakeDeviceArray((32, 8), "<f4", 0x20008), c, 0.5, 7, True, 1.0)
+    with pytest.raises(ArgumentError, match="argument 'alpha': 1e\\+40 overflows f32"):
+        scaled[None](a, b, c, 1e40, 7, True, 1.0)
+    with pytest.raises(ArgumentError, match="argument 'k': 2147483648 does not fit in i32"):
+        scaled[None](a, b, c, 0.5, 2 ** 31, True, 1.0)
+    with pytest.raises(ArgumentError, match="argument 'flag': expected a bool"):
+        scaled[None](a, b, c, 0.5, 7, 2, 1.0)
+    assert len(fake_gpu.launches) == count
+    # An integral float for an integer parameter takes the full path, which accepts it.
+    scaled[None](a, b, c, 0.5, 7.0, True, 1.0)
+    assert launched_params(fake_gpu.launches[-1])[9] == 7
+    # Another extent: another plan (and specialisation), not the first one's.
+    a3 = FakeDeviceArray((32, 36), "<f4", 0x10000)
+    c3 = FakeDeviceArray((32, 36), "<f2", 0x30000)
+    scaled[None](a3, b, c3, 0.5, 7, True, 1.0)
+    assert launched_params(fake_gpu.launches[-1])[2] == 36
+    assert len(scaled._plans) >= 2
+    # Switching specialisation off drops the plans.
+    scaled.specialize = False
+    assert not scaled._plans
+
+
+ALIASED = HEADER + '''@ph.kernel
+@ph.autotune(B=[64])
+def two_outputs(x: ph.tensor[ph.f32][N], y: ph.tensor[ph.f32][N], z: ph.tensor[ph.f32][N]):
+    base: ph.let = ph.ctx.block.x * B
+    y[base:+B] = x[base:+B] + 1.0
+    z[base + 32:+32] = x[base + 32:+32] * 3.0
+'''
+
+
+def test_the_cpu_path_runs_in_place(write_module):
+    """The interpreter runs in this process on the arrays' own memory: one
+    array passed for two outputs keeps both kernels' stores, as on the GPU,
+    and a read-only output is refused before anything runs."""
+    kernel = write_module(ALIASED).two_outputs
+    x = np.arange(128, dtype=np.float32)
+    out = np.full(128, np.nan, np.float32)
+    kernel[(2,)](x, out, out)
+    expected = x + 1.0
+    for block in range(2):
+        half = slice(block * 64 + 32, block * 64 + 64)
+        expected[half] = x[half] * 3.0
+    np.testing.assert_array_equal(out, expected)
+    frozen = np.zeros(128, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ArgumentError, match="argument 'y': is a read-only array"):
+        kernel[(2,)](x, frozen, np.zeros(128, np.float32))
+
+
+def test_a_planned_tma_launch_encodes_a_moved_tensor(write_module, fake_gpu):
+    """A planned launch encodes a tensor map again only when its tensor moved."""
+    encoded = []
+
+    def encode(into, dtype, rank, address, *rest):
+        encoded.append(address.value)
+        return 0
+
+    fake_gpu.cuTensorMapEncodeTiled = encode
+    hgemm = write_module(HGEMM).hgemm
+    a = FakeDeviceArray((128, 256), "<f2", 0x10000)
+    b = FakeDeviceArray((256, 384), "<f2", 0x20000)
+    c = FakeDeviceArray((128, 384), "<f4", 0x30000)
+    hgemm[None](a, b, c)
+    assert encoded == [0x10000, 0x20000]
+    hgemm[None](a, b, c)  # planned: both maps encoded for the plan's buffers
+    hgemm[None](a, b, c)  # nothing moved
+    assert encoded == [0x10000, 0x20000] * 2
+    hgemm[None](FakeDeviceArray((128, 256), "<f2", 0x40000), b, c)
+    assert encoded == [0x10000, 0x20000] * 2 + [0x40000]
+    assert len(fake_gpu.launches) == 4

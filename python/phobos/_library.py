@@ -1,0 +1,274 @@
+"""libphobos through ctypes: the compiler, the kernel cache and the CPU
+interpreter in this process (include/phobos-c/Compiler.h).
+
+The library is looked for in ``$PHOBOS_HOME/lib`` (or ``$PHOBOS_HOME``), next
+to the package (``phobos/lib``), and in ``build/lib`` of the checkout the
+package sits in. Everything after the Phobos text and its span map is the
+library's: parsing, the @autotune variants, the kernel cache and its key,
+compiling, assembling, the chip rules and the interpreter.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+from phobos._errors import PhobosError, ToolNotFoundError
+
+_LIBRARY_NAME = "libphobos.so"
+
+
+class _StringRef(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+class _Handle(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p)]
+
+
+class _CompileRequest(ctypes.Structure):
+    _fields_ = [("kernel", _StringRef), ("variant", _StringRef), ("specializeDims", _StringRef),
+                ("chip", _StringRef), ("cacheDir", _StringRef), ("assemble", ctypes.c_bool)]
+
+
+class _Argument(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("elementType", _StringRef), ("rank", ctypes.c_ssize_t),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("floatValue", ctypes.c_double),
+                ("intValue", ctypes.c_int64)]
+
+
+_S, _H = _StringRef, _Handle
+# name -> (result type, argument types)
+_SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "phobosErrorGetMessage": (_S, [_H]),
+    "phobosErrorGetFile": (_S, [_H]),
+    "phobosErrorGetLine": (ctypes.c_uint, [_H]),
+    "phobosErrorGetColumn": (ctypes.c_uint, [_H]),
+    "phobosErrorDestroy": (None, [_H]),
+    "phobosCompilerVersion": (_S, []),
+    "phobosDefaultCacheDir": (_S, []),
+    "phobosChipForCapability": (ctypes.c_size_t, [ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+                                                  ctypes.c_size_t]),
+    "phobosChipIsSupported": (ctypes.c_bool, [_S]),
+    "phobosSessionCreate": (_H, []),
+    "phobosSessionDestroy": (None, [_H]),
+    "phobosSessionLoad": (_H, [_H, _S, _S, _S]),
+    "phobosSessionGetNumKernels": (ctypes.c_ssize_t, [_H]),
+    "phobosSessionGetKernelName": (_S, [_H, ctypes.c_ssize_t]),
+    "phobosSessionCompile": (_H, [_H, ctypes.POINTER(_CompileRequest), ctypes.POINTER(_H)]),
+    "phobosKernelBuildGetContract": (_S, [_H]),
+    "phobosKernelBuildGetPtx": (_S, [_H]),
+    "phobosKernelBuildHasCubin": (ctypes.c_bool, [_H]),
+    "phobosKernelBuildGetCubin": (_S, [_H]),
+    "phobosKernelBuildGetCacheEntry": (_S, [_H]),
+    "phobosKernelBuildIsFromCache": (ctypes.c_bool, [_H]),
+    "phobosKernelBuildGetNotes": (_S, [_H]),
+    "phobosKernelBuildGetDiagnostics": (_S, [_H]),
+    "phobosKernelBuildDestroy": (None, [_H]),
+    "phobosSessionInterpret": (_H, [_H, _S, _S, ctypes.POINTER(ctypes.c_int64),
+                                    ctypes.POINTER(_Argument), ctypes.c_ssize_t, ctypes.c_uint64,
+                                    ctypes.c_uint]),
+}
+
+_lock = threading.Lock()
+_library: Any = None
+
+
+def _candidates() -> list[Path]:
+    places: list[Path] = []
+    home = os.environ.get("PHOBOS_HOME")
+    if home:
+        places += [Path(home) / "lib" / _LIBRARY_NAME, Path(home) / _LIBRARY_NAME]
+    package = Path(__file__).resolve().parent
+    places.append(package / "lib" / _LIBRARY_NAME)
+    # A checkout: python/phobos/ beside build/lib/.
+    places.append(package.parent.parent / "build" / "lib" / _LIBRARY_NAME)
+    return places
+
+
+def library() -> Any:
+    """The loaded libphobos (opened once per process)."""
+    global _library
+    with _lock:
+        if _library is not None:
+            return _library
+        places = _candidates()
+        for place in places:
+            if place.is_file():
+                break
+        else:
+            looked = ", ".join(str(p.parent) for p in places)
+            raise ToolNotFoundError(
+                f"cannot find {_LIBRARY_NAME}: looked in {looked}; build Phobos "
+                "(scripts/setup.sh, or scripts/build-static.sh for a machine without LLVM) "
+                "and set PHOBOS_HOME to the folder that holds lib/")
+        try:
+            handle = ctypes.CDLL(str(place))
+        except OSError as exc:
+            raise ToolNotFoundError(f"cannot load {place}: {exc}") from None
+        for name, (result, arguments) in _SIGNATURES.items():
+            function = getattr(handle, name)
+            function.restype = result
+            function.argtypes = arguments
+        _library = handle
+        return handle
+
+
+def _text(ref: _StringRef) -> str:
+    return ctypes.string_at(ref.data, ref.length).decode("utf-8", "replace") if ref.length else ""
+
+
+def _bytes(ref: _StringRef) -> bytes:
+    return ctypes.string_at(ref.data, ref.length) if ref.length else b""
+
+
+class _In:
+    """Strings passed in: kept alive for the call."""
+
+    def __init__(self) -> None:
+        self.keep: list[Any] = []
+
+    def __call__(self, text: str | bytes) -> _StringRef:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        buffer = ctypes.c_char_p(data)
+        self.keep.append(buffer)
+        return _StringRef(ctypes.cast(buffer, ctypes.c_void_p), len(data))
+
+
+class LibraryError(PhobosError):
+    """A failure libphobos reported: its message (every diagnostic, at the
+    user's lines) and the first error's place."""
+
+    def __init__(self, message: str, file: str = "", line: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.message, self.file, self.line, self.column = message, file, line, column
+
+
+def _check(lib: Any, error: _Handle) -> None:
+    if not error.ptr:
+        return
+    try:
+        raise LibraryError(_text(lib.phobosErrorGetMessage(error)),
+                           _text(lib.phobosErrorGetFile(error)), lib.phobosErrorGetLine(error),
+                           lib.phobosErrorGetColumn(error))
+    finally:
+        lib.phobosErrorDestroy(error)
+
+
+def compiler_version() -> str:
+    """The compiler's version, part of every kernel cache and tuning key."""
+    return _text(library().phobosCompilerVersion())
+
+
+def default_cache_dir() -> str:
+    """The kernel cache's root as the library forms it (empty: none)."""
+    return _text(library().phobosDefaultCacheDir())
+
+
+def chip_for_capability(major: int, minor: int) -> str:
+    """The chip a device of this compute capability compiles for (9.0: sm_90a)."""
+    out = ctypes.create_string_buffer(32)
+    library().phobosChipForCapability(major, minor, out, len(out))
+    return out.value.decode()
+
+
+class Build:
+    """One compiled variant (or its contract alone)."""
+
+    __slots__ = ("contract_json", "ptx", "cubin", "cache_entry", "from_cache", "notes",
+                 "diagnostics")
+
+    def __init__(self, contract_json: str, ptx: bytes, cubin: bytes | None, cache_entry: str,
+                 from_cache: bool, notes: str, diagnostics: str) -> None:
+        self.contract_json = contract_json
+        self.ptx = ptx
+        self.cubin = cubin
+        self.cache_entry = cache_entry
+        self.from_cache = from_cache
+        self.notes = notes
+        self.diagnostics = diagnostics
+
+
+def _spec(pairs: Sequence[tuple[str, int]]) -> str:
+    return ",".join(f"{name}={value}" for name, value in pairs)
+
+
+class Session:
+    """A program loaded in libphobos (phobos::Session). Its calls hold a lock:
+    one compile or interpreter run at a time per session."""
+
+    def __init__(self, text: str, file_name: str, span_map_json: str = "") -> None:
+        self._lib = library()
+        self._handle = self._lib.phobosSessionCreate()
+        self._lock = threading.Lock()
+        arg = _In()
+        _check(self._lib, self._lib.phobosSessionLoad(self._handle, arg(text), arg(file_name),
+                                                      arg(span_map_json)))
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle.ptr:
+            self._lib.phobosSessionDestroy(handle)
+            self._handle = None
+
+    def kernel_names(self) -> list[str]:
+        with self._lock:
+            count = self._lib.phobosSessionGetNumKernels(self._handle)
+            return [_text(self._lib.phobosSessionGetKernelName(self._handle, i))
+                    for i in range(count)]
+
+    def compile(self, kernel: str, variant: Sequence[tuple[str, int]], chip: str,
+                cache_dir: str, specialize: Sequence[tuple[str, int]] = (),
+                assemble: bool = True) -> Build:
+        """The variant for ``chip`` ("contract": the contract alone), from the
+        kernel cache at ``cache_dir`` or compiled into it; specialised for the
+        extents ``specialize`` when given."""
+        lib = self._lib
+        arg = _In()
+        request = _CompileRequest(arg(kernel), arg(_spec(variant)), arg(_spec(specialize)),
+                                  arg(chip), arg(cache_dir), assemble)
+        handle = _Handle()
+        with self._lock:
+            _check(lib, lib.phobosSessionCompile(self._handle, ctypes.byref(request),
+                                                 ctypes.byref(handle)))
+        try:
+            cubin = _bytes(lib.phobosKernelBuildGetCubin(handle)) \
+                if lib.phobosKernelBuildHasCubin(handle) else None
+            return Build(_text(lib.phobosKernelBuildGetContract(handle)),
+                         _bytes(lib.phobosKernelBuildGetPtx(handle)), cubin,
+                         _text(lib.phobosKernelBuildGetCacheEntry(handle)),
+                         bool(lib.phobosKernelBuildIsFromCache(handle)),
+                         _text(lib.phobosKernelBuildGetNotes(handle)),
+                         _text(lib.phobosKernelBuildGetDiagnostics(handle)))
+        finally:
+            lib.phobosKernelBuildDestroy(handle)
+
+    def interpret(self, kernel: str, variant: Sequence[tuple[str, int]],
+                  grid: tuple[int, int, int], arguments: Sequence[Any],
+                  step_limit: int = 0, threads: int = 0) -> None:
+        """Runs the variant on the interpreter in place. ``arguments``: per
+        parameter, (address, element type, shape) for a tensor, or
+        (float value, int value) for a scalar."""
+        arg = _In()
+        packed = (_Argument * max(1, len(arguments)))()
+        shapes = []
+        for slot, value in zip(packed, arguments):
+            if len(value) == 3:
+                address, element, shape = value
+                extents = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+                shapes.append(extents)
+                slot.data = address
+                slot.elementType = arg(element)
+                slot.rank = len(shape)
+                slot.shape = extents
+            else:
+                slot.data = None
+                slot.floatValue, slot.intValue = value
+        grid3 = (ctypes.c_int64 * 3)(*grid)
+        with self._lock:
+            _check(self._lib, self._lib.phobosSessionInterpret(
+                self._handle, arg(kernel), arg(_spec(variant)), grid3, packed, len(arguments),
+                step_limit, threads))
