@@ -13,7 +13,7 @@ packages=(
   libgtest-dev libzstd-dev zlib1g-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev pkg-config openssl
-  python3 python3-numpy python3-pytest python3-venv python3-setuptools python3-pip-whl
+  python3 python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip-whl
 )
 
 missing=()

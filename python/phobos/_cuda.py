@@ -65,6 +65,14 @@ _SIGNATURES: dict[str, list[Any]] = {
 }
 
 
+# The driver functions the launch fast path calls from C.
+_ENTRY_POINT_TYPES = {
+    "cuLaunchKernel": ctypes.CFUNCTYPE(ctypes.c_int, *_SIGNATURES["cuLaunchKernel"]),
+    "cuCtxGetCurrent": ctypes.CFUNCTYPE(ctypes.c_int, *_SIGNATURES["cuCtxGetCurrent"]),
+    "cuCtxSetCurrent": ctypes.CFUNCTYPE(ctypes.c_int, *_SIGNATURES["cuCtxSetCurrent"]),
+}
+
+
 def _open_libcuda() -> Any:
     try:
         return ctypes.CDLL("libcuda.so.1")
@@ -90,6 +98,8 @@ class Driver:
                 function.argtypes = argtypes
                 function.restype = ctypes.c_int
         self._launch = self.lib.cuLaunchKernel
+        self._entry_points: tuple[int, int, int] | None = None
+        self._callbacks: list[Any] = []
         self.check(self.lib.cuInit(0), "cuInit")
         self.contexts: dict[int, Any] = {}
         self.chips: dict[int, str] = {}
@@ -172,6 +182,21 @@ class Driver:
         result = self.lib.cuPointerGetAttribute(ctypes.byref(ordinal),
                                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, pointer)
         return ordinal.value if result == CUDA_SUCCESS else -3
+
+    def entry_points(self) -> tuple[int, int, int] | None:
+        """The addresses of cuLaunchKernel, cuCtxGetCurrent and
+        cuCtxSetCurrent, for the launch fast path in C (a stand-in library's
+        Python functions are wrapped as C callbacks)."""
+        if self._entry_points is None:
+            addresses = []
+            for name, prototype in _ENTRY_POINT_TYPES.items():
+                function = getattr(self.lib, name)
+                if not isinstance(function, ctypes._CFuncPtr):
+                    function = prototype(function)
+                    self._callbacks.append(function)
+                addresses.append(ctypes.cast(function, _p).value)
+            self._entry_points = (addresses[0], addresses[1], addresses[2])
+        return self._entry_points
 
     # -- modules and launches ---------------------------------------------------------
 

@@ -125,9 +125,10 @@ class Kernel:
         self._gpu: dict[tuple[Variant, int, Aligned], _GpuKernel] = {}
         self._specializations: dict[tuple[Variant, tuple[tuple[str, int], ...]], Aligned] = {}
         self._specialize = True
-        # Launch plans of cached GPU launches, by grid and argument signature
-        # (_LaunchPlan); cleared when what chose them changes.
-        self._plans: dict[tuple, _LaunchPlan] = {}
+        # Launch plans of cached GPU launches (_LaunchPlan), by grid and
+        # variant keywords, the latest first; cleared when what chose them
+        # changes.
+        self._plans: dict[tuple, list[_LaunchPlan]] = {}
         # (chip, dims) -> the tuned variant, or None: the tuning cache has none.
         self._tuned: dict[tuple[str, tuple[tuple[str, int], ...], bool], dict[str, int] | None] = {}
         #: How @ph.autotune asked to search (search=, reference=, rtol=, ...).
@@ -400,8 +401,10 @@ class Kernel:
         if signature is not None and grid_key is not _UNKEYABLE and \
                 not (contract.persistent and callable(grid)):
             plan = _LaunchPlan(self, loaded, driver, args, infos, bound, variant,
-                               None if callable(grid) else grid3, grid)
-            self._plans[(grid_key, tuple(sorted(given.items())), signature[0])] = plan
+                               None if callable(grid) else grid3, signature[0])
+            plans = self._plans.setdefault((grid_key, tuple(sorted(given.items()))), [])
+            plans.insert(0, plan)
+            del plans[_MAX_PLANS:]
 
     def _load(self, variant: Variant, device: int, chip: str, driver: Any,
               aligned: Aligned = (), extents: Mapping[str, int] | None = None) -> _GpuKernel:
@@ -554,8 +557,23 @@ def run_interpreter(kernel: Kernel, variant: Variant, contract: Contract, bound:
 # raises the same errors as before.
 
 _F32_MAX = 3.4028234663852886e38
-_torch_types: set[type] = set()
+
+
+def _torch_signature(tensor: Any) -> tuple[tuple, int]:
+    return (tensor.dtype, tensor.shape, tensor.is_contiguous(), tensor.get_device()), \
+        tensor.data_ptr()
+
+
+def _cupy_signature(array: Any) -> tuple[tuple, int]:
+    return (array.dtype, array.shape, array.flags.c_contiguous, array.device.id), array.data.ptr
+
+
+# Array types whose signature is read from the array directly (no
+# ArrayInfo): filled in as the full path meets them.
+_SIGNATURES: dict[type, Callable[[Any], tuple[tuple, int]]] = {}
+_LIBRARY_SIGNATURES = {"torch": _torch_signature, "cupy": _cupy_signature}
 _CALLABLE_GRID = object()
+_MAX_PLANS = 8  # per grid and variant keywords: the latest signatures
 _UNKEYABLE = object()  # a grid no plan can be found by
 
 
@@ -578,24 +596,28 @@ def _signature(args: Sequence[Any], infos: Sequence[ArrayInfo | None] | None = N
     argument is of a kind the fast path does not take."""
     key: list[Any] = []
     pointers: list[int] = []
+    add_key, add_pointer = key.append, pointers.append
+    signatures = _SIGNATURES
     for index, arg in enumerate(args):
         kind = type(arg)
-        if kind in _torch_types:
-            key.append((arg.dtype, arg.shape, arg.is_contiguous(), arg.get_device()))
-            pointers.append(arg.data_ptr())
+        signature = signatures.get(kind)
+        if signature is not None:
+            array_key, pointer = signature(arg)
+            add_key(array_key)
+            add_pointer(pointer)
         elif kind is float or kind is int or kind is bool:
-            key.append(kind)
+            add_key(kind)
         else:
             info = infos[index] if infos is not None else describe(arg)
             if info is None or info.device < 0:
                 return None
-            if info.library == "torch":
-                _torch_types.add(kind)
-                key.append((arg.dtype, arg.shape, arg.is_contiguous(), arg.get_device()))
+            signature = _LIBRARY_SIGNATURES.get(info.library)
+            if signature is not None:
+                signatures[kind] = signature
+                add_key(signature(arg)[0])
             else:
-                key.append((kind, info.dtype, info.shape, info.strides, info.device,
-                            info.stream))
-            pointers.append(info.ptr)
+                add_key((kind, info.dtype, info.shape, info.strides, info.device, info.stream))
+            add_pointer(info.ptr)
     return tuple(key), pointers
 
 
@@ -650,9 +672,10 @@ class _LaunchPlan:
 
     def __init__(self, kernel: Kernel, loaded: _GpuKernel, driver: Any, args: Sequence[Any],
                  infos: Sequence[ArrayInfo | None], bound: Bound, variant: Variant,
-                 grid3: tuple[int, int, int] | None, grid: Any) -> None:
+                 grid3: tuple[int, int, int] | None, key: tuple) -> None:
         contract = loaded.contract
         self.kernel = kernel
+        self.key = key
         self.driver = driver
         self.function = loaded.function
         self.block = contract.cta_threads
@@ -700,31 +723,107 @@ class _LaunchPlan:
             self.grid_meta.update(dict(variant))
         self.current = ctypes.c_void_p()
         self.current_ref = ctypes.byref(self.current)
+        self.native = _native_plan(self, contract, driver, args, infos, loaded.function)
+
+    def __del__(self) -> None:
+        native = getattr(self, "native", None)
+        if native:
+            _library.fast_launch().phobosPyPlanDestroy(native)
+
+
+# Scalar parameter types the native path converts (FastLaunch.c's ArgKind).
+_NATIVE_SCALARS = {"f32": 1, "f64": 2, "i32": 3, "i64": 4, "bool": 5}
+
+
+def _native_plan(plan: _LaunchPlan, contract: Contract, driver: Any, args: Sequence[Any],
+                 infos: Sequence[ArrayInfo | None], function: Any) -> int | None:
+    """The plan in libphobos-python (FastLaunch.c), where it can take it:
+    torch tensors and f32/f64/i32/i64/bool scalars, no tensor maps."""
+    native = _library.fast_launch()
+    entry_points = driver.entry_points()
+    if native is None or entry_points is None or plan.maps:
+        return None
+    for param, info in zip(contract.params, infos):
+        if param.kind == "tensor" and (info is None or info.library != "torch"):
+            return None
+        if param.kind == "scalar" and param.dtype not in _NATIVE_SCALARS:
+            return None
+    launch, get_current, set_current = entry_points
+    handle = native.phobosPyPlanCreate(launch, get_current, set_current, function,
+                                       driver.contexts[plan.device], plan.block, plan.shared,
+                                       plan.params, len(args))
+    if not handle:
+        return None
+    plan.native_refs = []  # what the C plan points at, alive as long as it
+    for index, (param, arg) in enumerate(zip(contract.params, args)):
+        if param.kind == "tensor":
+            slot = plan.pointer_slots[len([p for p in contract.params[:index]
+                                           if p.kind == "tensor"])]
+            shape = (ctypes.c_longlong * max(1, len(arg.shape)))(*arg.shape)
+            plan.native_refs += [type(arg), arg.dtype]
+            ok = native.phobosPyPlanSetTensor(handle, index, type(arg), arg.dtype,
+                                              arg.get_device(), len(arg.shape), shape,
+                                              ctypes.addressof(slot))
+        else:
+            slot = next(s for i, s, _ in plan.scalar_slots if i == index)
+            ok = native.phobosPyPlanSetScalar(handle, index, _NATIVE_SCALARS[param.dtype],
+                                              ctypes.addressof(slot))
+        if not ok:
+            native.phobosPyPlanDestroy(handle)
+            return None
+    return handle
 
 
 def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
                     variant: Mapping[str, Any]) -> bool:
     """Launches through a plan when one fits; False sends the launch down the
     full path (which checks everything and makes a plan)."""
-    signature = _signature(args)
-    if signature is None:
-        return False
-    key, pointers = signature
-    grid_key = _grid_key(grid)
+    grid_key = grid if type(grid) is tuple else _grid_key(grid)
     if grid_key is _UNKEYABLE:
         return False
-    plan = kernel._plans.get((grid_key, tuple(sorted(variant.items())) if variant else (), key))
-    if plan is None or (plan.grid3 is None) != callable(grid):
+    plans = kernel._plans.get((grid_key, tuple(sorted(variant.items())) if variant else ()))
+    if not plans:
         return False
+    signature = None
+    for plan in plans:
+        grid3 = plan.grid3
+        if grid3 is None:
+            if not callable(grid):
+                continue
+            grid3 = check_grid(kernel.name, grid(dict(plan.grid_meta)))
+        if plan.native:
+            handle = plan.stream() if stream is None else _stream_handle(stream, (), plan.device)
+            result = _library.fast_launch().phobosPyPlanLaunch(
+                plan.native, args if type(args) is tuple else tuple(args), grid3[0], grid3[1],
+                grid3[2], handle)
+            if result == 1:
+                return True
+            if result < 0:
+                _raise_launch_error(plan, -result, grid3)
+            continue
+        if signature is None:
+            signature = _signature(args)
+            if signature is None:
+                return False
+        if signature[0] == plan.key:
+            return _launch_with(plan, args, signature[1], stream, grid3)
+    return False
+
+
+def _raise_launch_error(plan: _LaunchPlan, result: int, grid3: tuple[int, int, int]) -> None:
+    plan.driver.check(result, "cuLaunchKernel", f"grid ({grid3[0]}, {grid3[1]}, {grid3[2]}), "
+                      f"block ({plan.block}, 1, 1), {plan.shared} bytes of dynamic shared memory")
+
+
+def _launch_with(plan: _LaunchPlan, args: Sequence[Any], pointers: list[int], stream: Any,
+                 grid3: tuple[int, int, int]) -> bool:
+    """The plan's launch in Python (arrays other than torch's, f16/bf16
+    scalars, tensor maps)."""
     for pointer in pointers:
         if not pointer or pointer & 15:
             return False  # the full path says what is wrong
-    grid3 = plan.grid3
-    if grid3 is None:
-        grid3 = check_grid(kernel.name, grid(dict(plan.grid_meta)))
     handle = plan.stream() if stream is None else _stream_handle(stream, (), plan.device)
     driver = plan.driver
-    lib = driver.lib
     with plan.lock:
         for slot, pointer in zip(plan.pointer_slots, pointers):
             slot.value = pointer
@@ -740,12 +839,11 @@ def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
                                          entry[5])
                 entry[6] = pointer
         # The device's primary context, current on this thread.
-        if lib.cuCtxGetCurrent(plan.current_ref) != 0 or \
+        if driver.lib.cuCtxGetCurrent(plan.current_ref) != 0 or \
                 plan.current.value != driver.contexts[plan.device].value:
             driver.make_current(plan.device)
         result = driver._launch(plan.function, grid3[0], grid3[1], grid3[2], plan.block, 1, 1,
                                 plan.shared, handle, plan.params, None)
     if result != 0:
-        driver.check(result, "cuLaunchKernel", f"grid ({grid3[0]}, {grid3[1]}, {grid3[2]}), "
-                     f"block ({plan.block}, 1, 1), {plan.shared} bytes of dynamic shared memory")
+        _raise_launch_error(plan, result, grid3)
     return True

@@ -75,18 +75,55 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
 
 _lock = threading.Lock()
 _library: Any = None
+_fast_launch: Any = None
+_FAST_LAUNCH_NAME = "libphobos-python.so"
 
 
-def _candidates() -> list[Path]:
+def _candidates(name: str = _LIBRARY_NAME) -> list[Path]:
     places: list[Path] = []
     home = os.environ.get("PHOBOS_HOME")
     if home:
-        places += [Path(home) / "lib" / _LIBRARY_NAME, Path(home) / _LIBRARY_NAME]
+        places += [Path(home) / "lib" / name, Path(home) / name]
     package = Path(__file__).resolve().parent
-    places.append(package / "lib" / _LIBRARY_NAME)
+    places.append(package / "lib" / name)
     # A checkout: python/phobos/ beside build/lib/.
-    places.append(package.parent.parent / "build" / "lib" / _LIBRARY_NAME)
+    places.append(package.parent.parent / "build" / "lib" / name)
     return places
+
+
+def fast_launch() -> Any:
+    """libphobos-python (lib/Bindings/Python/FastLaunch.c), the launch fast
+    path in C, opened with the GIL held through its calls; None where it is
+    not built (planned launches then run in Python)."""
+    global _fast_launch
+    if _fast_launch is not None:
+        return _fast_launch or None
+    with _lock:
+        for place in _candidates(_FAST_LAUNCH_NAME):
+            if place.is_file():
+                try:
+                    handle = ctypes.PyDLL(str(place))
+                except OSError:
+                    continue
+                p = ctypes.c_void_p
+                handle.phobosPyPlanCreate.restype = p
+                handle.phobosPyPlanCreate.argtypes = [p, p, p, p, p, ctypes.c_uint,
+                                                      ctypes.c_uint, p, ctypes.c_int]
+                handle.phobosPyPlanSetTensor.restype = ctypes.c_int
+                handle.phobosPyPlanSetTensor.argtypes = [
+                    p, ctypes.c_int, ctypes.py_object, ctypes.py_object, ctypes.c_long,
+                    ctypes.c_int, ctypes.POINTER(ctypes.c_longlong), p]
+                handle.phobosPyPlanSetScalar.restype = ctypes.c_int
+                handle.phobosPyPlanSetScalar.argtypes = [p, ctypes.c_int, ctypes.c_int, p]
+                handle.phobosPyPlanDestroy.restype = None
+                handle.phobosPyPlanDestroy.argtypes = [p]
+                handle.phobosPyPlanLaunch.restype = ctypes.c_int
+                handle.phobosPyPlanLaunch.argtypes = [p, ctypes.py_object, ctypes.c_uint,
+                                                      ctypes.c_uint, ctypes.c_uint, p]
+                _fast_launch = handle
+                return handle
+        _fast_launch = False
+        return None
 
 
 def library() -> Any:

@@ -363,7 +363,7 @@ def test_the_plan_rechecks_what_can_change(scaled, fake_gpu):
     c3 = FakeDeviceArray((32, 36), "<f2", 0x30000)
     scaled[None](a3, b, c3, 0.5, 7, True, 1.0)
     assert launched_params(fake_gpu.launches[-1])[2] == 36
-    assert len(scaled._plans) >= 2
+    assert sum(len(plans) for plans in scaled._plans.values()) >= 2
     # Switching specialisation off drops the plans.
     scaled.specialize = False
     assert not scaled._plans
@@ -418,3 +418,124 @@ def test_a_planned_tma_launch_encodes_a_moved_tensor(write_module, fake_gpu):
     hgemm[None](FakeDeviceArray((128, 256), "<f2", 0x40000), b, c)
     assert encoded == [0x10000, 0x20000] * 2 + [0x40000]
     assert len(fake_gpu.launches) == 4
+
+
+class FakeTorchDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+FLOAT32, FLOAT16 = FakeTorchDtype("float32"), FakeTorchDtype("float16")
+
+
+class FakeTorchTensor:
+    """What the launcher reads of a CUDA torch tensor (the package keys on the
+    module name, as it does for torch's own)."""
+
+    __module__ = "torch.fake"
+
+    def __init__(self, shape, dtype, ptr, contiguous=True):
+        self.shape, self.dtype, self.ptr, self.contiguous = tuple(shape), dtype, ptr, contiguous
+        self.device = type("Device", (), {"type": "cuda", "index": 0})()
+
+    def data_ptr(self):
+        return self.ptr
+
+    def is_contiguous(self):
+        return self.contiguous
+
+    def get_device(self):
+        return 0
+
+    def stride(self):
+        strides, step = [], 1
+        for extent in reversed(self.shape):
+            strides.insert(0, step)
+            step *= extent
+        return tuple(strides) if self.contiguous else tuple(reversed(strides))
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    """A stand-in torch module: the current stream the launcher asks for."""
+    import sys
+    import types
+    torch = types.ModuleType("torch")
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 0x99)
+    torch.cuda = types.SimpleNamespace(
+        current_stream=lambda device: types.SimpleNamespace(cuda_stream=0x99))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    return torch
+
+
+SCALED32 = HEADER + '''@ph.kernel
+@ph.autotune(TM=[16], TN=[32])
+def scaled32(A: ph.tensor[ph.f32][M, N], C: ph.tensor[ph.f32][M, N], alpha: ph.f32, k: ph.i64,
+             flag: ph.bool):
+    m0: ph.let = ph.ctx.block.x * TM
+    n0: ph.let = ph.ctx.block.y * TN
+    C[m0:+TM, n0:+TN] = alpha * A[m0:+TM, n0:+TN]
+'''
+
+
+def test_the_native_plan_launches_torch_tensors(write_module, fake_gpu, fake_torch, monkeypatch):
+    """With torch tensors and f32/i64/bool scalars the plan runs in C
+    (libphobos-python): it reads pointers, extents and scalars, refuses
+    what the plan does not describe (the full path then raises as always)
+    and launches on the stream torch says is current."""
+    from phobos import _library
+    if _library.fast_launch() is None:
+        pytest.skip("libphobos-python is not built")
+    kernel = write_module(SCALED32).scaled32
+    a = FakeTorchTensor((32, 40), FLOAT32, 0x10000)
+    c = FakeTorchTensor((32, 40), FLOAT32, 0x30000)
+    kernel[None](a, c, 0.5, 7, True)
+    ((plan,),) = kernel._plans.values()
+    assert plan.native
+
+    import phobos._kernel as kernel_module
+
+    def no_bind(*args, **kwargs):
+        raise AssertionError("the native launch bound its arguments again")
+
+    monkeypatch.setattr(kernel_module, "bind", no_bind)
+
+    def params_of(launch):
+        (_, _, _, _, params) = launch
+        return [ctypes.cast(params[i], ctypes.POINTER(t))[0] for i, t in enumerate(
+            [ctypes.c_uint64, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32,
+             ctypes.c_int32, ctypes.c_float, ctypes.c_int64, ctypes.c_uint8])]
+
+    kernel[None](FakeTorchTensor((32, 40), FLOAT32, 0x50000), c, -2.0, 2 ** 40, False)
+    grid, _, _, stream, _ = fake_gpu.launches[-1]
+    assert grid == (2, 2, 1) and stream == 0x99
+    assert params_of(fake_gpu.launches[-1]) == [0x50000, 32, 40, 0x30000, 32, 40, -2.0, 2 ** 40, 0]
+    count = len(fake_gpu.launches)
+    monkeypatch.setattr(kernel_module, "bind", bind)
+    for args, message in [
+            ((FakeTorchTensor((32, 40), FLOAT32, 0x50008), c, 1.0, 1, True),
+             "argument 'A': data at 0x50008 is not 16-byte aligned"),
+            ((a, c, 1e39, 1, True), "argument 'alpha': 1e\\+39 overflows f32"),
+            ((a, c, 1.0, 2 ** 63, True), "argument 'k': 9223372036854775808 does not fit in i64"),
+            ((a, c, 1.0, 1, 3), "argument 'flag': expected a bool"),
+            ((FakeTorchTensor((32, 40), FLOAT16, 0x50000), c, 1.0, 1, True),
+             "argument 'A': expected f32 elements"),
+            ((a, FakeTorchTensor((32, 40), FLOAT32, 0x30000, contiguous=False), 1.0, 1, True),
+             "argument 'C': strides")]:
+        with pytest.raises(ArgumentError, match=message):
+            kernel[None](*args)
+    assert len(fake_gpu.launches) == count
+    # Other extents: a plan of their own, in C too; the first one still fits its shapes.
+    kernel[None](FakeTorchTensor((48, 40), FLOAT32, 0x10000),
+                 FakeTorchTensor((48, 40), FLOAT32, 0x30000), 1.0, 1, True)
+    assert fake_gpu.launches[-1][0] == (3, 2, 1)
+    plans = next(iter(kernel._plans.values()))
+    assert len(plans) == 2 and all(p.native for p in plans)
+    monkeypatch.setattr(kernel_module, "bind", no_bind)
+    kernel[None](a, c, 1.0, 1, True)
+    kernel[None](FakeTorchTensor((48, 40), FLOAT32, 0x10000),
+                 FakeTorchTensor((48, 40), FLOAT32, 0x30000), 1.0, 1, True)
+    assert [launch[0] for launch in fake_gpu.launches[-2:]] == [(2, 2, 1), (3, 2, 1)]
