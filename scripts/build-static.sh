@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds phobos-compile, phobos-run, phobos-tune and the cluster runtime (phobos-sched,
-# phobos-pod, phobos-tensor) with LLVM/MLIR linked statically, and gRPC,
+# Builds phobos-compile, phobos-run, phobos-tune, the cluster runtime (phobos-sched,
+# phobos-pod, phobos-tensor) and libphobos (the C API the Python package
+# loads, and libphobos-python, its launch fast path) with LLVM/MLIR linked statically, and gRPC,
 # protobuf, Abseil and OpenSSL from Debian's static archives, for the GPU
 # machine (which has CUDA but no LLVM or gRPC), and packs them, stripped and
 # xz-compressed, into build-static/dist/phobos-tools.tar.xz. They need only
@@ -32,21 +33,24 @@ if [ "${1:-}" = "--configure-only" ]; then
   exit 0
 fi
 tools=(phobos-compile phobos-run phobos-tune phobos-sched phobos-pod phobos-tensor)
-ninja -C "$build_dir" -j "$(nproc)" "${tools[@]}"
+ninja -C "$build_dir" -j "$(nproc)" "${tools[@]}" phobos phobos-python
 
 dist="$build_dir/dist"
-rm -rf "$dist" && mkdir -p "$dist/bin"
+rm -rf "$dist" && mkdir -p "$dist/bin" "$dist/lib"
 for tool in "${tools[@]}"; do
   cp "$build_dir/bin/$tool" "$dist/bin/"
   /usr/lib/llvm-22/bin/llvm-strip "$dist/bin/$tool"
 done
+cp "$build_dir/lib/libphobos.so" "$build_dir/lib/libphobos-python.so" "$dist/lib/"
+/usr/lib/llvm-22/bin/llvm-strip --strip-unneeded "$dist/lib/libphobos.so" \
+  "$dist/lib/libphobos-python.so"
 cp "$root/scripts/cluster-credentials.sh" "$dist/bin/"
-tar -C "$dist" -cJf "$dist/phobos-tools.tar.xz" bin
-ls -l "$dist/bin" "$dist/phobos-tools.tar.xz"
-for tool in "${tools[@]}"; do
-  if ldd "$dist/bin/$tool" | grep -q -i -E 'llvm|mlir|grpc|protobuf|absl|ssl|crypto'; then
-    echo "build-static: $tool still links a shared library it should carry:" >&2
-    ldd "$dist/bin/$tool" >&2
+tar -C "$dist" -cJf "$dist/phobos-tools.tar.xz" bin lib
+ls -l "$dist/bin" "$dist/lib" "$dist/phobos-tools.tar.xz"
+for file in "${tools[@]/#/bin/}" lib/libphobos.so; do
+  if ldd "$dist/$file" | grep -q -i -E 'llvm|mlir|grpc|protobuf|absl|ssl|crypto'; then
+    echo "build-static: $file still links a shared library it should carry:" >&2
+    ldd "$dist/$file" >&2
     exit 1
   fi
 done
