@@ -5,6 +5,7 @@
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Dialect/Tile/Transforms/KernelMarks.h"
+#include "Phobos/Support/Environment.h"
 #include "Phobos/Target/PTXEmitter.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -93,10 +94,16 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       relieved = std::make_unique<PassManager>(context);
       PhobosToNVVMOptions options;
       options.chip = chip;
-      options.fmaKUnroll = relief.fmaKUnroll;
-      options.synchronousDots = relief.synchronousDots;
-      options.asyncStaging = relief.asyncStaging;
-      options.wgmmaFragmentSteps = relief.wgmmaFragmentSteps;
+      // Only what the relief changes is set: the rest keeps its default
+      // (and its environment variable, for A/B measurements).
+      if (relief.fmaKUnroll > 0)
+        options.fmaKUnroll = relief.fmaKUnroll;
+      if (relief.synchronousDots)
+        options.synchronousDots = true;
+      if (relief.asyncStaging)
+        options.asyncStaging = true;
+      if (relief.wgmmaFragmentSteps > 0)
+        options.wgmmaFragmentSteps = relief.wgmmaFragmentSteps;
       buildPhobosToNVVMPipeline(*relieved, options);
       relieved->enableVerifier(getVerifyEachPass());
     }
@@ -256,9 +263,9 @@ std::optional<std::string> phobos::findPtxas() {
 const std::vector<std::string> &phobos::getExtraPtxasOptions() {
   static const std::vector<std::string> options = [] {
     std::vector<std::string> result;
-    if (const char *given = std::getenv("PHOBOS_PTXAS_OPTIONS")) {
+    if (std::optional<std::string> given = getEnvironment("PHOBOS_PTXAS_OPTIONS")) {
       SmallVector<StringRef> parts;
-      StringRef(given).split(parts, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+      StringRef(*given).split(parts, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
       for (StringRef part : parts)
         result.push_back(part.str());
     }

@@ -3,6 +3,7 @@
 #include "Phobos/Driver/JitLink.h"
 
 #include "Phobos/Driver/Compiler.h"
+#include "Phobos/Support/Environment.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Twine.h"
@@ -47,8 +48,8 @@ struct JitLinker::Api {
 
 std::unique_ptr<JitLinker> JitLinker::open(std::string *why) {
   std::vector<std::string> candidates;
-  if (const char *given = std::getenv("PHOBOS_NVJITLINK"))
-    candidates.push_back(given);
+  if (std::optional<std::string> given = getEnvironment("PHOBOS_NVJITLINK"))
+    candidates.push_back(*given);
   candidates.push_back("libnvJitLink.so.13");
   if (std::optional<std::string> ptxas = findPtxas()) {
     llvm::SmallString<256> path(

@@ -1,6 +1,7 @@
 //===- KernelCache.cpp - Compiled kernels on disk, shared by all launchers ===//
 
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Support/Environment.h"
 #include "Phobos/Runtime/Version.inc"
 
 #include "llvm/ADT/StringExtras.h"
@@ -25,35 +26,19 @@ llvm::StringRef phobos::compilerVersion() {
     // As are kernels assembled or optimised otherwise (lib/Driver/
     // Compiler.cpp, lib/Target/PTXEmitter.cpp) and those an A/B knob of the
     // pipeline fixes (lib/Target/Pipeline.cpp): each set knob is named.
-    static constexpr std::pair<const char *, const char *> kKnobs[] = {
-        {"PHOBOS_DISABLE_PASSES", "+without:"},
-        {"PHOBOS_PTXAS_OPTIONS", "+ptxas:"},
-        {"PHOBOS_LLVM_OPT_LEVEL", "+llvm-O"},
-        {"PHOBOS_LEAN_ADDRESSES", "+lean-addresses:"},
-        {"PHOBOS_KEEP_INVARIANTS", "+keep-invariants:"},
-        {"PHOBOS_FMA_K_UNROLL", "+fma-k-unroll:"},
-        {"PHOBOS_SYNC_DOTS", "+sync-dots:"},
-        {"PHOBOS_ASYNC_STAGING", "+async-staging:"},
-        {"PHOBOS_WGMMA_FRAGMENT_STEPS", "+wgmma-fragment-steps:"}};
-    std::string text = PHOBOS_COMPILER_VERSION;
-    for (auto [variable, label] : kKnobs)
-      if (const char *value = std::getenv(variable); value && *value)
-        text += std::string(label) + value;
-    return text;
+    // (Support/Environment.cpp lists them.)
+    return PHOBOS_COMPILER_VERSION + codeChangingEnvironment();
   }();
   return version;
 }
 
 std::string phobos::defaultKernelCacheDir() {
-  if (std::optional<std::string> dir = llvm::sys::Process::GetEnv("PHOBOS_CACHE_DIR"))
-    if (!dir->empty())
-      return *dir;
-  if (std::optional<std::string> xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME"))
-    if (!xdg->empty())
-      return *xdg + "/phobos";
-  if (std::optional<std::string> home = llvm::sys::Process::GetEnv("HOME"))
-    if (!home->empty())
-      return *home + "/.cache/phobos";
+  if (std::optional<std::string> dir = getEnvironment("PHOBOS_CACHE_DIR"))
+    return *dir;
+  if (std::optional<std::string> xdg = getEnvironment("XDG_CACHE_HOME"))
+    return *xdg + "/phobos";
+  if (std::optional<std::string> home = getEnvironment("HOME"))
+    return *home + "/.cache/phobos";
   return "";
 }
 

@@ -12,6 +12,7 @@
 #include "Phobos/Target/PTXEmitter.h"
 
 #include "Phobos/Target/PtxWorkarounds.h"
+#include "Phobos/Support/Environment.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -51,7 +52,8 @@ constexpr const char *kFeatures = "+ptx80";
 /// seventeenth and eighteenth sessions).
 unsigned getIROptLevel() {
   static const unsigned level = [] {
-    const char *given = std::getenv("PHOBOS_LLVM_OPT_LEVEL");
+    std::optional<std::string> setting = getEnvironment("PHOBOS_LLVM_OPT_LEVEL");
+    const char *given = setting ? setting->c_str() : nullptr;
     constexpr unsigned kDefault = 1;
     unsigned value = kDefault;
     if (given &&

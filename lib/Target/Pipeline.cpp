@@ -6,6 +6,7 @@
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 #include "Phobos/Support/Chips.h"
+#include "Phobos/Support/Environment.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -47,7 +48,8 @@ static constexpr llvm::StringLiteral kOptionalPasses[] = {
 static bool isPassDisabled(StringRef name) {
   static const llvm::SmallVector<std::string> disabled = [] {
     llvm::SmallVector<std::string> names;
-    const char *given = std::getenv("PHOBOS_DISABLE_PASSES");
+    std::optional<std::string> value = phobos::getEnvironment("PHOBOS_DISABLE_PASSES");
+    const char *given = value ? value->c_str() : nullptr;
     if (!given)
       return names;
     llvm::SmallVector<StringRef> parts;
@@ -71,9 +73,10 @@ static bool isPassDisabled(StringRef name) {
 /// $`name` read once as a step count (0 or more); nullopt when unset or
 /// not one (reported).
 static std::optional<int64_t> readStepCount(const char *name) {
-  const char *given = std::getenv(name);
-  if (!given || !*given)
+  std::optional<std::string> value = phobos::getEnvironment(name);
+  if (!value)
     return std::nullopt;
+  const char *given = value->c_str();
   int64_t steps;
   if (StringRef(given).getAsInteger(10, steps) || steps < 0) {
     llvm::errs() << "phobos: " << name << ": '" << given
@@ -98,9 +101,10 @@ std::optional<int64_t> phobos::getWgmmaFragmentStepsOverride() {
 /// A 0 or 1 from the environment variable `name` (nullopt: unset, or
 /// anything else, which is reported).
 static std::optional<bool> readSwitch(const char *name) {
-  const char *given = std::getenv(name);
-  if (!given || !*given)
+  std::optional<std::string> value = phobos::getEnvironment(name);
+  if (!value)
     return std::nullopt;
+  const char *given = value->c_str();
   if (StringRef(given) == "0" || StringRef(given) == "1")
     return StringRef(given) == "1";
   llvm::errs() << "phobos: " << name << ": '" << given
@@ -164,8 +168,11 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // Dots kept in flight hold their operands' and results' registers across
   // the wait; a kernel that spills is compiled once more without them
   // (assembleAvoidingSpills).
+  // An option given explicitly wins over its environment variable.
   bool synchronousDots =
-      getSyncDotsOverride().value_or(options.synchronousDots.getValue());
+      options.synchronousDots.hasValue()
+          ? options.synchronousDots.getValue()
+          : getSyncDotsOverride().value_or(options.synchronousDots.getValue());
   // Attention's P @ V under the next iteration's softmax. (tile-prefetch-
   // dots, the next S under this softmax, is not here: on the H200 it gained
   // nothing at D 64 and cost 8 % at D 128; docs/benchmarks.md.)
@@ -183,7 +190,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // async-staging); else only marked, so that a driver knows.
   tile::TileAsyncStagingOptions staging;
   staging.markOnly =
-      !getAsyncStagingOverride().value_or(options.asyncStaging.getValue());
+      !(options.asyncStaging.hasValue()
+            ? options.asyncStaging.getValue()
+            : getAsyncStagingOverride().value_or(options.asyncStaging.getValue()));
   kernel.addPass(tile::createTileAsyncStaging(staging));
   // With every layout known: a tile that takes all of a thread's registers
   // fails here, not as ptxas's spills or its "Insufficient registers".
@@ -207,9 +216,14 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
   ConvertTileToGPUOptions perThread;
   perThread.fmaKUnroll =
-      getFmaKUnrollOverride().value_or(options.fmaKUnroll.getValue());
-  perThread.wgmmaFragmentSteps = getWgmmaFragmentStepsOverride().value_or(
-      options.wgmmaFragmentSteps.getValue());
+      options.fmaKUnroll.hasValue()
+          ? options.fmaKUnroll.getValue()
+          : getFmaKUnrollOverride().value_or(options.fmaKUnroll.getValue());
+  perThread.wgmmaFragmentSteps =
+      options.wgmmaFragmentSteps.hasValue()
+          ? options.wgmmaFragmentSteps.getValue()
+          : getWgmmaFragmentStepsOverride().value_or(
+                options.wgmmaFragmentSteps.getValue());
   pm.addPass(createConvertTileToGPU(perThread));
   pm.addPass(createPerThreadCanonicalizer());
   pm.addPass(createCSEPass());

@@ -14,6 +14,7 @@
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Driver/Compiler.h"
 #include "Phobos/Driver/JitLink.h"
+#include "Phobos/Support/Environment.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
@@ -71,8 +72,7 @@ void keepFreedMemory() {
 #ifdef __GLIBC__
   static std::once_flag once;
   std::call_once(once, [] {
-    if (const char *keep = std::getenv("PHOBOS_ALLOCATOR_DEFAULTS");
-        keep && llvm::StringRef(keep) == "1")
+    if (getEnvironment("PHOBOS_ALLOCATOR_DEFAULTS") == std::string("1"))
       return;
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
@@ -89,7 +89,7 @@ CompilePool::CompilePool(Config config, std::vector<Variant> variants)
   keepFreedMemory();
   // One nvJitLink for every worker: it assembles in the process, where
   // ptxas costs a process and two files per variant.
-  if (this->config.useCubin && !std::getenv("PHOBOS_NO_NVJITLINK"))
+  if (this->config.useCubin && !getEnvironment("PHOBOS_NO_NVJITLINK"))
     linker = JitLinker::open();
   unsigned count = std::max(1u, std::min<unsigned>(this->config.jobs,
                                                    this->variants.size()));

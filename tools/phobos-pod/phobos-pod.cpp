@@ -16,6 +16,7 @@
 #include "Phobos/ClusterRuntime/PodBackend.h"
 #include "Phobos/ClusterRuntime/PodEngine.h"
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Support/Environment.h"
 #include "phobos_cluster.grpc.pb.h"
 
 #include "absl/flags/flag.h"
@@ -405,8 +406,8 @@ int main(int argc, char **argv) {
   CredentialOptions credentialOptions;
   credentialOptions.directory = absl::GetFlag(FLAGS_credentials);
   if (credentialOptions.directory.empty() && !absl::GetFlag(FLAGS_insecure))
-    if (const char *env = std::getenv("PHOBOS_CLUSTER_CREDENTIALS"))
-      credentialOptions.directory = env;
+    if (std::optional<std::string> env = phobos::getEnvironment("PHOBOS_CLUSTER_CREDENTIALS"))
+      credentialOptions.directory = *env;
   credentialOptions.caFile = absl::GetFlag(FLAGS_ca);
   credentialOptions.certFile = absl::GetFlag(FLAGS_cert);
   credentialOptions.keyFile = absl::GetFlag(FLAGS_key);

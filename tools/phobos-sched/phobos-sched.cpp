@@ -28,6 +28,7 @@
 #include "Phobos/Job/JobFile.h"
 #include "Phobos/Driver/Session.h"
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Support/Environment.h"
 #include "Phobos/Target/Pipeline.h"
 
 #include "ClusterRun.h"
@@ -649,8 +650,8 @@ static std::optional<runtime::Credentials> credentialsFromFlags() {
   runtime::CredentialOptions options;
   options.directory = credentialsDir;
   if (options.directory.empty() && !insecure)
-    if (const char *env = std::getenv("PHOBOS_CLUSTER_CREDENTIALS"))
-      options.directory = env;
+    if (std::optional<std::string> env = getEnvironment("PHOBOS_CLUSTER_CREDENTIALS"))
+      options.directory = *env;
   options.caFile = caFile;
   options.certFile = certFile;
   options.keyFile = keyFile;
