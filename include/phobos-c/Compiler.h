@@ -158,6 +158,16 @@ PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetNotes(PhobosKernelBuild
 PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetDiagnostics(PhobosKernelBuild build);
 PHOBOS_CAPI_EXPORTED void phobosKernelBuildDestroy(PhobosKernelBuild build);
 
+/// The @autotune values ("NAME=V,..." in @autotune order) that a search
+/// stored in the tuning cache at `cacheDir` for `kernel` on `chip`
+/// ("interpreter" for the CPU) and the extents `dims` ("M=4096,N=4096"),
+/// for the specialised kernels, or the general ones with `general`; empty
+/// when none is stored. Valid until the session's next call.
+PHOBOS_CAPI_EXPORTED PhobosError phobosSessionGetTunedVariant(
+    PhobosSession session, PhobosStringRef kernel, PhobosStringRef chip,
+    PhobosStringRef dims, bool general, PhobosStringRef cacheDir,
+    PhobosStringRef *variant);
+
 //===----------------------------------------------------------------------===//
 // The CPU interpreter
 //===----------------------------------------------------------------------===//

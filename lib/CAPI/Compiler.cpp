@@ -29,6 +29,7 @@ struct ErrorObject {
 struct SessionObject {
   Session session;
   std::vector<std::string> kernelNames;
+  std::string tunedVariant;
 };
 
 struct BuildObject {
@@ -224,6 +225,33 @@ PhobosStringRef phobosKernelBuildGetDiagnostics(PhobosKernelBuild build) {
   return wrap(unwrap(build)->build.diagnostics);
 }
 void phobosKernelBuildDestroy(PhobosKernelBuild build) { delete unwrap(build); }
+
+PhobosError phobosSessionGetTunedVariant(PhobosSession session,
+                                         PhobosStringRef kernel,
+                                         PhobosStringRef chip,
+                                         PhobosStringRef dimsSpec, bool general,
+                                         PhobosStringRef cacheDir,
+                                         PhobosStringRef *variant) {
+  if (!variant)
+    return makeError("phobosSessionGetTunedVariant: the result is not optional");
+  *variant = {"", 0};
+  llvm::StringMap<int64_t> dims;
+  if (PhobosError error = parseSpec(dimsSpec, "dims", dims);
+      !phobosErrorIsNull(error))
+    return error;
+  SessionObject *object = unwrap(session);
+  llvm::Expected<std::vector<std::pair<std::string, int64_t>>> found =
+      object->session.tunedVariant(unwrap(kernel), unwrap(chip), dims, general,
+                                   unwrap(cacheDir));
+  if (!found)
+    return wrapError(found.takeError());
+  object->tunedVariant.clear();
+  for (auto &[name, value] : *found)
+    object->tunedVariant += (object->tunedVariant.empty() ? "" : ",") + name +
+                            "=" + std::to_string(value);
+  *variant = wrap(object->tunedVariant);
+  return {nullptr};
+}
 
 PhobosError phobosSessionInterpret(PhobosSession session,
                                    PhobosStringRef kernel,

@@ -9,6 +9,7 @@
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Support/Chips.h"
 #include "Phobos/Target/LaunchContract.h"
 
@@ -325,6 +326,26 @@ Session::getOrCompile(llvm::StringRef kernel,
   while (!build->diagnostics.empty() && build->diagnostics.back() == '\n')
     build->diagnostics.pop_back();
   return std::move(*build);
+}
+
+llvm::Expected<std::vector<std::pair<std::string, int64_t>>>
+Session::tunedVariant(llvm::StringRef kernel, llvm::StringRef chip,
+                      const llvm::StringMap<int64_t> &dims, bool general,
+                      llvm::StringRef cacheDir) {
+  if (!impl->program)
+    return llvm::make_error<SessionError>("no program is loaded (load one first)");
+  TuningKey key;
+  key.source = impl->program->text;
+  key.kernel = kernel.str();
+  key.chip = chip.str();
+  for (const auto &entry : dims)
+    key.dims.emplace_back(entry.getKey().str(), entry.getValue());
+  key.general = general;
+  std::vector<std::pair<std::string, int64_t>> variant;
+  if (std::optional<llvm::json::Object> record = TuningCache(cacheDir.str()).lookup(key))
+    if (auto stored = TuningCache::variantOf(*record))
+      variant = std::move(*stored);
+  return variant;
 }
 
 llvm::Error Session::interpret(llvm::StringRef kernel,

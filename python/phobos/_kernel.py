@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from phobos import _cache, _library
+from phobos import _library
 from phobos._arrays import HOST, ArrayInfo, describe
 from phobos._contract import Bound, Contract, bind, check_grid, pack_scalar, parameter_types
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
@@ -436,13 +436,9 @@ class Kernel:
         key = self._tuning_key(chip, dims)
         if key in self._tuned:
             return self._tuned[key]
-        try:
-            compiler = _library.compiler_version()
-        except PhobosError:
-            return None
-        digest = _cache.tuning_digest(compiler, chip, self.name, dict(dims), self.source + "\n",
-                                      general=chip != "interpreter" and not self.specialize)
-        found = _cache.tuned_variant(_cache.cache_root(), digest)
+        found = self._session().tuned_variant(
+            self.name, chip, dict(dims), chip != "interpreter" and not self.specialize,
+            _library.default_cache_dir())
         if found is not None and set(found) != set(self.space):
             found = None  # a record of another space
         self._tuned[key] = found

@@ -68,6 +68,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "phobosKernelBuildGetNotes": (_S, [_H]),
     "phobosKernelBuildGetDiagnostics": (_S, [_H]),
     "phobosKernelBuildDestroy": (None, [_H]),
+    "phobosSessionGetTunedVariant": (_H, [_H, _S, _S, _S, ctypes.c_bool, _S,
+                                         ctypes.POINTER(_S)]),
     "phobosSessionInterpret": (_H, [_H, _S, _S, ctypes.POINTER(ctypes.c_int64),
                                     ctypes.POINTER(_Argument), ctypes.c_ssize_t, ctypes.c_uint64,
                                     ctypes.c_uint]),
@@ -282,6 +284,22 @@ class Session:
                          _text(lib.phobosKernelBuildGetDiagnostics(handle)))
         finally:
             lib.phobosKernelBuildDestroy(handle)
+
+    def tuned_variant(self, kernel: str, chip: str, dims: dict[str, int], general: bool,
+                      cache_dir: str) -> dict[str, int] | None:
+        """The variant a search stored in the tuning cache for these extents
+        on this chip (in @autotune order), or None."""
+        arg = _In()
+        found = _StringRef()
+        with self._lock:
+            _check(self._lib, self._lib.phobosSessionGetTunedVariant(
+                self._handle, arg(kernel), arg(chip), arg(_spec(sorted(dims.items()))), general,
+                arg(cache_dir), ctypes.byref(found)))
+            text = _text(found)
+        if not text:
+            return None
+        return {name: int(value) for name, value in
+                (part.split("=") for part in text.split(","))}
 
     def interpret(self, kernel: str, variant: Sequence[tuple[str, int]],
                   grid: tuple[int, int, int], arguments: Sequence[Any],

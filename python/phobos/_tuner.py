@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from phobos import _cache, _tools
+from phobos import _library, _tools
 from phobos._arrays import describe
 from phobos._errors import ArgumentError, PhobosError
 
@@ -147,7 +147,7 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
         command = [tool, str(source), "--kernel", kernel.name, "--span-map", str(span_map),
                    "--json", str(report_path), "--backend", backend, "--seed", str(seed),
                    "--warmup", str(warmup), "--repeat", str(rep),
-                   "--cache-dir", str(_cache.cache_root())]
+                   "--cache-dir", _library.default_cache_dir()]
         if on_gpu:
             command += ["--chip", chip]
         if quiet:

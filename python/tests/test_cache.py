@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HEADER
-from phobos import _cache, _library, _tools
+from phobos import _tools
 
 KERNEL = HEADER + '''@ph.kernel
 @ph.autotune(BLOCK=[64, 256])
@@ -66,30 +66,21 @@ def test_specialised_kernels_have_the_same_keys_as_phobos_compile(write_module, 
 
 
 def test_python_reads_the_tuning_record_phobos_tune_writes(write_module, tmp_path, monkeypatch):
-    # The tuning cache's key: Python's digest names the record phobos-tune
-    # stored, for a default (specialised) search and for a --no-specialize
-    # one, which are two records.
+    # The tuning cache's key is the library's (TuningKey, whose digests
+    # unittests/Tune/TunerTest.cpp checks): a kernel finds the record
+    # phobos-tune stored for its chip and extents, and no other.
     monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    source, _ = write_module(KERNEL).twice._source_files()
+    result = subprocess.run(
+        [_tools.find_tool("phobos-tune"), str(source), "--backend", "interpreter",
+         "--dim", "N=512", "--cache-dir", str(tmp_path / "cache"), "--quiet",
+         "--variants", "BLOCK=128"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
     kernel = write_module(KERNEL).twice
-    source, _ = kernel._source_files()
-    root = tmp_path / "cache"
-    for general in (False, True):
-        result = subprocess.run(
-            [_tools.find_tool("phobos-tune"), str(source), "--backend", "interpreter",
-             "--dim", "N=512", "--cache-dir", str(root), "--quiet", "--chip", "sm_90"]
-            + (["--no-specialize"] if general else []), capture_output=True, text=True)
-        assert result.returncode == 0, result.stderr
-        digest = _cache.tuning_digest(_library.compiler_version(), "interpreter", "twice",
-                                      {"N": 512}, kernel.source + "\n")
-        assert _cache.tuning_record_path(root, digest).exists()
-    # A GPU search's key, and a general one's, exactly as TuningKey::digest
-    # computes them (unittests/Tune/TunerTest.cpp checks the same digests).
-    source = "kernel k(a: tensor<f32>[N]) {\n}\n"
-    dims = {"N": 4096, "M": 128}
-    assert _cache.tuning_digest("phobos-test", "sm_90", "k", dims, source) == \
-        "c272c148fecbd5526d34b837904e3329008fcd972a488c11e934611d9797b58e"
-    assert _cache.tuning_digest("phobos-test", "sm_90", "k", dims, source, general=True) == \
-        "ea8da74d544e71e43e30d8a2d86213ff9c48d383ca2e2d2bd28e21199187d478"
+    assert kernel._tuned_variant("interpreter", {"N": 512}) == {"BLOCK": 128}
+    assert kernel._tuned_variant("interpreter", {"N": 1024}) is None
+    assert kernel._tuned_variant("sm_90a", {"N": 512}) is None
+    assert len(list((tmp_path / "cache" / "v1" / "tuning").glob("??/*.json"))) == 1
 
 
 def test_eight_processes_compile_one_kernel(write_module, tmp_path):

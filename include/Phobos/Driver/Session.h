@@ -145,6 +145,15 @@ public:
                const llvm::StringMap<int64_t> &specializeDims,
                const CompileOptions &options);
 
+  /// The variant a search stored in the tuning cache at `cacheDir` for
+  /// kernel `kernel` of this program on `chip` ("interpreter" for the CPU)
+  /// and the extents `dims` (`general`: a search of the general kernels), in
+  /// @autotune order; an empty list when none is stored.
+  llvm::Expected<std::vector<std::pair<std::string, int64_t>>>
+  tunedVariant(llvm::StringRef kernel, llvm::StringRef chip,
+               const llvm::StringMap<int64_t> &dims, bool general,
+               llvm::StringRef cacheDir);
+
   /// Runs the variant on the interpreter over `options.grid` with `args`
   /// (in parameter order, checked against the contract by the caller). A
   /// run-time error is reported at the user's line.
