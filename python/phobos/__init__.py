@@ -11,7 +11,7 @@ makes, and the exceptions below.
 from phobos._errors import (ArgumentError, CompileError, KernelRuntimeError,
                             KernelSyntaxError, PhobosError, ToolNotFoundError)
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"  # the project's (CMakeLists.txt), checked by test_seed.py
 
 __all__ = ["ArgumentError", "CompileError", "Kernel", "KernelRuntimeError",
            "KernelSyntaxError", "PhobosError", "ToolNotFoundError", "__version__"]

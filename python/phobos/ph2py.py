@@ -585,6 +585,12 @@ class Writer:
         self.lines.append("@ph.kernel")
         for attribute in node.attributes:
             self.line(self.attribute(attribute), 0, attribute.line)
+        seen: set[str] = set()
+        for param, _ in node.params:
+            if param.text in seen:  # Python refuses a repeated argument name
+                raise self.parser.error(param, f"parameter '{param.text}' is declared twice; "
+                                        "the library refuses that too")
+            seen.add(param.text)
         params = [f"{self.name(p.text, node)}: {self.type(t)}" for p, t in node.params]
         one_line = f"def {self.name(node.name, node)}({', '.join(params)}):"
         if len(one_line) <= 100:
@@ -601,8 +607,10 @@ class Writer:
     def module(self, kernels: list[Node]) -> str:
         self.lines += [f"# Written by ph2py from {self.module_name}.", "",
                        "from __future__ import annotations", "", "import phobos.lang as ph"]
+        self.kernel_lines: list[tuple[int, int]] = []  # (Python line, .ph line)
         for kernel in kernels:
             self.lines += ["", ""]
+            self.kernel_lines.append((len(self.lines) + 1, kernel.line))
             self.kernel(kernel)
         self.flush_comments(10 ** 9, 0)
         return "\n".join(self.lines) + "\n"
@@ -612,7 +620,20 @@ def convert(text: str, filename: str = "<input>") -> str:
     """The Python module that spells the Phobos program ``text``."""
     parser = Parser(text, filename)
     kernels = parser.program()
-    return Writer(parser, Path(filename).name).module(kernels)
+    writer = Writer(parser, Path(filename).name)
+    module = writer.module(kernels)
+    # Never write Python that does not compile: say so, at the kernel whose
+    # Python it is.
+    try:
+        compile(module, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        line = 1
+        for python_line, kernel_line in writer.kernel_lines:
+            if python_line <= (error.lineno or 1):
+                line = kernel_line
+        raise Ph2PyError(filename, line, 1, f"the Python ph2py would write for this kernel "
+                         f"does not compile ({error.msg})") from None
+    return module
 
 
 def main(argv: list[str] | None = None) -> int:

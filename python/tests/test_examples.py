@@ -72,3 +72,53 @@ def test_example_runs_from_python_on_the_interpreter(name, tmp_path):
         assert np.all(np.isfinite(got)), f"{output} has unwritten (NaN) elements"
         error = np.max(np.abs(got - want)) / np.max(np.abs(want))
         assert error <= tolerance, f"{name}: {output} max rel err {error:.3g} > {tolerance}"
+
+
+REPO_PH_FILES = sorted(str(path.relative_to(EXAMPLES.parent))
+                       for folder in (EXAMPLES, EXAMPLES.parent / "test")
+                       for path in folder.rglob("*.ph"))
+
+
+@pytest.mark.parametrize("relative", REPO_PH_FILES)
+def test_ph2py_agrees_with_the_library_parser(relative, tmp_path):
+    """ph2py has a parser of its own; on every .ph of the repository (the
+    examples and every lit input, valid or not) it agrees with the
+    library's front end: what it converts imports to the same tile IR,
+    kernel by kernel, or is refused by the library the same way; what it
+    refuses the library refuses too, or has no Python spelling."""
+    from phobos import CompileError, KernelSyntaxError
+    from phobos.ph2py import Ph2PyError
+    path = EXAMPLES.parent / relative
+    text = path.read_text(errors="replace")
+    whole = subprocess.run([str(tool_dir() / "phobos-translate"), "--import-phobos", str(path)],
+                           capture_output=True, text=True)
+    try:
+        python = convert(text, path.name)
+    except Ph2PyError as error:
+        assert whole.returncode != 0 or "has no Python spelling" in str(error), str(error)
+        assert f"{path.name}:" in str(error)  # at its place
+        return
+    module_path = tmp_path / "converted.py"
+    module_path.write_text(python)
+    spec = importlib.util.spec_from_file_location(f"converted_{abs(hash(relative))}", module_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except KernelSyntaxError as error:  # the Python front end refuses it as the library does
+        assert whole.returncode != 0, str(error)
+        return
+    kernels = [value for value in vars(module).values() if isinstance(value, Kernel)]
+    for kernel in kernels:
+        original = subprocess.run([str(tool_dir() / "phobos-translate"), "--import-phobos",
+                                   str(path), "--kernel", kernel.name],
+                                  capture_output=True, text=True)
+        generated = tmp_path / f"{kernel.name}.gen.ph"
+        generated.write_text(kernel.source + "\n")
+        if original.returncode == 0:
+            assert import_ir(generated) == original.stdout
+        else:
+            with pytest.raises(CompileError):
+                kernel.contract()
+    if whole.returncode != 0 and not kernels:
+        pytest.fail("the library refuses a file ph2py converts to no kernel")

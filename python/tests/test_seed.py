@@ -39,3 +39,16 @@ def test_saxpy_launches_as_the_seed_writes_it(write_module):
     module.saxpy[lambda meta: (-(-meta["N"] // meta["BLOCK"]),)](x, y, out, 2.0)
     expected = 2.0 * x.astype(np.float64) + y
     assert np.max(np.abs(out - expected)) < 1e-6
+
+
+def test_the_package_has_the_projects_version():
+    import re
+    from pathlib import Path
+
+    import phobos
+    root = Path(__file__).resolve().parents[2]
+    project = re.search(r"project\(phobos VERSION ([0-9.]+)", (root / "CMakeLists.txt").read_text())
+    packaged = re.search(r'^version = "([0-9.]+)"', (root / "python" / "pyproject.toml").read_text(),
+                         re.MULTILINE)
+    assert project and packaged
+    assert phobos.__version__ == project.group(1) == packaged.group(1)
