@@ -129,6 +129,7 @@ class Kernel:
         # variant keywords, the latest first; cleared when what chose them
         # changes.
         self._plans: dict[tuple, list[_LaunchPlan]] = {}
+        self._last_plans: tuple[Any, list[_LaunchPlan]] | None = None
         # (chip, dims) -> the tuned variant, or None: the tuning cache has none.
         self._tuned: dict[tuple[str, tuple[tuple[str, int], ...], bool], dict[str, int] | None] = {}
         #: How @ph.autotune asked to search (search=, reference=, rtol=, ...).
@@ -148,6 +149,7 @@ class Kernel:
     def specialize(self, value: bool) -> None:
         self._specialize = bool(value)
         self._plans.clear()
+        self._last_plans = None
 
     @classmethod
     def from_function(cls, function: Callable[..., Any]) -> "Kernel":
@@ -447,6 +449,7 @@ class Kernel:
     def _remember_tuned(self, chip: str, dims: Mapping[str, int], best: Mapping[str, int]) -> None:
         self._tuned[self._tuning_key(chip, dims)] = dict(best)
         self._plans.clear()
+        self._last_plans = None
 
     def tune(self, grid: Any, *args: Any, reference: Callable[..., Any] | None = None,
              rtol: float | None = None, warmup: int = 3, rep: int = 20, stream: Any = None,
@@ -483,7 +486,10 @@ class Launcher:
         self.grid = grid
 
     def __call__(self, *args: Any, stream: Any = None, **variant: int) -> None:
-        self.kernel.launch(self.grid, args, stream, **variant)
+        kernel = self.kernel
+        if kernel._plans and _launch_planned(kernel, self.grid, args, stream, variant):
+            return
+        kernel.launch(self.grid, args, stream, **variant)
 
 
 def _stream_handle(stream: Any, infos: Sequence[ArrayInfo | None], device: int) -> int:
@@ -774,12 +780,20 @@ def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
                     variant: Mapping[str, Any]) -> bool:
     """Launches through a plan when one fits; False sends the launch down the
     full path (which checks everything and makes a plan)."""
-    grid_key = grid if type(grid) is tuple else _grid_key(grid)
-    if grid_key is _UNKEYABLE:
-        return False
-    plans = kernel._plans.get((grid_key, tuple(sorted(variant.items())) if variant else ()))
-    if not plans:
-        return False
+    # The same grid object as the last launch's (a literal tuple, a grid
+    # function) finds its plans without hashing.
+    last = kernel._last_plans
+    if last is not None and last[0] is grid and not variant:
+        plans = last[1]
+    else:
+        grid_key = grid if type(grid) is tuple else _grid_key(grid)
+        if grid_key is _UNKEYABLE:
+            return False
+        plans = kernel._plans.get((grid_key, tuple(sorted(variant.items())) if variant else ()))
+        if not plans:
+            return False
+        if not variant and (grid is None or type(grid) is tuple or callable(grid)):
+            kernel._last_plans = (grid, plans)  # never a mutable grid (a list)
     signature = None
     for plan in plans:
         grid3 = plan.grid3

@@ -539,3 +539,18 @@ def test_the_native_plan_launches_torch_tensors(write_module, fake_gpu, fake_tor
     kernel[None](FakeTorchTensor((48, 40), FLOAT32, 0x10000),
                  FakeTorchTensor((48, 40), FLOAT32, 0x30000), 1.0, 1, True)
     assert [launch[0] for launch in fake_gpu.launches[-2:]] == [(2, 2, 1), (3, 2, 1)]
+
+
+def test_a_grid_list_changed_in_place_is_read_again(scaled, fake_gpu):
+    """Plans are found by the grid's identity only for grids that cannot
+    change (tuples, None, functions): a list changed between launches
+    launches its new extents."""
+    a = FakeDeviceArray((32, 40), "<f4", 0x10000)
+    b = FakeDeviceArray((32, 8), "<f4", 0x20000)
+    c = FakeDeviceArray((32, 40), "<f2", 0x30000)
+    grid = [1, 1]
+    scaled[grid](a, b, c, 0.5, 7, True, 1.0)
+    scaled[grid](a, b, c, 0.5, 7, True, 1.0)
+    grid[0] = 2
+    scaled[grid](a, b, c, 0.5, 7, True, 1.0)
+    assert [launch[0] for launch in fake_gpu.launches] == [(1, 1, 1), (1, 1, 1), (2, 1, 1)]
