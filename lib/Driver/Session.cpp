@@ -22,6 +22,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <map>
 #include <variant>
 
@@ -60,7 +61,9 @@ FailureOr<KernelBuild> phobos::getOrCompile(tile::KernelOp kernel,
             cache.lookup(cacheKey.digest(), &damage)) {
       llvm::Expected<LaunchContract> read =
           LaunchContract::fromJSON(entry->contract);
-      if (read && (contractOnly || entry->ptx)) {
+      bool cubinMissing = options.needCubin && !entry->cubin &&
+                          (options.assembler || findPtxas());
+      if (read && (contractOnly || entry->ptx) && !cubinMissing) {
         build.kernel.contract = std::move(*read);
         build.kernel.ptx = entry->ptx.value_or("");
         build.cubin = std::move(entry->cubin);
@@ -83,24 +86,41 @@ FailureOr<KernelBuild> phobos::getOrCompile(tile::KernelOp kernel,
       own = std::make_unique<KernelCompiler>(kernel.getContext(), options.chip);
       compiler = own.get();
     }
-    FailureOr<CompiledKernel> compiled = compiler->compile(kernel);
+    FailureOr<CompiledKernel> compiled =
+        compiler->compile(kernel, &build.timings, options.sharedLimitBytes);
     if (failed(compiled))
       return failure();
     build.kernel = std::move(*compiled);
+    if (options.sharedLimitBytes >= 0 &&
+        build.kernel.contract.sharedMemoryBytes > options.sharedLimitBytes) {
+      build.sharedMemoryExceeded = true;
+      return build;
+    }
     std::optional<std::string> ptxas;
-    if (options.assemble)
+    if (options.assemble && !options.assembler)
       ptxas = options.ptxas.empty() ? findPtxas()
                                     : std::optional<std::string>(options.ptxas);
-    if (ptxas) {
+    if (ptxas || (options.assemble && options.assembler)) {
+      auto start = std::chrono::steady_clock::now();
+      std::string chip = options.chip;
       // A kernel that spills is compiled again, lighter on registers
       // (SpillRelief), and the assembly that spills least is kept.
       llvm::Expected<std::string> assembled = assembleAvoidingSpills(
-          *ptxas, build.kernel, &build.report,
+          build.kernel,
+          [&](llvm::StringRef ptx, AssemblyReport *report) {
+            return options.assembler ? options.assembler(ptx, report)
+                                     : assembleCubin(*ptxas, ptx, chip, report);
+          },
+          &build.report,
           SpillRecompile{availableReliefs(build.kernel),
                          [&](SpillRelief relief) {
-                           return compiler->compile(kernel, nullptr, -1,
+                           return compiler->compile(kernel, nullptr,
+                                                    options.sharedLimitBytes,
                                                     relief);
                          }});
+      build.assembleMs = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
       if (assembled)
         build.cubin = std::move(*assembled);
       else

@@ -14,11 +14,11 @@
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Driver/Compiler.h"
 #include "Phobos/Driver/JitLink.h"
+#include "Phobos/Driver/Session.h"
 #include "Phobos/Support/Environment.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
-#include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Target/LaunchContract.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -143,9 +143,16 @@ void CompilePool::work(unsigned) {
     }
   }
   std::unique_ptr<KernelCompiler> compiler;
-  KernelCache cache(config.cacheDir);
-  std::optional<std::string> ptxas =
-      config.useCubin ? findPtxas() : std::nullopt;
+  CompileOptions buildOptions;
+  buildOptions.chip = config.chip;
+  buildOptions.cacheDir = config.cacheDir;
+  buildOptions.assemble = config.useCubin;
+  buildOptions.needCubin = true;
+  buildOptions.sharedLimitBytes = config.sharedLimitBytes;
+  if (linker)
+    buildOptions.assembler = [&](llvm::StringRef ptx, AssemblyReport *report) {
+      return linker->assemble(ptx, config.chip, report);
+    };
 
   auto publish = [&](CompileOutcome outcome) {
     std::lock_guard<std::mutex> guard(mutex);
@@ -196,50 +203,35 @@ void CompilePool::work(unsigned) {
       continue;
     }
 
-    // Stage 2: from the kernel cache, or compiled into it; specialised for
-    // the problem's extents first when asked (the kernel cache keys the
-    // promises, as phobos-run's launches do).
-    KernelCacheKey key;
+    // Stage 2: from the kernel cache, or compiled into it (getOrCompile,
+    // the path every tool takes), with the cubin this pool's assembler
+    // makes; specialised for the problem's extents first when asked (the
+    // kernel cache keys the promises, as phobos-run's launches do).
+    BuildKey key;
     key.source = config.source;
-    key.kernel = outcome.contract.kernel;
-    key.variant = outcome.contract.variant;
-    key.chip = config.chip;
     if (!config.specializeDims.empty())
       key.specialized = specializeAlignment(kernel, config.specializeDims);
     outcome.specialized = key.specialized;
-    std::string digest = key.digest();
-    if (std::optional<KernelCacheEntry> entry =
-            config.cacheDir.empty() ? std::nullopt : cache.lookup(digest)) {
-      llvm::Expected<LaunchContract> contract =
-          LaunchContract::fromJSON(entry->contract);
-      if (contract && entry->ptx && (entry->cubin || !(ptxas || linker))) {
-        outcome.contract = std::move(*contract);
-        outcome.ptx = std::move(*entry->ptx);
-        outcome.cubin = std::move(entry->cubin);
-        outcome.cached = true;
-      } else if (!contract) {
-        llvm::consumeError(contract.takeError());
-      }
-    }
-    SpillRelief available;
-    if (!outcome.cached) {
-      if (!compiler)
-        compiler = std::make_unique<KernelCompiler>(&context, config.chip);
-      diagnosticText.clear();
-      CompileTimings timings;
-      mlir::FailureOr<CompiledKernel> compiled =
-          compiler->compile(kernel, &timings, config.sharedLimitBytes);
-      outcome.passesMs = timings.passesMs;
-      outcome.llvmMs = timings.llvmMs;
-      if (failed(compiled)) {
-        outcome.error = firstLines(diagnosticText);
-        if (outcome.error.empty())
-          outcome.error = "the GPU pipeline failed";
-      } else {
-        outcome.contract = std::move(compiled->contract);
-        outcome.ptx = std::move(compiled->ptx);
-        available = availableReliefs(*compiled);
-      }
+    if (!compiler)
+      compiler = std::make_unique<KernelCompiler>(&context, config.chip);
+    diagnosticText.clear();
+    mlir::FailureOr<KernelBuild> build =
+        getOrCompile(kernel, key, buildOptions, compiler.get());
+    if (failed(build)) {
+      outcome.error = firstLines(diagnosticText);
+      if (outcome.error.empty())
+        outcome.error = "the GPU pipeline failed";
+    } else {
+      // The kernel of the cubin: a relieved one may have another contract.
+      outcome.contract = std::move(build->kernel.contract);
+      outcome.ptx = std::move(build->kernel.ptx);
+      outcome.cubin = std::move(build->cubin);
+      outcome.cached = build->fromCache;
+      outcome.passesMs = build->timings.passesMs;
+      outcome.llvmMs = build->timings.llvmMs;
+      outcome.ptxasMs = build->assembleMs;
+      if (!build->assemblyError.empty())
+        outcome.error = firstLines(build->assemblyError);
     }
     if (outcome.error.empty() && config.sharedLimitBytes >= 0 &&
         outcome.contract.sharedMemoryBytes > config.sharedLimitBytes)
@@ -247,42 +239,6 @@ void CompilePool::work(unsigned) {
           "needs {0} KiB of shared memory; {1} allows {2} KiB per CTA",
           (outcome.contract.sharedMemoryBytes + 1023) / 1024, config.chip,
           config.sharedLimitBytes / 1024);
-    if (outcome.error.empty() && outcome.pruned.empty() && !outcome.cached) {
-      if (linker || ptxas) {
-        auto assembleStart = std::chrono::steady_clock::now();
-        CompiledKernel assembled;
-        assembled.chip = config.chip;
-        assembled.contract = std::move(outcome.contract);
-        assembled.ptx = std::move(outcome.ptx);
-        llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-            assembled,
-            [&](llvm::StringRef ptx, AssemblyReport *report) {
-              return linker ? linker->assemble(ptx, config.chip, report)
-                            : assembleCubin(*ptxas, ptx, config.chip, report);
-            },
-            nullptr, SpillRecompile{available, [&](SpillRelief relief) {
-                                      return compiler->compile(
-                                          kernel, nullptr,
-                                          config.sharedLimitBytes, relief);
-                                    }});
-        // The kernel of the cubin: a relieved one may have another contract.
-        outcome.contract = std::move(assembled.contract);
-        outcome.ptx = std::move(assembled.ptx);
-        outcome.ptxasMs = millisecondsSince(assembleStart);
-        if (cubin)
-          outcome.cubin = std::move(*cubin);
-        else
-          outcome.error = firstLines(llvm::toString(cubin.takeError()));
-      }
-      if (outcome.error.empty() && !config.cacheDir.empty()) {
-        llvm::Expected<KernelCacheEntry> stored = cache.store(
-            key, outcome.contract.toJSON(), llvm::StringRef(outcome.ptx),
-            outcome.cubin ? std::optional<llvm::StringRef>(*outcome.cubin)
-                          : std::nullopt);
-        if (!stored)
-          llvm::consumeError(stored.takeError()); // still usable
-      }
-    }
     outcome.totalMs = millisecondsSince(start);
     outcome.stage = 2;
     publish(std::move(outcome));

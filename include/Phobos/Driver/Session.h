@@ -24,6 +24,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,18 @@ struct CompileOptions {
   std::string ptxas;
   /// The kernel cache's root; empty: nothing is looked up or stored.
   std::string cacheDir;
+  /// A cache entry without a cubin is compiled again when a cubin can be
+  /// made (the tuner times cubins); otherwise its PTX is used.
+  bool needCubin = false;
+  /// Assembles PTX in place of the ptxas process (the tuner's nvJitLink in
+  /// process); empty: ptxas.
+  std::function<llvm::Expected<std::string>(llvm::StringRef ptx,
+                                            AssemblyReport *report)>
+      assembler;
+  /// The most shared memory a CTA may use; negative: no limit. A kernel that
+  /// needs more stops before LLVM: no PTX, nothing assembled or stored
+  /// (KernelBuild::sharedMemoryExceeded).
+  int64_t sharedLimitBytes = -1;
 };
 
 /// What names a kernel in the kernel cache beyond the kernel op itself.
@@ -79,6 +92,12 @@ struct KernelBuild {
   std::string storeError;
   /// Warnings printed while building, as a tool prints them (Session only).
   std::string diagnostics;
+  /// The kernel needs more shared memory than CompileOptions allows.
+  bool sharedMemoryExceeded = false;
+  /// Where the time of a fresh build went: the pipeline, LLVM, and the
+  /// assembly with its reliefs, in milliseconds.
+  CompileTimings timings;
+  double assembleMs = 0;
 };
 
 /// The one compile path: the kernel cache's entry for `kernel` (a bound,
