@@ -11,17 +11,15 @@ import hashlib
 import itertools
 import json
 import math
-import os
 import shutil
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from phobos import _library
-from phobos._arrays import HOST, ArrayInfo, describe
+from phobos._arrays import ArrayInfo, describe
 from phobos._contract import Bound, Contract, bind, check_grid, pack_scalar, parameter_types
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
 from phobos._library import LibraryError

@@ -81,16 +81,24 @@ _fast_launch: Any = None
 _FAST_LAUNCH_NAME = "libphobos-python.so"
 
 
-def _candidates(name: str = _LIBRARY_NAME) -> list[Path]:
+def install_places(folder: str, name: str) -> list[Path]:
+    """Where the package looks for ``name`` of an install's ``folder`` (lib,
+    bin): ``$PHOBOS_HOME/<folder>`` (or ``$PHOBOS_HOME``), next to the
+    package (``phobos/<folder>``), and ``build/<folder>`` of the checkout the
+    package sits in."""
     places: list[Path] = []
     home = os.environ.get("PHOBOS_HOME")
     if home:
-        places += [Path(home) / "lib" / name, Path(home) / name]
+        places += [Path(home) / folder / name, Path(home) / name]
     package = Path(__file__).resolve().parent
-    places.append(package / "lib" / name)
-    # A checkout: python/phobos/ beside build/lib/.
-    places.append(package.parent.parent / "build" / "lib" / name)
+    places.append(package / folder / name)
+    # A checkout: python/phobos/ beside build/<folder>/.
+    places.append(package.parent.parent / "build" / folder / name)
     return places
+
+
+def _candidates(name: str = _LIBRARY_NAME) -> list[Path]:
+    return install_places("lib", name)
 
 
 def fast_launch() -> Any:

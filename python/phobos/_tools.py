@@ -14,22 +14,15 @@ import subprocess
 import threading
 from pathlib import Path
 
-from phobos._errors import PhobosError, ToolNotFoundError
+from phobos._errors import ToolNotFoundError
 
 _lock = threading.Lock()
 _found: dict[str, str] = {}
 
 
 def _candidates(name: str) -> list[Path]:
-    places: list[Path] = []
-    home = os.environ.get("PHOBOS_HOME")
-    if home:
-        places += [Path(home) / "bin" / name, Path(home) / name]
-    package = Path(__file__).resolve().parent
-    places.append(package / "bin" / name)
-    # A checkout: python/phobos/ beside build/bin/.
-    places.append(package.parent.parent / "build" / "bin" / name)
-    return places
+    from phobos._library import install_places
+    return install_places("bin", name)
 
 
 def find_tool(name: str) -> str:

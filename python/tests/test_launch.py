@@ -209,6 +209,18 @@ def hgemm(A: ph.tensor[ph.f16][M, K], B: ph.tensor[ph.f16][K, N], C: ph.tensor[p
 '''
 
 
+def launch_hgemm(write_module, fake_gpu, encode):
+    """The HGEMM (its A and B through TMA on sm_90a) launched once with
+    `encode` standing in for cuTensorMapEncodeTiled."""
+    fake_gpu.cuTensorMapEncodeTiled = encode
+    hgemm = write_module(HGEMM).hgemm
+    arrays = (FakeDeviceArray((128, 256), "<f2", 0x10000),
+              FakeDeviceArray((256, 384), "<f2", 0x20000),
+              FakeDeviceArray((128, 384), "<f4", 0x30000))
+    hgemm[None](*arrays)
+    return hgemm, arrays
+
+
 def test_tma_launch_encodes_tensor_maps(write_module, fake_gpu):
     """On sm_90a, with rows 16-byte aligned (the launch specialises for
     K = 256 and N = 384), the kernel reads A and B through TMA: its contract
@@ -223,12 +235,7 @@ def test_tma_launch_encodes_tensor_maps(write_module, fake_gpu):
         ctypes.memset(into.value, len(encoded), 128)
         return 0
 
-    fake_gpu.cuTensorMapEncodeTiled = encode
-    hgemm = write_module(HGEMM).hgemm
-    a = FakeDeviceArray((128, 256), "<f2", 0x10000)
-    b = FakeDeviceArray((256, 384), "<f2", 0x20000)
-    c = FakeDeviceArray((128, 384), "<f4", 0x30000)
-    hgemm[None](a, b, c)
+    hgemm, (a, b, c) = launch_hgemm(write_module, fake_gpu, encode)
     (loaded,) = hgemm._gpu.values()
     assert loaded.contract.tensor_maps == [("A", 64, 64, 128), ("B", 64, 64, 128)]
     # f16 is CU_TENSOR_MAP_DATA_TYPE_FLOAT16 (6), 128-byte swizzle is 3, zeros fill (0).
@@ -405,12 +412,7 @@ def test_a_planned_tma_launch_encodes_a_moved_tensor(write_module, fake_gpu):
         encoded.append(address.value)
         return 0
 
-    fake_gpu.cuTensorMapEncodeTiled = encode
-    hgemm = write_module(HGEMM).hgemm
-    a = FakeDeviceArray((128, 256), "<f2", 0x10000)
-    b = FakeDeviceArray((256, 384), "<f2", 0x20000)
-    c = FakeDeviceArray((128, 384), "<f4", 0x30000)
-    hgemm[None](a, b, c)
+    hgemm, (a, b, c) = launch_hgemm(write_module, fake_gpu, encode)
     assert encoded == [0x10000, 0x20000]
     hgemm[None](a, b, c)  # planned: both maps encoded for the plan's buffers
     hgemm[None](a, b, c)  # nothing moved
