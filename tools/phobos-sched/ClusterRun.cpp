@@ -185,8 +185,11 @@ public:
         // The welcome is queued before the lock is released: once the node
         // counts as joined, the main thread may start the job and queue its
         // StartJob, and a pod reads the welcome first or not at all.
+        // The chip its leaves compile for ("sm_90a" on an sm_90 card).
+        std::string chip =
+            link->join.chip().empty() ? "" : ", " + link->join.chip();
         say(absl::StrCat("node ", node, " = ", link->join.address(),
-                         " joined (", link->join.device(), ", pid ",
+                         " joined (", link->join.device(), chip, ", pid ",
                          link->join.pid(), ")"));
         wire::SchedulerMessage welcome;
         welcome.mutable_welcome()->set_job_id(cluster.jobId);
