@@ -727,8 +727,12 @@ class _LaunchPlan:
 
     def __del__(self) -> None:
         native = getattr(self, "native", None)
-        if native:
+        if not native:
+            return
+        try:
             _library.fast_launch().phobosPyPlanDestroy(native)
+        except Exception:  # noqa: BLE001 - the interpreter is shutting down
+            pass
 
 
 # Scalar parameter types the native path converts (FastLaunch.c's ArgKind).
