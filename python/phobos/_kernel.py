@@ -689,9 +689,12 @@ class _LaunchPlan:
             slot.value = value
         self.pointer_slots = []
         self.scalar_slots = []
+        # Per argument: the slot its pointer or value goes to.
+        self.argument_slots = []
         position = 0
         tensor_ordinal: dict[str, int] = {}
         for index, param in enumerate(contract.params):
+            self.argument_slots.append(self.slots[position])
             if param.kind == "tensor":
                 tensor_ordinal[param.name] = len(self.pointer_slots)
                 self.pointer_slots.append(self.slots[position])
@@ -760,16 +763,14 @@ def _native_plan(plan: _LaunchPlan, contract: Contract, driver: Any, args: Seque
         return None
     plan.native_refs = []  # what the C plan points at, alive as long as it
     for index, (param, arg) in enumerate(zip(contract.params, args)):
+        slot = plan.argument_slots[index]
         if param.kind == "tensor":
-            slot = plan.pointer_slots[len([p for p in contract.params[:index]
-                                           if p.kind == "tensor"])]
             shape = (ctypes.c_longlong * max(1, len(arg.shape)))(*arg.shape)
             plan.native_refs += [type(arg), arg.dtype]
             ok = native.phobosPyPlanSetTensor(handle, index, type(arg), arg.dtype,
                                               arg.get_device(), len(arg.shape), shape,
                                               ctypes.addressof(slot))
         else:
-            slot = next(s for i, s, _ in plan.scalar_slots if i == index)
             ok = native.phobosPyPlanSetScalar(handle, index, _NATIVE_SCALARS[param.dtype],
                                               ctypes.addressof(slot))
         if not ok:

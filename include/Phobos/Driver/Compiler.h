@@ -1,8 +1,8 @@
 //===- Compiler.h - From Phobos source to PTX and a contract ----*- C++ -*-===//
 //
-// What phobos-compile, phobos-run and the Python package call: import one
-// variant of each selected kernel, derive its launch contract, run the GPU
-// pipeline and serialise PTX; optionally assemble a cubin with ptxas.
+// The compile steps the front door (Session.h) builds on: import one variant
+// of each selected kernel, derive its launch contract, run the GPU pipeline
+// and serialise PTX; assemble a cubin with ptxas, avoiding spills.
 //
 //===----------------------------------------------------------------------===//
 
