@@ -70,6 +70,10 @@ PHOBOS_CAPI_EXPORTED PhobosStringRef phobosErrorGetFile(PhobosError error);
 PHOBOS_CAPI_EXPORTED unsigned phobosErrorGetLine(PhobosError error);
 PHOBOS_CAPI_EXPORTED unsigned phobosErrorGetColumn(PhobosError error);
 
+/// The kernel argument a rejected launch names (phobos-c/Runtime.h; its
+/// message is then the reason alone); empty for other errors.
+PHOBOS_CAPI_EXPORTED PhobosStringRef phobosErrorGetParameter(PhobosError error);
+
 PHOBOS_CAPI_EXPORTED void phobosErrorDestroy(PhobosError error);
 
 //===----------------------------------------------------------------------===//

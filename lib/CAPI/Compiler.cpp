@@ -7,7 +7,10 @@
 
 #include "phobos-c/Compiler.h"
 
+#include "Wrap.h"
+
 #include "Phobos/Driver/Session.h"
+#include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Chips.h"
@@ -19,13 +22,9 @@
 #include <cstring>
 
 using namespace phobos;
+using namespace phobos::capi;
 
 namespace {
-struct ErrorObject {
-  std::string message, file;
-  unsigned line = 0, column = 0;
-};
-
 struct SessionObject {
   Session session;
   std::vector<std::string> kernelNames;
@@ -39,28 +38,13 @@ struct BuildObject {
 };
 } // namespace
 
-static PhobosStringRef wrap(llvm::StringRef text) {
-  return {text.data(), text.size()};
-}
-static llvm::StringRef unwrap(PhobosStringRef text) {
-  return text.data ? llvm::StringRef(text.data, text.length) : llvm::StringRef();
-}
 static SessionObject *unwrap(PhobosSession session) {
   return static_cast<SessionObject *>(session.ptr);
 }
 static BuildObject *unwrap(PhobosKernelBuild build) {
   return static_cast<BuildObject *>(build.ptr);
 }
-static ErrorObject *unwrap(PhobosError error) {
-  return static_cast<ErrorObject *>(error.ptr);
-}
-
-static PhobosError makeError(std::string message, std::string file = "",
-                             unsigned line = 0, unsigned column = 0) {
-  return {new ErrorObject{std::move(message), std::move(file), line, column}};
-}
-
-static PhobosError wrapError(llvm::Error error) {
+PhobosError phobos::capi::wrapError(llvm::Error error) {
   if (!error)
     return {nullptr};
   ErrorObject object;
@@ -71,6 +55,10 @@ static PhobosError wrapError(llvm::Error error) {
         object.file = failure.getFile();
         object.line = failure.getLine();
         object.column = failure.getColumn();
+      },
+      [&](const LaunchError &rejected) {
+        object.message = rejected.getReason();
+        object.parameter = rejected.getParam();
       },
       [&](const llvm::ErrorInfoBase &other) { object.message = other.message(); });
   return {new ErrorObject(std::move(object))};
@@ -98,6 +86,9 @@ PhobosStringRef phobosErrorGetFile(PhobosError error) {
 unsigned phobosErrorGetLine(PhobosError error) { return unwrap(error)->line; }
 unsigned phobosErrorGetColumn(PhobosError error) {
   return unwrap(error)->column;
+}
+PhobosStringRef phobosErrorGetParameter(PhobosError error) {
+  return wrap(unwrap(error)->parameter);
 }
 void phobosErrorDestroy(PhobosError error) { delete unwrap(error); }
 

@@ -785,37 +785,48 @@ llvm::Error Function::launch(const LaunchConfig &config,
           .str());
 }
 
-llvm::Error phobos::cuda::encodeTensorMap(const TensorMapRequest &request,
-                                          void *map) {
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
-  if (!driver)
-    return driver.takeError();
+namespace {
+/// cuTensorMapEncodeTiled's arguments for a request, and how a failure
+/// describes it.
+struct TiledArguments {
   CUtensorMapDataType type;
+  CUtensorMapSwizzle swizzle;
+  cuuint32_t rank;
+  cuuint64_t dims[3];
+  cuuint64_t strides[2];
+  cuuint32_t box[3];
+  cuuint32_t elementStrides[3] = {1, 1, 1};
+  std::string detail;
+};
+} // namespace
+
+static llvm::Expected<TiledArguments>
+tiledArguments(const TensorMapRequest &request) {
+  TiledArguments args;
   switch (request.element) {
   case ElementType::F16:
-    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    args.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     break;
   case ElementType::BF16:
-    type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    args.type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     break;
   case ElementType::F32:
-    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    args.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     break;
   default:
     return llvm::createStringError(
         llvm::formatv("no tensor map for {0} elements", name(request.element))
             .str());
   }
-  CUtensorMapSwizzle swizzle;
   switch (request.swizzleBytes) {
   case 32:
-    swizzle = CU_TENSOR_MAP_SWIZZLE_32B;
+    args.swizzle = CU_TENSOR_MAP_SWIZZLE_32B;
     break;
   case 64:
-    swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
+    args.swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
     break;
   case 128:
-    swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+    args.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
     break;
   default:
     return llvm::createStringError(
@@ -823,28 +834,76 @@ llvm::Error phobos::cuda::encodeTensorMap(const TensorMapRequest &request,
   }
   // Innermost first; the strides (bytes) are the row's and the plane's.
   // A 3-D tensor is copied one plane at a time.
-  cuuint32_t rank = request.planes ? 3 : 2;
+  args.rank = request.planes ? 3 : 2;
   int64_t rowBytes = request.cols * byteWidth(request.element);
-  cuuint64_t dims[3] = {static_cast<cuuint64_t>(request.cols),
-                        static_cast<cuuint64_t>(request.rows),
-                        static_cast<cuuint64_t>(request.planes)};
-  cuuint64_t strides[2] = {static_cast<cuuint64_t>(rowBytes),
-                           static_cast<cuuint64_t>(rowBytes * request.rows)};
-  cuuint32_t box[3] = {static_cast<cuuint32_t>(request.boxCols),
-                       static_cast<cuuint32_t>(request.boxRows), 1};
-  cuuint32_t elementStrides[3] = {1, 1, 1};
-  return driver->check(
-      driver->api.cuTensorMapEncodeTiled(
-          static_cast<CUtensorMap *>(map), type, rank,
-          reinterpret_cast<void *>(static_cast<uintptr_t>(request.address)),
-          dims, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-          swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-      "cuTensorMapEncodeTiled",
+  args.dims[0] = static_cast<cuuint64_t>(request.cols);
+  args.dims[1] = static_cast<cuuint64_t>(request.rows);
+  args.dims[2] = static_cast<cuuint64_t>(request.planes);
+  args.strides[0] = static_cast<cuuint64_t>(rowBytes);
+  args.strides[1] = static_cast<cuuint64_t>(rowBytes * request.rows);
+  args.box[0] = static_cast<cuuint32_t>(request.boxCols);
+  args.box[1] = static_cast<cuuint32_t>(request.boxRows);
+  args.box[2] = 1;
+  args.detail =
       llvm::formatv("a {0}{1} x {2} tensor, box {3} x {4}, {5}-byte swizzle",
                     request.planes ? std::to_string(request.planes) + " x " : "",
                     request.rows, request.cols, request.boxRows,
                     request.boxCols, request.swizzleBytes)
+          .str();
+  return args;
+}
+
+template <typename Encode>
+static CUresult callEncode(Encode encode, const TiledArguments &args,
+                           uint64_t address, void *map) {
+  return static_cast<CUresult>(
+      encode(static_cast<CUtensorMap *>(map), args.type, args.rank,
+             reinterpret_cast<void *>(static_cast<uintptr_t>(address)),
+             args.dims, args.strides, args.box, args.elementStrides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, args.swizzle,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+llvm::Error phobos::cuda::encodeTensorMap(const TensorMapRequest &request,
+                                          void *map) {
+  llvm::Expected<TiledArguments> args = tiledArguments(request);
+  if (!args)
+    return args.takeError();
+  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(callEncode(driver->api.cuTensorMapEncodeTiled, *args,
+                                  request.address, map),
+                       "cuTensorMapEncodeTiled", args->detail);
+}
+
+llvm::Error phobos::cuda::encodeTensorMapWith(EncodeTiledFunction encode,
+                                              const TensorMapRequest &request,
+                                              void *map) {
+  llvm::Expected<TiledArguments> args = tiledArguments(request);
+  if (!args)
+    return args.takeError();
+  // Without the driver's error names: the caller's driver need not be ours.
+  int result = callEncode(
+      [&](CUtensorMap *into, CUtensorMapDataType type, cuuint32_t rank,
+          void *address, const cuuint64_t *dims, const cuuint64_t *strides,
+          const cuuint32_t *box, const cuuint32_t *elementStrides,
+          CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+          CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+        // cuuint64_t is unsigned long long, uint64_t unsigned long: the
+        // same 64 bits.
+        return encode(into, type, rank, address,
+                      reinterpret_cast<const uint64_t *>(dims),
+                      reinterpret_cast<const uint64_t *>(strides), box,
+                      elementStrides, interleave, swizzle, l2, fill);
+      },
+      *args, request.address, map);
+  if (result == CUDA_SUCCESS)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      llvm::formatv("cuTensorMapEncodeTiled failed: CUresult {0}: {1}", result,
+                    args->detail)
           .str());
 }
 

@@ -98,12 +98,17 @@ static llvm::Error checkTensor(const LaunchContract &contract,
     return reject(param, "is a null pointer");
   if (tensor.address % 16 != 0)
     return reject(param,
-                  llvm::formatv("data at {0:x} is not 16-byte aligned",
+                  llvm::formatv("data at {0:x} is not 16-byte aligned "
+                                "(kernels read 16-byte vectors; a view that "
+                                "starts mid-array can break this: pass a "
+                                "copy)",
                                 tensor.address));
   if (tensor.element != slot.element)
-    return reject(param,
-                  llvm::formatv("expected {0} elements, got {1}",
-                                name(slot.element), name(tensor.element)));
+    return reject(param, llvm::formatv("expected {0} elements, got {1}",
+                                       name(slot.element),
+                                       !tensor.elementName.empty()
+                                           ? llvm::StringRef(tensor.elementName)
+                                           : name(*tensor.element)));
   size_t rank = slot.dims.size();
   if (tensor.shape.size() != rank)
     return reject(param, llvm::formatv("expected rank {0}, got {1}", rank,
@@ -128,7 +133,7 @@ static llvm::Error checkTensor(const LaunchContract &contract,
         return reject(param,
                       llvm::formatv("strides {0} are not dense row-major "
                                     "(expected {1}); kernels index tensors "
-                                    "as dense",
+                                    "as dense: pass a contiguous copy",
                                     formatList(tensor.strides),
                                     formatList(dense)));
   }
@@ -195,8 +200,9 @@ static llvm::Error checkTensor(const LaunchContract &contract,
 }
 
 /// Checks a scalar and returns its bytes in the parameter's type.
-static llvm::Expected<std::array<uint8_t, 8>> packScalar(const ParamSlot &slot,
-                                                         double value) {
+static llvm::Expected<std::array<uint8_t, 8>>
+packScalar(const ParamSlot &slot, const ScalarArgument &scalar) {
+  double value = scalar.value;
   std::array<uint8_t, 8> bytes = {};
   auto store = [&](auto typed) {
     static_assert(sizeof typed <= 8);
@@ -213,6 +219,18 @@ static llvm::Expected<std::array<uint8_t, 8>> packScalar(const ParamSlot &slot,
     break;
   case ElementType::I32:
   case ElementType::I64: {
+    if (scalar.integer) {
+      int64_t exact = *scalar.integer;
+      if (slot.element == ElementType::I32 &&
+          (exact < INT32_MIN || exact > INT32_MAX))
+        return reject(param,
+                      llvm::formatv("{0} does not fit in {1}", exact, type));
+      if (slot.element == ElementType::I32)
+        store(static_cast<int32_t>(exact));
+      else
+        store(exact);
+      break;
+    }
     if (!std::isfinite(value) || std::trunc(value) != value)
       return reject(param, llvm::formatv("expected an integral {0}, got {1}",
                                          type, formatNumber(value)));
@@ -221,8 +239,9 @@ static llvm::Expected<std::array<uint8_t, 8>> packScalar(const ParamSlot &slot,
     double lo = is32 ? double(INT32_MIN) : -0x1p63;
     bool fits = is32 ? value <= double(INT32_MAX) : value < 0x1p63;
     if (value < lo || !fits)
-      return reject(param, llvm::formatv("{0} does not fit in {1}",
-                                         formatNumber(value), type));
+      // Integral: every digit of the double, as the caller wrote an integer.
+      return reject(param, llvm::formatv("{0:F0} does not fit in {1}", value,
+                                         type));
     if (is32)
       store(static_cast<int32_t>(value));
     else
@@ -253,15 +272,19 @@ static llvm::Expected<std::array<uint8_t, 8>> packScalar(const ParamSlot &slot,
 }
 
 llvm::Expected<BoundLaunch>
-phobos::bindArguments(const LaunchContract &contract,
-                      llvm::ArrayRef<LaunchArgument> args,
-                      std::optional<std::array<int64_t, 3>> grid,
-                      TensorMapEncoder encoder) {
-  if (args.size() != contract.params.size())
-    return reject("", llvm::formatv("expected {0} argument{1}, got {2}",
+phobos::bindParameters(const LaunchContract &contract,
+                       llvm::ArrayRef<LaunchArgument> args,
+                       TensorMapEncoder encoder) {
+  if (args.size() != contract.params.size()) {
+    std::string names;
+    llvm::raw_string_ostream os(names);
+    llvm::interleaveComma(contract.params, os,
+                          [&](const ParamSlot &slot) { os << slot.name; });
+    return reject("", llvm::formatv("expected {0} argument{1} ({2}), got {3}",
                                     contract.params.size(),
                                     contract.params.size() == 1 ? "" : "s",
-                                    args.size()));
+                                    names, args.size()));
+  }
   BoundLaunch launch;
   llvm::StringMap<DimBinding> boundBy;
   for (auto [slot, arg] : llvm::zip_equal(contract.params, args)) {
@@ -293,7 +316,7 @@ phobos::bindArguments(const LaunchContract &contract,
                                              "tensor",
                                              name(slot.element)));
     llvm::Expected<std::array<uint8_t, 8>> bytes =
-        packScalar(slot, scalar->value);
+        packScalar(slot, *scalar);
     if (!bytes)
       return bytes.takeError();
     launch.storage.push_back(*bytes);
@@ -317,7 +340,7 @@ phobos::bindArguments(const LaunchContract &contract,
       return reject(map.param, "a tensor map needs a 2-D or 3-D tensor");
     TensorMapRequest request;
     request.address = tensor->address;
-    request.element = tensor->element;
+    request.element = *tensor->element;
     size_t rank = tensor->shape.size();
     request.planes = rank == 3 ? tensor->shape[0] : 0;
     request.rows = tensor->shape[rank - 2];
@@ -336,7 +359,13 @@ phobos::bindArguments(const LaunchContract &contract,
             encoder(request, launch.tensorMaps[index].bytes))
       return reject(map.param, llvm::toString(std::move(error)));
   }
+  launch.persistent = contract.persistent;
+  return std::move(launch);
+}
 
+llvm::Error phobos::setGrid(const LaunchContract &contract,
+                            BoundLaunch &launch,
+                            std::optional<std::array<int64_t, 3>> grid) {
   if (grid && !contract.persistent) {
     launch.grid = *grid;
   } else {
@@ -358,7 +387,6 @@ phobos::bindArguments(const LaunchContract &contract,
                                       (*grid)[2]));
   }
   static const char axisNames[] = "xyz";
-  launch.persistent = contract.persistent;
   if (launch.persistent) {
     // Its CTAs walk the tiles along x, whatever the tile grid's shape; the
     // tile index is an i32.
@@ -370,7 +398,7 @@ phobos::bindArguments(const LaunchContract &contract,
                                       "2^31-1 tiles",
                                       launch.grid[0], launch.grid[1],
                                       launch.grid[2]));
-    return std::move(launch);
+    return llvm::Error::success();
   }
   for (int axis = 0; axis < 3; ++axis) {
     // The hardware limits of gridDim.
@@ -385,5 +413,19 @@ phobos::bindArguments(const LaunchContract &contract,
                                       "{2} the GPU allows",
                                       axisNames[axis], extent, limit));
   }
-  return std::move(launch);
+  return llvm::Error::success();
+}
+
+llvm::Expected<BoundLaunch>
+phobos::bindArguments(const LaunchContract &contract,
+                      llvm::ArrayRef<LaunchArgument> args,
+                      std::optional<std::array<int64_t, 3>> grid,
+                      TensorMapEncoder encoder) {
+  llvm::Expected<BoundLaunch> launch =
+      bindParameters(contract, args, encoder);
+  if (!launch)
+    return launch.takeError();
+  if (llvm::Error error = setGrid(contract, *launch, grid))
+    return std::move(error);
+  return launch;
 }

@@ -22,11 +22,6 @@ CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 CU_EVENT_DEFAULT = 0
 CU_JIT_ERROR_LOG_BUFFER = 5
 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
-# cuTensorMapEncodeTiled (cuda.h): element types, swizzles, L2 promotion.
-_TENSOR_MAP_DTYPES = {"f16": 6, "f32": 7, "bf16": 9}
-_TENSOR_MAP_SWIZZLES = {32: 1, 64: 2, 128: 3}
-CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
-_DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 _p = ctypes.c_void_p
 # name -> (argument types); every function returns a CUresult (int).
@@ -65,12 +60,11 @@ _SIGNATURES: dict[str, list[Any]] = {
 }
 
 
-# The driver functions the launch fast path calls from C.
-_ENTRY_POINT_TYPES = {
-    "cuLaunchKernel": ctypes.CFUNCTYPE(ctypes.c_int, *_SIGNATURES["cuLaunchKernel"]),
-    "cuCtxGetCurrent": ctypes.CFUNCTYPE(ctypes.c_int, *_SIGNATURES["cuCtxGetCurrent"]),
-    "cuCtxSetCurrent": ctypes.CFUNCTYPE(ctypes.c_int, *_SIGNATURES["cuCtxSetCurrent"]),
-}
+# The driver functions C code calls: the launch fast path, and libphobos
+# encoding tensor maps (phobos-c/Runtime.h).
+_ENTRY_POINT_TYPES = {name: ctypes.CFUNCTYPE(ctypes.c_int, *_SIGNATURES[name]) for name in
+                      ("cuLaunchKernel", "cuCtxGetCurrent", "cuCtxSetCurrent",
+                       "cuTensorMapEncodeTiled")}
 
 
 def _open_libcuda() -> Any:
@@ -99,6 +93,7 @@ class Driver:
                 function.restype = ctypes.c_int
         self._launch = self.lib.cuLaunchKernel
         self._entry_points: tuple[int, int, int] | None = None
+        self._addresses: dict[str, int] = {}
         self._callbacks: list[Any] = []
         self.check(self.lib.cuInit(0), "cuInit")
         self.contexts: dict[int, Any] = {}
@@ -188,15 +183,22 @@ class Driver:
         cuCtxSetCurrent, for the launch fast path in C (a stand-in library's
         Python functions are wrapped as C callbacks)."""
         if self._entry_points is None:
-            addresses = []
-            for name, prototype in _ENTRY_POINT_TYPES.items():
-                function = getattr(self.lib, name)
-                if not isinstance(function, ctypes._CFuncPtr):
-                    function = prototype(function)
-                    self._callbacks.append(function)
-                addresses.append(ctypes.cast(function, _p).value)
-            self._entry_points = (addresses[0], addresses[1], addresses[2])
+            self._entry_points = (self.entry_point("cuLaunchKernel"),
+                                  self.entry_point("cuCtxGetCurrent"),
+                                  self.entry_point("cuCtxSetCurrent"))
         return self._entry_points
+
+    def entry_point(self, name: str) -> int:
+        """The address of a driver function C code calls (a stand-in
+        library's Python function is wrapped as a C callback)."""
+        address = self._addresses.get(name)
+        if address is None:
+            function = getattr(self.lib, name)
+            if not isinstance(function, ctypes._CFuncPtr):
+                function = _ENTRY_POINT_TYPES[name](function)
+                self._callbacks.append(function)
+            address = self._addresses[name] = ctypes.cast(function, _p).value
+        return address
 
     # -- modules and launches ---------------------------------------------------------
 
@@ -229,26 +231,6 @@ class Driver:
         if result != CUDA_SUCCESS:
             self.check(result, "cuLaunchKernel", f"grid ({grid[0]}, {grid[1]}, {grid[2]}), block "
                        f"({block}, 1, 1), {shared_bytes} bytes of dynamic shared memory")
-
-    def encode_tensor_map(self, into: int, dtype: str, address: int, shape: tuple[int, ...],
-                          box: tuple[int, int], swizzle_bytes: int) -> None:
-        """Writes the 128-byte CUtensorMap of a dense row-major 2-D tensor
-        (or 3-D, copied one plane at a time) in boxes of ``box`` (rows, cols),
-        at ``into`` (64-byte aligned); zeros outside the tensor (CudaDriver.cpp's
-        encodeTensorMap)."""
-        rank = len(shape)
-        rows, cols = shape[-2], shape[-1]
-        row_bytes = cols * _DTYPE_BYTES[dtype]
-        dims = (ctypes.c_uint64 * 3)(cols, rows, shape[0] if rank == 3 else 1)
-        strides = (ctypes.c_uint64 * 2)(row_bytes, row_bytes * rows)
-        boxes = (ctypes.c_uint32 * 3)(box[1], box[0], 1)
-        steps = (ctypes.c_uint32 * 3)(1, 1, 1)
-        self.check(self.lib.cuTensorMapEncodeTiled(
-            ctypes.c_void_p(into), _TENSOR_MAP_DTYPES[dtype], rank, ctypes.c_void_p(address), dims,
-            strides, boxes, steps, 0, _TENSOR_MAP_SWIZZLES[swizzle_bytes],
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0), "cuTensorMapEncodeTiled",
-            f"a {' x '.join(map(str, shape))} tensor, box {box[0]} x {box[1]}, "
-            f"{swizzle_bytes}-byte swizzle")
 
     def synchronize(self, stream: int | None = None) -> None:
         if stream is None:

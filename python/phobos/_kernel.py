@@ -12,6 +12,7 @@ import itertools
 import json
 import math
 import shutil
+import struct
 import sys
 import tempfile
 import threading
@@ -20,7 +21,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from phobos import _library
 from phobos._arrays import ArrayInfo, describe
-from phobos._contract import Bound, Contract, bind, check_grid, pack_scalar, parameter_types
+from phobos._contract import (Bound, Contract, bind, grid_extents, parameter_types,
+                              scalar_value, within_limits)
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
 from phobos._library import LibraryError
 from phobos._frontend import Translation, translate_function
@@ -85,15 +87,11 @@ class _GpuKernel:
                          if self.contract.persistent else 0)
         self.slots = [kind() for kind in parameter_types(self.contract)]
         # A CUtensorMap parameter is 128 bytes, 64-byte aligned; each launch
-        # encodes it for its tensor: (where, tensor parameter, dtype, box, swizzle).
+        # copies in the ones the library encoded for its tensors.
         self.map_buffers = [ctypes.create_string_buffer(192) for _ in self.contract.tensor_maps]
-        dtypes = {slot.name: slot.dtype for slot in self.contract.params}
-        self.maps = [((ctypes.addressof(buffer) + 63) // 64 * 64, param, dtypes[param], (rows, cols),
-                      swizzle)
-                     for buffer, (param, rows, cols, swizzle)
-                     in zip(self.map_buffers, self.contract.tensor_maps)]
+        self.maps = [(ctypes.addressof(buffer) + 63) // 64 * 64 for buffer in self.map_buffers]
         pointers = [ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots]
-        pointers += [ctypes.c_void_p(address) for address, *_ in self.maps]
+        pointers += [ctypes.c_void_p(address) for address in self.maps]
         self.params = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
         self.lock = threading.Lock()
 
@@ -284,7 +282,7 @@ class Kernel:
             sys.stderr.write(build.diagnostics + "\n")  # warnings, at the Python lines
         compiled = CompiledVariant(dict(variant), chip,
                                    Path(build.cache_entry) if build.cache_entry else None,
-                                   Contract(json.loads(build.contract_json)),
+                                   Contract(build.contract_json),
                                    build.ptx or None, build.cubin)
         self._compiled[key] = compiled
         return compiled
@@ -336,18 +334,11 @@ class Kernel:
         return self._variant(given, implied)
 
     def _grid(self, grid: Any, contract: Contract, bound: Bound, variant: Variant) -> tuple[int, int, int]:
-        if grid is None:
-            return check_grid(self.name, contract.grid_for(bound.dims))
+        """Chooses the bound launch's grid: the one given, a grid function's
+        answer, or (None) the one the contract infers."""
         if callable(grid):
-            meta: dict[str, int] = {}
-            for slot in contract.params:
-                for dim, extent in zip(slot.dims, slot.static_shape):
-                    if extent >= 0 and not dim.isdigit():
-                        meta[dim] = extent
-            meta.update(bound.dims)
-            meta.update(dict(variant))
-            grid = grid(meta)
-        return check_grid(self.name, grid)
+            grid = grid(_grid_meta(contract, bound, variant))
+        return bound.set_grid(grid)
 
     def launch(self, grid: Any, args: Sequence[Any], stream: Any = None, **variant: int) -> None:
         if self._plans and _launch_planned(self, grid, args, stream, variant):
@@ -375,25 +366,19 @@ class Kernel:
         if loaded is None:
             loaded = self._load(variant, device, chip, driver, aligned, extents)
         contract = loaded.contract
-        bound = bind(contract, args, infos)
-        grid3 = self._grid(grid, contract, bound, variant)
-        if contract.persistent:
-            # Its CTAs walk the tiles of the grid the contract infers (which
-            # the kernel computes from the extents), along x.
-            tiles = check_grid(self.name, contract.grid_for(bound.dims))
-            if grid is not None and grid3 != tiles:
-                raise ArgumentError(self.name, "", f"the kernel is persistent: its CTAs walk the "
-                                    f"grid {tiles} of its tiles and the launcher chooses how "
-                                    f"many it starts; a grid {grid3} cannot be given")
-            grid3 = (min(tiles[0] * tiles[1] * tiles[2], loaded.resident), 1, 1)
+        bound = bind(contract, args, infos,
+                     driver.entry_point("cuTensorMapEncodeTiled") if loaded.maps else None)
+        self._grid(grid, contract, bound, variant)
+        # A persistent kernel's CTAs walk its tiles along x, as many as the
+        # device holds at once.
+        grid3 = bound.launch.grid(loaded.resident)
         handle = _stream_handle(stream, infos, device)
         driver.make_current(device)
         with loaded.lock:
             for slot, value in zip(loaded.slots, bound.values):
                 slot.value = value
-            for address, param, dtype, box, swizzle in loaded.maps:
-                info = bound.arrays[param]
-                driver.encode_tensor_map(address, dtype, info.ptr, tuple(info.shape), box, swizzle)
+            for address, encoded in zip(loaded.maps, bound.tensor_maps):
+                ctypes.memmove(address, encoded, len(encoded))
             driver.launch(loaded.function, grid3, contract.cta_threads,
                           contract.shared_memory_bytes, handle, loaded.params)
         signature = _signature(args, infos)
@@ -621,9 +606,24 @@ def _signature(args: Sequence[Any], infos: Sequence[ArrayInfo | None] | None = N
     return tuple(key), pointers
 
 
-def _scalar_converter(kernel: str, slot: Any) -> Callable[[Any], Any]:
+def _grid_meta(contract: Contract, bound: Bound, variant: Variant) -> dict[str, int]:
+    """What a grid function is called with: the static dims, the bound ones
+    and the variant's values."""
+    meta: dict[str, int] = {}
+    for slot in contract.params:
+        for dim, extent in zip(slot.dims, slot.static_shape):
+            if extent >= 0 and not dim.isdigit():
+                meta[dim] = extent
+    meta.update(bound.dims)
+    meta.update(dict(variant))
+    return meta
+
+
+def _scalar_converter(slot: Any, argument: Any, bound_value: Any) -> Callable[[Any], Any]:
     """A function of a scalar argument that returns what its parameter holds,
-    or None where the full path must check it (it raises the errors)."""
+    or None where the full path must check it (the library's checks raise
+    the errors). ``argument`` and ``bound_value``: the argument of the
+    launch the plan was made from, and what its parameter held."""
     dtype = slot.dtype
     if dtype == "f32":
         def f32(value: Any) -> Any:
@@ -639,12 +639,21 @@ def _scalar_converter(kernel: str, slot: Any) -> Callable[[Any], Any]:
             return value if type(value) is int and low <= value <= high else None
         return integer
 
-    def checked(value: Any) -> Any:
-        try:
-            return pack_scalar(kernel, slot, value)[0]
-        except ArgumentError:
-            return None
-    return checked
+    if dtype == "f16":
+        def f16(value: Any) -> Any:
+            try:  # struct rounds a double to the nearest f16, ties to even
+                number = float(value)
+                bits = struct.unpack("<H", struct.pack("<e", number))[0]
+            except (OverflowError, TypeError, ValueError):
+                return None
+            return bits if type(value) in (float, int, bool) else None
+        return f16
+    if dtype == "bool":
+        return lambda value: int(value) if type(value) in (bool, int) and value in (0, 1) else None
+    # bf16: Python has no bfloat16; the value the plan was made with, else
+    # the full path.
+    made_with = type(argument), argument
+    return lambda value: bound_value if (type(value), value) == made_with else None
 
 
 def _stream_source(infos: Sequence[ArrayInfo | None], device: int) -> Callable[[], int]:
@@ -701,29 +710,24 @@ class _LaunchPlan:
                 position += 1 + sum(1 for extent in param.static_shape if extent < 0)
             else:
                 self.scalar_slots.append((index, self.slots[position],
-                                          _scalar_converter(kernel.name, param)))
+                                          _scalar_converter(param, args[index],
+                                                            self.slots[position].value)))
                 position += 1
-        # Tensor maps, encoded again only when their tensor moves.
+        # Tensor maps, as the library encoded them for these tensors: the
+        # plan fits only launches whose tensors are where they were
+        # (another plan, or the full path, serves the others).
         self.map_buffers = [ctypes.create_string_buffer(192) for _ in loaded.maps]
         self.maps = []
-        for buffer, (_, param, dtype, box, swizzle) in zip(self.map_buffers, loaded.maps):
+        for buffer, (param, *_), encoded in zip(self.map_buffers, contract.tensor_maps,
+                                                 bound.tensor_maps):
             address = (ctypes.addressof(buffer) + 63) // 64 * 64
-            # Encoded at the first planned launch (the last field: the
-            # address it was encoded for).
-            self.maps.append([address, tensor_ordinal[param], dtype,
-                              tuple(bound.arrays[param].shape), box, swizzle, 0])
+            ctypes.memmove(address, encoded, len(encoded))
+            self.maps.append((address, tensor_ordinal[param], bound.arrays[param].ptr))
         pointers = [ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots]
         pointers += [ctypes.c_void_p(entry[0]) for entry in self.maps]
         self.params = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
         # What a callable grid is called with.
-        self.grid_meta: dict[str, int] = {}
-        if grid3 is None:
-            for slot in contract.params:
-                for dim, extent in zip(slot.dims, slot.static_shape):
-                    if extent >= 0 and not dim.isdigit():
-                        self.grid_meta[dim] = extent
-            self.grid_meta.update(bound.dims)
-            self.grid_meta.update(dict(variant))
+        self.grid_meta = _grid_meta(contract, bound, variant) if grid3 is None else {}
         self.current = ctypes.c_void_p()
         self.current_ref = ctypes.byref(self.current)
         self.native = _native_plan(self, contract, driver, args, infos, loaded.function)
@@ -803,7 +807,9 @@ def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
         if grid3 is None:
             if not callable(grid):
                 continue
-            grid3 = check_grid(kernel.name, grid(dict(plan.grid_meta)))
+            grid3 = grid_extents(kernel.name, grid(dict(plan.grid_meta)))
+            if not within_limits(grid3):
+                return False  # the full path says what is wrong
         if plan.native:
             handle = plan.stream() if stream is None else _stream_handle(stream, (), plan.device)
             result = _library.fast_launch().phobosPyPlanLaunch(
@@ -819,7 +825,9 @@ def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
             if signature is None:
                 return False
         if signature[0] == plan.key:
-            return _launch_with(plan, args, signature[1], stream, grid3)
+            launched = _launch_with(plan, args, signature[1], stream, grid3)
+            if launched is not None:
+                return launched
     return False
 
 
@@ -829,12 +837,16 @@ def _raise_launch_error(plan: _LaunchPlan, result: int, grid3: tuple[int, int, i
 
 
 def _launch_with(plan: _LaunchPlan, args: Sequence[Any], pointers: list[int], stream: Any,
-                 grid3: tuple[int, int, int]) -> bool:
+                 grid3: tuple[int, int, int]) -> bool | None:
     """The plan's launch in Python (arrays other than torch's, f16/bf16
-    scalars, tensor maps)."""
+    scalars, tensor maps). False sends the launch down the full path; None
+    tries the next plan (tensor maps made for other addresses)."""
     for pointer in pointers:
         if not pointer or pointer & 15:
             return False  # the full path says what is wrong
+    for _, ordinal, encoded_for in plan.maps:
+        if pointers[ordinal] != encoded_for:
+            return None
     handle = plan.stream() if stream is None else _stream_handle(stream, (), plan.device)
     driver = plan.driver
     with plan.lock:
@@ -845,12 +857,6 @@ def _launch_with(plan: _LaunchPlan, args: Sequence[Any], pointers: list[int], st
             if value is None:
                 return False
             slot.value = value
-        for entry in plan.maps:
-            pointer = pointers[entry[1]]
-            if pointer != entry[6]:
-                driver.encode_tensor_map(entry[0], entry[2], pointer, entry[3], entry[4],
-                                         entry[5])
-                entry[6] = pointer
         # The device's primary context, current on this thread.
         if driver.lib.cuCtxGetCurrent(plan.current_ref) != 0 or \
                 plan.current.value != driver.contexts[plan.device].value:

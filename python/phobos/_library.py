@@ -1,5 +1,6 @@
-"""libphobos through ctypes: the compiler, the kernel cache and the CPU
-interpreter in this process (include/phobos-c/Compiler.h).
+"""libphobos through ctypes: the compiler, the kernel cache, the launch
+checks and the CPU interpreter in this process (include/phobos-c/Compiler.h
+and Runtime.h).
 
 The library is looked for in ``$PHOBOS_HOME/lib`` (or ``$PHOBOS_HOME``), next
 to the package (``phobos/lib``), and in ``build/lib`` of the checkout the
@@ -40,13 +41,23 @@ class _Argument(ctypes.Structure):
                 ("intValue", ctypes.c_int64)]
 
 
+class _LaunchArgument(ctypes.Structure):
+    _fields_ = [("isTensor", ctypes.c_bool), ("address", ctypes.c_uint64),
+                ("elementType", _StringRef), ("elementName", _StringRef),
+                ("rank", ctypes.c_ssize_t), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("isInteger", ctypes.c_bool),
+                ("intValue", ctypes.c_int64), ("floatValue", ctypes.c_double)]
+
+
 _S, _H = _StringRef, _Handle
+_I64P = ctypes.POINTER(ctypes.c_int64)
 # name -> (result type, argument types)
 _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "phobosErrorGetMessage": (_S, [_H]),
     "phobosErrorGetFile": (_S, [_H]),
     "phobosErrorGetLine": (ctypes.c_uint, [_H]),
     "phobosErrorGetColumn": (ctypes.c_uint, [_H]),
+    "phobosErrorGetParameter": (_S, [_H]),
     "phobosErrorDestroy": (None, [_H]),
     "phobosCompilerVersion": (_S, []),
     "phobosDefaultCacheDir": (_S, []),
@@ -73,6 +84,21 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "phobosSessionInterpret": (_H, [_H, _S, _S, ctypes.POINTER(ctypes.c_int64),
                                     ctypes.POINTER(_Argument), ctypes.c_ssize_t, ctypes.c_uint64,
                                     ctypes.c_uint]),
+    "phobosLaunchContractCreate": (_H, [_S, ctypes.POINTER(_H)]),
+    "phobosLaunchContractDestroy": (None, [_H]),
+    "phobosLaunchBind": (_H, [_H, ctypes.POINTER(_LaunchArgument), ctypes.c_ssize_t,
+                              ctypes.c_void_p, ctypes.POINTER(_H)]),
+    "phobosBoundLaunchSetGrid": (_H, [_H, _H, _I64P]),
+    "phobosBoundLaunchGetGrid": (None, [_H, ctypes.c_int64, _I64P]),
+    "phobosBoundLaunchGetTileGrid": (None, [_H, _I64P]),
+    "phobosBoundLaunchGetNumParams": (ctypes.c_ssize_t, [_H]),
+    "phobosBoundLaunchGetParam": (ctypes.c_void_p, [_H, ctypes.c_ssize_t]),
+    "phobosBoundLaunchGetNumTensorMaps": (ctypes.c_ssize_t, [_H]),
+    "phobosBoundLaunchGetTensorMap": (ctypes.c_void_p, [_H, ctypes.c_ssize_t]),
+    "phobosBoundLaunchGetNumDims": (ctypes.c_ssize_t, [_H]),
+    "phobosBoundLaunchGetDimName": (_S, [_H, ctypes.c_ssize_t]),
+    "phobosBoundLaunchGetDimValue": (ctypes.c_int64, [_H, ctypes.c_ssize_t]),
+    "phobosBoundLaunchDestroy": (None, [_H]),
 }
 
 _lock = threading.Lock()
@@ -194,12 +220,24 @@ class LibraryError(PhobosError):
         self.message, self.file, self.line, self.column = message, file, line, column
 
 
+class LaunchRejected(PhobosError):
+    """An argument the launch checks (phobos::bindArguments) refused: which
+    parameter ("" for the count or the grid) and why."""
+
+    def __init__(self, param: str, reason: str) -> None:
+        super().__init__(f"argument '{param}': {reason}" if param else reason)
+        self.param, self.reason = param, reason
+
+
 def _check(lib: Any, error: _Handle) -> None:
     if not error.ptr:
         return
     try:
-        raise LibraryError(_text(lib.phobosErrorGetMessage(error)),
-                           _text(lib.phobosErrorGetFile(error)), lib.phobosErrorGetLine(error),
+        param = _text(lib.phobosErrorGetParameter(error))
+        message = _text(lib.phobosErrorGetMessage(error))
+        if param:
+            raise LaunchRejected(param, message)
+        raise LibraryError(message, _text(lib.phobosErrorGetFile(error)), lib.phobosErrorGetLine(error),
                            lib.phobosErrorGetColumn(error))
     finally:
         lib.phobosErrorDestroy(error)
@@ -335,3 +373,114 @@ class Session:
             _check(self._lib, self._lib.phobosSessionInterpret(
                 self._handle, arg(kernel), arg(_spec(variant)), grid3, packed, len(arguments),
                 step_limit, threads))
+
+
+def _check_launch(lib: Any, error: _Handle) -> None:
+    """_check for the launch checks: every error is a rejected launch (the
+    count and the grid name no argument)."""
+    try:
+        _check(lib, error)
+    except LibraryError as failure:
+        raise LaunchRejected("", failure.message) from None
+
+
+class LaunchContract:
+    """A variant's launch contract in the library (phobos::LaunchContract),
+    for checking launches against it."""
+
+    def __init__(self, json_text: str) -> None:
+        self._lib = library()
+        self._handle = _Handle()
+        arg = _In()
+        _check(self._lib, self._lib.phobosLaunchContractCreate(arg(json_text),
+                                                               ctypes.byref(self._handle)))
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle.ptr:
+            self._lib.phobosLaunchContractDestroy(handle)
+            self._handle = None
+
+    def bind(self, arguments: Sequence[tuple], encode_tiled: int | None) -> "BoundLaunch":
+        """Checks and packs a launch's arguments: per parameter, ("tensor",
+        address, element type, the caller's name for it, shape, strides or
+        None) or ("scalar", value: an int within int64 or a float). The
+        tensor maps are encoded with ``encode_tiled``, the address of the
+        driver's cuTensorMapEncodeTiled. Raises LaunchRejected at the first
+        problem."""
+        arg = _In()
+        packed = (_LaunchArgument * max(1, len(arguments)))()
+        keep = []
+        for slot, value in zip(packed, arguments):
+            if value[0] == "tensor":
+                _, address, element, element_name, shape, strides = value
+                extents = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+                keep.append(extents)
+                slot.isTensor = True
+                slot.address = address
+                slot.elementType = arg(element)
+                slot.elementName = arg(element_name)
+                slot.rank = len(shape)
+                slot.shape = extents
+                if strides is not None:
+                    steps = (ctypes.c_int64 * max(1, len(strides)))(*strides)
+                    keep.append(steps)
+                    slot.strides = steps
+            elif isinstance(value[1], int):
+                slot.isInteger = True
+                slot.intValue = value[1]
+                slot.floatValue = float(value[1])
+            else:
+                slot.floatValue = value[1]
+        handle = _Handle()
+        _check_launch(self._lib, self._lib.phobosLaunchBind(
+            self._handle, packed, len(arguments), encode_tiled, ctypes.byref(handle)))
+        return BoundLaunch(self, handle)
+
+
+class BoundLaunch:
+    """A checked launch in the library (phobos::BoundLaunch)."""
+
+    def __init__(self, contract: LaunchContract, handle: _Handle) -> None:
+        self._lib = contract._lib
+        self._contract = contract
+        self._handle = handle
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle.ptr:
+            self._lib.phobosBoundLaunchDestroy(handle)
+            self._handle = None
+
+    def set_grid(self, grid: tuple[int, int, int] | None) -> None:
+        """Chooses the grid: ``grid``, or the one the contract infers."""
+        given = (ctypes.c_int64 * 3)(*grid) if grid is not None else None
+        _check_launch(self._lib, self._lib.phobosBoundLaunchSetGrid(self._contract._handle,
+                                                                    self._handle, given))
+
+    def grid(self, resident_ctas: int = 0) -> tuple[int, int, int]:
+        out = (ctypes.c_int64 * 3)()
+        self._lib.phobosBoundLaunchGetGrid(self._handle, resident_ctas, out)
+        return (out[0], out[1], out[2])
+
+    def tile_grid(self) -> tuple[int, int, int]:
+        out = (ctypes.c_int64 * 3)()
+        self._lib.phobosBoundLaunchGetTileGrid(self._handle, out)
+        return (out[0], out[1], out[2])
+
+    def params(self) -> list[bytes]:
+        """Each kernel parameter's 8 bytes, in ABI order."""
+        lib, handle = self._lib, self._handle
+        return [ctypes.string_at(lib.phobosBoundLaunchGetParam(handle, index), 8)
+                for index in range(lib.phobosBoundLaunchGetNumParams(handle))]
+
+    def tensor_maps(self) -> list[bytes]:
+        lib, handle = self._lib, self._handle
+        return [ctypes.string_at(lib.phobosBoundLaunchGetTensorMap(handle, index), 128)
+                for index in range(lib.phobosBoundLaunchGetNumTensorMaps(handle))]
+
+    def dims(self) -> dict[str, int]:
+        lib, handle = self._lib, self._handle
+        return {_text(lib.phobosBoundLaunchGetDimName(handle, index)):
+                lib.phobosBoundLaunchGetDimValue(handle, index)
+                for index in range(lib.phobosBoundLaunchGetNumDims(handle))}

@@ -63,8 +63,8 @@ def _variant_text(variant: Mapping[str, int]) -> str:
 
 
 def _grid3(name: str, grid: Any) -> list[int]:
-    from phobos._contract import check_grid
-    return list(check_grid(name, grid))
+    from phobos._contract import grid_extents
+    return list(grid_extents(name, grid))
 
 
 def _meta(contract: Any, dims: Mapping[str, int], variant: Mapping[str, int]) -> dict[str, int]:

@@ -230,9 +230,10 @@ def test_tma_launch_encodes_tensor_maps(write_module, fake_gpu):
     encoded = []
 
     def encode(into, dtype, rank, address, dims, strides, box, steps, interleave, swizzle, l2, fill):
-        encoded.append((into.value % 64, dtype, rank, address.value, dims[0], dims[1], strides[0],
+        # Called from libphobos through a C callback: pointers arrive as ints.
+        encoded.append((into % 64, dtype, rank, address, dims[0], dims[1], strides[0],
                         box[0], box[1], swizzle, fill))
-        ctypes.memset(into.value, len(encoded), 128)
+        ctypes.memset(into, len(encoded), 128)
         return 0
 
     hgemm, (a, b, c) = launch_hgemm(write_module, fake_gpu, encode)
@@ -405,21 +406,30 @@ def test_the_cpu_path_runs_in_place(write_module):
 
 
 def test_a_planned_tma_launch_encodes_a_moved_tensor(write_module, fake_gpu):
-    """A planned launch encodes a tensor map again only when its tensor moved."""
+    """A plan keeps the tensor maps the library encoded for its tensors; a
+    launch whose tensor moved takes the full path once (its maps encoded
+    for the new place) and has its own plan from then on."""
     encoded = []
 
     def encode(into, dtype, rank, address, *rest):
-        encoded.append(address.value)
+        encoded.append(address)
         return 0
 
     hgemm, (a, b, c) = launch_hgemm(write_module, fake_gpu, encode)
     assert encoded == [0x10000, 0x20000]
-    hgemm[None](a, b, c)  # planned: both maps encoded for the plan's buffers
-    hgemm[None](a, b, c)  # nothing moved
-    assert encoded == [0x10000, 0x20000] * 2
-    hgemm[None](FakeDeviceArray((128, 256), "<f2", 0x40000), b, c)
-    assert encoded == [0x10000, 0x20000] * 2 + [0x40000]
-    assert len(fake_gpu.launches) == 4
+    hgemm[None](a, b, c)  # planned: the maps as encoded
+    hgemm[None](a, b, c)
+    assert encoded == [0x10000, 0x20000]
+    moved = FakeDeviceArray((128, 256), "<f2", 0x40000)
+    hgemm[None](moved, b, c)
+    assert encoded == [0x10000, 0x20000, 0x40000, 0x20000]
+    hgemm[None](moved, b, c)  # both places planned now
+    hgemm[None](a, b, c)
+    assert encoded == [0x10000, 0x20000, 0x40000, 0x20000]
+    assert len(fake_gpu.launches) == 6
+    params = [launch[4] for launch in fake_gpu.launches]
+    first_map = [ctypes.cast(p[9], ctypes.c_void_p).value for p in params]
+    assert first_map[5] == first_map[1] != first_map[4]  # each plan's own buffers
 
 
 class FakeTorchDtype:

@@ -217,13 +217,13 @@ TEST(LauncherTest, DenseStridesAreAccepted) {
 TEST(LauncherTest, RejectsWrongArgumentCount) {
   std::vector<LaunchArgument> args = sgemmArgs(128, 32, 64);
   args.pop_back();
-  EXPECT_EQ(rejection(sgemmContract(), args), "expected 5 arguments, got 4");
+  EXPECT_EQ(rejection(sgemmContract(), args), "expected 5 arguments (A, B, C, alpha, beta), got 4");
 
   llvm::Expected<BoundLaunch> launch = bindArguments(sgemmContract(), args);
   ASSERT_FALSE(static_cast<bool>(launch));
   llvm::handleAllErrors(launch.takeError(), [](const LaunchError &error) {
     EXPECT_EQ(error.getParam(), "");
-    EXPECT_EQ(error.getReason(), "expected 5 arguments, got 4");
+    EXPECT_EQ(error.getReason(), "expected 5 arguments (A, B, C, alpha, beta), got 4");
   });
 }
 
@@ -261,7 +261,8 @@ TEST(LauncherTest, RejectsNonContiguousStrides) {
   std::get<TensorArgument>(args[0]).strides = {1, 128};
   EXPECT_EQ(rejection(sgemmContract(), args),
             "argument 'A': strides [1, 128] are not dense row-major "
-            "(expected [32, 1]); kernels index tensors as dense");
+            "(expected [32, 1]); kernels index tensors as dense: pass a "
+            "contiguous copy");
   std::get<TensorArgument>(args[0]).strides = {32};
   EXPECT_EQ(rejection(sgemmContract(), args),
             "argument 'A': expected 2 strides, got 1");
@@ -333,7 +334,7 @@ TEST(LauncherTest, RejectsBadIntegerScalars) {
 
   contract.params = {scalarSlot("l", ElementType::I64)};
   EXPECT_EQ(rejection(contract, {ScalarArgument{0x1p63}}),
-            "argument 'l': 9.2233720368547758e+18 does not fit in i64");
+            "argument 'l': 9223372036854775808 does not fit in i64");
 
   contract.params = {scalarSlot("flag", ElementType::Bool)};
   EXPECT_EQ(rejection(contract, {ScalarArgument{2}}),
@@ -392,7 +393,55 @@ TEST(LauncherTest, RejectsNullAndMisalignedData) {
   EXPECT_EQ(rejection(sgemmContract(), args), "argument 'B': is a null pointer");
   std::get<TensorArgument>(args[1]).address = 0x2004;
   EXPECT_EQ(rejection(sgemmContract(), args),
-            "argument 'B': data at 0x2004 is not 16-byte aligned");
+            "argument 'B': data at 0x2004 is not 16-byte aligned (kernels "
+            "read 16-byte vectors; a view that starts mid-array can break "
+            "this: pass a copy)");
+}
+
+TEST(LauncherTest, NamesElementTypesAsTheCallerDoes) {
+  std::vector<LaunchArgument> args = sgemmArgs(128, 32, 64);
+  auto &a = std::get<TensorArgument>(args[0]);
+  a.element = std::nullopt; // a type no kernel takes
+  a.elementName = "numpy uint8";
+  EXPECT_EQ(rejection(sgemmContract(), args),
+            "argument 'A': expected f32 elements, got numpy uint8");
+  a.element = ElementType::F16;
+  a.elementName = "torch.float16";
+  EXPECT_EQ(rejection(sgemmContract(), args),
+            "argument 'A': expected f32 elements, got torch.float16");
+}
+
+TEST(LauncherTest, ChecksIntegerScalarsExactly) {
+  LaunchContract contract;
+  contract.kernel = "k";
+  contract.params = {scalarSlot("n", ElementType::I64),
+                     scalarSlot("m", ElementType::I32)};
+  // 2^62 + 1 is not a double; the exact integer is what the kernel gets.
+  int64_t big = (int64_t(1) << 62) + 1;
+  ScalarArgument n{double(big), big}, m{7, 7};
+  llvm::Expected<BoundLaunch> launch =
+      bindArguments(contract, {n, m}, std::array<int64_t, 3>{1, 1, 1});
+  ASSERT_TRUE(static_cast<bool>(launch)) << llvm::toString(launch.takeError());
+  int64_t packed;
+  std::memcpy(&packed, launch->getParamBytes()[0].data(), sizeof packed);
+  EXPECT_EQ(packed, big);
+  ScalarArgument tooBig{double(int64_t(1) << 40), int64_t(1) << 40};
+  EXPECT_EQ(rejection(contract, {n, tooBig}),
+            "argument 'm': 1099511627776 does not fit in i32");
+}
+
+TEST(LauncherTest, ChoosesTheGridAfterTheParameters) {
+  // A grid that is a function of the dims: bind first, then set the grid.
+  llvm::Expected<BoundLaunch> launch =
+      bindParameters(sgemmContract(), sgemmArgs(128, 32, 192));
+  ASSERT_TRUE(static_cast<bool>(launch)) << llvm::toString(launch.takeError());
+  EXPECT_EQ(launch->getDims().lookup("N"), 192);
+  ASSERT_FALSE(setGrid(sgemmContract(), *launch, std::nullopt));
+  EXPECT_EQ(launch->getGrid(), (std::array<int64_t, 3>{2, 3, 1}));
+  llvm::Error error =
+      setGrid(sgemmContract(), *launch, std::array<int64_t, 3>{0, 1, 1});
+  EXPECT_EQ(llvm::toString(std::move(error)),
+            "grid x extent is 0; it must be at least 1");
 }
 
 namespace {

@@ -32,6 +32,20 @@ class Stream;
 /// TensorMapEncoder GPU launches pass to bindArguments.
 llvm::Error encodeTensorMap(const TensorMapRequest &request, void *map);
 
+/// cuTensorMapEncodeTiled's signature (CUresult and the enums as int).
+using EncodeTiledFunction = int (*)(void *map, int type, uint32_t rank,
+                                    void *address, const uint64_t *dims,
+                                    const uint64_t *strides,
+                                    const uint32_t *box,
+                                    const uint32_t *elementStrides,
+                                    int interleave, int swizzle, int l2,
+                                    int fill);
+
+/// encodeTensorMap through a caller's cuTensorMapEncodeTiled (a launcher
+/// with its own handle on the driver: the Python package's).
+llvm::Error encodeTensorMapWith(EncodeTiledFunction encode,
+                                const TensorMapRequest &request, void *map);
+
 /// The loaded driver, its primary context on one device, and its entry
 /// points. One per process; created on first use.
 class Driver {

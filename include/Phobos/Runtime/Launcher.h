@@ -34,7 +34,12 @@ namespace phobos {
 /// A tensor argument: where its data lives and how it is laid out.
 struct TensorArgument {
   uint64_t address = 0; ///< Device address (or host address in tests).
-  ElementType element = ElementType::F32;
+  /// None: an element type Phobos has no name for (a caller's uint8), which
+  /// no kernel takes; `elementName` then says what it was.
+  std::optional<ElementType> element = ElementType::F32;
+  /// How the caller names the element type in messages ("numpy float16");
+  /// empty: Phobos's name.
+  std::string elementName;
   std::vector<int64_t> shape;
   /// Element strides; empty means dense row-major. Kernels need dense
   /// row-major tensors.
@@ -42,7 +47,12 @@ struct TensorArgument {
 };
 
 struct ScalarArgument {
-  double value = 0;
+  ScalarArgument(double value = 0, std::optional<int64_t> integer = {})
+      : value(value), integer(integer) {}
+  double value;
+  /// The exact value, where the caller has an integer (an int64 beyond
+  /// 2^53 is not a double); integer parameters then check this one.
+  std::optional<int64_t> integer;
 };
 
 using LaunchArgument = std::variant<TensorArgument, ScalarArgument>;
@@ -94,11 +104,23 @@ public:
   /// The grid the source describes: the launched one, or the tiles a
   /// persistent kernel loops over.
   std::array<int64_t, 3> getTileGrid() const { return grid; }
+  /// Each kernel parameter's bytes in ABI order (8-byte slots; a value
+  /// narrower than 8 bytes sits in the low bytes), without the tensor maps.
+  llvm::ArrayRef<std::array<uint8_t, 8>> getParamBytes() const {
+    return storage;
+  }
+  /// The tensor maps after the parameters, 128 bytes each.
+  size_t getNumTensorMaps() const { return tensorMaps.size(); }
+  const void *getTensorMap(size_t index) const {
+    return tensorMaps[index].bytes;
+  }
 
 private:
   friend llvm::Expected<BoundLaunch>
-  bindArguments(const LaunchContract &, llvm::ArrayRef<LaunchArgument>,
-                std::optional<std::array<int64_t, 3>>, TensorMapEncoder);
+  bindParameters(const LaunchContract &, llvm::ArrayRef<LaunchArgument>,
+                 TensorMapEncoder);
+  friend llvm::Error setGrid(const LaunchContract &, BoundLaunch &,
+                             std::optional<std::array<int64_t, 3>>);
   /// Each parameter's bytes, 8-byte aligned slots.
   std::vector<std::array<uint8_t, 8>> storage;
   /// The tensor maps, 64-byte aligned as CUDA requires.
@@ -110,6 +132,19 @@ private:
   std::array<int64_t, 3> grid = {1, 1, 1};
   bool persistent = false;
 };
+
+/// The first half of bindArguments: checks `args` and packs them, without
+/// choosing the grid (a caller whose grid is a function of the dims calls
+/// setGrid once it has them).
+llvm::Expected<BoundLaunch> bindParameters(const LaunchContract &contract,
+                                           llvm::ArrayRef<LaunchArgument> args,
+                                           TensorMapEncoder encoder = nullptr);
+
+/// The second half: the grid `grid` (checked against the GPU's limits) or,
+/// without one, the grid the contract infers from the bound dims; a
+/// persistent kernel takes only the inferred one.
+llvm::Error setGrid(const LaunchContract &contract, BoundLaunch &launch,
+                    std::optional<std::array<int64_t, 3>> grid);
 
 /// Checks `args` (one per contract parameter, in order) and packs them.
 /// `grid`, when given, overrides the contract's inference (each extent

@@ -1,12 +1,14 @@
 /*===- capi.c - A C program on the installed front door -------------------===*\
 |* Loads the saxpy example through phobos-c/Compiler.h, reads the launch     *|
-|* contract of one variant, compiles it to PTX for sm_90a (without ptxas),   *|
+|* contract of one variant, checks a launch's arguments against it          *|
+|* (phobos-c/Runtime.h), compiles it to PTX for sm_90a (without ptxas),      *|
 |* runs it on the CPU interpreter and checks every element against double   *|
 |* arithmetic; then checks that a broken program is reported at its line.    *|
 |* Usage: capi FILE.ph  (scripts/test-install.sh builds and runs it)         *|
 \*===----------------------------------------------------------------------===*/
 
 #include "phobos-c/Compiler.h"
+#include "phobos-c/Runtime.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +66,10 @@ int main(int argc, char **argv) {
   if (!contains(contract, "\"cta_threads\"") || !contains(contract, "\"BLOCK\":256"))
     return fprintf(stderr, "capi: unexpected contract %.*s\n", (int)contract.length,
                    contract.data), 1;
+  PhobosLaunchContract checks;
+  error = phobosLaunchContractCreate(contract, &checks);
+  if (!phobosErrorIsNull(error))
+    return fail("launch contract", error);
   phobosKernelBuildDestroy(build);
 
   request.chip = str("sm_90a");
@@ -90,7 +96,35 @@ int main(int argc, char **argv) {
       {out, str("f32"), 1, shape, 0, 0},
       {NULL, str(""), 0, NULL, 1.5, 0},
   };
-  int64_t grid[3] = {(N + 255) / 256, 1, 1};
+  /* The launch checks: a misaligned x is refused by name; the arguments as
+     they are bind, and the grid is the one the contract infers. */
+  PhobosLaunchArgument launch[4] = {
+      {true, (uint64_t)(uintptr_t)x + 4, str("f32"), str(""), 1, shape, NULL, false, 0, 0},
+      {true, (uint64_t)(uintptr_t)y, str("f32"), str(""), 1, shape, NULL, false, 0, 0},
+      {true, (uint64_t)(uintptr_t)out, str("f32"), str(""), 1, shape, NULL, false, 0, 0},
+      {false, 0, str(""), str(""), 0, NULL, NULL, false, 0, 1.5},
+  };
+  PhobosBoundLaunch bound;
+  error = phobosLaunchBind(checks, launch, 4, NULL, &bound);
+  PhobosStringRef param = phobosErrorIsNull(error) ? str("") : phobosErrorGetParameter(error);
+  if (phobosErrorIsNull(error) || param.length != 1 || param.data[0] != 'x' ||
+      !contains(phobosErrorGetMessage(error), "is not 16-byte aligned"))
+    return fprintf(stderr, "capi: a misaligned x was not refused by name\n"), 1;
+  phobosErrorDestroy(error);
+  launch[0].address -= 4;
+  error = phobosLaunchBind(checks, launch, 4, NULL, &bound);
+  if (!phobosErrorIsNull(error))
+    return fail("bind", error);
+  error = phobosBoundLaunchSetGrid(checks, bound, NULL);
+  if (!phobosErrorIsNull(error))
+    return fail("grid", error);
+  int64_t grid[3];
+  phobosBoundLaunchGetGrid(bound, 0, grid);
+  if (grid[0] != (N + 255) / 256 || grid[1] != 1 || grid[2] != 1)
+    return fprintf(stderr, "capi: inferred grid (%lld, %lld, %lld)\n", (long long)grid[0],
+                   (long long)grid[1], (long long)grid[2]), 1;
+  phobosBoundLaunchDestroy(bound);
+  phobosLaunchContractDestroy(checks);
   error = phobosSessionInterpret(session, str("saxpy"), str("BLOCK=256"), grid, args, 4, 0, 0);
   if (!phobosErrorIsNull(error))
     return fail("interpret", error);
