@@ -273,8 +273,6 @@ bool reportError(llvm::Error error) {
   return false;
 }
 
-/// Compiles for the GPU, copies the tensors there, launches (and times),
-/// and copies them back.
 /// The compiled kernel for `target`: from the kernel cache when the source
 /// is Phobos text (`source` non-empty) and the cache is on, else compiled
 /// (and published in the cache).
@@ -318,6 +316,8 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
   return std::move(build->kernel);
 }
 
+/// Compiles for the GPU, copies the tensors there, launches (and times),
+/// and copies them back.
 bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
               const llvm::StringMap<int64_t> &dims,
               std::vector<HostTensor> &tensors,
@@ -441,15 +441,8 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
   return true;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "phobos-run: run, check and time one Phobos kernel variant\n");
-  // Values that parse but make no sense are errors, not silent defaults.
+/// Values that parse but make no sense are errors, not silent defaults.
+void validateOptions() {
   if (tolerance.getNumOccurrences() &&
       !(tolerance >= 0 && std::isfinite(tolerance)))
     usage("--tolerance must be a non-negative number, got " +
@@ -473,52 +466,80 @@ int main(int argc, char **argv) {
   if (chip.getNumOccurrences() && !phobos::isValidChip(chip))
     usage(llvm::Twine("--chip: unsupported chip '") + chip.getValue() +
           "'; Phobos targets " + phobos::supportedChips());
+}
 
-  // Compile the kernel (front end only: the interpreter runs tile IR).
-  mlir::DialectRegistry registry;
-  registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  // Errors point at the user's source; the IR of the failing op is noise.
-  context.printOpOnDiagnostic(false);
-  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+/// The kernel to run: the input read once and imported through the front
+/// end only (the interpreter runs tile IR; GPU runs compile in
+/// compileForGpu), its diagnostics reported at the user's source.
+struct Program {
+  explicit Program(mlir::DialectRegistry &registry) : context(registry) {
+    // Errors point at the user's source; the IR of the failing op is noise.
+    context.printOpOnDiagnostic(false);
+  }
+
+  /// Reads the input (and --span-map), imports it and picks the kernel;
+  /// false when the front end has reported why not.
+  bool load();
+
+  /// Without --variant, switches to the variant phobos-tune (or the Python
+  /// package) chose for this kernel, problem shape and chip, when it
+  /// searched before; false when that variant does not import.
+  bool useTunedVariant(const LaunchContract::DimValues &dims);
+
+  llvm::StringRef text() const {
+    return sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  }
+
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  std::optional<mlir::SourceMgrDiagnosticHandler> diagnostics;
+  std::optional<frontend::SpanMap> spanMap;
+  std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
+  frontend::ImportOptions importOptions;
+  /// A .mlir input is a module of phobos kernels (possibly after passes),
+  /// run as it is; anything else is Phobos source.
+  bool mlirInput = false;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  tile::KernelOp kernel;
+  LaunchContract contract;
+};
+
+bool Program::load() {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!buffer)
     usage("cannot read '" + inputFile + "': " + buffer.getError().message());
-  sourceMgr->AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
-  std::optional<frontend::SpanMap> spanMap;
-  std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  diagnostics.emplace(sourceMgr, &context);
   if (!spanMapFile.empty()) {
-    llvm::Expected<frontend::SpanMap> map = frontend::SpanMap::readFile(spanMapFile);
+    llvm::Expected<frontend::SpanMap> map =
+        frontend::SpanMap::readFile(spanMapFile);
     if (!map)
       usage(llvm::toString(map.takeError()));
     spanMap = std::move(*map);
     spanMapHandler.emplace(*spanMap,
-                           sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())
+                           sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
                                ->getBufferIdentifier()
                                .str(),
-                           *sourceMgr, diagnostics, &context);
+                           sourceMgr, *diagnostics, &context);
   }
 
-  frontend::ImportOptions options;
-  options.kernelName = kernelName;
-  std::string problem = frontend::parseVariantSpec(variantSpec, options.variant);
+  importOptions.kernelName = kernelName;
+  std::string problem =
+      frontend::parseVariantSpec(variantSpec, importOptions.variant);
   if (!problem.empty())
     usage("--variant: " + problem);
-  // A .mlir input is a module of phobos kernels (possibly after passes),
-  // run as it is; anything else is Phobos source.
-  bool mlirInput = llvm::StringRef(inputFile).ends_with(".mlir");
+  mlirInput = llvm::StringRef(inputFile).ends_with(".mlir");
   if (mlirInput && !variantSpec.empty())
     usage("--variant applies to Phobos source; the kernels of a .mlir module "
           "are already bound to their variants (drop --variant, or run the "
           ".ph source)");
-  if (variantSpec.getNumOccurrences() && options.variant.empty())
+  if (variantSpec.getNumOccurrences() && importOptions.variant.empty())
     usage("--variant expects NAME=V,..., got '" + variantSpec + "'");
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlirInput ? mlir::parseSourceFile<mlir::ModuleOp>(*sourceMgr, &context)
-                : frontend::importPhobos(*sourceMgr, &context, options);
+  module = mlirInput
+               ? mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context)
+               : frontend::importPhobos(sourceMgr, &context, importOptions);
   if (!module)
-    return 1;
+    return false;
   if (mlirInput && !kernelName.empty())
     for (tile::KernelOp k : llvm::to_vector(module->getOps<tile::KernelOp>()))
       if (k.getSymName() != kernelName)
@@ -531,10 +552,69 @@ int main(int argc, char **argv) {
     usage("the file defines several kernels (" + names +
           "); choose one with --kernel");
   }
-  tile::KernelOp kernel = kernels.front();
-  LaunchContract contract = buildLaunchContract(kernel);
+  kernel = kernels.front();
+  contract = buildLaunchContract(kernel);
+  return true;
+}
 
-  // Tensors read from .npy files (--input); their shapes bind dims.
+bool Program::useTunedVariant(const LaunchContract::DimValues &dims) {
+  if (!variantSpec.empty() || mlirInput || noTuned || contract.variant.empty())
+    return true;
+  // The tuning cache answers without searching.
+  std::string tuningChip = interpret ? std::string("interpreter") : chip;
+  if (!interpret && chip.getNumOccurrences() == 0) {
+    if (llvm::Expected<cuda::Driver &> driver = cuda::Driver::get()) {
+      tuningChip = driver->targetChip();
+    } else {
+      llvm::consumeError(driver.takeError()); // reported when it runs
+      tuningChip.clear();
+    }
+  }
+  TuningKey key;
+  key.source = text().str();
+  key.kernel = contract.kernel;
+  key.chip = tuningChip;
+  for (auto &entry : dims)
+    key.dims.emplace_back(entry.getKey().str(), entry.getValue());
+  key.general = !interpret && (!specialize || noSpecialize);
+  TuningCache tuning(cacheDir.empty() ? defaultKernelCacheDir() : cacheDir);
+  std::optional<llvm::json::Object> record;
+  if (!tuningChip.empty())
+    record = tuning.lookup(key);
+  auto tuned = record ? TuningCache::variantOf(*record) : std::nullopt;
+  if (!tuned)
+    return true;
+  frontend::ImportOptions tunedOptions = importOptions;
+  for (auto &[name, value] : *tuned)
+    tunedOptions.variant[name] = value;
+  mlir::OwningOpRef<mlir::ModuleOp> tunedModule =
+      frontend::importPhobos(sourceMgr, &context, tunedOptions);
+  if (!tunedModule)
+    return false;
+  module = std::move(tunedModule);
+  kernel = *module->getOps<tile::KernelOp>().begin();
+  contract = buildLaunchContract(kernel);
+  std::string tunedText;
+  for (auto &[name, value] : *tuned)
+    tunedText += (tunedText.empty() ? "" : ",") + name + "=" +
+                 std::to_string(value);
+  llvm::errs() << "phobos-run: the tuned variant " << tunedText << " (tuned on "
+               << tuningChip << " for " << key.dimsText() << ")\n";
+  return true;
+}
+
+/// What the command line binds besides the kernel's variant: tensors read
+/// from files, files to write, the dims.
+struct Bindings {
+  std::map<std::string, HostTensor> inputs;
+  llvm::StringMap<std::string> outputs;
+  LaunchContract::DimValues dims;
+  /// The dims bound at launch, in the order the run line prints them.
+  std::vector<std::string> dynamic;
+};
+
+/// --input: tensors read from .npy files; their shapes bind dims.
+std::map<std::string, HostTensor> readInputs(const LaunchContract &contract) {
   std::map<std::string, HostTensor> inputs;
   for (const std::string &spec : inputSpecs) {
     llvm::StringRef name, path;
@@ -546,8 +626,10 @@ int main(int argc, char **argv) {
     if (inputs.count(name.str()))
       usage("--input " + name + " is given twice");
     uint64_t fileBytes = 0;
-    uint64_t limit = maxHostBytes ? maxHostBytes.getValue() : availableHostBytes();
-    if (!llvm::sys::fs::file_size(path, fileBytes) && limit && fileBytes > limit)
+    uint64_t limit =
+        maxHostBytes ? maxHostBytes.getValue() : availableHostBytes();
+    if (!llvm::sys::fs::file_size(path, fileBytes) && limit &&
+        fileBytes > limit)
       usage("--input " + name + ": '" + path + "' holds " +
             formatBytes(fileBytes) + ", more than the " + formatBytes(limit) +
             " of host memory the run may use (--max-host-bytes)");
@@ -564,6 +646,11 @@ int main(int argc, char **argv) {
             "' has rank " + llvm::Twine(slot->dims.size()));
     inputs[name.str()] = std::move(*tensor);
   }
+  return inputs;
+}
+
+/// --output: the .npy file each tensor is written to after the run.
+llvm::StringMap<std::string> readOutputs(const LaunchContract &contract) {
   llvm::StringMap<std::string> outputs;
   for (const std::string &spec : outputSpecs) {
     llvm::StringRef name, path;
@@ -575,17 +662,20 @@ int main(int argc, char **argv) {
     if (!outputs.try_emplace(name, path.str()).second)
       usage("--output " + name + " is given twice");
   }
+  return outputs;
+}
 
-  // Dims: every launch-bound dim must be given; compile-time ones may be
-  // given if they agree.
-  LaunchContract::DimValues dims;
-  std::vector<std::string> dynamic = contract.dynamicDims();
+/// Dims: every launch-bound dim must be given (with --dim or by an
+/// --input's shape); compile-time ones may be given if they agree.
+void bindDims(const LaunchContract &contract, Bindings &bindings) {
+  LaunchContract::DimValues &dims = bindings.dims;
+  bindings.dynamic = contract.dynamicDims();
   for (const std::string &spec : dimSpecs) {
     llvm::StringRef name, text;
     int64_t value;
     if (!parseBinding(spec, name, text) || text.getAsInteger(10, value))
       usage("--dim expects NAME=INTEGER, got '" + spec + "'");
-    bool known = llvm::is_contained(dynamic, name.str());
+    bool known = llvm::is_contained(bindings.dynamic, name.str());
     for (const ParamSlot &slot : contract.params)
       for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
         if (dim == name && extent >= 0) {
@@ -604,66 +694,32 @@ int main(int argc, char **argv) {
       usage("--dim " + name + " is given twice (" + name + "=" +
             llvm::Twine(dims.lookup(name)) + " and " + name + "=" + text + ")");
   }
-  // Dims an --input binds (the launcher's checks below catch a tensor that
-  // disagrees with another).
+  // Dims an --input binds (the launcher's checks in checkLaunch catch a
+  // tensor that disagrees with another).
   for (const ParamSlot &slot : contract.params) {
-    auto input = inputs.find(slot.name);
-    if (input == inputs.end())
+    auto input = bindings.inputs.find(slot.name);
+    if (input == bindings.inputs.end())
       continue;
     for (auto [axis, dim] : llvm::enumerate(slot.dims))
       if (slot.staticShape[axis] < 0)
         dims.try_emplace(dim, input->second.getShape()[axis]);
   }
-  for (const std::string &name : dynamic)
+  for (const std::string &name : bindings.dynamic)
     if (!dims.count(name))
       usage("missing --dim " + name + "=V (kernel '" + contract.kernel +
             "' needs every dim bound at launch)");
-  // No --variant: the variant phobos-tune (or the Python package) chose for
-  // this kernel, problem shape and chip, when it searched before. The
-  // tuning cache answers without searching.
-  if (variantSpec.empty() && !mlirInput && !noTuned &&
-      !contract.variant.empty()) {
-    std::string tuningChip = interpret ? std::string("interpreter") : chip;
-    if (!interpret && chip.getNumOccurrences() == 0) {
-      if (llvm::Expected<cuda::Driver &> driver = cuda::Driver::get()) {
-        tuningChip = driver->targetChip();
-      } else {
-        llvm::consumeError(driver.takeError()); // reported when it runs
-        tuningChip.clear();
-      }
-    }
-    TuningKey key;
-    key.source = sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())
-                     ->getBuffer()
-                     .str();
-    key.kernel = contract.kernel;
-    key.chip = tuningChip;
-    for (auto &entry : dims)
-      key.dims.emplace_back(entry.getKey().str(), entry.getValue());
-    key.general = !interpret && (!specialize || noSpecialize);
-    TuningCache tuning(cacheDir.empty() ? defaultKernelCacheDir() : cacheDir);
-    std::optional<llvm::json::Object> record;
-    if (!tuningChip.empty())
-      record = tuning.lookup(key);
-    if (auto tuned = record ? TuningCache::variantOf(*record) : std::nullopt) {
-      frontend::ImportOptions tunedOptions = options;
-      for (auto &[name, value] : *tuned)
-        tunedOptions.variant[name] = value;
-      mlir::OwningOpRef<mlir::ModuleOp> tunedModule =
-          frontend::importPhobos(*sourceMgr, &context, tunedOptions);
-      if (!tunedModule)
-        return 1;
-      module = std::move(tunedModule);
-      kernel = *module->getOps<tile::KernelOp>().begin();
-      contract = buildLaunchContract(kernel);
-      std::string text;
-      for (auto &[name, value] : *tuned)
-        text += (text.empty() ? "" : ",") + name + "=" + std::to_string(value);
-      llvm::errs() << "phobos-run: the tuned variant " << text << " (tuned on "
-                   << tuningChip << " for " << key.dimsText() << ")\n";
-    }
-  }
+}
 
+Bindings readBindings(const LaunchContract &contract) {
+  Bindings bindings;
+  bindings.inputs = readInputs(contract);
+  bindings.outputs = readOutputs(contract);
+  bindDims(contract, bindings);
+  return bindings;
+}
+
+void checkAlignedDims(const LaunchContract &contract,
+                      const LaunchContract::DimValues &dims) {
   for (auto &[name, multiple] : contract.aligned) {
     int64_t value = dims.lookup(name);
     if (value && value % multiple != 0)
@@ -671,9 +727,10 @@ int main(int argc, char **argv) {
             "@aligned promise: '" + name + "' must be a multiple of " +
             llvm::Twine(multiple));
   }
+}
 
-  // Tensors, with their extents resolved.
-  std::mt19937_64 rng(seed);
+/// --init: how each tensor is filled, as given.
+llvm::StringMap<std::string> readInits(const LaunchContract &contract) {
   llvm::StringMap<std::string> inits;
   for (const std::string &spec : initSpecs) {
     llvm::StringRef name, how;
@@ -685,12 +742,18 @@ int main(int argc, char **argv) {
     if (!inits.try_emplace(name, how.str()).second)
       usage("--init " + name + " is given twice");
   }
-  std::vector<HostTensor> tensors(contract.params.size());
-  std::vector<interp::Argument> arguments;
-  reference::Problem referenceInputs;
-  std::vector<HostTensor> initial(contract.params.size());
-  llvm::StringMap<bool> givenScalars;
-  llvm::StringMap<int64_t> intScalars;
+  return inits;
+}
+
+/// The scalars given with --scalar.
+struct GivenScalars {
+  llvm::StringMap<double> values;
+  /// Integer scalars exactly, not through a double.
+  llvm::StringMap<int64_t> integers;
+};
+
+GivenScalars readScalars(const LaunchContract &contract) {
+  GivenScalars scalars;
   for (const std::string &spec : scalarSpecs) {
     llvm::StringRef name, text;
     if (!parseBinding(spec, name, text))
@@ -698,132 +761,166 @@ int main(int argc, char **argv) {
     const ParamSlot *slot = contract.findParam(name);
     if (!slot || slot->kind != ParamSlot::Kind::Scalar)
       usage("--scalar: '" + name + "' is not a scalar parameter");
-    if (givenScalars.count(name))
+    if (scalars.values.count(name))
       usage("--scalar " + name + " is given twice");
     double value;
     if (!isFloat(slot->element)) {
-      // Integers exactly, not through a double.
       int64_t integer;
       if (text.getAsInteger(10, integer))
         usage("--scalar " + name + ": '" + text + "' is not an integer");
-      intScalars[name] = integer;
+      scalars.integers[name] = integer;
       value = static_cast<double>(integer);
     } else if (text.getAsDouble(value)) {
       usage("--scalar " + name + ": '" + text + "' is not a number");
     }
     if (slot->element == ElementType::Bool && value != 0 && value != 1)
-      usage("--scalar " + name + "=" + text +
-            ": a bool scalar is 0 or 1");
-    referenceInputs.scalars[name] = value;
-    givenScalars[name] = true;
+      usage("--scalar " + name + "=" + text + ": a bool scalar is 0 or 1");
+    scalars.values[name] = value;
   }
-  // The grid.
-  std::array<int64_t, 3> grid = {1, 1, 1};
-  if (!gridSpec.empty()) {
-    llvm::SmallVector<llvm::StringRef> parts;
-    llvm::StringRef(gridSpec).split(parts, ',');
-    if (parts.empty() || parts.size() > 3)
-      usage("--grid expects X[,Y[,Z]]");
-    for (auto [axis, part] : llvm::enumerate(parts))
-      if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] <= 0)
-        usage("--grid: '" + part + "' is not a positive integer");
-  } else {
+  return scalars;
+}
+
+/// --grid, else the grid the contract infers from the dims.
+std::array<int64_t, 3> readGrid(const LaunchContract &contract,
+                                const LaunchContract::DimValues &dims) {
+  if (gridSpec.empty()) {
     llvm::Expected<std::array<int64_t, 3>> inferred = contract.gridFor(dims);
     if (!inferred)
       usage(llvm::toString(inferred.takeError()) + " (--grid X,Y,Z)");
-    grid = *inferred;
+    return *inferred;
   }
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(gridSpec).split(parts, ',');
+  if (parts.empty() || parts.size() > 3)
+    usage("--grid expects X[,Y[,Z]]");
+  for (auto [axis, part] : llvm::enumerate(parts))
+    if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] <= 0)
+      usage("--grid: '" + part + "' is not a positive integer");
+  return grid;
+}
 
+using Shapes = llvm::StringMap<llvm::SmallVector<int64_t, 4>>;
 
-  // Everything the launch will check, checked now, before any tensor is
-  // allocated: dims, extents, @aligned, scalars (a value out of its type's
-  // range), the grid's hardware limits (for the interpreter too).
-  llvm::StringMap<llvm::SmallVector<int64_t, 4>> shapes;
-  {
-    std::vector<LaunchArgument> checked;
-    for (const ParamSlot &slot : contract.params) {
-      if (slot.kind == ParamSlot::Kind::Scalar) {
-        // Unspecified scalars take values valid for every type.
-        auto given = referenceInputs.scalars.find(slot.name);
-        checked.push_back(ScalarArgument{
-            given != referenceInputs.scalars.end() ? given->second : 1.0});
-        continue;
-      }
-      llvm::SmallVector<int64_t, 4> shape;
-      if (auto input = inputs.find(slot.name); input != inputs.end())
-        shape.assign(input->second.getShape().begin(),
-                     input->second.getShape().end());
+/// Everything the launch will check, checked now, before any tensor is
+/// allocated: dims, extents, @aligned, scalars (a value out of its type's
+/// range), the grid's hardware limits (for the interpreter too). Returns
+/// each tensor's shape.
+Shapes checkLaunch(const LaunchContract &contract, const Bindings &bindings,
+                   const llvm::StringMap<double> &scalars,
+                   std::array<int64_t, 3> grid) {
+  Shapes shapes;
+  std::vector<LaunchArgument> checked;
+  for (const ParamSlot &slot : contract.params) {
+    if (slot.kind == ParamSlot::Kind::Scalar) {
+      // Unspecified scalars take values valid for every type.
+      auto given = scalars.find(slot.name);
+      checked.push_back(
+          ScalarArgument{given != scalars.end() ? given->second : 1.0});
+      continue;
+    }
+    llvm::SmallVector<int64_t, 4> shape;
+    if (auto input = bindings.inputs.find(slot.name);
+        input != bindings.inputs.end())
+      shape.assign(input->second.getShape().begin(),
+                   input->second.getShape().end());
+    else
+      for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
+        shape.push_back(extent >= 0 ? extent : bindings.dims.lookup(dim));
+    TensorArgument argument;
+    argument.address = 16; // not dereferenced
+    argument.element = slot.element;
+    argument.shape.assign(shape.begin(), shape.end());
+    checked.push_back(std::move(argument));
+    shapes[slot.name] = std::move(shape);
+  }
+  llvm::Expected<BoundLaunch> bound =
+      bindArguments(contract, checked, grid, cuda::encodeTensorMap);
+  if (!bound) {
+    std::string hint;
+    llvm::handleAllErrors(bound.takeError(), [&](const LaunchError &error) {
+      const ParamSlot *slot = contract.findParam(error.getParam());
+      hint = llvm::toString(llvm::make_error<LaunchError>(error));
+      if (!slot)
+        hint += gridSpec.empty()
+                    ? " (the grid follows from the dims: choose smaller "
+                      "--dim values, or give --grid)"
+                    : " (--grid)";
+      else if (slot->kind == ParamSlot::Kind::Scalar)
+        hint += " (--scalar " + slot->name + "=V)";
       else
-        for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
-          shape.push_back(extent >= 0 ? extent : dims.lookup(dim));
-      TensorArgument argument;
-      argument.address = 16; // not dereferenced
-      argument.element = slot.element;
-      argument.shape.assign(shape.begin(), shape.end());
-      checked.push_back(std::move(argument));
-      shapes[slot.name] = std::move(shape);
-    }
-    llvm::Expected<BoundLaunch> bound =
-        bindArguments(contract, checked, grid, cuda::encodeTensorMap);
-    if (!bound) {
-      std::string hint;
-      llvm::handleAllErrors(bound.takeError(), [&](const LaunchError &error) {
-        const ParamSlot *slot = contract.findParam(error.getParam());
-        hint = llvm::toString(llvm::make_error<LaunchError>(error));
-        if (!slot)
-          hint += gridSpec.empty()
-                      ? " (the grid follows from the dims: choose smaller "
-                        "--dim values, or give --grid)"
-                      : " (--grid)";
-        else if (slot->kind == ParamSlot::Kind::Scalar)
-          hint += " (--scalar " + slot->name + "=V)";
-        else
-          hint += " (--dim, or the array given with --input)";
-      });
-      usage(hint);
-    }
+        hint += " (--dim, or the array given with --input)";
+    });
+    usage(hint);
   }
-  // Host memory: every tensor is held twice (the run's copy and the inputs
-  // kept for the check), three times when the interpreter times repeats.
-  {
-    uint64_t limit = maxHostBytes ? maxHostBytes.getValue() : availableHostBytes();
-    unsigned copies = 2 + (interpret && bench ? 1 : 0);
-    uint64_t total = 0;
-    std::string largest;
-    int64_t largestBytes = -1;
-    for (const ParamSlot &slot : contract.params) {
-      if (slot.kind != ParamSlot::Kind::Tensor)
-        continue;
-      std::optional<std::pair<int64_t, int64_t>> size =
-          tensorSize(slot.element, shapes[slot.name]);
-      if (!size)
-        usage("argument '" + slot.name + "' would have more than 2^63 elements "
-              "or bytes; choose smaller --dim values");
-      if (size->second > largestBytes) {
-        largestBytes = size->second;
-        largest = slot.name;
-      }
-      // Each size is below 2^63: three copies fit in 128 bits' worth of
-      // saturation.
-      uint64_t bytes = uint64_t(size->second);
-      total = bytes > (UINT64_MAX - total) / copies ? UINT64_MAX
-                                                    : total + bytes * copies;
-    }
-    if (limit && total > limit)
-      usage("the run needs " + formatBytes(total) +
-            " of host memory for its tensors (each held " +
-            llvm::Twine(copies) + " times; the largest is '" + largest +
-            "', " + formatBytes(largestBytes) + "), more than the " +
-            formatBytes(limit) +
-            (maxHostBytes ? " --max-host-bytes allows"
-                          : " this machine has available (--max-host-bytes "
-                            "sets the limit)") +
-            "; choose smaller --dim values");
-  }
+  return shapes;
+}
 
+/// Host memory: every tensor is held twice (the run's copy and the inputs
+/// kept for the check), three times when the interpreter times repeats.
+void checkHostMemory(const LaunchContract &contract, const Shapes &shapes) {
+  uint64_t limit =
+      maxHostBytes ? maxHostBytes.getValue() : availableHostBytes();
+  unsigned copies = 2 + (interpret && bench ? 1 : 0);
+  uint64_t total = 0;
+  std::string largest;
+  int64_t largestBytes = -1;
+  for (const ParamSlot &slot : contract.params) {
+    if (slot.kind != ParamSlot::Kind::Tensor)
+      continue;
+    std::optional<std::pair<int64_t, int64_t>> size =
+        tensorSize(slot.element, shapes.lookup(slot.name));
+    if (!size)
+      usage("argument '" + slot.name + "' would have more than 2^63 elements "
+            "or bytes; choose smaller --dim values");
+    if (size->second > largestBytes) {
+      largestBytes = size->second;
+      largest = slot.name;
+    }
+    // Each size is below 2^63: three copies fit in 128 bits' worth of
+    // saturation.
+    uint64_t bytes = uint64_t(size->second);
+    total = bytes > (UINT64_MAX - total) / copies ? UINT64_MAX
+                                                  : total + bytes * copies;
+  }
+  if (limit && total > limit)
+    usage("the run needs " + formatBytes(total) +
+          " of host memory for its tensors (each held " + llvm::Twine(copies) +
+          " times; the largest is '" + largest + "', " +
+          formatBytes(largestBytes) + "), more than the " + formatBytes(limit) +
+          (maxHostBytes ? " --max-host-bytes allows"
+                        : " this machine has available (--max-host-bytes "
+                          "sets the limit)") +
+          "; choose smaller --dim values");
+}
+
+/// The run's arguments, by parameter index.
+struct Arguments {
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  /// What the kernel runs on; scalars: empty.
+  std::vector<HostTensor> tensors;
+  /// The tensors before the run, which the check's reference reads.
+  std::vector<HostTensor> initial;
+  /// The interpreter's view of `tensors` and the scalars.
+  std::vector<interp::Argument> interpreted;
+  /// The reference's view of `initial` and every scalar's value.
+  reference::Problem referenceInputs;
+};
+
+/// Fills the tensors (--input, --init, seeded random data, or poison for
+/// outputs only written) and gives the scalars not given a seeded value.
+void fillArguments(const LaunchContract &contract, const Bindings &bindings,
+                   const llvm::StringMap<std::string> &inits,
+                   const GivenScalars &scalars, Arguments &arguments) {
+  std::mt19937_64 rng(seed);
+  std::vector<HostTensor> &tensors = arguments.tensors;
+  reference::Problem &referenceInputs = arguments.referenceInputs;
+  tensors.resize(contract.params.size());
+  arguments.initial.resize(contract.params.size());
+  referenceInputs.scalars = scalars.values;
   for (auto [index, slot] : llvm::enumerate(contract.params)) {
     if (slot.kind == ParamSlot::Kind::Scalar) {
-      if (!givenScalars.count(slot.name)) {
+      if (!scalars.values.count(slot.name)) {
         // Unspecified float scalars take a seeded value in [0.5, 1.5).
         double value = isFloat(slot.element)
                            ? 0.5 + std::uniform_real_distribution<double>()(rng)
@@ -832,19 +929,20 @@ int main(int argc, char **argv) {
       }
       interp::ScalarArg scalar;
       scalar.floatValue = referenceInputs.scalars[slot.name];
-      auto exact = intScalars.find(slot.name);
-      scalar.intValue = exact != intScalars.end()
+      auto exact = scalars.integers.find(slot.name);
+      scalar.intValue = exact != scalars.integers.end()
                             ? exact->second
                             : static_cast<int64_t>(scalar.floatValue);
-      arguments.push_back(scalar);
+      arguments.interpreted.push_back(scalar);
       continue;
     }
     llvm::SmallVector<int64_t, 4> shape;
     for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
-      shape.push_back(extent >= 0 ? extent : dims.lookup(dim));
+      shape.push_back(extent >= 0 ? extent : bindings.dims.lookup(dim));
     HostTensor &tensor = tensors[index] = HostTensor(slot.element, shape);
     std::string how = inits.lookup(slot.name);
-    if (auto input = inputs.find(slot.name); input != inputs.end()) {
+    if (auto input = bindings.inputs.find(slot.name);
+        input != bindings.inputs.end()) {
       if (!how.empty())
         usage("--init " + slot.name + ": the tensor is read with --input");
       tensor = input->second;
@@ -870,8 +968,8 @@ int main(int argc, char **argv) {
     } else {
       tensor.poison(); // written only: every element must be stored
     }
-    initial[index] = tensor;
-    referenceInputs.tensors[slot.name] = &initial[index];
+    arguments.initial[index] = tensor;
+    referenceInputs.tensors[slot.name] = &arguments.initial[index];
   }
   for (auto [index, slot] : llvm::enumerate(contract.params))
     if (slot.kind == ParamSlot::Kind::Tensor) {
@@ -880,195 +978,297 @@ int main(int argc, char **argv) {
       arg.elementType = slot.element;
       arg.shape.assign(tensors[index].getShape().begin(),
                        tensors[index].getShape().end());
-      arguments.insert(arguments.begin() + index, arg);
+      arguments.interpreted.insert(arguments.interpreted.begin() + index, arg);
     }
+}
 
-  if (!saveDir.empty()) {
-    if (std::error_code error = llvm::sys::fs::create_directories(saveDir))
-      usage("--save: cannot create '" + saveDir + "': " + error.message());
-    for (auto [index, slot] : llvm::enumerate(contract.params))
-      if (slot.kind == ParamSlot::Kind::Tensor)
-        if (llvm::Error error = initial[index].writeNpy(
-                saveDir + "/" + slot.name + ".in.npy"))
-          usage(llvm::toString(std::move(error)));
-  }
+/// The arguments, every option about them checked before any tensor is
+/// allocated.
+void prepareArguments(const LaunchContract &contract, const Bindings &bindings,
+                      Arguments &arguments) {
+  checkAlignedDims(contract, bindings.dims);
+  llvm::StringMap<std::string> inits = readInits(contract);
+  GivenScalars scalars = readScalars(contract);
+  arguments.grid = readGrid(contract, bindings.dims);
+  Shapes shapes =
+      checkLaunch(contract, bindings, scalars.values, arguments.grid);
+  checkHostMemory(contract, shapes);
+  fillArguments(contract, bindings, inits, scalars, arguments);
+}
 
-  if (!inputs.empty()) {
-    // Arrays from files can disagree with each other: the launcher's checks
-    // say how, by argument.
-    std::vector<LaunchArgument> checked;
-    for (auto [index, slot] : llvm::enumerate(contract.params)) {
-      if (slot.kind == ParamSlot::Kind::Scalar) {
-        checked.push_back(ScalarArgument{referenceInputs.scalars[slot.name]});
-        continue;
-      }
-      TensorArgument argument;
-      argument.address = reinterpret_cast<uintptr_t>(tensors[index].data());
-      argument.element = slot.element;
-      argument.shape.assign(tensors[index].getShape().begin(),
-                            tensors[index].getShape().end());
-      checked.push_back(std::move(argument));
+/// --save: every tensor as DIR/NAME.SUFFIX.npy.
+void saveTensors(const LaunchContract &contract,
+                 const std::vector<HostTensor> &tensors,
+                 llvm::StringRef suffix) {
+  for (auto [index, slot] : llvm::enumerate(contract.params))
+    if (slot.kind == ParamSlot::Kind::Tensor)
+      if (llvm::Error error = tensors[index].writeNpy(saveDir + "/" +
+                                                      slot.name + suffix.str()))
+        usage(llvm::toString(std::move(error)));
+}
+
+/// Arrays from files can disagree with each other: the launcher's checks
+/// say how, by argument.
+void checkInputsAgree(const LaunchContract &contract,
+                      const Arguments &arguments) {
+  std::vector<LaunchArgument> checked;
+  for (auto [index, slot] : llvm::enumerate(contract.params)) {
+    if (slot.kind == ParamSlot::Kind::Scalar) {
+      checked.push_back(
+          ScalarArgument{arguments.referenceInputs.scalars.lookup(slot.name)});
+      continue;
     }
-    llvm::Expected<BoundLaunch> bound =
-        bindArguments(contract, checked, grid, cuda::encodeTensorMap);
-    if (!bound)
-      usage(llvm::toString(bound.takeError()));
+    const HostTensor &tensor = arguments.tensors[index];
+    TensorArgument argument;
+    argument.address = reinterpret_cast<uintptr_t>(tensor.data());
+    argument.element = slot.element;
+    argument.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    checked.push_back(std::move(argument));
   }
+  llvm::Expected<BoundLaunch> bound =
+      bindArguments(contract, checked, arguments.grid, cuda::encodeTensorMap);
+  if (!bound)
+    usage(llvm::toString(bound.takeError()));
+}
 
-  // The reference, checked against the tensors before anything runs.
-  std::string referenceUsed;
-  std::unique_ptr<reference::Reference> ref;
-  if (check) {
-    referenceUsed = referenceName.empty()
-                        ? reference::defaultReferenceFor(contract.kernel).str()
-                        : referenceName.getValue();
-    ref = reference::makeReference(referenceUsed);
-    if (!ref) {
-      std::string known;
-      for (const std::string &n : reference::referenceNames())
-        known += (known.empty() ? "" : ", ") + n;
-      usage(referenceUsed.empty()
-                ? "--check: no reference is known for kernel '" +
-                      contract.kernel + "'; pass --reference (" + known + ")"
-                : "--reference: unknown reference '" + referenceUsed +
-                      "' (known: " + known + ")");
-    }
-    std::string problem = ref->validate(referenceInputs);
-    if (!problem.empty())
-      usage("--check: reference '" + referenceUsed + "' " + problem +
-            " (kernel '" + contract.kernel + "'; --reference chooses another)");
+/// The float64 reference --check compares with.
+struct ReferenceCheck {
+  std::string name;
+  std::unique_ptr<reference::Reference> reference;
+};
+
+/// The reference, checked against the tensors before anything runs.
+ReferenceCheck loadReference(const LaunchContract &contract,
+                             const reference::Problem &inputs) {
+  ReferenceCheck loaded;
+  loaded.name = referenceName.empty()
+                    ? reference::defaultReferenceFor(contract.kernel).str()
+                    : referenceName.getValue();
+  loaded.reference = reference::makeReference(loaded.name);
+  if (!loaded.reference) {
+    std::string known;
+    for (const std::string &n : reference::referenceNames())
+      known += (known.empty() ? "" : ", ") + n;
+    usage(loaded.name.empty()
+              ? "--check: no reference is known for kernel '" +
+                    contract.kernel + "'; pass --reference (" + known + ")"
+              : "--reference: unknown reference '" + loaded.name +
+                    "' (known: " + known + ")");
   }
+  std::string problem = loaded.reference->validate(inputs);
+  if (!problem.empty())
+    usage("--check: reference '" + loaded.name + "' " + problem +
+          " (kernel '" + contract.kernel + "'; --reference chooses another)");
+  return loaded;
+}
 
-  // Run (and time).
-  std::vector<double> times;
+/// Where the kernel ran, and the time of each timed run.
+struct Timing {
   std::string backend = "interpreter";
-  if (interpret) {
-    interp::Options runOptions;
-    runOptions.grid = grid;
-    // Tile IR that tile-persistent rewrote: three CTAs walk the tiles, so
-    // that each runs several when there are more than three.
-    if (contract.persistent)
-      runOptions.grid = {std::min<int64_t>(grid[0] * grid[1] * grid[2], 3), 1,
-                         1};
-    runOptions.threads = threads;
-    runOptions.stepLimit = stepLimit;
-    runOptions.launchStepLimit = launchStepLimit;
-    if (std::optional<interp::RunError> error =
-            interp::runKernel(kernel, arguments, runOptions)) {
-      mlir::emitError(error->loc) << error->message;
-      return 1;
-    }
-    if (bench) {
-      std::vector<HostTensor> scratch = tensors;
-      for (auto [index, arg] : llvm::enumerate(arguments))
-        if (auto *tensorArg = std::get_if<interp::TensorArg>(&arg))
-          tensorArg->data = scratch[index].data();
-      for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
-        auto begin = std::chrono::steady_clock::now();
-        if (std::optional<interp::RunError> again =
-                interp::runKernel(kernel, arguments, runOptions)) {
-          mlir::emitError(again->loc) << again->message;
-          return 1;
-        }
-        times.push_back(std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - begin)
-                            .count());
-      }
-    }
-  } else {
-    if (!runOnGpu(*module, mlirInput ? llvm::StringRef() : sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())->getBuffer(), dims, tensors,
-                  referenceInputs.scalars, grid, bench, repeat, times, backend))
-      return 1;
-  }
+  std::vector<double> timesMs;
+};
 
+/// Runs on the CPU, then (--bench) times repeats on a scratch copy of the
+/// tensors, so that the outputs checked are those of the first run.
+bool runOnInterpreter(tile::KernelOp kernel, const LaunchContract &contract,
+                      Arguments &arguments, std::vector<double> &timesMs) {
+  std::array<int64_t, 3> grid = arguments.grid;
+  interp::Options runOptions;
+  runOptions.grid = grid;
+  // Tile IR that tile-persistent rewrote: three CTAs walk the tiles, so
+  // that each runs several when there are more than three.
+  if (contract.persistent)
+    runOptions.grid = {std::min<int64_t>(grid[0] * grid[1] * grid[2], 3), 1,
+                       1};
+  runOptions.threads = threads;
+  runOptions.stepLimit = stepLimit;
+  runOptions.launchStepLimit = launchStepLimit;
+  if (std::optional<interp::RunError> error =
+          interp::runKernel(kernel, arguments.interpreted, runOptions)) {
+    mlir::emitError(error->loc) << error->message;
+    return false;
+  }
+  if (!bench)
+    return true;
+  std::vector<HostTensor> scratch = arguments.tensors;
+  std::vector<interp::Argument> scratchArguments = arguments.interpreted;
+  for (auto [index, arg] : llvm::enumerate(scratchArguments))
+    if (auto *tensorArg = std::get_if<interp::TensorArg>(&arg))
+      tensorArg->data = scratch[index].data();
+  for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
+    auto begin = std::chrono::steady_clock::now();
+    if (std::optional<interp::RunError> again =
+            interp::runKernel(kernel, scratchArguments, runOptions)) {
+      mlir::emitError(again->loc) << again->message;
+      return false;
+    }
+    timesMs.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - begin)
+                          .count());
+  }
+  return true;
+}
+
+/// The run line, then the tensors --save, --output and --print ask for.
+void writeOutputs(const LaunchContract &contract, const Bindings &bindings,
+                  const Arguments &arguments, llvm::StringRef backend) {
+  const std::array<int64_t, 3> &grid = arguments.grid;
   llvm::outs() << contract.kernel << " [" << describeVariant(contract) << "] "
                << backend << " grid (" << grid[0] << "," << grid[1] << ","
                << grid[2] << ")";
-  for (const std::string &name : dynamic)
-    llvm::outs() << " " << name << "=" << dims.lookup(name);
+  for (const std::string &name : bindings.dynamic)
+    llvm::outs() << " " << name << "=" << bindings.dims.lookup(name);
   llvm::outs() << "\n";
 
   if (!saveDir.empty())
-    for (auto [index, slot] : llvm::enumerate(contract.params))
-      if (slot.kind == ParamSlot::Kind::Tensor)
-        if (llvm::Error error = tensors[index].writeNpy(
-                saveDir + "/" + slot.name + ".out.npy"))
-          usage(llvm::toString(std::move(error)));
+    saveTensors(contract, arguments.tensors, ".out.npy");
   for (auto [index, slot] : llvm::enumerate(contract.params))
-    if (auto output = outputs.find(slot.name); output != outputs.end())
-      if (llvm::Error error = tensors[index].writeNpy(output->second))
-        usage("--output " + slot.name + ": " + llvm::toString(std::move(error)));
+    if (auto output = bindings.outputs.find(slot.name);
+        output != bindings.outputs.end())
+      if (llvm::Error error = arguments.tensors[index].writeNpy(output->second))
+        usage("--output " + slot.name + ": " +
+              llvm::toString(std::move(error)));
   if (printTensors)
     for (auto [index, slot] : llvm::enumerate(contract.params))
       if (slot.kind == ParamSlot::Kind::Tensor && slot.written)
-        printTensor(llvm::outs(), slot.name, tensors[index]);
+        printTensor(llvm::outs(), slot.name, arguments.tensors[index]);
+}
 
+struct CheckResult {
+  /// The exit status: 1 when an output is off by more than the tolerance.
   int status = 0;
   double worstError = 0;
-  if (check) {
-    const std::string &name = referenceUsed;
-    double limit = tolerance >= 0 ? tolerance.getValue()
-                   : usesReducedPrecision(kernel) ? 1e-2
-                                                  : 1e-5;
-    for (const std::string &output : ref->outputNames()) {
-      auto index = std::find_if(contract.params.begin(), contract.params.end(),
-                                [&](const ParamSlot &s) { return s.name == output; }) -
-                   contract.params.begin();
-      reference::Comparison result =
-          reference::compare(*ref, referenceInputs, output, tensors[index],
-                             /*fullCheckLimit=*/1 << 18,
-                             /*sampleCount=*/samples, seed + 1);
-      bool ok = result.maxRelativeError <= limit;
-      worstError = std::max(worstError, result.maxRelativeError);
-      llvm::outs() << "  check " << output << " vs " << name << ": "
-                   << result.elementsChecked << " elements, max rel err "
-                   << llvm::format("%.3g", result.maxRelativeError)
-                   << " (tolerance " << llvm::format("%g", limit) << ") "
-                   << (ok ? "ok" : "FAILED") << "\n";
-      if (result.unwritten > 0) {
-        llvm::outs() << "    " << result.unwritten
-                     << " elements never written, the first at [";
-        llvm::interleaveComma(result.firstUnwritten, llvm::outs());
-        llvm::outs() << "]\n";
-      }
-      if (!ok) {
-        llvm::outs() << "    worst at [";
-        llvm::interleaveComma(result.worstIndex, llvm::outs());
-        llvm::outs() << "]: got " << llvm::format("%.9g", result.worstGot)
-                     << ", expected "
-                     << llvm::format("%.9g", result.worstExpected) << "\n";
-        status = 1;
-      }
+};
+
+/// Compares each output the reference gives with the float64 reference.
+CheckResult checkOutputs(tile::KernelOp kernel, const LaunchContract &contract,
+                         const ReferenceCheck &referenceCheck,
+                         const Arguments &arguments) {
+  CheckResult checked;
+  double limit = tolerance >= 0                   ? tolerance.getValue()
+                 : usesReducedPrecision(kernel) ? 1e-2
+                                                : 1e-5;
+  for (const std::string &output : referenceCheck.reference->outputNames()) {
+    auto index =
+        std::find_if(contract.params.begin(), contract.params.end(),
+                     [&](const ParamSlot &s) { return s.name == output; }) -
+        contract.params.begin();
+    reference::Comparison result = reference::compare(
+        *referenceCheck.reference, arguments.referenceInputs, output,
+        arguments.tensors[index],
+        /*fullCheckLimit=*/1 << 18, /*sampleCount=*/samples, seed + 1);
+    bool ok = result.maxRelativeError <= limit;
+    checked.worstError = std::max(checked.worstError, result.maxRelativeError);
+    llvm::outs() << "  check " << output << " vs " << referenceCheck.name
+                 << ": " << result.elementsChecked << " elements, max rel err "
+                 << llvm::format("%.3g", result.maxRelativeError)
+                 << " (tolerance " << llvm::format("%g", limit) << ") "
+                 << (ok ? "ok" : "FAILED") << "\n";
+    if (result.unwritten > 0) {
+      llvm::outs() << "    " << result.unwritten
+                   << " elements never written, the first at [";
+      llvm::interleaveComma(result.firstUnwritten, llvm::outs());
+      llvm::outs() << "]\n";
+    }
+    if (!ok) {
+      llvm::outs() << "    worst at [";
+      llvm::interleaveComma(result.worstIndex, llvm::outs());
+      llvm::outs() << "]: got " << llvm::format("%.9g", result.worstGot)
+                   << ", expected "
+                   << llvm::format("%.9g", result.worstExpected) << "\n";
+      checked.status = 1;
     }
   }
+  return checked;
+}
 
+/// The median time (--bench) and the PHOBOS_RESULT line (--json).
+void reportResult(const LaunchContract &contract, const Bindings &bindings,
+                  std::array<int64_t, 3> grid, Timing &timing,
+                  const CheckResult &checked) {
+  std::vector<double> &times = timing.timesMs;
   double medianMs = 0;
   if (bench && !times.empty()) {
     std::sort(times.begin(), times.end());
     medianMs = times[times.size() / 2];
-    llvm::outs() << "  time (" << backend << "): median "
+    llvm::outs() << "  time (" << timing.backend << "): median "
                  << llvm::format("%.4f", medianMs) << " ms over "
                  << times.size() << " runs\n";
   }
-  if (jsonOutput) {
-    llvm::json::Object dimsObject, variantObject;
-    for (const std::string &name : dynamic)
-      dimsObject[name] = dims.lookup(name);
-    for (auto &[name, value] : contract.variant)
-      variantObject[name] = value;
-    llvm::json::Object result{
-        {"kernel", contract.kernel},
-        {"variant", std::move(variantObject)},
-        {"dims", std::move(dimsObject)},
-        {"grid", llvm::json::Array{grid[0], grid[1], grid[2]}},
-        {"backend", backend},
-        {"check", !check ? "skipped" : status == 0 ? "ok" : "failed"},
-        {"max_rel_err", std::isfinite(worstError) ? llvm::json::Value(worstError)
-                                                   : llvm::json::Value(nullptr)},
-        {"time_ms", medianMs},
-        {"runs", static_cast<int64_t>(times.size())}};
-    llvm::outs() << "PHOBOS_RESULT " << llvm::json::Value(std::move(result))
-                 << "\n";
+  if (!jsonOutput)
+    return;
+  llvm::json::Object dimsObject, variantObject;
+  for (const std::string &name : bindings.dynamic)
+    dimsObject[name] = bindings.dims.lookup(name);
+  for (auto &[name, value] : contract.variant)
+    variantObject[name] = value;
+  double worstError = checked.worstError;
+  llvm::json::Object result{
+      {"kernel", contract.kernel},
+      {"variant", std::move(variantObject)},
+      {"dims", std::move(dimsObject)},
+      {"grid", llvm::json::Array{grid[0], grid[1], grid[2]}},
+      {"backend", timing.backend},
+      {"check", !check ? "skipped" : checked.status == 0 ? "ok" : "failed"},
+      {"max_rel_err", std::isfinite(worstError) ? llvm::json::Value(worstError)
+                                                : llvm::json::Value(nullptr)},
+      {"time_ms", medianMs},
+      {"runs", static_cast<int64_t>(times.size())}};
+  llvm::outs() << "PHOBOS_RESULT " << llvm::json::Value(std::move(result))
+               << "\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "phobos-run: run, check and time one Phobos kernel variant\n");
+  validateOptions();
+
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  Program program(registry);
+  if (!program.load())
+    return 1;
+  // The tuning cache is keyed by the dims: they are bound first.
+  Bindings bindings = readBindings(program.contract);
+  if (!program.useTunedVariant(bindings.dims))
+    return 1;
+  const LaunchContract &contract = program.contract;
+
+  Arguments arguments;
+  prepareArguments(contract, bindings, arguments);
+  if (!saveDir.empty()) {
+    if (std::error_code error = llvm::sys::fs::create_directories(saveDir))
+      usage("--save: cannot create '" + saveDir + "': " + error.message());
+    saveTensors(contract, arguments.initial, ".in.npy");
   }
-  return status;
+  if (!bindings.inputs.empty())
+    checkInputsAgree(contract, arguments);
+  ReferenceCheck referenceCheck;
+  if (check)
+    referenceCheck = loadReference(contract, arguments.referenceInputs);
+
+  Timing timing;
+  bool ran =
+      interpret
+          ? runOnInterpreter(program.kernel, contract, arguments,
+                             timing.timesMs)
+          : runOnGpu(*program.module,
+                     program.mlirInput ? llvm::StringRef() : program.text(),
+                     bindings.dims, arguments.tensors,
+                     arguments.referenceInputs.scalars, arguments.grid, bench,
+                     repeat, timing.timesMs, timing.backend);
+  if (!ran)
+    return 1;
+
+  writeOutputs(contract, bindings, arguments, timing.backend);
+  CheckResult checked;
+  if (check)
+    checked = checkOutputs(program.kernel, contract, referenceCheck, arguments);
+  reportResult(contract, bindings, arguments.grid, timing, checked);
+  return checked.status;
 }
