@@ -208,11 +208,125 @@ specializationExtents(const Options &options, llvm::StringRef kernelName) {
   return shared;
 }
 
-llvm::Expected<Report> phobos::tune::tune(const Options &options) {
-  auto wallStart = Clock::now();
-  mlir::DialectRegistry registry;
-  registerAllDialects(registry);
-  Source source(registry);
+namespace {
+
+/// One search, its stages in the order tune() runs them, and the state
+/// they hand on. Members are declared in the order the stages make them,
+/// so that what refers to another is destroyed first (the loaded variants
+/// before the backend, the front ends before their context).
+class Search {
+public:
+  Search(const Options &options, mlir::DialectRegistry &registry,
+         Clock::time_point wallStart)
+      : options(options), wallStart(wallStart), source(registry),
+        checkProblem(options.problem), tolerance(options.tolerance),
+        rng(options.seed) {}
+
+  /// The kernel's source in the main context, with diagnostics at the
+  /// places --span-map gives.
+  llvm::Error readSource();
+  /// The kernel and the variants to search (--variants, or the @autotune
+  /// space less what --fix rules out).
+  llvm::Error enumerateSpace();
+  /// The default variant's contract, and the problem checked against it.
+  llvm::Error readDefaultContract();
+  /// The backend and the chip.
+  llvm::Error chooseBackend();
+  /// The report the tuning cache remembers for this search, where it may
+  /// answer (not when only compiling, forced or asked for the check dims).
+  std::optional<Report> lookUpTuningCache();
+  void startReport();
+  /// Stage 1 of every variant: the front end (contract, pruning), on the
+  /// GPU in the compile pool, which goes on to stage 2 in the background.
+  void compileFrontEnds();
+  /// Whether variants run (are checked and timed), not only compiled.
+  bool runsVariants() const { return backend != nullptr; }
+  /// How variants are checked: the tolerance, the check problem, the
+  /// reference or the expected outputs.
+  llvm::Error chooseCheck();
+  /// The report of --print-check-dims: the check problem's dims.
+  Report checkDimsReport();
+  /// The check problem's tensors and, for the interpreter check, what the
+  /// interpreter gives on them.
+  llvm::Error prepareCheck();
+  /// The timed problem, uploaded once.
+  llvm::Error prepareTiming();
+  /// Checks and times each variant as it arrives from the compile pool.
+  void checkAndTimeEach();
+  /// The fastest few again, in rounds, so that drift hits them alike.
+  void refineFastest();
+  /// The fastest variant that passed; ends the progress line.
+  void chooseBest();
+  /// Remembers the winner in the tuning cache.
+  void remember();
+  Report takeReport() { return std::move(report); }
+
+private:
+  void importFrontEnds();
+  void startCompilePool();
+  llvm::Error chooseSmallCheckDims();
+  /// The next variant out of stage 2, in completion order; nullopt when
+  /// every variant has come.
+  std::optional<CompileOutcome> nextCompiled();
+  void recordCompile(const CompileOutcome &outcome);
+  /// A variant that is not compiled: counted in every column of the
+  /// progress.
+  void drop(size_t index, VariantResult::Status status,
+            const std::string &reason);
+  /// A variant that failed after it was compiled: counted as checked and
+  /// timed.
+  void markFailed(VariantResult &result, VariantResult::Status status,
+                  const std::string &reason);
+  void checkAndTime(const CompileOutcome &outcome);
+  /// Runs `outcome` on the check problem and compares its outputs; false
+  /// when it failed or is wrong (its result says why).
+  bool checkVariant(const CompileOutcome &outcome);
+  /// The largest relative error of the outputs `ran` gives (infinite for
+  /// unwritten or non-finite elements), and the output it is in.
+  std::pair<double, std::string>
+  worstError(const CompileOutcome &outcome,
+             const std::vector<HostTensor> &ran);
+  void timeVariant(const CompileOutcome &outcome);
+
+  const Options &options;
+  Clock::time_point wallStart;
+  Source source;
+  std::unique_ptr<frontend::Diagnostics> diags;
+  std::unique_ptr<frontend::ast::Program> program;
+  std::optional<frontend::KernelAttributes> attrs;
+  std::string kernelName;
+  std::vector<Variant> space;
+  LaunchContract firstContract;
+  std::unique_ptr<Backend> backend;
+  std::string chip;
+  /// Variants run on the interpreter: they are imported, not compiled.
+  bool interpreted = false;
+  TuningKey tuningKey;
+  std::string cacheRoot;
+  std::optional<TuningCache> tuningCache;
+  Report report;
+  std::optional<Progress> progress;
+  /// The extents the GPU variants are specialised for (none on the
+  /// interpreter backend, which runs the tile kernel).
+  llvm::StringMap<int64_t> specializeDims;
+  std::vector<CompileOutcome> outcomes;
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> frontEnds;
+  std::unique_ptr<CompilePool> pool;
+  std::deque<CompileOutcome> compiledQueue;
+  Clock::time_point compileStart;
+  Problem checkProblem;
+  CheckMode checkMode = CheckMode::None;
+  double tolerance;
+  std::mt19937_64 rng;
+  std::map<std::string, HostTensor> expected;
+  std::unique_ptr<RememberingReference> reference;
+  std::optional<Instance> checkInstance;
+  reference::Problem referenceProblem;
+  std::vector<std::unique_ptr<Loaded>> loaded;
+  double bestMs = INFINITY;
+};
+
+llvm::Error Search::readSource() {
   source.sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(options.source, options.sourceFile),
       llvm::SMLoc());
@@ -228,11 +342,13 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
         *source.spanMap, options.sourceFile, source.sourceMgr, *source.printer,
         &source.context);
   }
+  return llvm::Error::success();
+}
 
-  // The space.
-  frontend::Diagnostics diags(source.sourceMgr, &source.context,
-                              source.sourceMgr.getMainFileID());
-  std::unique_ptr<frontend::ast::Program> program = frontend::parseProgram(diags);
+llvm::Error Search::enumerateSpace() {
+  diags = std::make_unique<frontend::Diagnostics>(
+      source.sourceMgr, &source.context, source.sourceMgr.getMainFileID());
+  program = frontend::parseProgram(*diags);
   if (!program)
     return fail(source.diagnosticText);
   frontend::ast::Kernel *astKernel = nullptr;
@@ -248,12 +364,10 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
   if (!astKernel)
     return fail("no kernel '" + options.kernel + "' in " + options.sourceFile +
                 " (it defines " + llvm::join(names, ", ") + ")");
-  std::optional<frontend::KernelAttributes> attrs =
-      frontend::readAttributes(*astKernel, diags);
+  attrs = frontend::readAttributes(*astKernel, *diags);
   if (!attrs)
     return fail(source.diagnosticText);
-  std::string kernelName = astKernel->name;
-  std::vector<Variant> space;
+  kernelName = astKernel->name;
   if (!options.variants.empty()) {
     for (const llvm::StringMap<int64_t> &given : options.variants) {
       Variant variant;
@@ -269,24 +383,26 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
                       "' is not an @autotune name of '" + kernelName + "'");
       space.push_back(std::move(variant));
     }
-  } else {
-    for (auto &entry : options.fixed)
-      if (!attrs->findAutotune(entry.getKey()))
-        return fail("--fix: '" + entry.getKey() +
-                    "' is not an @autotune name of '" + kernelName + "'");
-    for (frontend::Variant &variant : frontend::enumerateVariants(*attrs)) {
-      bool keep = llvm::all_of(variant, [&](auto &binding) {
-        auto fixed = options.fixed.find(binding.first);
-        return fixed == options.fixed.end() || fixed->second == binding.second;
-      });
-      if (keep)
-        space.push_back(std::move(variant));
-    }
-    if (space.empty())
-      return fail("--fix leaves no variant of '" + kernelName + "' to search");
+    return llvm::Error::success();
   }
+  for (auto &entry : options.fixed)
+    if (!attrs->findAutotune(entry.getKey()))
+      return fail("--fix: '" + entry.getKey() +
+                  "' is not an @autotune name of '" + kernelName + "'");
+  for (frontend::Variant &variant : frontend::enumerateVariants(*attrs)) {
+    bool keep = llvm::all_of(variant, [&](auto &binding) {
+      auto fixed = options.fixed.find(binding.first);
+      return fixed == options.fixed.end() || fixed->second == binding.second;
+    });
+    if (keep)
+      space.push_back(std::move(variant));
+  }
+  if (space.empty())
+    return fail("--fix leaves no variant of '" + kernelName + "' to search");
+  return llvm::Error::success();
+}
 
-  // The default variant's contract: what the problem must bind.
+llvm::Error Search::readDefaultContract() {
   mlir::OwningOpRef<mlir::ModuleOp> defaultModule =
       source.import(kernelName, space.front());
   if (!defaultModule) {
@@ -298,8 +414,9 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
       return fail("no variant of '" + kernelName + "' compiles:\n" +
                   source.diagnosticText);
   }
-  LaunchContract firstContract =
+  firstContract =
       buildLaunchContract(*defaultModule->getOps<tile::KernelOp>().begin());
+  // What the problem must bind.
   for (const std::string &dim : firstContract.dynamicDims())
     if (!options.problem.dims.count(dim))
       return fail("missing --dim " + dim + "=V (kernel '" + kernelName +
@@ -318,15 +435,17 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
       return fail("--dim: '" + entry.getKey() + "' is not a dim of kernel '" +
                   kernelName + "'");
   }
+  return llvm::Error::success();
+}
 
-  // The backend, the chip, and what the tuning cache knows.
-  std::unique_ptr<Backend> backend;
-  std::string chip = options.chip;
+llvm::Error Search::chooseBackend() {
+  chip = options.chip;
   if (!options.compileOnly) {
     if (options.backend == "interpreter" || options.checkDimsOnly) {
       backend = makeInterpreterBackend();
     } else if (options.backend == "gpu") {
-      llvm::Expected<std::unique_ptr<Backend>> gpu = makeGpuBackend(options.chip);
+      llvm::Expected<std::unique_ptr<Backend>> gpu =
+          makeGpuBackend(options.chip);
       if (!gpu)
         return gpu.takeError();
       backend = std::move(*gpu);
@@ -338,38 +457,44 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
   }
   if (chip.empty())
     chip = "sm_90";
-  bool interpreted =
+  interpreted =
       backend && (options.backend == "interpreter" || options.checkDimsOnly);
   if (!interpreted && !isValidChip(chip))
     return fail("--chip: unsupported chip '" + chip +
                 "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
                 "sm_90a");
+  return llvm::Error::success();
+}
 
-  TuningKey tuningKey;
+std::optional<Report> Search::lookUpTuningCache() {
   tuningKey.source = options.source;
   tuningKey.kernel = kernelName;
   tuningKey.chip = chip;
   for (auto &entry : options.problem.dims)
     tuningKey.dims.emplace_back(entry.getKey().str(), entry.getValue());
   tuningKey.general = !interpreted && !options.specialize;
-  std::string cacheRoot =
+  cacheRoot =
       options.cacheDir.empty() ? defaultKernelCacheDir() : options.cacheDir;
-  TuningCache tuningCache(cacheRoot);
-  if (!options.compileOnly && !options.checkDimsOnly && !options.force &&
-      !cacheRoot.empty()) {
-    if (std::optional<llvm::json::Object> record = tuningCache.lookup(tuningKey)) {
-      if (const llvm::json::Value *stored = record->get("report")) {
-        if (llvm::Expected<Report> report = Report::fromJSON(*stored)) {
-          report->fromCache = true;
-          return std::move(*report);
-        } else {
-          llvm::consumeError(report.takeError());
-        }
-      }
-    }
+  tuningCache.emplace(cacheRoot);
+  if (options.compileOnly || options.checkDimsOnly || options.force ||
+      cacheRoot.empty())
+    return std::nullopt;
+  std::optional<llvm::json::Object> record = tuningCache->lookup(tuningKey);
+  if (!record)
+    return std::nullopt;
+  const llvm::json::Value *stored = record->get("report");
+  if (!stored)
+    return std::nullopt;
+  llvm::Expected<Report> remembered = Report::fromJSON(*stored);
+  if (!remembered) {
+    llvm::consumeError(remembered.takeError());
+    return std::nullopt;
   }
+  remembered->fromCache = true;
+  return std::move(*remembered);
+}
 
-  Report report;
+void Search::startReport() {
   report.kernel = kernelName;
   report.file = options.sourceFile;
   report.chip = chip;
@@ -386,465 +511,544 @@ llvm::Expected<Report> phobos::tune::tune(const Options &options) {
     result.variant = variant;
     report.results.push_back(std::move(result));
   }
-  unsigned jobs = options.jobs ? options.jobs
-                               : std::max(1u, llvm::hardware_concurrency()
-                                                  .compute_thread_count());
-  report.jobs = jobs;
-  Progress progress(options, space.size());
+  report.jobs = options.jobs ? options.jobs
+                             : std::max(1u, llvm::hardware_concurrency()
+                                                .compute_thread_count());
+  progress.emplace(options, space.size());
+}
 
-  // The extents the GPU variants are specialised for (none on the
-  // interpreter backend, which runs the tile kernel).
-  llvm::StringMap<int64_t> specializeDims;
+void Search::compileFrontEnds() {
   if (!interpreted || options.checkDimsOnly)
     specializeDims = specializationExtents(options, kernelName);
+  outcomes.resize(space.size());
+  frontEnds.resize(space.size());
+  loaded.resize(space.size());
+  compileStart = Clock::now();
+  if (interpreted)
+    importFrontEnds();
+  else
+    startCompilePool();
+}
 
-  // Stage 1 for every variant (the GPU: in the workers; the interpreter:
-  // here), then the check problem, then the rest as the variants arrive.
-  std::vector<CompileOutcome> outcomes(space.size());
-  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> frontEnds(space.size());
-  std::unique_ptr<CompilePool> pool;
-  std::deque<CompileOutcome> compiledQueue;
-  auto compileStart = Clock::now();
-  size_t stage1 = 0;
-  auto drop = [&](size_t index, VariantResult::Status status,
-                  const std::string &reason) {
-    report.results[index].status = status;
-    report.results[index].reason = reason;
-    ++progress.compiled;
-    ++progress.checked;
-    ++progress.timed;
-  };
-  auto recordCompile = [&](const CompileOutcome &outcome) {
-    VariantResult &result = report.results[outcome.index];
-    result.cached = outcome.cached;
-    result.frontendMs = outcome.frontendMs;
-    result.passesMs = outcome.passesMs;
-    result.llvmMs = outcome.llvmMs;
-    result.ptxasMs = outcome.ptxasMs;
-    result.compileMs = outcome.totalMs;
-    result.sharedBytes = outcome.contract.sharedMemoryBytes;
-    // The promises the variants were specialised with, as added (the
-    // kernel's own promises are not repeated).
-    for (const auto &promise : outcome.specialized)
-      if (!llvm::is_contained(report.specialized, promise))
-        report.specialized.push_back(promise);
-    llvm::sort(report.specialized);
-  };
-  if (interpreted) {
-    for (auto [index, variant] : llvm::enumerate(space)) {
-      auto start = Clock::now();
-      CompileOutcome &outcome = outcomes[index];
-      outcome.index = index;
-      frontEnds[index] = source.import(kernelName, variant);
-      outcome.frontendMs = secondsSince(start) * 1e3;
-      outcome.totalMs = outcome.frontendMs;
-      if (!frontEnds[index]) {
-        outcome.error = llvm::StringRef(source.diagnosticText).trim().str();
-      } else {
-        tile::KernelOp kernel = *frontEnds[index]->getOps<tile::KernelOp>().begin();
-        outcome.contract = buildLaunchContract(kernel);
-        outcome.reduced = usesReducedPrecision(kernel);
-        outcome.pruned = pruneReason(outcome.contract, options.problem.dims);
-      }
-      outcome.stage = 2;
-      compiledQueue.push_back(outcome);
+void Search::importFrontEnds() {
+  for (auto [index, variant] : llvm::enumerate(space)) {
+    auto start = Clock::now();
+    CompileOutcome &outcome = outcomes[index];
+    outcome.index = index;
+    frontEnds[index] = source.import(kernelName, variant);
+    outcome.frontendMs = secondsSince(start) * 1e3;
+    outcome.totalMs = outcome.frontendMs;
+    if (!frontEnds[index]) {
+      outcome.error = llvm::StringRef(source.diagnosticText).trim().str();
+    } else {
+      tile::KernelOp kernel =
+          *frontEnds[index]->getOps<tile::KernelOp>().begin();
+      outcome.contract = buildLaunchContract(kernel);
+      outcome.reduced = usesReducedPrecision(kernel);
+      outcome.pruned = pruneReason(outcome.contract, options.problem.dims);
     }
-    stage1 = space.size();
-  } else {
-    CompilePool::Config config;
-    config.sourceFile = options.sourceFile;
-    config.source = options.source;
-    config.kernel = kernelName;
-    config.spanMapFile = options.spanMapFile;
-    config.chip = chip;
-    config.cacheDir = cacheRoot;
-    config.useCubin = options.useCubin;
-    config.dims = options.problem.dims;
-    config.specializeDims = specializeDims;
-    config.sharedLimitBytes =
-        backend ? backend->sharedLimitBytes()
-                : (findChip(chip) ? findChip(chip)->sharedMemoryBytes
-                                  : 99 * 1024);
-    config.jobs = jobs;
-    pool = std::make_unique<CompilePool>(std::move(config), space);
-    while (stage1 < space.size()) {
-      std::optional<CompileOutcome> outcome = pool->next();
-      if (!outcome)
-        break;
-      if (outcome->stage == 1) {
-        outcomes[outcome->index] = *outcome;
-        ++stage1;
-      } else {
-        compiledQueue.push_back(std::move(*outcome));
-      }
-    }
+    // Nothing more to compile: the variant is ready to check.
+    outcome.stage = 2;
+    compiledQueue.push_back(outcome);
   }
+}
 
-  // How variants are checked (nothing to check when only compiling).
-  double tolerance = options.tolerance;
-  std::mt19937_64 rng(options.seed);
-  Problem checkProblem = options.problem;
-  std::map<std::string, HostTensor> expected;
-  std::unique_ptr<RememberingReference> reference;
-  std::optional<Instance> checkInstance;
-  reference::Problem referenceProblem;
-  if (backend) {
-    bool anyReduced = llvm::any_of(outcomes, [](auto &o) { return o.reduced; });
-    if (tolerance < 0)
-      tolerance = anyReduced ? 1e-2 : 1e-5;
-    CheckMode mode =
-        options.checkDimsOnly ? CheckMode::Interpreter : options.check;
-    switch (mode) {
-    case CheckMode::Reference: {
-      std::string name = options.reference.empty()
-                             ? reference::defaultReferenceFor(kernelName).str()
-                             : options.reference;
-      std::unique_ptr<reference::Reference> made = reference::makeReference(name);
-      if (!made && !options.reference.empty())
-        return fail("--reference: unknown reference '" + name + "' (known: " +
-                    llvm::join(reference::referenceNames(), ", ") + ")");
-      if (made) {
-        reference = std::make_unique<RememberingReference>(std::move(made));
-        report.checkedWith = "float64 reference '" + name + "'";
-        break;
-      }
-      mode = CheckMode::Interpreter; // no reference for this kernel
-      [[fallthrough]];
-    }
-    case CheckMode::Interpreter: {
-      checkProblem = options.checkProblem;
-      checkProblem.scalars = options.problem.scalars;
-      if (checkProblem.dims.empty()) {
-        std::vector<std::vector<std::string>> tensors;
-        llvm::StringMap<int64_t> multiples;
-        for (const ParamSlot &slot : firstContract.params)
-          if (slot.kind == ParamSlot::Kind::Tensor)
-            tensors.push_back(slot.dims);
-        for (const CompileOutcome &outcome : outcomes) {
-          if (!outcome.error.empty() || !outcome.pruned.empty())
-            continue;
-          for (auto &[dim, multiple] : outcome.contract.aligned)
-            multiples[dim] = std::lcm(std::max<int64_t>(1, multiples.lookup(dim)),
-                                      multiple);
-          for (const ParamSlot &slot : outcome.contract.params)
-            for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
-              if (extent >= 0)
-                multiples[dim] = extent; // never halved
-        }
-        // The small problem keeps the powers of two the variants were
-        // specialised for, so that their promises hold there too.
-        for (const auto &entry : specializeDims) {
-          int64_t power = specializationMultiple(entry.getValue());
-          if (power > 1)
-            multiples[entry.getKey()] =
-                std::lcm(std::max<int64_t>(1, multiples.lookup(entry.getKey())), power);
-        }
-        checkProblem.dims =
-            smallCheckDims(options.problem.dims, tensors, multiples);
-        if (checkProblem.dims == options.problem.dims) {
-          checkProblem.grid = options.problem.grid;
-          checkProblem.grids = options.problem.grids;
-        } else if (options.problem.grid || !options.problem.grids.empty()) {
-          return fail("the interpreter checks on a smaller problem, whose grid "
-                      "is not known: give --check-dim and the check problem's "
-                      "grids (--grid-file), or a reference");
-        }
-      }
-      if (options.checkDimsOnly) {
-        report.checkDims = checkProblem.dims;
-        report.wallSeconds = secondsSince(wallStart);
-        return report;
-      }
-      report.checkedWith = "the interpreter on " + [&] {
-        std::string text;
-        for (auto &entry : checkProblem.dims)
-          text += (text.empty() ? "" : " ") + entry.getKey().str() + "=" +
-                  std::to_string(entry.getValue());
-        return text;
-      }();
+void Search::startCompilePool() {
+  CompilePool::Config config;
+  config.sourceFile = options.sourceFile;
+  config.source = options.source;
+  config.kernel = kernelName;
+  config.spanMapFile = options.spanMapFile;
+  config.chip = chip;
+  config.cacheDir = cacheRoot;
+  config.useCubin = options.useCubin;
+  config.dims = options.problem.dims;
+  config.specializeDims = specializeDims;
+  config.sharedLimitBytes =
+      backend ? backend->sharedLimitBytes()
+              : (findChip(chip) ? findChip(chip)->sharedMemoryBytes
+                                : 99 * 1024);
+  config.jobs = report.jobs;
+  pool = std::make_unique<CompilePool>(std::move(config), space);
+  // Variants compiled before the last front end is done wait in the queue.
+  size_t frontEndsDone = 0;
+  while (frontEndsDone < space.size()) {
+    std::optional<CompileOutcome> outcome = pool->next();
+    if (!outcome)
       break;
-    }
-    case CheckMode::Expected:
-      checkProblem = options.checkProblem;
-      checkProblem.scalars = options.problem.scalars;
-      expected = options.expected;
-      report.checkedWith = "expected outputs given";
-      break;
-    case CheckMode::None:
-      report.checkedWith = "nothing (outputs only scanned for unwritten elements)";
-      break;
-    }
-
-    // The check problem's tensors (for the default contract; every variant
-    // shares the parameters) and, for the interpreter check, what it gives.
-    llvm::Expected<Instance> madeCheck =
-        instantiate(firstContract, checkProblem, checkProblem.scalars, rng);
-    if (!madeCheck)
-      return madeCheck.takeError();
-    checkInstance = std::move(*madeCheck);
-    if (mode == CheckMode::Interpreter && backend) {
-      // Any variant means the same; the first that compiles runs.
-      std::unique_ptr<Backend> interpreter = makeInterpreterBackend();
-      std::optional<size_t> chosen;
-      for (auto [index, outcome] : llvm::enumerate(outcomes))
-        if (outcome.error.empty() && outcome.pruned.empty()) {
-          chosen = index;
-          break;
-        }
-      if (chosen) {
-        mlir::OwningOpRef<mlir::ModuleOp> module =
-            frontEnds[*chosen] ? mlir::OwningOpRef<mlir::ModuleOp>()
-                               : source.import(kernelName, space[*chosen]);
-        mlir::ModuleOp frontEnd = frontEnds[*chosen] ? *frontEnds[*chosen] : *module;
-        llvm::Expected<std::unique_ptr<Loaded>> loaded =
-            interpreter->load(outcomes[*chosen], space[*chosen], frontEnd);
-        if (!loaded)
-          return loaded.takeError();
-        llvm::Expected<std::array<int64_t, 3>> grid =
-            gridFor(outcomes[*chosen].contract, checkProblem, space[*chosen]);
-        if (!grid)
-          return grid.takeError();
-        llvm::Expected<std::vector<HostTensor>> ran =
-            interpreter->run(**loaded, *checkInstance, *grid);
-        if (!ran)
-          return fail("the interpreter, checking " + variantText(space[*chosen]) +
-                      ": " + llvm::toString(ran.takeError()));
-        for (auto [index, slot] : llvm::enumerate(firstContract.params))
-          if (slot.kind == ParamSlot::Kind::Tensor && slot.written)
-            expected[slot.name] = (*ran)[index];
-      }
-    }
-    for (auto [index, slot] : llvm::enumerate(firstContract.params))
-      if (slot.kind == ParamSlot::Kind::Tensor)
-        referenceProblem.tensors[slot.name] = &checkInstance->tensors[index];
-    referenceProblem.scalars = checkInstance->scalars;
-    if (reference)
-      for (const std::string &needed : reference->tensorNames())
-        if (!referenceProblem.tensors.count(needed))
-          return fail("the reference needs a tensor named '" + needed + "'");
-
-    // The timed problem: the check problem when they are the same.
-    bool sameProblem = checkProblem.dims == options.problem.dims &&
-                       options.problem.inputs.empty() && checkProblem.inputs.empty();
-    {
-      Instance timedInstance;
-      if (sameProblem) {
-        timedInstance = *checkInstance;
-      } else {
-        llvm::Expected<Instance> made = instantiate(
-            firstContract, options.problem, options.problem.scalars, rng);
-        if (!made)
-          return made.takeError();
-        timedInstance = std::move(*made);
-      }
-      if (llvm::Error error = backend->prepareTiming(timedInstance))
-        return std::move(error);
-    }
-
-  }
-
-  // Check and time each variant as it arrives.
-  std::vector<std::unique_ptr<Loaded>> loaded(space.size());
-  double bestMs = INFINITY;
-  auto checkAndTime = [&](CompileOutcome &outcome) {
-    size_t index = outcome.index;
-    VariantResult &result = report.results[index];
-    recordCompile(outcome);
-    if (!outcome.error.empty())
-      return drop(index, VariantResult::Status::CompileError, outcome.error);
-    if (!outcome.pruned.empty())
-      return drop(index, VariantResult::Status::Pruned, outcome.pruned);
-    ++progress.compiled;
-    if (!backend) {
-      result.status = VariantResult::Status::Ok;
-      ++progress.checked;
-      ++progress.timed;
-      return;
-    }
-    auto failed = [&](VariantResult::Status status, const std::string &why) {
-      result.status = status;
-      result.reason = why;
-      ++progress.checked;
-      ++progress.timed;
-    };
-    llvm::Expected<std::unique_ptr<Loaded>> made =
-        backend->load(outcome, space[index],
-                      frontEnds[index] ? *frontEnds[index] : mlir::ModuleOp());
-    if (!made)
-      return failed(VariantResult::Status::Failed,
-                    llvm::toString(made.takeError()));
-    loaded[index] = std::move(*made);
-    if (std::optional<std::array<int, 2>> used =
-            backend->resources(*loaded[index])) {
-      result.registers = (*used)[0];
-      result.spillBytes = (*used)[1];
-    }
-    llvm::Expected<std::array<int64_t, 3>> checkGrid =
-        gridFor(outcome.contract, checkProblem, space[index]);
-    if (!checkGrid)
-      return failed(VariantResult::Status::Failed,
-                    llvm::toString(checkGrid.takeError()));
-    llvm::Expected<std::vector<HostTensor>> ran =
-        backend->run(*loaded[index], *checkInstance, *checkGrid);
-    if (!ran)
-      return failed(VariantResult::Status::Failed,
-                    llvm::toString(ran.takeError()));
-    double worst = 0;
-    std::string worstWhat;
-    for (auto [p, slot] : llvm::enumerate(outcome.contract.params)) {
-      if (slot.kind != ParamSlot::Kind::Tensor || !slot.written)
-        continue;
-      const HostTensor &got = (*ran)[p];
-      double error = 0;
-      if (reference) {
-        auto outputs = reference->outputNames();
-        if (!llvm::is_contained(outputs, slot.name))
-          continue;
-        reference::Comparison comparison =
-            reference::compare(*reference, referenceProblem, slot.name, got,
-                               /*fullCheckLimit=*/1 << 18, /*samples=*/4096,
-                               options.seed + 1);
-        error = comparison.maxRelativeError;
-        if (comparison.unwritten)
-          error = INFINITY;
-      } else if (auto want = expected.find(slot.name); want != expected.end()) {
-        error = maxRelativeError(got, want->second);
-      } else {
-        for (int64_t i = 0, n = got.numElements(); i < n; ++i)
-          if (got.isPoisoned(i)) {
-            error = INFINITY;
-            break;
-          }
-      }
-      if (error > worst || std::isnan(error) || worstWhat.empty()) {
-        worst = std::isnan(error) ? INFINITY : error;
-        worstWhat = slot.name;
-      }
-    }
-    result.maxRelErr = worst;
-    ++progress.checked;
-    if (!(worst <= tolerance)) {
-      result.status = VariantResult::Status::Wrong;
-      result.reason =
-          std::isinf(worst)
-              ? "output '" + worstWhat + "' has unwritten or non-finite elements"
-              : llvm::formatv("'{0}' max rel err {1:e2} > {2:e0}", worstWhat,
-                              worst, tolerance)
-                    .str();
-      ++progress.timed;
-      return;
-    }
-    llvm::Expected<std::array<int64_t, 3>> timeGrid =
-        gridFor(outcome.contract, options.problem, space[index]);
-    if (!timeGrid)
-      return failed(VariantResult::Status::Failed,
-                    llvm::toString(timeGrid.takeError()));
-    llvm::Expected<std::vector<double>> samples =
-        backend->time(*loaded[index], *timeGrid,
-                      interpreted ? 0 : options.warmup,
-                      interpreted ? std::min(options.repeat, 3u) : options.repeat,
-                      options.flushL2);
-    ++progress.timed;
-    if (!samples) {
-      result.status = VariantResult::Status::Failed;
-      result.reason = llvm::toString(samples.takeError());
-      return;
-    }
-    result.samplesMs = std::move(*samples);
-    result.timeMs = median(result.samplesMs);
-    result.status = VariantResult::Status::Ok;
-    if (result.timeMs < bestMs) {
-      bestMs = result.timeMs;
-      progress.best = llvm::formatv("{0:f4} ms ({1})", bestMs,
-                                    variantText(space[index]));
-    }
-  };
-
-  progress.update(true);
-  while (true) {
-    if (compiledQueue.empty()) {
-      if (!pool)
-        break;
-      std::optional<CompileOutcome> outcome = pool->next();
-      if (!outcome)
-        break;
-      if (outcome->stage == 1)
-        continue;
+    if (outcome->stage == 1) {
+      outcomes[outcome->index] = *outcome;
+      ++frontEndsDone;
+    } else {
       compiledQueue.push_back(std::move(*outcome));
     }
-    CompileOutcome outcome = std::move(compiledQueue.front());
-    compiledQueue.pop_front();
-    checkAndTime(outcome);
-    progress.update();
+  }
+}
+
+llvm::Error Search::chooseCheck() {
+  bool anyReduced = llvm::any_of(outcomes, [](auto &o) { return o.reduced; });
+  if (tolerance < 0)
+    tolerance = anyReduced ? 1e-2 : 1e-5;
+  checkMode = options.checkDimsOnly ? CheckMode::Interpreter : options.check;
+  switch (checkMode) {
+  case CheckMode::Reference: {
+    std::string name = options.reference.empty()
+                           ? reference::defaultReferenceFor(kernelName).str()
+                           : options.reference;
+    std::unique_ptr<reference::Reference> made = reference::makeReference(name);
+    if (!made && !options.reference.empty())
+      return fail("--reference: unknown reference '" + name + "' (known: " +
+                  llvm::join(reference::referenceNames(), ", ") + ")");
+    if (made) {
+      reference = std::make_unique<RememberingReference>(std::move(made));
+      report.checkedWith = "float64 reference '" + name + "'";
+      break;
+    }
+    checkMode = CheckMode::Interpreter; // no reference for this kernel
+    [[fallthrough]];
+  }
+  case CheckMode::Interpreter: {
+    checkProblem = options.checkProblem;
+    checkProblem.scalars = options.problem.scalars;
+    if (checkProblem.dims.empty())
+      if (llvm::Error error = chooseSmallCheckDims())
+        return error;
+    // --print-check-dims asks for the dims alone.
+    if (options.checkDimsOnly)
+      break;
+    std::string dimsText;
+    for (auto &entry : checkProblem.dims)
+      dimsText += (dimsText.empty() ? "" : " ") + entry.getKey().str() + "=" +
+                  std::to_string(entry.getValue());
+    report.checkedWith = "the interpreter on " + dimsText;
+    break;
+  }
+  case CheckMode::Expected:
+    checkProblem = options.checkProblem;
+    checkProblem.scalars = options.problem.scalars;
+    expected = options.expected;
+    report.checkedWith = "expected outputs given";
+    break;
+  case CheckMode::None:
+    report.checkedWith =
+        "nothing (outputs only scanned for unwritten elements)";
+    break;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Search::chooseSmallCheckDims() {
+  std::vector<std::vector<std::string>> tensors;
+  llvm::StringMap<int64_t> multiples;
+  for (const ParamSlot &slot : firstContract.params)
+    if (slot.kind == ParamSlot::Kind::Tensor)
+      tensors.push_back(slot.dims);
+  for (const CompileOutcome &outcome : outcomes) {
+    if (!outcome.error.empty() || !outcome.pruned.empty())
+      continue;
+    for (auto &[dim, multiple] : outcome.contract.aligned)
+      multiples[dim] =
+          std::lcm(std::max<int64_t>(1, multiples.lookup(dim)), multiple);
+    for (const ParamSlot &slot : outcome.contract.params)
+      for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
+        if (extent >= 0)
+          multiples[dim] = extent; // never halved
+  }
+  // The small problem keeps the powers of two the variants were
+  // specialised for, so that their promises hold there too.
+  for (const auto &entry : specializeDims) {
+    int64_t power = specializationMultiple(entry.getValue());
+    if (power > 1)
+      multiples[entry.getKey()] = std::lcm(
+          std::max<int64_t>(1, multiples.lookup(entry.getKey())), power);
+  }
+  checkProblem.dims = smallCheckDims(options.problem.dims, tensors, multiples);
+  if (checkProblem.dims == options.problem.dims) {
+    checkProblem.grid = options.problem.grid;
+    checkProblem.grids = options.problem.grids;
+  } else if (options.problem.grid || !options.problem.grids.empty()) {
+    return fail("the interpreter checks on a smaller problem, whose grid "
+                "is not known: give --check-dim and the check problem's "
+                "grids (--grid-file), or a reference");
+  }
+  return llvm::Error::success();
+}
+
+Report Search::checkDimsReport() {
+  report.checkDims = checkProblem.dims;
+  report.wallSeconds = secondsSince(wallStart);
+  return takeReport();
+}
+
+llvm::Error Search::prepareCheck() {
+  // The tensors are made for the default contract: every variant shares
+  // the parameters.
+  llvm::Expected<Instance> madeCheck =
+      instantiate(firstContract, checkProblem, checkProblem.scalars, rng);
+  if (!madeCheck)
+    return madeCheck.takeError();
+  checkInstance = std::move(*madeCheck);
+  if (checkMode == CheckMode::Interpreter) {
+    // Any variant means the same; the first that compiles runs.
+    std::unique_ptr<Backend> interpreter = makeInterpreterBackend();
+    std::optional<size_t> chosen;
+    for (auto [index, outcome] : llvm::enumerate(outcomes))
+      if (outcome.error.empty() && outcome.pruned.empty()) {
+        chosen = index;
+        break;
+      }
+    if (chosen) {
+      mlir::OwningOpRef<mlir::ModuleOp> module =
+          frontEnds[*chosen] ? mlir::OwningOpRef<mlir::ModuleOp>()
+                             : source.import(kernelName, space[*chosen]);
+      mlir::ModuleOp frontEnd =
+          frontEnds[*chosen] ? *frontEnds[*chosen] : *module;
+      llvm::Expected<std::unique_ptr<Loaded>> chosenLoaded =
+          interpreter->load(outcomes[*chosen], space[*chosen], frontEnd);
+      if (!chosenLoaded)
+        return chosenLoaded.takeError();
+      llvm::Expected<std::array<int64_t, 3>> grid =
+          gridFor(outcomes[*chosen].contract, checkProblem, space[*chosen]);
+      if (!grid)
+        return grid.takeError();
+      llvm::Expected<std::vector<HostTensor>> ran =
+          interpreter->run(**chosenLoaded, *checkInstance, *grid);
+      if (!ran)
+        return fail("the interpreter, checking " +
+                    variantText(space[*chosen]) + ": " +
+                    llvm::toString(ran.takeError()));
+      for (auto [index, slot] : llvm::enumerate(firstContract.params))
+        if (slot.kind == ParamSlot::Kind::Tensor && slot.written)
+          expected[slot.name] = (*ran)[index];
+    }
+  }
+  for (auto [index, slot] : llvm::enumerate(firstContract.params))
+    if (slot.kind == ParamSlot::Kind::Tensor)
+      referenceProblem.tensors[slot.name] = &checkInstance->tensors[index];
+  referenceProblem.scalars = checkInstance->scalars;
+  if (reference)
+    for (const std::string &needed : reference->tensorNames())
+      if (!referenceProblem.tensors.count(needed))
+        return fail("the reference needs a tensor named '" + needed + "'");
+  return llvm::Error::success();
+}
+
+llvm::Error Search::prepareTiming() {
+  // The check problem when they are the same.
+  bool sameProblem = checkProblem.dims == options.problem.dims &&
+                     options.problem.inputs.empty() &&
+                     checkProblem.inputs.empty();
+  Instance timedInstance;
+  if (sameProblem) {
+    timedInstance = *checkInstance;
+  } else {
+    llvm::Expected<Instance> made = instantiate(firstContract, options.problem,
+                                                options.problem.scalars, rng);
+    if (!made)
+      return made.takeError();
+    timedInstance = std::move(*made);
+  }
+  return backend->prepareTiming(timedInstance);
+}
+
+std::optional<CompileOutcome> Search::nextCompiled() {
+  while (compiledQueue.empty()) {
+    if (!pool)
+      return std::nullopt;
+    std::optional<CompileOutcome> outcome = pool->next();
+    if (!outcome)
+      return std::nullopt;
+    if (outcome->stage != 1)
+      compiledQueue.push_back(std::move(*outcome));
+  }
+  CompileOutcome outcome = std::move(compiledQueue.front());
+  compiledQueue.pop_front();
+  return outcome;
+}
+
+void Search::checkAndTimeEach() {
+  progress->update(true);
+  while (std::optional<CompileOutcome> outcome = nextCompiled()) {
+    checkAndTime(*outcome);
+    progress->update();
   }
   report.compileSeconds = secondsSince(compileStart);
   pool.reset();
+}
 
-  // The fastest few again, in rounds, so that drift hits them alike.
-  if (backend && !interpreted && options.refineTop > 1) {
-    std::vector<size_t> passing;
-    for (auto [index, result] : llvm::enumerate(report.results))
-      if (result.status == VariantResult::Status::Ok)
-        passing.push_back(index);
-    llvm::sort(passing, [&](size_t a, size_t b) {
-      return report.results[a].timeMs < report.results[b].timeMs;
-    });
-    passing.resize(std::min<size_t>(passing.size(), options.refineTop));
-    if (passing.size() > 1) {
-      constexpr unsigned kRounds = 5;
-      unsigned perRound = std::max(1u, options.refineRepeat / kRounds);
-      for (unsigned round = 0; round < kRounds; ++round)
-        for (size_t index : passing) {
-          VariantResult &result = report.results[index];
-          llvm::Expected<std::array<int64_t, 3>> grid = gridFor(
-              loaded[index]->contract, options.problem, result.variant);
-          if (!grid) {
-            llvm::consumeError(grid.takeError());
-            continue;
-          }
-          llvm::Expected<std::vector<double>> samples = backend->time(
-              *loaded[index], *grid, 1, perRound, options.flushL2);
-          if (!samples) {
-            llvm::consumeError(samples.takeError());
-            continue;
-          }
-          result.samplesMs.insert(result.samplesMs.end(), samples->begin(),
-                                  samples->end());
+void Search::recordCompile(const CompileOutcome &outcome) {
+  VariantResult &result = report.results[outcome.index];
+  result.cached = outcome.cached;
+  result.frontendMs = outcome.frontendMs;
+  result.passesMs = outcome.passesMs;
+  result.llvmMs = outcome.llvmMs;
+  result.ptxasMs = outcome.ptxasMs;
+  result.compileMs = outcome.totalMs;
+  result.sharedBytes = outcome.contract.sharedMemoryBytes;
+  // The promises the variants were specialised with, as added (the
+  // kernel's own promises are not repeated).
+  for (const auto &promise : outcome.specialized)
+    if (!llvm::is_contained(report.specialized, promise))
+      report.specialized.push_back(promise);
+  llvm::sort(report.specialized);
+}
+
+void Search::drop(size_t index, VariantResult::Status status,
+                  const std::string &reason) {
+  report.results[index].status = status;
+  report.results[index].reason = reason;
+  ++progress->compiled;
+  ++progress->checked;
+  ++progress->timed;
+}
+
+void Search::markFailed(VariantResult &result, VariantResult::Status status,
+                        const std::string &reason) {
+  result.status = status;
+  result.reason = reason;
+  ++progress->checked;
+  ++progress->timed;
+}
+
+void Search::checkAndTime(const CompileOutcome &outcome) {
+  size_t index = outcome.index;
+  recordCompile(outcome);
+  if (!outcome.error.empty())
+    return drop(index, VariantResult::Status::CompileError, outcome.error);
+  if (!outcome.pruned.empty())
+    return drop(index, VariantResult::Status::Pruned, outcome.pruned);
+  ++progress->compiled;
+  if (!backend) {
+    report.results[index].status = VariantResult::Status::Ok;
+    ++progress->checked;
+    ++progress->timed;
+    return;
+  }
+  if (checkVariant(outcome))
+    timeVariant(outcome);
+}
+
+bool Search::checkVariant(const CompileOutcome &outcome) {
+  size_t index = outcome.index;
+  VariantResult &result = report.results[index];
+  llvm::Expected<std::unique_ptr<Loaded>> made =
+      backend->load(outcome, space[index],
+                    frontEnds[index] ? *frontEnds[index] : mlir::ModuleOp());
+  if (!made) {
+    markFailed(result, VariantResult::Status::Failed,
+               llvm::toString(made.takeError()));
+    return false;
+  }
+  loaded[index] = std::move(*made);
+  if (std::optional<std::array<int, 2>> used =
+          backend->resources(*loaded[index])) {
+    result.registers = (*used)[0];
+    result.spillBytes = (*used)[1];
+  }
+  llvm::Expected<std::array<int64_t, 3>> checkGrid =
+      gridFor(outcome.contract, checkProblem, space[index]);
+  if (!checkGrid) {
+    markFailed(result, VariantResult::Status::Failed,
+               llvm::toString(checkGrid.takeError()));
+    return false;
+  }
+  llvm::Expected<std::vector<HostTensor>> ran =
+      backend->run(*loaded[index], *checkInstance, *checkGrid);
+  if (!ran) {
+    markFailed(result, VariantResult::Status::Failed,
+               llvm::toString(ran.takeError()));
+    return false;
+  }
+  auto [worst, worstWhat] = worstError(outcome, *ran);
+  result.maxRelErr = worst;
+  ++progress->checked;
+  if (worst <= tolerance)
+    return true;
+  result.status = VariantResult::Status::Wrong;
+  result.reason =
+      std::isinf(worst)
+          ? "output '" + worstWhat + "' has unwritten or non-finite elements"
+          : llvm::formatv("'{0}' max rel err {1:e2} > {2:e0}", worstWhat, worst,
+                          tolerance)
+                .str();
+  ++progress->timed;
+  return false;
+}
+
+std::pair<double, std::string>
+Search::worstError(const CompileOutcome &outcome,
+                   const std::vector<HostTensor> &ran) {
+  double worst = 0;
+  std::string worstWhat;
+  for (auto [p, slot] : llvm::enumerate(outcome.contract.params)) {
+    if (slot.kind != ParamSlot::Kind::Tensor || !slot.written)
+      continue;
+    const HostTensor &got = ran[p];
+    double error = 0;
+    if (reference) {
+      auto outputs = reference->outputNames();
+      if (!llvm::is_contained(outputs, slot.name))
+        continue;
+      reference::Comparison comparison =
+          reference::compare(*reference, referenceProblem, slot.name, got,
+                             /*fullCheckLimit=*/1 << 18, /*samples=*/4096,
+                             options.seed + 1);
+      error = comparison.maxRelativeError;
+      if (comparison.unwritten)
+        error = INFINITY;
+    } else if (auto want = expected.find(slot.name); want != expected.end()) {
+      error = maxRelativeError(got, want->second);
+    } else {
+      for (int64_t i = 0, n = got.numElements(); i < n; ++i)
+        if (got.isPoisoned(i)) {
+          error = INFINITY;
+          break;
         }
-      for (size_t index : passing)
-        report.results[index].timeMs = median(report.results[index].samplesMs);
+    }
+    if (error > worst || std::isnan(error) || worstWhat.empty()) {
+      worst = std::isnan(error) ? INFINITY : error;
+      worstWhat = slot.name;
     }
   }
+  return {worst, worstWhat};
+}
+
+void Search::timeVariant(const CompileOutcome &outcome) {
+  size_t index = outcome.index;
+  VariantResult &result = report.results[index];
+  llvm::Expected<std::array<int64_t, 3>> timeGrid =
+      gridFor(outcome.contract, options.problem, space[index]);
+  if (!timeGrid)
+    return markFailed(result, VariantResult::Status::Failed,
+                      llvm::toString(timeGrid.takeError()));
+  llvm::Expected<std::vector<double>> samples =
+      backend->time(*loaded[index], *timeGrid,
+                    interpreted ? 0 : options.warmup,
+                    interpreted ? std::min(options.repeat, 3u) : options.repeat,
+                    options.flushL2);
+  ++progress->timed;
+  if (!samples) {
+    result.status = VariantResult::Status::Failed;
+    result.reason = llvm::toString(samples.takeError());
+    return;
+  }
+  result.samplesMs = std::move(*samples);
+  result.timeMs = median(result.samplesMs);
+  result.status = VariantResult::Status::Ok;
+  if (result.timeMs < bestMs) {
+    bestMs = result.timeMs;
+    progress->best =
+        llvm::formatv("{0:f4} ms ({1})", bestMs, variantText(space[index]));
+  }
+}
+
+void Search::refineFastest() {
+  if (!backend || interpreted || options.refineTop <= 1)
+    return;
+  std::vector<size_t> passing;
+  for (auto [index, result] : llvm::enumerate(report.results))
+    if (result.status == VariantResult::Status::Ok)
+      passing.push_back(index);
+  llvm::sort(passing, [&](size_t a, size_t b) {
+    return report.results[a].timeMs < report.results[b].timeMs;
+  });
+  passing.resize(std::min<size_t>(passing.size(), options.refineTop));
+  if (passing.size() <= 1)
+    return;
+  constexpr unsigned kRounds = 5;
+  unsigned perRound = std::max(1u, options.refineRepeat / kRounds);
+  for (unsigned round = 0; round < kRounds; ++round)
+    for (size_t index : passing) {
+      VariantResult &result = report.results[index];
+      llvm::Expected<std::array<int64_t, 3>> grid =
+          gridFor(loaded[index]->contract, options.problem, result.variant);
+      if (!grid) {
+        llvm::consumeError(grid.takeError());
+        continue;
+      }
+      llvm::Expected<std::vector<double>> samples = backend->time(
+          *loaded[index], *grid, 1, perRound, options.flushL2);
+      if (!samples) {
+        llvm::consumeError(samples.takeError());
+        continue;
+      }
+      result.samplesMs.insert(result.samplesMs.end(), samples->begin(),
+                              samples->end());
+    }
+  for (size_t index : passing)
+    report.results[index].timeMs = median(report.results[index].samplesMs);
+}
+
+void Search::chooseBest() {
   for (auto [index, result] : llvm::enumerate(report.results))
     if (result.status == VariantResult::Status::Ok && result.timeMs >= 0 &&
         (report.best < 0 || result.timeMs < report.results[report.best].timeMs))
       report.best = index;
   if (report.best >= 0 && backend)
-    progress.best = llvm::formatv("{0:f4} ms ({1})",
-                                  report.results[report.best].timeMs,
-                                  variantText(report.results[report.best].variant));
-  progress.finish();
+    progress->best =
+        llvm::formatv("{0:f4} ms ({1})", report.results[report.best].timeMs,
+                      variantText(report.results[report.best].variant));
+  progress->finish();
   report.wallSeconds = secondsSince(wallStart);
+}
 
-  // Remember the winner.
-  if (backend && report.best >= 0 && !options.noStore && !cacheRoot.empty()) {
-    const VariantResult &best = report.results[report.best];
-    llvm::json::Object variant;
-    llvm::json::Array order;
-    for (auto &[name, value] : best.variant) {
-      variant[name] = value;
-      order.push_back(name);
-    }
-    llvm::json::Object record{{"variant", std::move(variant)},
-                              {"variant_order", std::move(order)},
-                              {"time_ms", best.timeMs},
-                              {"device", report.device},
-                              {"tuned_at", report.date},
-                              {"report", report.toJSON()}};
-    if (llvm::Error error = tuningCache.store(tuningKey, std::move(record)))
-      if (options.progress)
-        *options.progress << "phobos-tune: note: the winner is not remembered: "
-                          << llvm::toString(std::move(error)) << "\n";
+void Search::remember() {
+  if (!backend || report.best < 0 || options.noStore || cacheRoot.empty())
+    return;
+  const VariantResult &best = report.results[report.best];
+  llvm::json::Object variant;
+  llvm::json::Array order;
+  for (auto &[name, value] : best.variant) {
+    variant[name] = value;
+    order.push_back(name);
   }
-  return report;
+  llvm::json::Object record{{"variant", std::move(variant)},
+                            {"variant_order", std::move(order)},
+                            {"time_ms", best.timeMs},
+                            {"device", report.device},
+                            {"tuned_at", report.date},
+                            {"report", report.toJSON()}};
+  if (llvm::Error error = tuningCache->store(tuningKey, std::move(record)))
+    if (options.progress)
+      *options.progress << "phobos-tune: note: the winner is not remembered: "
+                        << llvm::toString(std::move(error)) << "\n";
+}
+
+} // namespace
+
+llvm::Expected<Report> phobos::tune::tune(const Options &options) {
+  auto wallStart = Clock::now();
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  Search search(options, registry, wallStart);
+  if (llvm::Error error = search.readSource())
+    return std::move(error);
+  if (llvm::Error error = search.enumerateSpace())
+    return std::move(error);
+  if (llvm::Error error = search.readDefaultContract())
+    return std::move(error);
+  if (llvm::Error error = search.chooseBackend())
+    return std::move(error);
+  if (std::optional<Report> remembered = search.lookUpTuningCache())
+    return std::move(*remembered);
+  search.startReport();
+
+  // Stage 1 for every variant, then the check problem (which the
+  // variants' contracts shape), then the rest as the variants arrive.
+  search.compileFrontEnds();
+  if (search.runsVariants()) {
+    if (llvm::Error error = search.chooseCheck())
+      return std::move(error);
+    if (options.checkDimsOnly)
+      return search.checkDimsReport();
+    if (llvm::Error error = search.prepareCheck())
+      return std::move(error);
+    if (llvm::Error error = search.prepareTiming())
+      return std::move(error);
+  }
+  search.checkAndTimeEach();
+  search.refineFastest();
+  search.chooseBest();
+  search.remember();
+  return search.takeReport();
 }
