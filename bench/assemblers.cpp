@@ -4,7 +4,7 @@
 //   g++ -O2 -std=c++17 bench/assemblers.cpp -o assemblers -ldl
 //   (with nvPTXCompiler: add -DWITH_PTX_COMPILER -I$CUDA/include
 //    $CUDA/lib64/libnvptxcompiler_static.a -lpthread)
-//   ./assemblers ROUNDS FILE.ptx...
+//   ./assemblers [--allocator-defaults] ROUNDS FILE.ptx...
 //
 // Ways: the ptxas process (-O3), nvJitLink in the process (-O3; what the
 // tuner uses), the driver's linker (cuLink*, the JIT compiler of libcuda),
@@ -13,7 +13,7 @@
 // rounds alternate the ways; the table gives each way's median per file
 // and the cubin's size (different sizes mean different code).
 // malloc keeps what it frees, as the tuner's compile pool sets it, unless
-// PHOBOS_ALLOCATOR_DEFAULTS is set.
+// --allocator-defaults is given (the tools' --experiment allocator-defaults=1).
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -176,11 +176,19 @@ long viaPtxCompiler(const std::string &ptx) {
 } // namespace
 
 int main(int argc, char **argv) {
+  bool allocatorDefaults =
+      argc > 1 && std::string(argv[1]) == "--allocator-defaults";
+  if (allocatorDefaults) {
+    --argc;
+    ++argv;
+  }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s ROUNDS FILE.ptx...\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s [--allocator-defaults] ROUNDS FILE.ptx...\n",
+                 argv[0]);
     return 2;
   }
-  if (!std::getenv("PHOBOS_ALLOCATOR_DEFAULTS")) {
+  if (!allocatorDefaults) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_TOP_PAD, 64 << 20);

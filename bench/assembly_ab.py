@@ -3,9 +3,9 @@
 
 Issue 11 asks for 150 ms per variant (PTX and cubin); ptxas and LLVM's IR
 pipeline are most of what is left. Each arm runs `phobos-tune` over a whole
-@autotune space with its own kernel cache and environment (ptxas options
-through PHOBOS_PTXAS_OPTIONS, LLVM's IR level through PHOBOS_LLVM_OPT_LEVEL:
-both name themselves in the compiler version), compiling on one thread
+@autotune space with its own kernel cache and --experiment settings (ptxas
+options through ptxas=, LLVM's IR level through llvm-opt-level=: both name
+themselves in the compiler version), compiling on one thread
 (`--jobs 1`, the per-variant figure) and timing every variant that passes
 its float64 check. Printed last, per workload and arm: the median compile
 time per variant and its parts, the best variant's time, and the median
@@ -46,41 +46,43 @@ WORKLOADS = {
     "hgemm": ("examples/gemm_f16_tc.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
     "tf32": ("examples/gemm_f32_tc.ph", ["M=4096", "N=4096", "K=4096"], ["alpha=1", "beta=0"]),
     "attention": ("examples/flash_attention_fp16.ph", ["BH=128", "Nq=4096", "Nk=4096", "D=64"], ["scale=0.125"]),
-    # The FMA dots (PHOBOS_FMA_K_UNROLL): exact f32 attention and the GLA chunk.
+    # The FMA dots (the experiment fma-k-unroll): exact f32 attention and the GLA chunk.
     "attention-f32": ("examples/flash_attention_fp32.ph", ["BH=32", "Nq=4096", "Nk=4096", "D=64"], ["scale=0.125"]),
     # Log-gates must be <= 0 (random ones overflow exp: every variant "wrong").
     "gla": ("examples/kda_chunk.ph", ["BH=128", "T=4096", "DK=64", "DV=64"], [], ["--init", "G=uniform:-0.05:0"]),
 }
+# Each arm: the tool's --experiment settings (docs/runtime.md section 11).
 ALL_ARMS = {
-    "default": {},
-    "Ofc-min": {"PHOBOS_PTXAS_OPTIONS": "-Ofc=min"},
-    "Ofc-max": {"PHOBOS_PTXAS_OPTIONS": "-Ofc=max"},
+    "default": [],
+    "Ofc-min": ["ptxas=-Ofc=min"],
+    "Ofc-max": ["ptxas=-Ofc=max"],
     # LLVM's level (the default is 1 since the nineteenth session).
-    "O3": {"PHOBOS_LLVM_OPT_LEVEL": "3"},
-    "O2": {"PHOBOS_LLVM_OPT_LEVEL": "2"},
-    "O1": {"PHOBOS_LLVM_OPT_LEVEL": "1"},
-    "O1+Ofc-min": {"PHOBOS_LLVM_OPT_LEVEL": "1", "PHOBOS_PTXAS_OPTIONS": "-Ofc=min"},
-    "ptxas-process": {"PHOBOS_NO_NVJITLINK": "1"},
+    "O3": ["llvm-opt-level=3"],
+    "O2": ["llvm-opt-level=2"],
+    "O1": ["llvm-opt-level=1"],
+    "O1+Ofc-min": ["llvm-opt-level=1", "ptxas=-Ofc=min"],
+    "ptxas-process": ["assembler=ptxas"],
     # The FMA dot's K loop kept rolled, N steps per iteration.
-    "fma-k2": {"PHOBOS_FMA_K_UNROLL": "2"},
-    "fma-k4": {"PHOBOS_FMA_K_UNROLL": "4"},
-    "fma-k8": {"PHOBOS_FMA_K_UNROLL": "8"},
-    "fma-k16": {"PHOBOS_FMA_K_UNROLL": "16"},
-    "fma-full": {"PHOBOS_FMA_K_UNROLL": "0"},
+    "fma-k2": ["fma-k-unroll=2"],
+    "fma-k4": ["fma-k-unroll=4"],
+    "fma-k8": ["fma-k-unroll=8"],
+    "fma-k16": ["fma-k-unroll=16"],
+    "fma-full": ["fma-k-unroll=0"],
     # PTXEmitter's lean addresses (32-bit shared pointers, no loop strength
     # reduction) for every kernel, not only as a spill relief.
-    "lean": {"PHOBOS_LEAN_ADDRESSES": "1"},
+    "lean": ["lean-addresses=1"],
 }
 names = ARM_NAMES or ["default", "Ofc-min", "O3", "ptxas-process"]
 # The default runs first and last: the spread of its two runs is the noise.
-ARMS = [(n, ALL_ARMS[n]) for n in names] + [("default again", {})]
+ARMS = [(n, ALL_ARMS[n]) for n in names] + [("default again", [])]
 
 
-def tune(path, dims, scalars, env_extra, extra=()):
+def tune(path, dims, scalars, experiments, extra=()):
     with tempfile.TemporaryDirectory() as cache:
         out = os.path.join(cache, "tune.json")
         cmd = [os.path.join(BIN, "phobos-tune"), os.path.join(ROOT, path), "--jobs", JOBS, "--json", out,
                *extra]
+        cmd += [f"--experiment={setting}" for setting in experiments]
         for d in dims:
             cmd += ["--dim", d]
         for s in scalars:
@@ -88,8 +90,7 @@ def tune(path, dims, scalars, env_extra, extra=()):
         # nvJitLink's cubins go to CUDA's JIT cache (~/.nv/ComputeCache):
         # each arm gets its own, or a later arm with the same PTX takes the
         # earlier one's cubins (ptxas at 1 ms, no ptxas report).
-        env = dict(os.environ, PHOBOS_CACHE_DIR=cache, CUDA_CACHE_PATH=os.path.join(cache, "nv"),
-                   **env_extra)
+        env = dict(os.environ, PHOBOS_CACHE_DIR=cache, CUDA_CACHE_PATH=os.path.join(cache, "nv"))
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=400)
         if proc.returncode != 0 or not os.path.exists(out):
             print(proc.stdout[-2000:], proc.stderr[-2000:])
@@ -107,8 +108,8 @@ rows = []
 if COMPILE_ONLY:
     path, dims, scalars = WORKLOADS["sgemm"][:3]
     for rnd in range(2):
-        for arm, env in ARMS:
-            report = tune(path, dims, scalars, env, ["--compile-only", "--fix", "THREADS=256"])
+        for arm, experiments in ARMS:
+            report = tune(path, dims, scalars, experiments, ["--compile-only", "--fix", "THREADS=256"])
             if report is None:
                 continue
             compiled = [v for v in report["variants"] if v["compile_ms"]["total"] > 0 and not v["cached"]]
@@ -131,8 +132,8 @@ for name, (path, dims, scalars, *inits) in WORKLOADS.items():
     if ONLY and name not in ONLY:
         continue
     base = None
-    for arm, env in ARMS:
-        report = tune(path, dims, scalars, env, *inits)
+    for arm, experiments in ARMS:
+        report = tune(path, dims, scalars, experiments, *inits)
         if report is None:
             rows.append((name, arm, "failed", "", "", "", ""))
             continue

@@ -2,7 +2,7 @@
 """One optimisation of the pipeline on and off, on the GPU machine.
 
 Runs `phobos-run --check --bench` of each workload with the pass (the
-default pipeline) and without it (`PHOBOS_DISABLE_PASSES=PASS`, which also
+default pipeline) and without it (`--experiment without=PASS`, which also
 gives the kernels their own cache entries), in alternation, ROUNDS times
 each, and prints the median kernel time of each, their ratio (off / on:
 above 1 when the pass makes the kernel faster) and the peer (SDPA's default
@@ -67,7 +67,7 @@ def persistent_workloads(directory: str, quick: bool):
         yield ("attention", path, ATTENTION, {"D": 64, "BR": 128, "BC": 64}, {"scale": 0.125})
 
 
-def gemm_checks(args, directory: str, on: dict) -> int:
+def gemm_checks(args, directory: str, on: dict | None) -> int:
     """Ragged and sanitizer checks of the persistent GEMMs; the failures."""
     failures = 0
     copies = [(specialised_copy(example, directory, decorator="@persistent"), variant)
@@ -88,7 +88,7 @@ def gemm_checks(args, directory: str, on: dict) -> int:
     return failures
 
 
-def ragged_checks(args, cases, sizes, scalars: dict, env: dict) -> int:
+def ragged_checks(args, cases, sizes, scalars: dict, env: dict | None) -> int:
     """Checks each (path, variant) of `cases` at each of `sizes` with the
     pass on; prints the failures and a count, returns the failures."""
     checked = bad = 0
@@ -122,14 +122,6 @@ def workloads(directory: str, quick: bool):
                {"alpha": 1.0, "beta": 0.0})
 
 
-def environment(disabled: str | None) -> dict:
-    env = dict(os.environ)
-    env.pop("PHOBOS_DISABLE_PASSES", None)
-    if disabled:
-        env["PHOBOS_DISABLE_PASSES"] = disabled
-    return env
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("bindir")
@@ -142,7 +134,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="attention D 128 only")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="phobos-pass-ab-")
-    on, off = environment(None), environment(args.name)
+    # The pass on is the default pipeline; off, phobos-run's experiment.
+    on, off = None, (f"--experiment=without={args.name}",)
     example = os.path.join(ROOT, "examples", "flash_attention_fp16.ph")
     forced = specialised_copy("flash_attention_fp16.ph", directory)
     cases = [(example, {"D": 128, "BR": 128, "BC": 128}), (example, {"D": 128, "BR": 128, "BC": 64}),
@@ -170,7 +163,7 @@ def main() -> int:
         for _ in range(args.rounds):
             for enabled in (False, True):
                 result = run_json(args.bindir, path, dims, variant, scalars, args.repeat,
-                                  env=on if enabled else off)
+                                  extra=() if enabled else off)
                 times[enabled].append(result.get("time_ms", float("nan")))
                 checks.append(result.get("check"))
                 if result.get("check") != "ok":

@@ -5,7 +5,7 @@
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Dialect/Tile/Transforms/KernelMarks.h"
-#include "Phobos/Support/Environment.h"
+#include "Phobos/Support/Experiments.h"
 #include "Phobos/Target/PTXEmitter.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -51,12 +51,12 @@ KernelCompiler::KernelCompiler(MLIRContext *context, StringRef chip)
     : context(context), chip(chip.str()),
       pipeline(std::make_unique<PassManager>(context)),
       emitter(std::make_unique<PTXEmitter>(
-          chip, getLeanAddressesOverride().value_or(false),
-          getKeepInvariantsOverride().value_or(false))) {
+          chip, getExperiments().leanAddresses.value_or(false),
+          getExperiments().keepInvariants.value_or(false))) {
   PhobosToNVVMOptions pipelineOptions;
   pipelineOptions.chip = this->chip;
   buildPhobosToNVVMPipeline(*pipeline, pipelineOptions);
-  pipeline->enableVerifier(getVerifyEachPass());
+  pipeline->enableVerifier(getExperiments().verifyEach);
 }
 
 KernelCompiler::~KernelCompiler() = default;
@@ -105,7 +105,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
       if (relief.wgmmaFragmentSteps > 0)
         options.wgmmaFragmentSteps = relief.wgmmaFragmentSteps;
       buildPhobosToNVVMPipeline(*relieved, options);
-      relieved->enableVerifier(getVerifyEachPass());
+      relieved->enableVerifier(getExperiments().verifyEach);
     }
     passes = relieved.get();
   }
@@ -113,7 +113,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
   LogicalResult lowered = passes->run(*single);
   // Without the verifier between passes, once here: LLVM's translation
   // gets valid IR or the compile fails with the verifier's message.
-  if (succeeded(lowered) && !getVerifyEachPass())
+  if (succeeded(lowered) && !getExperiments().verifyEach)
     lowered = verify(*single);
   if (timings)
     timings->passesMs = millisecondsSince(start);
@@ -261,17 +261,7 @@ std::optional<std::string> phobos::findPtxas() {
 }
 
 const std::vector<std::string> &phobos::getExtraPtxasOptions() {
-  static const std::vector<std::string> options = [] {
-    std::vector<std::string> result;
-    if (std::optional<std::string> given = getEnvironment("PHOBOS_PTXAS_OPTIONS")) {
-      SmallVector<StringRef> parts;
-      StringRef(*given).split(parts, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-      for (StringRef part : parts)
-        result.push_back(part.str());
-    }
-    return result;
-  }();
-  return options;
+  return getExperiments().ptxasOptions;
 }
 
 AssemblyReport phobos::parsePtxasReport(StringRef log) {
@@ -403,15 +393,15 @@ std::optional<std::string> phobos::requestOneCtaPerSM(StringRef ptx) {
 
 SpillRelief phobos::availableReliefs(const CompiledKernel &kernel) {
   SpillRelief available;
-  if (kernel.fmaKSteps > kSpillingFmaKUnroll && !getFmaKUnrollOverride())
+  if (kernel.fmaKSteps > kSpillingFmaKUnroll && !getExperiments().fmaKUnroll)
     available.fmaKUnroll = kSpillingFmaKUnroll;
-  available.synchronousDots = kernel.dotsInFlight && !getSyncDotsOverride();
-  available.asyncStaging = kernel.registerStaging && !getAsyncStagingOverride();
+  available.synchronousDots = kernel.dotsInFlight && !getExperiments().syncDots;
+  available.asyncStaging = kernel.registerStaging && !getExperiments().asyncStaging;
   available.leanAddresses =
-      kernel.contract.sharedMemoryBytes > 0 && !getLeanAddressesOverride();
-  available.keepInvariants = kernel.loops && !getKeepInvariantsOverride();
+      kernel.contract.sharedMemoryBytes > 0 && !getExperiments().leanAddresses;
+  available.keepInvariants = kernel.loops && !getExperiments().keepInvariants;
   if (kernel.wgmmaFragmentSteps > kSpillingWgmmaFragmentSteps &&
-      !getWgmmaFragmentStepsOverride())
+      !getExperiments().wgmmaFragmentSteps)
     available.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
   return available;
 }

@@ -105,7 +105,7 @@ llvm::Expected<std::string> JitLinker::assemble(llvm::StringRef ptx,
                                                 llvm::StringRef chip,
                                                 AssemblyReport *report) const {
   std::string arch = ("-arch=" + chip).str();
-  // ptxas's default optimisation level, unless PHOBOS_PTXAS_OPTIONS gives
+  // ptxas's default optimisation level, unless the experiment ptxas= gives
   // its own (-O3 conflicts with -Ofc); -verbose puts ptxas's resource lines
   // (ptxas -v) into the info log.
   std::vector<const char *> options = {arch.c_str()};

@@ -2,6 +2,7 @@
 
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Environment.h"
+#include "Phobos/Support/Experiments.h"
 #include "Phobos/Runtime/Version.inc"
 
 #include "llvm/ADT/StringExtras.h"
@@ -19,16 +20,11 @@
 using namespace phobos;
 
 llvm::StringRef phobos::compilerVersion() {
-  // Kernels compiled without some optimisations (PHOBOS_DISABLE_PASSES,
-  // lib/Target/Pipeline.cpp) are other kernels: the version says so, and
-  // every cache key with it.
-  static const std::string version = [] {
-    // As are kernels assembled or optimised otherwise (lib/Driver/
-    // Compiler.cpp, lib/Target/PTXEmitter.cpp) and those an A/B knob of the
-    // pipeline fixes (lib/Target/Pipeline.cpp): each set knob is named.
-    // (Support/Environment.cpp lists them.)
-    return PHOBOS_COMPILER_VERSION + codeChangingEnvironment();
-  }();
+  // Kernels an experiment changed (a pass left out, other assembler or
+  // LLVM options, a pipeline option fixed: Support/Experiments.h) are other
+  // kernels: the version names each, and every cache key with it.
+  static const std::string version =
+      PHOBOS_COMPILER_VERSION + getExperiments().versionLabel();
   return version;
 }
 

@@ -12,7 +12,7 @@
 #include "Phobos/Target/PTXEmitter.h"
 
 #include "Phobos/Target/PtxWorkarounds.h"
-#include "Phobos/Support/Environment.h"
+#include "Phobos/Support/Experiments.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -44,27 +44,13 @@ namespace {
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 /// PTX 8.0 carries sm_90a's instructions; older chips accept it as well.
 constexpr const char *kFeatures = "+ptx80";
-/// LLVM IR optimisation level: O1, unless $PHOBOS_LLVM_OPT_LEVEL (0 to 3)
-/// says otherwise, for A/B measurements (the compiler version then names
-/// it). The kernels reach LLVM already tiled, unrolled and vectorised by
-/// our own passes; O1 made no kernel of the GPU suite slower on the H200
-/// and takes 30-45 % less LLVM time than O3 (docs/benchmarks.md,
-/// seventeenth and eighteenth sessions).
+/// LLVM IR optimisation level: O1, unless the experiment llvm-opt-level
+/// says otherwise (the compiler version then names it). The kernels reach
+/// LLVM already tiled, unrolled and vectorised by our own passes; O1 made no
+/// kernel of the GPU suite slower on the H200 and takes 30-45 % less LLVM
+/// time than O3 (docs/benchmarks.md, seventeenth and eighteenth sessions).
 unsigned getIROptLevel() {
-  static const unsigned level = [] {
-    std::optional<std::string> setting = getEnvironment("PHOBOS_LLVM_OPT_LEVEL");
-    const char *given = setting ? setting->c_str() : nullptr;
-    constexpr unsigned kDefault = 1;
-    unsigned value = kDefault;
-    if (given &&
-        (llvm::StringRef(given).getAsInteger(10, value) || value > 3)) {
-      llvm::errs() << "phobos: PHOBOS_LLVM_OPT_LEVEL: '" << given
-                   << "' is not 0 to 3; using " << kDefault << "\n";
-      value = kDefault;
-    }
-    return value;
-  }();
-  return level;
+  return getExperiments().llvmOptLevel.value_or(1);
 }
 
 /// LLVM's options that give the lean addresses and keep invariants in

@@ -6,7 +6,7 @@
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 #include "Phobos/Support/Chips.h"
-#include "Phobos/Support/Environment.h"
+#include "Phobos/Support/Experiments.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -37,104 +37,10 @@ static std::unique_ptr<Pass> createPerThreadCanonicalizer() {
   return createCanonicalizerPass(config);
 }
 
-/// The optimisations PHOBOS_DISABLE_PASSES may leave out (for A/B
-/// measurements: the kernels stay correct without them).
-static constexpr llvm::StringLiteral kOptionalPasses[] = {
-    "tile-group-blocks", "tile-persistent", "tile-defer-dots",
-    "tile-warp-specialize", "tile-pingpong"};
-
-/// Whether PHOBOS_DISABLE_PASSES (a comma-separated list of the names
-/// above) leaves `name` out. Names it does not know are reported once.
+/// Whether the experiment `without=` leaves the optional pass `name` out
+/// (Support/Experiments.cpp lists the passes it may name).
 static bool isPassDisabled(StringRef name) {
-  static const llvm::SmallVector<std::string> disabled = [] {
-    llvm::SmallVector<std::string> names;
-    std::optional<std::string> value = phobos::getEnvironment("PHOBOS_DISABLE_PASSES");
-    const char *given = value ? value->c_str() : nullptr;
-    if (!given)
-      return names;
-    llvm::SmallVector<StringRef> parts;
-    StringRef(given).split(parts, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef part : parts) {
-      part = part.trim();
-      if (!llvm::is_contained(kOptionalPasses, part)) {
-        llvm::errs() << "phobos: PHOBOS_DISABLE_PASSES: '" << part
-                     << "' is not a pass that can be left out (";
-        llvm::interleaveComma(kOptionalPasses, llvm::errs());
-        llvm::errs() << "); ignored\n";
-        continue;
-      }
-      names.push_back(part.str());
-    }
-    return names;
-  }();
-  return llvm::is_contained(disabled, name);
-}
-
-/// $`name` read once as a step count (0 or more); nullopt when unset or
-/// not one (reported).
-static std::optional<int64_t> readStepCount(const char *name) {
-  std::optional<std::string> value = phobos::getEnvironment(name);
-  if (!value)
-    return std::nullopt;
-  const char *given = value->c_str();
-  int64_t steps;
-  if (StringRef(given).getAsInteger(10, steps) || steps < 0) {
-    llvm::errs() << "phobos: " << name << ": '" << given
-                 << "' is not a step count (0 or more); ignored\n";
-    return std::nullopt;
-  }
-  return steps;
-}
-
-std::optional<int64_t> phobos::getFmaKUnrollOverride() {
-  static const std::optional<int64_t> value =
-      readStepCount("PHOBOS_FMA_K_UNROLL");
-  return value;
-}
-
-std::optional<int64_t> phobos::getWgmmaFragmentStepsOverride() {
-  static const std::optional<int64_t> value =
-      readStepCount("PHOBOS_WGMMA_FRAGMENT_STEPS");
-  return value;
-}
-
-/// A 0 or 1 from the environment variable `name` (nullopt: unset, or
-/// anything else, which is reported).
-static std::optional<bool> readSwitch(const char *name) {
-  std::optional<std::string> value = phobos::getEnvironment(name);
-  if (!value)
-    return std::nullopt;
-  const char *given = value->c_str();
-  if (StringRef(given) == "0" || StringRef(given) == "1")
-    return StringRef(given) == "1";
-  llvm::errs() << "phobos: " << name << ": '" << given
-               << "' is not 0 or 1; ignored\n";
-  return std::nullopt;
-}
-
-std::optional<bool> phobos::getSyncDotsOverride() {
-  static const std::optional<bool> value = readSwitch("PHOBOS_SYNC_DOTS");
-  return value;
-}
-
-std::optional<bool> phobos::getAsyncStagingOverride() {
-  static const std::optional<bool> value = readSwitch("PHOBOS_ASYNC_STAGING");
-  return value;
-}
-
-std::optional<bool> phobos::getLeanAddressesOverride() {
-  static const std::optional<bool> value = readSwitch("PHOBOS_LEAN_ADDRESSES");
-  return value;
-}
-
-std::optional<bool> phobos::getKeepInvariantsOverride() {
-  static const std::optional<bool> value = readSwitch("PHOBOS_KEEP_INVARIANTS");
-  return value;
-}
-
-bool phobos::getVerifyEachPass() {
-  static const bool value = readSwitch("PHOBOS_VERIFY_EACH").value_or(false);
-  return value;
+  return llvm::is_contained(phobos::getExperiments().disabledPasses, name);
 }
 
 void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
@@ -172,7 +78,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   bool synchronousDots =
       options.synchronousDots.hasValue()
           ? options.synchronousDots.getValue()
-          : getSyncDotsOverride().value_or(options.synchronousDots.getValue());
+          : phobos::getExperiments().syncDots.value_or(options.synchronousDots.getValue());
   // Attention's P @ V under the next iteration's softmax. (tile-prefetch-
   // dots, the next S under this softmax, is not here: on the H200 it gained
   // nothing at D 64 and cost 8 % at D 128; docs/benchmarks.md.)
@@ -192,7 +98,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   staging.markOnly =
       !(options.asyncStaging.hasValue()
             ? options.asyncStaging.getValue()
-            : getAsyncStagingOverride().value_or(options.asyncStaging.getValue()));
+            : phobos::getExperiments().asyncStaging.value_or(options.asyncStaging.getValue()));
   kernel.addPass(tile::createTileAsyncStaging(staging));
   // With every layout known: a tile that takes all of a thread's registers
   // fails here, not as ptxas's spills or its "Insufficient registers".
@@ -218,11 +124,11 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   perThread.fmaKUnroll =
       options.fmaKUnroll.hasValue()
           ? options.fmaKUnroll.getValue()
-          : getFmaKUnrollOverride().value_or(options.fmaKUnroll.getValue());
+          : phobos::getExperiments().fmaKUnroll.value_or(options.fmaKUnroll.getValue());
   perThread.wgmmaFragmentSteps =
       options.wgmmaFragmentSteps.hasValue()
           ? options.wgmmaFragmentSteps.getValue()
-          : getWgmmaFragmentStepsOverride().value_or(
+          : phobos::getExperiments().wgmmaFragmentSteps.value_or(
                 options.wgmmaFragmentSteps.getValue());
   pm.addPass(createConvertTileToGPU(perThread));
   pm.addPass(createPerThreadCanonicalizer());
@@ -286,7 +192,7 @@ FailureOr<std::string> phobos::serializeToPTX(ModuleOp module,
   if (!isValidChip(chip))
     return module.emitError("unsupported chip '")
            << chip << "'; Phobos targets " << supportedChips();
-  return PTXEmitter(chip, getLeanAddressesOverride().value_or(false),
-                    getKeepInvariantsOverride().value_or(false))
+  return PTXEmitter(chip, phobos::getExperiments().leanAddresses.value_or(false),
+                    phobos::getExperiments().keepInvariants.value_or(false))
       .emit(module);
 }

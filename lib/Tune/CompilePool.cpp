@@ -15,7 +15,7 @@
 #include "Phobos/Driver/Compiler.h"
 #include "Phobos/Driver/JitLink.h"
 #include "Phobos/Driver/Session.h"
-#include "Phobos/Support/Environment.h"
+#include "Phobos/Support/Experiments.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
@@ -66,13 +66,13 @@ std::string firstLines(llvm::StringRef text, unsigned count = 3) {
 /// from the heap) took the median variant from 168 to 137 ms locally; on
 /// the GPU machine, whose runs vary more, the same settings gave 184-194 ms
 /// where glibc's defaults gave 186-298 (docs/benchmarks.md, twenty-second
-/// session). Process-wide, once; $PHOBOS_ALLOCATOR_DEFAULTS=1 leaves
+/// session). Process-wide, once; the experiment allocator-defaults=1 leaves
 /// glibc's settings, for A/B measurements.
 void keepFreedMemory() {
 #ifdef __GLIBC__
   static std::once_flag once;
   std::call_once(once, [] {
-    if (getEnvironment("PHOBOS_ALLOCATOR_DEFAULTS") == std::string("1"))
+    if (getExperiments().allocatorDefaults)
       return;
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
@@ -89,7 +89,7 @@ CompilePool::CompilePool(Config config, std::vector<Variant> variants)
   keepFreedMemory();
   // One nvJitLink for every worker: it assembles in the process, where
   // ptxas costs a process and two files per variant.
-  if (this->config.useCubin && !getEnvironment("PHOBOS_NO_NVJITLINK"))
+  if (this->config.useCubin && !getExperiments().ptxasProcess)
     linker = JitLinker::open();
   unsigned count = std::max(1u, std::min<unsigned>(this->config.jobs,
                                                    this->variants.size()));

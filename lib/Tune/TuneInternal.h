@@ -100,7 +100,7 @@ public:
   CompilePool(Config config, std::vector<Variant> variants);
   ~CompilePool();
   /// The in-process assembler the workers share (nvJitLink), or null when
-  /// they start ptxas (no library, or $PHOBOS_NO_NVJITLINK set).
+  /// they start ptxas (no library, or the experiment assembler=ptxas).
   const JitLinker *jitLinker() const { return linker.get(); }
   /// The next report (stage 1 or 2), in completion order; nullopt when
   /// every variant has been reported in both stages.

@@ -1,13 +1,17 @@
 //===- phobos-compile.cpp - Phobos source to PTX and launch contracts -----===//
 //
 // phobos-compile FILE.ph [--kernel NAME] [--variant NAME=V,...]
-//                [--all-variants] [--chip sm_90] -o DIR
+//                [--all-variants] [-j N] [--chip sm_90] -o DIR
 //
 // Writes, for each compiled kernel variant, DIR/<kernel>.<variant>.ptx, the
 // .cubin when ptxas is found, and the launch contract as .json; with
 // --cache, publishes them in the kernel cache instead and prints each
 // entry's directory. --span-map reports diagnostics at the place a
-// generated program was written (the Python package's kernels).
+// generated program was written (the Python package's kernels). Several
+// variants compile in parallel (-j), each thread with its own context and
+// compiler; what they print comes in variant order. They assemble with the
+// ptxas process, as phobos-run's do (nvJitLink, the tuner's assembler,
+// makes other code: lib/Driver/JitLink.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +24,7 @@
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Driver/Session.h"
+#include "Phobos/Support/Experiments.h"
 #include "Phobos/Target/Pipeline.h"
 
 #include "mlir/IR/Builders.h"
@@ -33,6 +38,11 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 using namespace phobos;
 namespace cl = llvm::cl;
@@ -63,6 +73,14 @@ static cl::opt<bool> allVariants("all-variants",
                                  cl::desc("Compile every variant of the "
                                           "@autotune space"),
                                  cl::cat(category));
+static cl::list<std::string> experiments("experiment",
+                                         cl::desc(phobos::kExperimentFlagHelp),
+                                         cl::value_desc("NAME=VALUE"),
+                                         cl::cat(category));
+static cl::opt<unsigned>
+    threadCount("j",
+                cl::desc("Variants compiled at once (default: one per core)"),
+                cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::init("sm_90"), cl::cat(category));
 static cl::opt<bool> noCubin("no-cubin",
@@ -161,14 +179,199 @@ static bool writeOutputs(const KernelBuild &build, bool resources) {
   return true;
 }
 
+namespace {
+/// What the source is, shared by every compile thread.
+struct Input {
+  std::string name, text;
+  std::optional<frontend::SpanMap> spanMap;
+};
+
+/// One variant's compile: what it printed and what it built.
+struct JobOutcome {
+  std::string diagnostics;
+  std::vector<KernelBuild> builds;
+  bool failed = false;
+};
+
+/// A compile thread's own context, copy of the source and compiler:
+/// MLIR's pass managers and a KernelCompiler serve one thread at a time.
+class Worker {
+public:
+  Worker(const mlir::DialectRegistry &registry, const Input &input,
+         const CompileOptions &options, bool threaded, bool withCompiler = true)
+      : context(registry, threaded ? mlir::MLIRContext::Threading::DISABLED
+                                   : mlir::MLIRContext::Threading::ENABLED),
+        stream(text), diagnostics(sourceMgr, &context, stream) {
+    // Errors point at the user's source; the IR of the failing op is noise.
+    context.printOpOnDiagnostic(false);
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(input.text, input.name),
+        llvm::SMLoc());
+    if (input.spanMap)
+      spanMapHandler.emplace(*input.spanMap, input.name, sourceMgr,
+                             diagnostics, &context);
+    if (withCompiler && !contractOnly)
+      compiler.emplace(&context, options.chip);
+  }
+
+  /// The variants of the source's kernels (--all-variants) or the last of
+  /// each (--last-variant); nullopt after an error (in takeDiagnostics).
+  std::optional<std::vector<frontend::ImportOptions>> listVariants();
+
+  /// What was reported since the last call.
+  std::string takeDiagnostics() {
+    std::string taken = std::move(text);
+    text.clear();
+    return taken;
+  }
+
+  /// Compiles one job; its diagnostics come back with it.
+  JobOutcome compile(const frontend::ImportOptions &job, const BuildKey &base,
+                     const CompileOptions &options,
+                     const llvm::StringMap<int64_t> &specializeDims) {
+    JobOutcome outcome;
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        frontend::importPhobos(sourceMgr, &context, job);
+    if (module) {
+      BuildKey key = base;
+      for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>()) {
+        key.specialized = specializeAlignment(kernelOp, specializeDims);
+        mlir::FailureOr<KernelBuild> build = getOrCompile(
+            kernelOp, key, options, compiler ? &*compiler : nullptr);
+        if (failed(build)) {
+          outcome.failed = true;
+          break;
+        }
+        outcome.builds.push_back(std::move(*build));
+      }
+    } else {
+      outcome.failed = true;
+    }
+    outcome.diagnostics = takeDiagnostics();
+    return outcome;
+  }
+
+private:
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  std::string text;
+  llvm::raw_string_ostream stream;
+  mlir::SourceMgrDiagnosticHandler diagnostics;
+  std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
+  std::optional<KernelCompiler> compiler;
+};
+
+/// Compiles `jobs` on `threads` threads and hands each outcome to `emit` in
+/// job order, as soon as it and those before it are done; stops at the
+/// first `emit` that returns false.
+void compileAll(const mlir::DialectRegistry &registry, const Input &input,
+                const std::vector<frontend::ImportOptions> &jobs,
+                const BuildKey &key, const CompileOptions &options,
+                const llvm::StringMap<int64_t> &specializeDims,
+                unsigned threads,
+                llvm::function_ref<bool(JobOutcome &)> emit) {
+  if (threads <= 1) {
+    Worker worker(registry, input, options, /*threaded=*/false);
+    for (const frontend::ImportOptions &job : jobs) {
+      JobOutcome outcome = worker.compile(job, key, options, specializeDims);
+      if (!emit(outcome))
+        return;
+    }
+    return;
+  }
+  std::vector<std::optional<JobOutcome>> outcomes(jobs.size());
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      Worker worker(registry, input, options, /*threaded=*/true);
+      for (size_t index; !stop && (index = next++) < jobs.size();) {
+        JobOutcome outcome =
+            worker.compile(jobs[index], key, options, specializeDims);
+        std::lock_guard<std::mutex> guard(mutex);
+        outcomes[index] = std::move(outcome);
+        ready.notify_all();
+      }
+    });
+  for (size_t index = 0; index < jobs.size(); ++index) {
+    std::unique_lock<std::mutex> lock(mutex);
+    ready.wait(lock, [&] { return outcomes[index].has_value(); });
+    JobOutcome outcome = std::move(*outcomes[index]);
+    outcomes[index].reset();
+    lock.unlock();
+    if (!emit(outcome)) {
+      stop = true;
+      break;
+    }
+  }
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
+/// Exits with status 2 after a bad --experiment.
+void applyExperimentsOrExit() {
+  if (llvm::Error error = applyExperiments(experiments)) {
+    llvm::errs() << "phobos-compile: " << llvm::toString(std::move(error))
+                 << "\n";
+    std::exit(2);
+  }
+}
+
+std::optional<std::vector<frontend::ImportOptions>> Worker::listVariants() {
+  std::vector<frontend::ImportOptions> jobs;
+  frontend::Diagnostics diags(sourceMgr, &context, sourceMgr.getMainFileID());
+  auto program = frontend::parseProgram(diags);
+  if (!program)
+    return std::nullopt;
+  for (auto &kernel : program->kernels) {
+    if (!kernelName.empty() && kernel->name != kernelName)
+      continue;
+    std::optional<frontend::KernelAttributes> attrs =
+        frontend::readAttributes(*kernel, diags);
+    if (!attrs)
+      return std::nullopt;
+    std::vector<frontend::Variant> variants;
+    if (lastVariant) {
+      variants.push_back(frontend::lastVariant(*attrs));
+    } else if (frontend::countVariants(*attrs,
+                                       frontend::kMaxEnumeratedVariants)) {
+      variants = frontend::enumerateVariants(*attrs);
+    } else {
+      // Never build the space: 40 dimensions of two values are 2^40.
+      diags.error(attrs->autotune.front().loc)
+          << "kernel '" << kernel->name << "' has more than "
+          << frontend::kMaxEnumeratedVariants
+          << " variants, more than --all-variants compiles; choose "
+             "variants with --variant NAME=V,... (or --last-variant)";
+      return std::nullopt;
+    }
+    for (const frontend::Variant &variant : variants) {
+      frontend::ImportOptions job;
+      job.kernelName = kernel->name;
+      for (auto &[name, value] : variant)
+        job.variant[name] = value;
+      jobs.push_back(std::move(job));
+    }
+  }
+  return jobs;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    // The version names the experiments given before --version.
+    applyExperimentsOrExit();
     os << "Phobos compiler version " << compilerVersion() << "\n";
   });
   cl::ParseCommandLineOptions(argc, argv,
                               "phobos-compile: Phobos source to PTX\n");
+  applyExperimentsOrExit();
   if (outputDir.empty() == !useCache) {
     llvm::errs() << "phobos-compile: give either -o DIR or --cache\n";
     return 2;
@@ -179,33 +382,22 @@ int main(int argc, char **argv) {
                     "PHOBOS_CACHE_DIR or HOME, or pass --cache-dir)\n";
     return 2;
   }
-  mlir::DialectRegistry registry;
-  registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  // Errors point at the user's source; the IR of the failing op is noise.
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
+  Input input;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!buffer) {
     llvm::errs() << "phobos-compile: cannot read '" << inputFile
                  << "': " << buffer.getError().message() << "\n";
     return 2;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  std::optional<frontend::SpanMap> spanMap;
-  std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
+  input.name = (*buffer)->getBufferIdentifier().str();
+  input.text = (*buffer)->getBuffer().str();
   if (!spanMapFile.empty()) {
     llvm::Expected<frontend::SpanMap> map = frontend::SpanMap::readFile(spanMapFile);
     if (!map) {
       llvm::errs() << "phobos-compile: " << llvm::toString(map.takeError()) << "\n";
       return 2;
     }
-    spanMap = std::move(*map);
-    spanMapHandler.emplace(
-        *spanMap,
-        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier().str(),
-        sourceMgr, diagnostics, &context);
+    input.spanMap = std::move(*map);
   }
   if (!useCache)
     if (std::error_code error = llvm::sys::fs::create_directories(outputDir)) {
@@ -233,46 +425,19 @@ int main(int argc, char **argv) {
                    << value << ": extents are at least 1\n";
       return 2;
     }
-  // The variants to build: the one asked for, or (with --all-variants) the
-  // whole space of each kernel.
-  std::vector<frontend::ImportOptions> jobs;
-  if (!allVariants && !lastVariant) {
-    jobs.push_back(base);
-  } else {
-    frontend::Diagnostics diags(sourceMgr, &context, sourceMgr.getMainFileID());
-    auto program = frontend::parseProgram(diags);
-    if (!program)
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  // The variants to build: the one asked for, or those of each kernel.
+  std::optional<std::vector<frontend::ImportOptions>> jobs;
+  if (allVariants || lastVariant) {
+    Worker lister(registry, input, CompileOptions(), /*threaded=*/false,
+                  /*withCompiler=*/false);
+    jobs = lister.listVariants();
+    llvm::errs() << lister.takeDiagnostics();
+    if (!jobs)
       return 1;
-    for (auto &kernel : program->kernels) {
-      if (!kernelName.empty() && kernel->name != kernelName)
-        continue;
-      std::optional<frontend::KernelAttributes> attrs =
-          frontend::readAttributes(*kernel, diags);
-      if (!attrs)
-        return 1;
-      std::vector<frontend::Variant> variants;
-      if (lastVariant) {
-        variants.push_back(frontend::lastVariant(*attrs));
-      } else if (frontend::countVariants(*attrs,
-                                         frontend::kMaxEnumeratedVariants)) {
-        variants = frontend::enumerateVariants(*attrs);
-      } else {
-        // Never build the space: 40 dimensions of two values are 2^40.
-        diags.error(attrs->autotune.front().loc)
-            << "kernel '" << kernel->name << "' has more than "
-            << frontend::kMaxEnumeratedVariants
-            << " variants, more than --all-variants compiles; choose "
-               "variants with --variant NAME=V,... (or --last-variant)";
-        return 1;
-      }
-      for (const frontend::Variant &variant : variants) {
-        frontend::ImportOptions job;
-        job.kernelName = kernel->name;
-        for (auto &[name, value] : variant)
-          job.variant[name] = value;
-        jobs.push_back(std::move(job));
-      }
-    }
+  } else {
+    jobs.emplace({base});
   }
 
   if (!contractOnly && !isValidChip(chip)) {
@@ -294,42 +459,38 @@ int main(int argc, char **argv) {
                  << ")\n";
     return 2;
   }
+  unsigned threads = std::min<size_t>(
+      threadCount ? threadCount : std::max(1u, std::thread::hardware_concurrency()),
+      jobs->size());
   BuildKey key;
-  key.source =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer().str();
-  std::optional<KernelCompiler> compiler;
-  if (!contractOnly)
-    compiler.emplace(&context, options.chip);
+  key.source = input.text;
   int status = 0;
-  for (const frontend::ImportOptions &job : jobs) {
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        frontend::importPhobos(sourceMgr, &context, job);
-    if (!module)
-      return 1;
-    for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>()) {
-      key.specialized = specializeAlignment(kernelOp, specializeDims);
-      mlir::FailureOr<KernelBuild> build = getOrCompile(
-          kernelOp, key, options, compiler ? &*compiler : nullptr);
-      if (failed(build))
-        return 1;
-      for (const std::string &note : build->notes)
-        llvm::errs() << "phobos-compile: note: " << note << "\n";
-      if (!build->assemblyError.empty()) {
-        llvm::errs() << "phobos-compile: " << build->kernel.contract.kernel
-                     << ": " << build->assemblyError << "\n";
-        status = 1;
-      }
-      if (!build->storeError.empty()) {
-        llvm::errs() << "phobos-compile: " << build->storeError << "\n";
-        return 1;
-      }
-      if (useCache) {
-        llvm::outs() << build->cacheEntry << "\n";
-        continue;
-      }
-      if (!writeOutputs(*build, resources))
-        return 1;
-    }
-  }
+  compileAll(registry, input, *jobs, key, options, specializeDims, threads,
+             [&](JobOutcome &outcome) {
+               llvm::errs() << outcome.diagnostics;
+               for (const KernelBuild &build : outcome.builds) {
+                 for (const std::string &note : build.notes)
+                   llvm::errs() << "phobos-compile: note: " << note << "\n";
+                 if (!build.assemblyError.empty()) {
+                   llvm::errs() << "phobos-compile: " << build.kernel.contract.kernel
+                                << ": " << build.assemblyError << "\n";
+                   status = 1;
+                 }
+                 if (!build.storeError.empty()) {
+                   llvm::errs() << "phobos-compile: " << build.storeError << "\n";
+                   status = 1;
+                   return false;
+                 }
+                 if (useCache)
+                   llvm::outs() << build.cacheEntry << "\n";
+                 else if (!writeOutputs(build, resources)) {
+                   status = 1;
+                   return false;
+                 }
+               }
+               if (outcome.failed)
+                 status = 1;
+               return !outcome.failed;
+             });
   return status;
 }

@@ -23,6 +23,7 @@
 #include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Driver/Session.h"
+#include "Phobos/Support/Experiments.h"
 #include "Phobos/Target/LaunchContract.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -54,6 +55,10 @@ using namespace phobos;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("phobos-run options");
+static cl::list<std::string> experiments("experiment",
+                                         cl::desc(phobos::kExperimentFlagHelp),
+                                         cl::value_desc("NAME=VALUE"),
+                                         cl::cat(category));
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<kernel.ph or kernels.mlir>"),
                                       cl::Required, cl::cat(category));
@@ -1227,6 +1232,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "phobos-run: run, check and time one Phobos kernel variant\n");
   validateOptions();
+  if (llvm::Error error = phobos::applyExperiments(experiments))
+    usage(llvm::toString(std::move(error)));
 
   mlir::DialectRegistry registry;
   registerAllDialects(registry);

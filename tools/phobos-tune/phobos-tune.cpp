@@ -15,6 +15,7 @@
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Tune/Tuner.h"
+#include "Phobos/Support/Experiments.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -30,6 +31,10 @@ using namespace phobos;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("phobos-tune options");
+static cl::list<std::string> experiments("experiment",
+                                         cl::desc(phobos::kExperimentFlagHelp),
+                                         cl::value_desc("NAME=VALUE"),
+                                         cl::cat(category));
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.ph>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> kernelName("kernel", cl::desc("The kernel to tune"),
@@ -216,6 +221,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv, "phobos-tune: search a kernel's @autotune space\n");
+  if (llvm::Error error = phobos::applyExperiments(experiments))
+    usage(llvm::toString(std::move(error)));
 
   tune::Options options;
   auto buffer = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/true);

@@ -1,13 +1,14 @@
 //===- EnvironmentTest.cpp - One registry of environment variables --------===//
 //
-// Every variable the tree reads is in the registry, the registry is the
-// table of docs/runtime.md §11, and those that change compiled code name
-// themselves in the compiler's version.
+// Every variable the tree reads is in the registry, and the registry is the
+// table of docs/runtime.md §11; the experiments that change compiled code
+// name themselves in the compiler's version.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Environment.h"
+#include "Phobos/Support/Experiments.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -38,11 +39,11 @@ TEST(EnvironmentTest, TheDocsTableIsTheRegistry) {
   size_t section = docs.find("## 11. Environment variables");
   ASSERT_NE(section, std::string::npos);
   llvm::StringSet<> documented;
-  std::regex row("\\| `([A-Z_]+)` \\| ([^|]+) \\| ([^|\\n]+) \\|");
+  std::regex row("\\| `([A-Z_]+)` \\| ([^|\\n]+) \\|");
   std::string tail = docs.substr(section);
   for (auto it = std::sregex_iterator(tail.begin(), tail.end(), row);
        it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[1], label = (*it)[2], help = (*it)[3];
+    std::string name = (*it)[1], help = (*it)[2];
     documented.insert(name);
     const EnvironmentVariable *found = nullptr;
     for (const EnvironmentVariable &variable : environmentVariables())
@@ -50,10 +51,6 @@ TEST(EnvironmentTest, TheDocsTableIsTheRegistry) {
         found = &variable;
     ASSERT_NE(found, nullptr) << name << " is documented but not registered";
     EXPECT_EQ(help, found->help.str()) << name;
-    EXPECT_EQ(label, found->versionLabel.empty()
-                         ? std::string("-")
-                         : "`" + found->versionLabel.str() + "`")
-        << name;
   }
   for (const EnvironmentVariable &variable : environmentVariables())
     EXPECT_TRUE(documented.contains(variable.name))
@@ -86,17 +83,37 @@ TEST(EnvironmentTest, NothingReadsTheEnvironmentAroundTheRegistry) {
   }
 }
 
-TEST(EnvironmentTest, CodeChangingVariablesNameThemselves) {
-  ::unsetenv("PHOBOS_PTXAS_OPTIONS");
-  ::unsetenv("PHOBOS_NO_NVJITLINK");
-  std::string before = codeChangingEnvironment();
-  ::setenv("PHOBOS_NO_NVJITLINK", "1", 1); // leaves compiled code as it is
-  EXPECT_EQ(codeChangingEnvironment(), before);
-  ::setenv("PHOBOS_PTXAS_OPTIONS", "-Ofc=min", 1);
-  EXPECT_EQ(codeChangingEnvironment(), before + "+ptxas:-Ofc=min");
-  ::unsetenv("PHOBOS_PTXAS_OPTIONS");
-  ::unsetenv("PHOBOS_NO_NVJITLINK");
-  EXPECT_EQ(getEnvironment("PHOBOS_PTXAS_OPTIONS"), std::nullopt);
+TEST(EnvironmentTest, ExperimentsNameThemselvesAndRefuseBadValues) {
+  llvm::Expected<Experiments> parsed = Experiments::parse(
+      {"without=tile-pingpong,tile-defer-dots", "ptxas=-Ofc=min",
+       "llvm-opt-level=3", "sync-dots=1", "fma-k-unroll=4",
+       "assembler=ptxas"});
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  // The assembler leaves compiled code as it is: not in the version.
+  EXPECT_EQ(parsed->versionLabel(),
+            "+without:tile-pingpong,tile-defer-dots+ptxas:-Ofc=min+llvm-O3"
+            "+fma-k-unroll:4+sync-dots:1");
+  EXPECT_TRUE(parsed->ptxasProcess);
+  EXPECT_EQ(Experiments().versionLabel(), "");
+  for (auto [setting, message] :
+       {std::pair{"llvm-opt-level=7",
+                  "--experiment llvm-opt-level=7: llvm-opt-level takes 0 to 3"},
+        {"sync-dots=yes", "--experiment sync-dots=yes: sync-dots takes 0 or 1"},
+        {"fma-k-unroll=-1", "--experiment fma-k-unroll=-1: fma-k-unroll "
+                            "takes a step count (0 or more)"},
+        {"without=tile-nothing",
+         "--experiment without=tile-nothing: without takes optional passes "
+         "(tile-group-blocks, tile-persistent, tile-defer-dots, "
+         "tile-warp-specialize, tile-pingpong)"}}) {
+    llvm::Expected<Experiments> bad = Experiments::parse({setting});
+    ASSERT_FALSE(bool(bad)) << setting;
+    EXPECT_EQ(llvm::toString(bad.takeError()), message);
+  }
+  llvm::Expected<Experiments> unknown = Experiments::parse({"sync_dots=1"});
+  ASSERT_FALSE(bool(unknown));
+  EXPECT_NE(llvm::toString(unknown.takeError())
+                .find("no experiment 'sync_dots' (there are: without, "),
+            std::string::npos);
 }
 
 TEST(EnvironmentTest, AnUnregisteredNameIsAProgrammingError) {

@@ -34,7 +34,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     k-steps at a time: the fragments of N steps, a fence, their wgmmas and
     a commit, and before the next N a `wgmma.wait_group 0`, so that only N
     steps' fragments are live (fewer registers; an A/B knob through
-    `$PHOBOS_WGMMA_FRAGMENT_STEPS`, not yet a retry of the drivers).
+    the experiment `wgmma-fragment-steps`, not yet a retry of the drivers).
   }];
   let options = [
     Option<"fmaKUnroll", "fma-k-unroll", "int64_t", /*default=*/"0",

@@ -180,9 +180,9 @@ int64_t specializationMultiple(int64_t extent);
 std::optional<std::string> findPtxas();
 
 /// Options added to every assembly, ptxas's or nvJitLink's, for A/B
-/// measurements: $PHOBOS_PTXAS_OPTIONS split at spaces (`-Ofc=min`), empty
-/// when unset. The compiler version names them (compilerVersion), so cached
-/// kernels assembled with them stay apart.
+/// measurements: the experiment ptxas= (`-Ofc=min`, Support/Experiments.h),
+/// empty without one. The compiler version names them (compilerVersion), so
+/// cached kernels assembled with them stay apart.
 const std::vector<std::string> &getExtraPtxasOptions();
 
 /// What ptxas reports for a kernel with `-v`: registers per thread and the
@@ -250,9 +250,9 @@ inline constexpr int64_t kTightFmaKUnroll = 2;
 /// The reliefs that give `kernel` other code: its FMA dots' K loops rolled
 /// (a dot unrolled more steps than a rolled loop takes), no dot in flight
 /// (a dot was), asynchronous staging (a loop staged an operand through
-/// registers); none that an environment variable fixes for A/B
-/// measurements ($PHOBOS_FMA_K_UNROLL, $PHOBOS_SYNC_DOTS,
-/// $PHOBOS_ASYNC_STAGING, $PHOBOS_LEAN_ADDRESSES); lean addresses where the
+/// registers); none that an experiment fixes for A/B measurements
+/// (fma-k-unroll, sync-dots, async-staging, lean-addresses,
+/// Support/Experiments.h); lean addresses where the
 /// kernel uses shared memory. (The pipeline's wgmma-fragment-steps is not one:
 /// docs/benchmarks.md.)
 SpillRelief availableReliefs(const CompiledKernel &kernel);

@@ -1,13 +1,12 @@
 //===- Environment.h - Every environment variable Phobos reads --*- C++ -*-===//
 //
 // One registry of the environment variables the libraries and tools read,
-// in the manner of Triton's GetEnv.hpp: each has a name, what it does, and
-// whether it changes the code a kernel compiles to. Those that do are named
-// in the compiler's version (KernelCache.cpp's compilerVersion), so kernels
-// built with them stay apart in the kernel cache; the list comes from here,
-// not from a copy. Reading a name that is not registered is a programming
-// error. A variable never overrides an option a caller sets explicitly (a
-// pass pipeline option, a tool flag): it only changes a default.
+// in the manner of Triton's GetEnv.hpp: each has a name and what it does.
+// They say where things are (the kernel cache, nvJitLink, credentials);
+// none changes the code a kernel compiles to (A/B settings are a tool's
+// --experiment flags, Support/Experiments.h). Reading a name that is not
+// registered is a programming error. A variable never overrides an option
+// a caller sets explicitly (a tool flag): it only changes a default.
 // docs/runtime.md has the table; a unit test keeps it and this in step.
 //
 //===----------------------------------------------------------------------===//
@@ -28,9 +27,6 @@ struct EnvironmentVariable {
   llvm::StringLiteral name;
   /// What it does, one line (docs/runtime.md shows the same).
   llvm::StringLiteral help;
-  /// Its label in the compiler's version when set ("+ptxas:"); empty for a
-  /// variable that does not change compiled code.
-  llvm::StringLiteral versionLabel;
 };
 
 /// Every registered variable, by name.
@@ -39,10 +35,6 @@ llvm::ArrayRef<EnvironmentVariable> environmentVariables();
 /// The value of the registered variable `name`; nullopt when it is unset or
 /// empty.
 std::optional<std::string> getEnvironment(llvm::StringRef name);
-
-/// The labels and values of the set variables that change compiled code,
-/// in registry order ("+ptxas:-Ofc=min"); empty when none is set.
-std::string codeChangingEnvironment();
 
 } // namespace phobos
 
