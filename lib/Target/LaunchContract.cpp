@@ -1,6 +1,8 @@
 //===- LaunchContract.cpp - What a launch of a kernel must agree to -------===//
 
 #include "Phobos/Target/LaunchContract.h"
+
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/IR/ElementTypes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 
@@ -20,7 +22,7 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
         if (auto value = variant.getAs<mlir::IntegerAttr>(dim.getName()))
           contract.variant.emplace_back(dim.getName().str(), value.getInt());
   }
-  contract.ctaThreads = kernel.getCtaSize();
+  contract.ctaThreads = tile::getCompiledCtaSize(kernel);
   if (mlir::DictionaryAttr aligned = kernel.getAlignedAttr())
     for (mlir::NamedAttribute promise : aligned)
       contract.aligned.emplace_back(

@@ -51,6 +51,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   int64_t chipSharedBytes = chipInfo ? chipInfo->sharedMemoryBytes : 232448;
   tile::TileCheckResourcesOptions resources;
   resources.maxSharedBytes = chipSharedBytes;
+  // The CTA size of a kernel without @launch comes from its tiles, before
+  // anything reads it.
+  pm.addNestedPass<tile::KernelOp>(tile::createTileChooseCta());
   pm.addNestedPass<tile::KernelOp>(tile::createTileCheckResources(resources));
   // Tile level: clean up the source's tiles.
   pm.addPass(createCanonicalizerPass());

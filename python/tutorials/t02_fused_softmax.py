@@ -10,7 +10,10 @@ and writes the matrix several times. It shows
 - masking the columns past N with ``ph.arange`` and ``ph.where`` (a masked load
   reads 0, which is the wrong neutral element for a max);
 - choosing the variant at launch: ``BN``, the tile width, is the next power of
-  two of the row length, passed as a keyword.
+  two of the row length, passed as a keyword;
+- no ``@ph.launch``: the compiler sizes the CTA from the tile (one thread per
+  16-byte vector of the row, 4 to 16 warps), where Triton's tutorial picks
+  ``num_warps`` from the block size by hand.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from _common import empty, next_power_of_2
 
 @ph.kernel
 @ph.autotune(BN=[128, 32768])
-@ph.launch(256)
 def softmax_kernel(x: ph.tensor[ph.f32][M, N], y: ph.tensor[ph.f32][M, N]):
     row: ph.let = ph.program_id(0)
     cols: ph.let = ph.arange(BN)

@@ -125,7 +125,7 @@ OwningOpRef<ModuleOp> parseModule(llvm::StringRef input, MLIRContext *context,
 /// The tile passes, in pipeline order, and the module-level steps after
 /// them; mutations recombine them in any order.
 const char *const kKernelPasses[] = {
-    "canonicalize",          "cse",
+    "tile-choose-cta",       "canonicalize",          "cse",
     "tile-group-blocks",     "tile-hoist-invariants", "tile-drop-masks",
     "tile-split-ragged-loops", "tile-select-mma",
     "tile-assign-layouts",   "tile-promote-shared",

@@ -3,7 +3,10 @@
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace phobos::tile;
@@ -25,6 +28,53 @@ std::string phobos::tile::getSourceTypeName(TileType type) {
   llvm::interleaveComma(type.getShape(), os);
   os << "]";
   return text;
+}
+
+std::optional<int64_t> phobos::tile::chooseCtaSize(KernelOp kernel) {
+  if (kernel.getMaxThreads())
+    return std::nullopt;
+  bool fixed = false;
+  int64_t vectors = 0;
+  kernel.walk([&](Operation *op) {
+    if (isa<DotOp, WarpSpecializeOp>(op)) {
+      fixed = true;
+      return WalkResult::interrupt();
+    }
+    TileType tile;
+    if (auto load = dyn_cast<LoadOp>(op))
+      tile = load.getType();
+    else if (auto store = dyn_cast<StoreOp>(op))
+      tile = dyn_cast<TileType>(store.getValue().getType());
+    else if (auto add = dyn_cast<AtomicAddOp>(op))
+      tile = dyn_cast<TileType>(add.getValue().getType());
+    if (!tile)
+      return WalkResult::advance();
+    // A block of several rows keeps the default: its threads hold many
+    // elements each (an outer product's 128 x 128 spills at 512 threads,
+    // whose registers are half of 256's).
+    if (tile.getNumElements() != tile.getShape().back()) {
+      fixed = true;
+      return WalkResult::interrupt();
+    }
+    vectors = std::max<int64_t>(
+        vectors,
+        (tile.getNumElements() * getElementBytes(tile.getElementType()) + 15) /
+            16);
+    return WalkResult::advance();
+  });
+  if (fixed)
+    return 256;
+  // As Triton's layer-norm tutorial gives a row of BLOCK f16 elements
+  // BLOCK / 256 warps (one 16-byte vector a thread); at least Triton's
+  // default of 4 warps (a CTA smaller than that leaves the SM's thread slots
+  // empty once it holds its 32 CTAs), at most 16 (its softmax tutorial's
+  // largest).
+  return std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(vectors, 1)),
+                             128, 512);
+}
+
+int64_t phobos::tile::getCompiledCtaSize(KernelOp kernel) {
+  return chooseCtaSize(kernel).value_or(kernel.getCtaSize());
 }
 
 unsigned phobos::tile::getElementBytes(Type elementType) {

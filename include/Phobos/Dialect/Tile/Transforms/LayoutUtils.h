@@ -23,6 +23,18 @@ constexpr int64_t kRegistersPerSM = 65536;
 /// Warps in a CTA of `kernel`.
 unsigned getNumWarps(KernelOp kernel);
 
+/// The CTA size the compiler chooses for a kernel without `@launch`
+/// (tile-choose-cta): for a row kernel (every global load, store or atomic
+/// add is of one row), one thread per 16-byte vector of its largest access,
+/// a power of two from 128 to 512; otherwise (dots, warp specialization,
+/// blocks of several rows) the fixed default of 256 the layouts are made
+/// for. nullopt when `@launch` gave the size.
+std::optional<int64_t> chooseCtaSize(KernelOp kernel);
+
+/// The CTA size `kernel` will have: `@launch`'s, else chooseCtaSize's (what
+/// the launch contract says before the pipeline has run).
+int64_t getCompiledCtaSize(KernelOp kernel);
+
 /// Bytes one element of `type` takes in memory (i1: 1).
 unsigned getElementBytes(mlir::Type elementType);
 

@@ -587,6 +587,32 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"
   ];
 }
 
+def TileChooseCta : Pass<"tile-choose-cta", "::phobos::tile::KernelOp"> {
+  let summary = "chooses the CTA size of a kernel without @launch";
+  let description = [{
+    A row kernel whose source gives no `@launch` (every global load, store
+    and atomic add is of one row: a `[1, N]` or 1-D tile) gets
+    `max_threads` from its tiles: one thread per 16-byte vector of its
+    largest access, rounded up to a power of two from 128 to 512 threads.
+    The layouts then give each thread a 16-byte vector of the row
+    (tile-assign-layouts), and a row reduction over a tile wider than a
+    warp spans the warps without the author writing it. This follows
+    Triton's tutorials: layer norm gives a row of BLOCK f16 elements
+    BLOCK / 256 warps (one vector a thread), 4 warps is Triton's default,
+    and 16 its softmax tutorial's largest. A `[1, 1024]` f16 row gets 128
+    threads, a `[1, 4096]` f16 or `[1, 2048]` f32 row 512. Kernels with
+    dots or warp specialization, and blocks of several rows (whose threads
+    hold many elements each: an outer product's 128 x 128 f32 spills at 512
+    threads), keep the 256 their layouts are made for. `@launch` keeps its
+    meaning: the pass never changes a kernel that has `max_threads`. It runs
+    first, before any pass reads the CTA size; the launch contract made
+    before the pipeline asks the same rule (`getCompiledCtaSize`).
+  }];
+  let statistics = [
+    Statistic<"numChosen", "num-chosen", "Kernels given a CTA size">
+  ];
+}
+
 def TileChooseOccupancy : Pass<"tile-choose-occupancy", "::phobos::tile::KernelOp"> {
   let summary = "asks for two CTAs per SM where a tensor-core kernel's accumulators allow it";
   let description = [{
