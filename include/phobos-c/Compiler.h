@@ -162,6 +162,13 @@ PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetNotes(PhobosKernelBuild
 PHOBOS_CAPI_EXPORTED PhobosStringRef phobosKernelBuildGetDiagnostics(PhobosKernelBuild build);
 PHOBOS_CAPI_EXPORTED void phobosKernelBuildDestroy(PhobosKernelBuild build);
 
+/// Kernel `kernel`'s @autotune space as the language expands it:
+/// "NAME=V:V:...,NAME=V:..." in @autotune order, each dimension's default
+/// first; empty for a kernel without @autotune. Valid until the session's
+/// next call.
+PHOBOS_CAPI_EXPORTED PhobosError phobosSessionGetAutotuneSpace(
+    PhobosSession session, PhobosStringRef kernel, PhobosStringRef *space);
+
 /// The @autotune values ("NAME=V,..." in @autotune order) that a search
 /// stored in the tuning cache at `cacheDir` for `kernel` on `chip`
 /// ("interpreter" for the CPU) and the extents `dims` ("M=4096,N=4096"),

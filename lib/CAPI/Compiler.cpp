@@ -29,6 +29,7 @@ struct SessionObject {
   Session session;
   std::vector<std::string> kernelNames;
   std::string tunedVariant;
+  std::string autotuneSpace;
 };
 
 struct BuildObject {
@@ -216,6 +217,27 @@ PhobosStringRef phobosKernelBuildGetDiagnostics(PhobosKernelBuild build) {
   return wrap(unwrap(build)->build.diagnostics);
 }
 void phobosKernelBuildDestroy(PhobosKernelBuild build) { delete unwrap(build); }
+
+PhobosError phobosSessionGetAutotuneSpace(PhobosSession session,
+                                          PhobosStringRef kernel,
+                                          PhobosStringRef *space) {
+  if (!space)
+    return makeError("phobosSessionGetAutotuneSpace: the result is not optional");
+  *space = {"", 0};
+  SessionObject *object = unwrap(session);
+  auto found = object->session.autotuneSpace(unwrap(kernel));
+  if (!found)
+    return wrapError(found.takeError());
+  std::string &text = object->autotuneSpace;
+  text.clear();
+  for (auto &[name, values] : *found) {
+    text += (text.empty() ? "" : ",") + name + "=";
+    for (auto [index, value] : llvm::enumerate(values))
+      text += (index ? ":" : "") + std::to_string(value);
+  }
+  *space = wrap(text);
+  return {nullptr};
+}
 
 PhobosError phobosSessionGetTunedVariant(PhobosSession session,
                                          PhobosStringRef kernel,

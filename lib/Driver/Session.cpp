@@ -6,6 +6,7 @@
 #include "Phobos/Frontend/Diagnostics.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/Parser.h"
+#include "Phobos/Frontend/Sema.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Runtime/KernelCache.h"
@@ -309,6 +310,33 @@ llvm::Expected<std::vector<std::string>> Session::kernelNames() {
   for (const auto &kernel : parsed->kernels)
     names.push_back(kernel->name);
   return names;
+}
+
+llvm::Expected<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+Session::autotuneSpace(llvm::StringRef kernel) {
+  if (!impl->program)
+    return llvm::make_error<SessionError>("no program is loaded (load one first)");
+  llvm::SourceMgr &sourceMgr = impl->program->sourceMgr;
+  frontend::Diagnostics diags(sourceMgr, &impl->context,
+                              sourceMgr.getMainFileID());
+  std::unique_ptr<frontend::ast::Program> parsed = frontend::parseProgram(diags);
+  if (!parsed || diags.hadError())
+    return impl->takeError("the program does not parse");
+  for (const auto &candidate : parsed->kernels) {
+    if (candidate->name != kernel)
+      continue;
+    std::optional<frontend::KernelAttributes> attrs =
+        frontend::readAttributes(*candidate, diags);
+    if (!attrs || diags.hadError())
+      return impl->takeError("kernel '" + kernel.str() +
+                             "' has malformed attributes");
+    std::vector<std::pair<std::string, std::vector<int64_t>>> space;
+    for (const frontend::SearchDim &dim : attrs->autotune)
+      space.emplace_back(dim.name, dim.values);
+    return space;
+  }
+  return llvm::make_error<SessionError>("no kernel '" + kernel.str() +
+                                        "' in the program");
 }
 
 llvm::Expected<KernelBuild>

@@ -16,9 +16,8 @@ import json
 import linecache
 import os
 import re
-import sys
 import types
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from phobos._errors import KernelSyntaxError
 

@@ -9,7 +9,6 @@ import ctypes
 import dataclasses
 import hashlib
 import itertools
-import json
 import math
 import shutil
 import struct
@@ -22,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from phobos import _library
 from phobos._arrays import ArrayInfo, describe
 from phobos._contract import (Bound, Contract, bind, grid_extents, parameter_types,
-                              scalar_value, within_limits)
+                              within_limits)
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
 from phobos._library import LibraryError
 from phobos._frontend import Translation, translate_function
@@ -45,19 +44,6 @@ def _process_dir() -> Path:
             _work_dir = Path(tempfile.mkdtemp(prefix="phobos-"))
             atexit.register(shutil.rmtree, _work_dir, True)
         return _work_dir
-
-
-def expand_space(values: Sequence[int]) -> list[int]:
-    """An @autotune list as the language expands it (docs/language.md 9)."""
-    if len(values) == 1 or (len(values) == 2 and values[0] == values[1]):
-        return [values[0]]
-    if len(values) == 2 and values[0] < values[1]:
-        out, value = [], values[0]
-        while value <= values[1]:
-            out.append(value)
-            value *= 2
-        return out
-    return list(dict.fromkeys(values))
 
 
 @dataclasses.dataclass
@@ -114,7 +100,7 @@ class Kernel:
         self.source = translation.source
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
-        self.space: dict[str, list[int]] = {n: expand_space(v) for n, v in translation.autotune}
+        self._space: dict[str, list[int]] | None = None
         self._files: tuple[Path, Path] | None = None
         self._library_session: _library.Session | None = None
         self._compiled: dict[tuple[Variant, str, Aligned], CompiledVariant] = {}
@@ -133,6 +119,18 @@ class Kernel:
         #: Searches this kernel has run (phobos-tune calls), for tests and curiosity.
         self.searches = 0
         self._lock = threading.Lock()
+
+    @property
+    def space(self) -> dict[str, list[int]]:
+        """The @autotune space, each dimension's values as the language
+        expands them (``[16, 8192]``: 16, 32, ..., 8192), the default first:
+        the library's reading of the kernel's Phobos text."""
+        if self._space is None:
+            try:
+                self._space = self._session().autotune_space(self.name)
+            except LibraryError as error:
+                raise CompileError(error.message, self.name) from None
+        return self._space
 
     @property
     def specialize(self) -> bool:

@@ -79,6 +79,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "phobosKernelBuildGetNotes": (_S, [_H]),
     "phobosKernelBuildGetDiagnostics": (_S, [_H]),
     "phobosKernelBuildDestroy": (None, [_H]),
+    "phobosSessionGetAutotuneSpace": (_H, [_H, _S, ctypes.POINTER(_S)]),
     "phobosSessionGetTunedVariant": (_H, [_H, _S, _S, _S, ctypes.c_bool, _S,
                                          ctypes.POINTER(_S)]),
     "phobosSessionInterpret": (_H, [_H, _S, _S, ctypes.POINTER(ctypes.c_int64),
@@ -330,6 +331,21 @@ class Session:
                          _text(lib.phobosKernelBuildGetDiagnostics(handle)))
         finally:
             lib.phobosKernelBuildDestroy(handle)
+
+    def autotune_space(self, kernel: str) -> dict[str, list[int]]:
+        """The kernel's @autotune space as the language expands it, in
+        @autotune order, each dimension's default first."""
+        arg = _In()
+        found = _StringRef()
+        with self._lock:
+            _check(self._lib, self._lib.phobosSessionGetAutotuneSpace(
+                self._handle, arg(kernel), ctypes.byref(found)))
+            text = _text(found)
+        space: dict[str, list[int]] = {}
+        for part in filter(None, text.split(",")):
+            name, values = part.split("=")
+            space[name] = [int(value) for value in values.split(":")]
+        return space
 
     def tuned_variant(self, kernel: str, chip: str, dims: dict[str, int], general: bool,
                       cache_dir: str) -> dict[str, int] | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
-import shutil
 import sys
 from pathlib import Path
 

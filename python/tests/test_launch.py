@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from conftest import HEADER
-from phobos import ArgumentError
+from phobos import ArgumentError, CompileError
 from phobos import _cuda
-from phobos._contract import Contract, bind
+from phobos._contract import bind
 
 KERNELS = HEADER + '''@ph.kernel
 @ph.autotune(TM=[16], TN=[32])
@@ -149,7 +149,6 @@ class FakeLibcuda:
         return 0
 
     def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
-        values = []
         self.launches.append(((gx, gy, gz), (bx, by, bz), shared, stream, params))
         return 0
 
@@ -566,3 +565,25 @@ def test_a_grid_list_changed_in_place_is_read_again(scaled, fake_gpu):
     grid[0] = 2
     scaled[grid](a, b, c, 0.5, 7, True, 1.0)
     assert [launch[0] for launch in fake_gpu.launches] == [(1, 1, 1), (1, 1, 1), (2, 1, 1)]
+
+
+SPACE = HEADER + '''@ph.kernel
+@ph.autotune(BLOCK=[16, 128], TM=[3, 1], K=[8])
+def spaced(x: ph.tensor[ph.f32][N]):
+    base: ph.let = ph.program_id(0) * BLOCK
+    x[base:+BLOCK] = x[base:+BLOCK] * (TM + K)
+'''
+
+
+def test_the_autotune_space_is_the_librarys(write_module):
+    """The @autotune lists are expanded by the library's reading of the
+    Phobos text (an increasing pair doubles), not by a second copy of the
+    rule in Python; the variants are their product, default first. A list
+    the language refuses is reported at its Python place."""
+    kernel = write_module(SPACE).spaced
+    assert kernel.space == {"BLOCK": [16, 32, 64, 128], "TM": [3, 1], "K": [8]}
+    assert kernel.default_variant() == {"BLOCK": 16, "TM": 3, "K": 8}
+    assert len(kernel.variants()) == 8 and kernel.variants()[0] == kernel.default_variant()
+    twice = write_module(SPACE.replace("TM=[3, 1]", "TM=[3, 1, 3]")).spaced
+    with pytest.raises(CompileError, match=r"kernels_\d+\.py:7:\d+: error: value 3 appears twice"):
+        twice.space

@@ -155,6 +155,12 @@ public:
   /// The names of the program's kernels, in source order.
   llvm::Expected<std::vector<std::string>> kernelNames();
 
+  /// Kernel `kernel`'s @autotune space: each dimension's name and values as
+  /// the language expands them (`[16, 8192]`: 16, 32, ..., 8192), in source
+  /// order, the default first.
+  llvm::Expected<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+  autotuneSpace(llvm::StringRef kernel);
+
   /// getOrCompile of the variant `variant` (@autotune values; the others
   /// take their first) of kernel `kernel`, specialised for the extents
   /// `specializeDims` (specializeAlignment; empty: the general kernel).

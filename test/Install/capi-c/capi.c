@@ -56,6 +56,13 @@ int main(int argc, char **argv) {
   if (phobosSessionGetNumKernels(session) != 1)
     return fprintf(stderr, "capi: expected one kernel\n"), 1;
 
+  PhobosStringRef space;
+  error = phobosSessionGetAutotuneSpace(session, str("saxpy"), &space);
+  if (!phobosErrorIsNull(error))
+    return fail("space", error);
+  if (!contains(space, "BLOCK=16:32:64:128:256:512:1024:2048:4096:8192"))
+    return fprintf(stderr, "capi: unexpected space %.*s\n", (int)space.length, space.data), 1;
+
   PhobosCompileRequest request = {str("saxpy"), str("BLOCK=256"), str(""),
                                   str("contract"), str(""), false};
   PhobosKernelBuild build;
