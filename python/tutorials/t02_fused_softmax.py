@@ -12,8 +12,8 @@ and writes the matrix several times. It shows
 - choosing the variant at launch: ``BN``, the tile width, is the next power of
   two of the row length, passed as a keyword;
 - no ``@ph.launch``: the compiler sizes the CTA from the tile (one thread per
-  16-byte vector of the row, 4 to 16 warps), where Triton's tutorial picks
-  ``num_warps`` from the block size by hand.
+  two 16-byte vectors of the row, 4 to 16 warps), where Triton's tutorial
+  picks ``num_warps`` from the block size by hand.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-choose-cta))' --split-input-file | FileCheck %s
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-choose-cta,tile-assign-layouts))' --split-input-file | FileCheck %s --check-prefix=LAYOUT
 
-// A row of 4096 f16 is 512 vectors of 16 bytes: 512 threads, each with one
-// vector of the row, and the row's reduction spans the 16 warps.
+// A row of 4096 f16 is 512 vectors of 16 bytes: 256 threads, each with two
+// vectors of the row, and the row's reduction spans the 8 warps.
 // CHECK-LABEL: phobos.kernel @row_f16
-// CHECK-SAME: max_threads = 512 : i32
+// CHECK-SAME: max_threads = 256 : i32
 // LAYOUT-LABEL: phobos.kernel @row_f16
-// LAYOUT: sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16]
+// LAYOUT: sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8]
 phobos.kernel @row_f16(%X: !phobos.tensor<?x?xf16>, %Y: !phobos.tensor<?x?xf32>) {
   %c0 = arith.constant 0 : i32
   %x = phobos.load %X[%c0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<1x4096xf16>
@@ -18,13 +18,15 @@ phobos.kernel @row_f16(%X: !phobos.tensor<?x?xf16>, %Y: !phobos.tensor<?x?xf32>)
 
 // -----
 
-// 1024 f16 are 128 vectors: 4 warps. A small tile still gets Triton's
-// default of 4 warps, a long row at most 16; a block of several rows keeps
-// the default 256.
+// 1024 f16 are 128 vectors: 64 threads, raised to Triton's default of 4
+// warps, as a small tile is; 4096 f32 are 1024 vectors: 512 threads; a long
+// row at most 16 warps; a block of several rows keeps the default 256.
 // CHECK-LABEL: phobos.kernel @row_1024
 // CHECK-SAME: max_threads = 128 : i32
 // CHECK-LABEL: phobos.kernel @small
 // CHECK-SAME: max_threads = 128 : i32
+// CHECK-LABEL: phobos.kernel @row_f32
+// CHECK-SAME: max_threads = 512 : i32
 // CHECK-LABEL: phobos.kernel @long_row
 // CHECK-SAME: max_threads = 512 : i32
 // CHECK-LABEL: phobos.kernel @block
@@ -39,6 +41,12 @@ phobos.kernel @small(%X: !phobos.tensor<?xf32>) {
   %c0 = arith.constant 0 : i32
   %x = phobos.load %X[%c0] : !phobos.tensor<?xf32> -> !phobos.tile<16xf32>
   phobos.store %x, %X[%c0] : !phobos.tile<16xf32>, !phobos.tensor<?xf32>
+  phobos.return
+}
+phobos.kernel @row_f32(%X: !phobos.tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : i32
+  %x = phobos.load %X[%c0, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<1x4096xf32>
+  phobos.store %x, %X[%c0, %c0] : !phobos.tile<1x4096xf32>, !phobos.tensor<?x?xf32>
   phobos.return
 }
 phobos.kernel @long_row(%X: !phobos.tensor<?x?xf32>) {

@@ -64,13 +64,15 @@ std::optional<int64_t> phobos::tile::chooseCtaSize(KernelOp kernel) {
   });
   if (fixed)
     return 256;
-  // As Triton's layer-norm tutorial gives a row of BLOCK f16 elements
-  // BLOCK / 256 warps (one 16-byte vector a thread); at least Triton's
-  // default of 4 warps (a CTA smaller than that leaves the SM's thread slots
-  // empty once it holds its 32 CTAs), at most 16 (its softmax tutorial's
-  // largest).
-  return std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(vectors, 1)),
-                             128, 512);
+  // Two 16-byte vectors a thread, as Triton's softmax tutorial sizes its
+  // CTAs (4 warps below 2048 f32 columns, 8 below 4096, then 16) and its
+  // layer norm at its largest blocks (8 warps for 4096 f16); at least
+  // Triton's default of 4 warps (a smaller CTA leaves the SM's thread slots
+  // empty once it holds its 32 CTAs), at most 16. One vector a thread made
+  // the f16 layer norm of 4096 columns 512 threads and 15 % slower on the
+  // H100 (docs/benchmarks.md, twenty-seventh session).
+  return std::clamp<int64_t>(
+      llvm::PowerOf2Ceil(std::max<int64_t>((vectors + 1) / 2, 1)), 128, 512);
 }
 
 int64_t phobos::tile::getCompiledCtaSize(KernelOp kernel) {

@@ -25,8 +25,8 @@ unsigned getNumWarps(KernelOp kernel);
 
 /// The CTA size the compiler chooses for a kernel without `@launch`
 /// (tile-choose-cta): for a row kernel (every global load, store or atomic
-/// add is of one row), one thread per 16-byte vector of its largest access,
-/// a power of two from 128 to 512; otherwise (dots, warp specialization,
+/// add is of one row), one thread per two 16-byte vectors of its largest
+/// access, a power of two from 128 to 512; otherwise (dots, warp specialization,
 /// blocks of several rows) the fixed default of 256 the layouts are made
 /// for. nullopt when `@launch` gave the size.
 std::optional<int64_t> chooseCtaSize(KernelOp kernel);

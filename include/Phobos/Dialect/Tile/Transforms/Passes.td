@@ -592,15 +592,17 @@ def TileChooseCta : Pass<"tile-choose-cta", "::phobos::tile::KernelOp"> {
   let description = [{
     A row kernel whose source gives no `@launch` (every global load, store
     and atomic add is of one row: a `[1, N]` or 1-D tile) gets
-    `max_threads` from its tiles: one thread per 16-byte vector of its
+    `max_threads` from its tiles: one thread per two 16-byte vectors of its
     largest access, rounded up to a power of two from 128 to 512 threads.
-    The layouts then give each thread a 16-byte vector of the row
+    The layouts then give each thread 16-byte vectors of the row
     (tile-assign-layouts), and a row reduction over a tile wider than a
     warp spans the warps without the author writing it. This follows
-    Triton's tutorials: layer norm gives a row of BLOCK f16 elements
-    BLOCK / 256 warps (one vector a thread), 4 warps is Triton's default,
-    and 16 its softmax tutorial's largest. A `[1, 1024]` f16 row gets 128
-    threads, a `[1, 4096]` f16 or `[1, 2048]` f32 row 512. Kernels with
+    Triton's softmax tutorial (4 warps below 2048 f32 columns, 8 below
+    4096, then 16) and its layer norm at large blocks (8 warps for 4096
+    f16); 4 warps is Triton's default. One vector a thread made the f16
+    layer norm of 4096 columns 512 threads and 15 % slower on the H100. A
+    `[1, 1024]` f16 row gets 128 threads, a `[1, 4096]` f16 row 256, a
+    `[1, 4096]` f32 row 512. Kernels with
     dots or warp specialization, and blocks of several rows (whose threads
     hold many elements each: an outer product's 128 x 128 f32 spills at 512
     threads), keep the 256 their layouts are made for. `@launch` keeps its
