@@ -15,8 +15,14 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <type_traits>
+
 using namespace phobos;
 using namespace phobos::capi;
+
+// The C API's and the runtime's names for cuTensorMapEncodeTiled's pointer.
+static_assert(std::is_same_v<PhobosEncodeTiledFunction,
+                             cuda::EncodeTiledFunction>);
 
 namespace {
 struct BoundObject {

@@ -197,6 +197,26 @@ struct Session::Impl {
                                           line, column);
   }
 
+  /// The loaded program parsed again, and the diagnostics that read it
+  /// (attributes are read through them too).
+  struct Parsed {
+    std::unique_ptr<frontend::Diagnostics> diags;
+    std::unique_ptr<frontend::ast::Program> program;
+  };
+  llvm::Expected<Parsed> parse() {
+    if (!program)
+      return llvm::make_error<SessionError>(
+          "no program is loaded (load one first)");
+    llvm::SourceMgr &sourceMgr = program->sourceMgr;
+    Parsed parsed;
+    parsed.diags = std::make_unique<frontend::Diagnostics>(
+        sourceMgr, &context, sourceMgr.getMainFileID());
+    parsed.program = frontend::parseProgram(*parsed.diags);
+    if (!parsed.program || parsed.diags->hadError())
+      return takeError("the program does not parse");
+    return parsed;
+  }
+
   llvm::Expected<tile::KernelOp>
   importVariant(llvm::StringRef kernel, const llvm::StringMap<int64_t> &variant) {
     if (!program)
@@ -298,36 +318,26 @@ llvm::Error Session::load(llvm::StringRef text, llvm::StringRef fileName,
 }
 
 llvm::Expected<std::vector<std::string>> Session::kernelNames() {
-  if (!impl->program)
-    return llvm::make_error<SessionError>("no program is loaded (load one first)");
-  llvm::SourceMgr &sourceMgr = impl->program->sourceMgr;
-  frontend::Diagnostics diags(sourceMgr, &impl->context,
-                              sourceMgr.getMainFileID());
-  std::unique_ptr<frontend::ast::Program> parsed = frontend::parseProgram(diags);
-  if (!parsed || diags.hadError())
-    return impl->takeError("the program does not parse");
+  llvm::Expected<Impl::Parsed> parsed = impl->parse();
+  if (!parsed)
+    return parsed.takeError();
   std::vector<std::string> names;
-  for (const auto &kernel : parsed->kernels)
+  for (const auto &kernel : parsed->program->kernels)
     names.push_back(kernel->name);
   return names;
 }
 
 llvm::Expected<std::vector<std::pair<std::string, std::vector<int64_t>>>>
 Session::autotuneSpace(llvm::StringRef kernel) {
-  if (!impl->program)
-    return llvm::make_error<SessionError>("no program is loaded (load one first)");
-  llvm::SourceMgr &sourceMgr = impl->program->sourceMgr;
-  frontend::Diagnostics diags(sourceMgr, &impl->context,
-                              sourceMgr.getMainFileID());
-  std::unique_ptr<frontend::ast::Program> parsed = frontend::parseProgram(diags);
-  if (!parsed || diags.hadError())
-    return impl->takeError("the program does not parse");
-  for (const auto &candidate : parsed->kernels) {
+  llvm::Expected<Impl::Parsed> parsed = impl->parse();
+  if (!parsed)
+    return parsed.takeError();
+  for (const auto &candidate : parsed->program->kernels) {
     if (candidate->name != kernel)
       continue;
     std::optional<frontend::KernelAttributes> attrs =
-        frontend::readAttributes(*candidate, diags);
-    if (!attrs || diags.hadError())
+        frontend::readAttributes(*candidate, *parsed->diags);
+    if (!attrs || parsed->diags->hadError())
       return impl->takeError("kernel '" + kernel.str() +
                              "' has malformed attributes");
     std::vector<std::pair<std::string, std::vector<int64_t>>> space;
