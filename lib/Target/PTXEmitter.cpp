@@ -47,8 +47,8 @@ constexpr const char *kFeatures = "+ptx80";
 /// LLVM IR optimisation level: O1, unless the experiment llvm-opt-level
 /// says otherwise (the compiler version then names it). The kernels reach
 /// LLVM already tiled, unrolled and vectorised by our own passes; O1 made no
-/// kernel of the GPU suite slower on the H200 and takes 30-45 % less LLVM
-/// time than O3 (docs/benchmarks.md, seventeenth and eighteenth sessions).
+/// kernel of the GPU suite slower and takes much less LLVM time than O3
+/// (docs/benchmarks.md).
 unsigned getIROptLevel() {
   return getExperiments().llvmOptLevel.value_or(1);
 }

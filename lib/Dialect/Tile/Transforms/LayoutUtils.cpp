@@ -68,9 +68,9 @@ std::optional<int64_t> phobos::tile::chooseCtaSize(KernelOp kernel) {
   // CTAs (4 warps below 2048 f32 columns, 8 below 4096, then 16) and its
   // layer norm at its largest blocks (8 warps for 4096 f16); at least
   // Triton's default of 4 warps (a smaller CTA leaves the SM's thread slots
-  // empty once it holds its 32 CTAs), at most 16. One vector a thread made
-  // the f16 layer norm of 4096 columns 512 threads and 15 % slower on the
-  // H100 (docs/benchmarks.md, twenty-seventh session).
+  // empty once it holds its 32 CTAs), at most 16. One vector a thread gave
+  // a long f16 row 16 warps, and each of its reductions then crosses all of
+  // them: measurably slower than 8 (docs/benchmarks.md).
   return std::clamp<int64_t>(
       llvm::PowerOf2Ceil(std::max<int64_t>((vectors + 1) / 2, 1)), 128, 512);
 }

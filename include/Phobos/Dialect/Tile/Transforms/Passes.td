@@ -599,8 +599,9 @@ def TileChooseCta : Pass<"tile-choose-cta", "::phobos::tile::KernelOp"> {
     warp spans the warps without the author writing it. This follows
     Triton's softmax tutorial (4 warps below 2048 f32 columns, 8 below
     4096, then 16) and its layer norm at large blocks (8 warps for 4096
-    f16); 4 warps is Triton's default. One vector a thread made the f16
-    layer norm of 4096 columns 512 threads and 15 % slower on the H100. A
+    f16); 4 warps is Triton's default. One vector a thread gave a long f16
+    row 16 warps, each reduction crossing all of them, and was measurably
+    slower (docs/benchmarks.md). A
     `[1, 1024]` f16 row gets 128 threads, a `[1, 4096]` f16 row 256, a
     `[1, 4096]` f32 row 512. Kernels with
     dots or warp specialization, and blocks of several rows (whose threads
