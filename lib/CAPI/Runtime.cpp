@@ -11,6 +11,7 @@
 
 #include "Phobos/Runtime/CudaDriver.h"
 #include "Phobos/Runtime/Launcher.h"
+#include "Phobos/Support/Json.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -43,7 +44,7 @@ PhobosError phobosLaunchContractCreate(PhobosStringRef json,
                                        PhobosLaunchContract *contract) {
   if (!contract)
     return makeError("phobosLaunchContractCreate: the result is not optional");
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(unwrap(json));
+  llvm::Expected<llvm::json::Value> value = phobos::parseJson(unwrap(json));
   if (!value)
     return makeError("launch contract: " + llvm::toString(value.takeError()));
   llvm::Expected<LaunchContract> parsed = LaunchContract::fromJSON(*value);

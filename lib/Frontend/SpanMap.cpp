@@ -1,6 +1,7 @@
 //===- SpanMap.cpp - Diagnostics at the place a program was written -------===//
 
 #include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/Support/Json.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -18,7 +19,7 @@ static llvm::Error malformed(const llvm::Twine &what) {
 }
 
 llvm::Expected<SpanMap> SpanMap::parse(llvm::StringRef json) {
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> value = phobos::parseJson(json);
   if (!value)
     return malformed(llvm::toString(value.takeError()));
   const llvm::json::Object *object = value->getAsObject();

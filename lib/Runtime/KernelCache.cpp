@@ -4,6 +4,7 @@
 #include "Phobos/Support/Environment.h"
 #include "Phobos/Support/Experiments.h"
 #include "Phobos/Runtime/Version.inc"
+#include "Phobos/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -110,10 +111,10 @@ KernelCache::lookup(llvm::StringRef digest, std::string *damage) const {
   std::optional<std::string> manifestText = readFile(directory + "/manifest.json");
   if (!manifestText)
     return fail("no manifest.json");
-  llvm::Expected<llvm::json::Value> manifest = llvm::json::parse(*manifestText);
+  llvm::Expected<llvm::json::Value> manifest = phobos::parseJson(*manifestText);
   if (!manifest) {
-    llvm::consumeError(manifest.takeError());
-    return fail("manifest.json is not JSON");
+    return fail("manifest.json is not JSON (" +
+                llvm::toString(manifest.takeError()) + ")");
   }
   const llvm::json::Object *object = manifest->getAsObject();
   const llvm::json::Object *files = object ? object->getObject("files") : nullptr;
@@ -134,10 +135,10 @@ KernelCache::lookup(llvm::StringRef digest, std::string *damage) const {
     if (static_cast<int64_t>(data->size()) != *bytes || sha256Hex(*data) != *sha)
       return fail("'" + name.str() + "' does not match its digest");
     if (name == "contract.json") {
-      llvm::Expected<llvm::json::Value> contract = llvm::json::parse(*data);
+      llvm::Expected<llvm::json::Value> contract = phobos::parseJson(*data);
       if (!contract) {
-        llvm::consumeError(contract.takeError());
-        return fail("contract.json is not JSON");
+        return fail("contract.json is not JSON (" +
+                    llvm::toString(contract.takeError()) + ")");
       }
       entry.contract = std::move(*contract);
     } else if (name == "kernel.ptx") {

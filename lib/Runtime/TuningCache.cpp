@@ -2,6 +2,7 @@
 
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -57,16 +58,21 @@ TuningCache::lookup(const TuningKey &key) const {
   if (!buffer)
     return std::nullopt;
   llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse((*buffer)->getBuffer());
+      phobos::parseJson((*buffer)->getBuffer());
+  // A damaged record (not JSON, nested too deep, not a record of this key)
+  // is a miss: it is removed, searched again and stored anew.
+  auto damaged = [&]() -> std::optional<llvm::json::Object> {
+    llvm::sys::fs::remove(path);
+    return std::nullopt;
+  };
   if (!parsed) {
     llvm::consumeError(parsed.takeError());
-    llvm::sys::fs::remove(path); // damaged: searched again next time
-    return std::nullopt;
+    return damaged();
   }
   llvm::json::Object *record = parsed->getAsObject();
   if (!record || record->getString("key") != llvm::StringRef(digest) ||
       !variantOf(*record))
-    return std::nullopt;
+    return damaged();
   return std::move(*record);
 }
 

@@ -303,7 +303,8 @@ llvm::Expected<Report> Report::fromJSON(const llvm::json::Value &json) {
     result.spillBytes = row->getInteger("spill_bytes").value_or(-1);
     report.results.push_back(std::move(result));
   }
-  if (report.best >= static_cast<int>(report.results.size()))
+  // A damaged record must not index outside the results.
+  if (report.best < 0 || report.best >= static_cast<int>(report.results.size()))
     report.best = -1;
   return report;
 }

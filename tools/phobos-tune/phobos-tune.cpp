@@ -16,6 +16,7 @@
 #include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Tune/Tuner.h"
 #include "Phobos/Support/Experiments.h"
+#include "Phobos/Support/Json.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -306,7 +307,7 @@ int main(int argc, char **argv) {
     auto text = llvm::MemoryBuffer::getFile(gridFile, /*IsText=*/true);
     if (!text)
       usage("--grid-file: cannot read '" + gridFile + "'");
-    llvm::Expected<llvm::json::Value> json = llvm::json::parse((*text)->getBuffer());
+    llvm::Expected<llvm::json::Value> json = phobos::parseJson((*text)->getBuffer());
     if (!json)
       usage("--grid-file: " + llvm::toString(json.takeError()));
     const llvm::json::Object *object = json->getAsObject();

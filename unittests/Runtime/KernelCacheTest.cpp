@@ -97,6 +97,27 @@ TEST(KernelCacheTest, DamagedEntriesAreRemoved) {
   EXPECT_TRUE(cache.lookup(key.digest()));
 }
 
+TEST(KernelCacheTest, DeeplyNestedManifestIsADamagedEntry) {
+  TempDir dir;
+  KernelCache cache(std::string(dir.path));
+  KernelCacheKey key = sampleKey();
+  ASSERT_TRUE(bool(cache.store(key, sampleContract(), llvm::StringRef("PTX"), std::nullopt)));
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(cache.entryDirectory(key.digest()) + "/manifest.json", error);
+    os << std::string(1 << 20, '['); // overflowed the parser's stack
+  }
+  std::string damage;
+  EXPECT_FALSE(cache.lookup(key.digest(), &damage));
+  EXPECT_NE(damage.find("manifest.json is not JSON (line 1, column 257: JSON "
+                        "nested deeper than 256 levels)"),
+            std::string::npos)
+      << damage;
+  EXPECT_FALSE(llvm::sys::fs::exists(cache.entryDirectory(key.digest())));
+  ASSERT_TRUE(bool(cache.store(key, sampleContract(), llvm::StringRef("PTX"), std::nullopt)));
+  EXPECT_TRUE(cache.lookup(key.digest()));
+}
+
 TEST(KernelCacheTest, RacingWritersAgree) {
   TempDir dir;
   KernelCache cache(std::string(dir.path));

@@ -110,6 +110,27 @@ TEST(TuningCacheTest, DamagedRecordIsRemovedAndSearchedAgain) {
   EXPECT_FALSE(llvm::sys::fs::exists(path));
 }
 
+TEST(TuningCacheTest, DeepOrMisshapenRecordIsRemovedAndSearchedAgain) {
+  TempDir dir;
+  TuningCache cache(dir.path.str().str());
+  TuningKey key = sampleKey();
+  std::string path = cache.recordPath(key.digest());
+  for (std::string damage : {std::string(1 << 20, '{'), std::string("[1, 2]"),
+                             std::string(R"({"key": "x"})")}) {
+    ASSERT_FALSE(llvm::errorToBool(cache.store(key, sampleRecord())));
+    {
+      std::error_code error;
+      llvm::raw_fd_ostream os(path, error);
+      ASSERT_FALSE(error);
+      os << damage;
+    }
+    EXPECT_FALSE(cache.lookup(key)) << damage.substr(0, 20);
+    EXPECT_FALSE(llvm::sys::fs::exists(path)) << damage.substr(0, 20);
+  }
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, sampleRecord())));
+  EXPECT_TRUE(cache.lookup(key));
+}
+
 TEST(TuningCacheTest, RecordOfAnotherKeyIsNotUsed) {
   TempDir dir;
   TuningCache cache(dir.path.str().str());

@@ -16,6 +16,7 @@
 #include "Phobos/Runtime/LaunchContract.h"
 #include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Support/Chips.h"
+#include "Phobos/Support/Json.h"
 #include "phobos_cluster.pb.h"
 
 #include "absl/strings/str_cat.h"
@@ -86,7 +87,7 @@ public:
         return absl::InvalidArgumentError(absl::StrCat(
             "leaf '", spec.name(), "' came without PTX; the scheduler "
             "compiles leaves for GPU pods"));
-      llvm::Expected<llvm::json::Value> json = llvm::json::parse(spec.contract());
+      llvm::Expected<llvm::json::Value> json = phobos::parseJson(spec.contract());
       if (!json)
         return fromLlvm(json.takeError(),
                         absl::StrCat("the launch contract of leaf '", spec.name(), "'"));
