@@ -258,6 +258,8 @@ def main() -> int:
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--persistent-only", action="store_true",
                         help="only the @persistent HGEMM check")
+    parser.add_argument("--overhead-only", action="store_true",
+                        help="only the launch overhead")
     options = parser.parse_args()
     if "PHOBOS_HOME" not in os.environ:
         print("python_gpu: set PHOBOS_HOME to the folder with lib/libphobos.so and bin/phobos-run",
@@ -275,11 +277,12 @@ def main() -> int:
         return 2
     folder = Path(tempfile.mkdtemp(prefix="phobos-python-gpu-"))
     rows = []
-    if not options.persistent_only:
+    if not options.persistent_only and not options.overhead_only:
         print("== examples from Python on the GPU (vs float64 reference, vs phobos-run)")
         rows = check_examples(backends, folder)
-    print("== a @persistent kernel from Python (vs float64 reference)")
-    rows += check_persistent(backends, folder)
+    if not options.overhead_only:
+        print("== a @persistent kernel from Python (vs float64 reference)")
+        rows += check_persistent(backends, folder)
     overhead = {}
     if any(b.name == "torch" for b in backends) and not options.persistent_only:
         print(f"== launch overhead (us per launch, {options.launches} launches of vector_add, N=1024)")

@@ -112,6 +112,13 @@ class Kernel:
         # changes.
         self._plans: dict[tuple, list[_LaunchPlan]] = {}
         self._last_plans: tuple[Any, list[_LaunchPlan]] | None = None
+        # The plans that run in C (libphobos-python's LaunchTable), for
+        # launches without variant keywords: kernel[grid](...) then reaches
+        # cuLaunchKernel without a Python frame. None where the library is
+        # not built; Launcher (in Python) then serves kernel[grid].
+        types = _library.launch_types()
+        self._table = types[0](_raise_launch_error) if types else None
+        self._launcher = types[1] if types else Launcher
         # (chip, dims) -> the tuned variant, or None: the tuning cache has none.
         self._tuned: dict[tuple[str, tuple[tuple[str, int], ...], bool], dict[str, int] | None] = {}
         #: How @ph.autotune asked to search (search=, reference=, rtol=, ...).
@@ -142,8 +149,7 @@ class Kernel:
     @specialize.setter
     def specialize(self, value: bool) -> None:
         self._specialize = bool(value)
-        self._plans.clear()
-        self._last_plans = None
+        self._forget_plans()
 
     @classmethod
     def from_function(cls, function: Callable[..., Any]) -> "Kernel":
@@ -156,8 +162,21 @@ class Kernel:
         raise TypeError(f"launch a kernel with a grid: {self.name}[grid](...) (grid: a tuple, a "
                         "callable of the dims and variant, or None to infer it)")
 
-    def __getitem__(self, grid: Any) -> "Launcher":
-        return Launcher(self, grid)
+    def __getitem__(self, grid: Any) -> Any:
+        return self._launcher(self._table, self, grid)
+
+    def _launch_slow(self, grid: Any, args: tuple, stream: Any = None, **variant: int) -> None:
+        """What kernel[grid](...) does when no plan in C takes the launch:
+        the plans in Python, else the full path (which makes a plan)."""
+        if self._plans and _launch_planned(self, grid, args, stream, variant):
+            return
+        self.launch(grid, args, stream, **variant)
+
+    def _forget_plans(self) -> None:
+        self._plans.clear()
+        self._last_plans = None
+        if self._table is not None:
+            self._table.clear()
 
     # -- variants ---------------------------------------------------------------------
 
@@ -388,6 +407,10 @@ class Kernel:
             plans = self._plans.setdefault((grid_key, tuple(sorted(given.items()))), [])
             plans.insert(0, plan)
             del plans[_MAX_PLANS:]
+            if self._table is not None and not given:
+                self._table.set(grid_key, [
+                    (p, p.native, p.grid3, *p.stream_call) for p in plans
+                    if p.native and p.grid3 is not None])
 
     def _load(self, variant: Variant, device: int, chip: str, driver: Any,
               aligned: Aligned = (), extents: Mapping[str, int] | None = None) -> _GpuKernel:
@@ -429,8 +452,7 @@ class Kernel:
 
     def _remember_tuned(self, chip: str, dims: Mapping[str, int], best: Mapping[str, int]) -> None:
         self._tuned[self._tuning_key(chip, dims)] = dict(best)
-        self._plans.clear()
-        self._last_plans = None
+        self._forget_plans()
 
     def tune(self, grid: Any, *args: Any, reference: Callable[..., Any] | None = None,
              rtol: float | None = None, warmup: int = 3, rep: int = 20, stream: Any = None,
@@ -458,19 +480,18 @@ class Kernel:
 
 
 class Launcher:
-    """``kernel[grid]``: call it with the kernel's arguments."""
+    """``kernel[grid]``: call it with the kernel's arguments. (Where
+    libphobos-python is built, kernel[grid] is its Launcher in C instead,
+    which tries the kernel's plans in C first.)"""
 
     __slots__ = ("kernel", "grid")
 
-    def __init__(self, kernel: Kernel, grid: Any) -> None:
+    def __init__(self, table: Any, kernel: Kernel, grid: Any) -> None:
         self.kernel = kernel
         self.grid = grid
 
     def __call__(self, *args: Any, stream: Any = None, **variant: int) -> None:
-        kernel = self.kernel
-        if kernel._plans and _launch_planned(kernel, self.grid, args, stream, variant):
-            return
-        kernel.launch(self.grid, args, stream, **variant)
+        self.kernel._launch_slow(self.grid, args, stream, **variant)
 
 
 def _stream_handle(stream: Any, infos: Sequence[ArrayInfo | None], device: int) -> int:
@@ -654,12 +675,21 @@ def _scalar_converter(slot: Any, argument: Any, bound_value: Any) -> Callable[[A
     return lambda value: bound_value if (type(value), value) == made_with else None
 
 
+def _raw_stream_function(infos: Sequence[ArrayInfo | None]) -> Callable[[int], int] | None:
+    """torch's current raw stream of a device, as a function of the device,
+    where the arguments are torch's and torch has one."""
+    if not any(info is not None and info.library == "torch" for info in infos):
+        return None
+    torch = sys.modules["torch"]
+    return getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+
+
 def _stream_source(infos: Sequence[ArrayInfo | None], device: int) -> Callable[[], int]:
     """The stream a launch without stream= runs on, as _stream_handle picks it."""
     libraries = {info.library for info in infos if info is not None}
     if "torch" in libraries:
         torch = sys.modules["torch"]
-        raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+        raw = _raw_stream_function(infos)
         if raw is not None:
             return lambda: raw(device)
         return lambda: torch.cuda.current_stream(device).cuda_stream
@@ -681,7 +711,6 @@ class _LaunchPlan:
                  infos: Sequence[ArrayInfo | None], bound: Bound, variant: Variant,
                  grid3: tuple[int, int, int] | None, key: tuple) -> None:
         contract = loaded.contract
-        self.kernel = kernel
         self.key = key
         self.driver = driver
         self.function = loaded.function
@@ -690,6 +719,9 @@ class _LaunchPlan:
         self.device = bound.device
         self.grid3 = grid3
         self.stream = _stream_source(infos, bound.device)
+        # The same as a call and its argument, for the LaunchTable in C.
+        raw = _raw_stream_function(infos)
+        self.stream_call = (raw, bound.device) if raw is not None else (self.stream, None)
         self.lock = threading.Lock()
         self.slots = [kind() for kind in parameter_types(contract)]
         for slot, value in zip(self.slots, bound.values):

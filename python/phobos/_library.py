@@ -157,10 +157,20 @@ def fast_launch() -> Any:
                 handle.phobosPyPlanLaunch.restype = ctypes.c_int
                 handle.phobosPyPlanLaunch.argtypes = [p, ctypes.py_object, ctypes.c_uint,
                                                       ctypes.c_uint, ctypes.c_uint, p]
+                handle.phobosPyLaunchTypes.restype = ctypes.py_object
+                handle.phobosPyLaunchTypes.argtypes = []
                 _fast_launch = handle
                 return handle
         _fast_launch = False
         return None
+
+
+def launch_types() -> tuple[Any, Any] | None:
+    """(LaunchTable, Launcher): the types of libphobos-python that make
+    ``kernel[grid](...)`` a call into C (FastLaunch.c); None where the
+    library is not built."""
+    native = fast_launch()
+    return None if native is None else native.phobosPyLaunchTypes()
 
 
 def library() -> Any:

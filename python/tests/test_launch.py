@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import HEADER
-from phobos import ArgumentError, CompileError
+from phobos import ArgumentError, CompileError, KernelRuntimeError
 from phobos import _cuda
 from phobos._contract import bind
 
@@ -149,6 +149,8 @@ class FakeLibcuda:
         return 0
 
     def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        if getattr(self, "fail", 0):
+            return self.fail  # a CUresult the test asks for
         self.launches.append(((gx, gy, gz), (bx, by, bz), shared, stream, params))
         return 0
 
@@ -550,6 +552,53 @@ def test_the_native_plan_launches_torch_tensors(write_module, fake_gpu, fake_tor
     kernel[None](FakeTorchTensor((48, 40), FLOAT32, 0x10000),
                  FakeTorchTensor((48, 40), FLOAT32, 0x30000), 1.0, 1, True)
     assert [launch[0] for launch in fake_gpu.launches[-2:]] == [(2, 2, 1), (3, 2, 1)]
+
+
+def test_kernel_grid_is_one_call_into_c(write_module, fake_gpu, fake_torch, monkeypatch):
+    """kernel[grid] is libphobos-python's Launcher: a launch a plan takes
+    runs no Python of the package (neither the plans in Python nor the full
+    path), a driver failure raises as on the full path, keywords and
+    arguments no plan takes go the Python way, and what chose the plans
+    (specialize) empties the table."""
+    from phobos import _library
+    if _library.fast_launch() is None:
+        pytest.skip("libphobos-python is not built")
+    import phobos._kernel as kernel_module
+    kernel = write_module(SCALED32).scaled32
+    a = FakeTorchTensor((32, 40), FLOAT32, 0x10000)
+    c = FakeTorchTensor((32, 40), FLOAT32, 0x30000)
+    grid = (2, 2)
+    kernel[grid](a, c, 0.5, 7, True)
+    launcher = kernel[grid]
+    assert type(launcher).__module__ == "phobos._native" and launcher.grid is grid
+    assert launcher.kernel is kernel and kernel._table.size() == 1
+
+    def python_path(*args, **kwargs):
+        raise AssertionError("the launch went through Python")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(kernel_module, "_launch_planned", python_path)
+        patch.setattr(kernel_module.Kernel, "launch", python_path)
+        count = len(fake_gpu.launches)
+        kernel[grid](FakeTorchTensor((32, 40), FLOAT32, 0x70000), c, 0.25, 1, False)
+        kernel[(2, 2)](a, c, 0.25, 1, False)  # an equal tuple finds the plan too
+        assert len(fake_gpu.launches) == count + 2
+        assert [launch[0] for launch in fake_gpu.launches[-2:]] == [(2, 2, 1)] * 2
+        assert fake_gpu.launches[-2][3] == 0x99  # torch's current stream
+        # A keyword and a new shape are the Python path's.
+        for launch in (lambda: kernel[grid](a, c, 0.25, 1, False, stream=5),
+                       lambda: kernel[grid](FakeTorchTensor((64, 40), FLOAT32, 0x10000),
+                                            FakeTorchTensor((64, 40), FLOAT32, 0x30000),
+                                            1.0, 1, True)):
+            with pytest.raises(AssertionError, match="through Python"):
+                launch()
+    # The driver's refusal raises KernelRuntimeError and launches nothing.
+    fake_gpu.fail = 700
+    with pytest.raises(KernelRuntimeError, match=r"cuLaunchKernel failed: .*700.*grid \(2, 2, 1\)"):
+        kernel[grid](a, c, 0.25, 1, False)
+    fake_gpu.fail = 0
+    kernel.specialize = False
+    assert kernel._table.size() == 0
 
 
 def test_a_grid_list_changed_in_place_is_read_again(scaled, fake_gpu):

@@ -12,6 +12,12 @@
 |* plan does not describe returns 0, and the caller takes the full path,      *|
 |* which raises the same errors as always.                                     *|
 |*                                                                            *|
+|* Two Python types make `kernel[grid](...)` one C call with no Python frame *|
+|* on the way: a LaunchTable (one per kernel: the plans of launches without  *|
+|* variant keywords, by grid) and the Launcher `kernel[grid]` returns. A      *|
+|* Launcher's call tries the table's plans for its grid and otherwise calls  *|
+|* the kernel's `_launch_slow`, the package's path in Python.                 *|
+|*                                                                            *|
 |* Built against CPython's stable ABI and loaded with ctypes.PyDLL (the GIL  *|
 |* is held throughout), so one build serves every Python 3.8+ it is carried  *|
 |* to; Python's own symbols come from the process.                           *|
@@ -154,8 +160,8 @@ static long long callLong(PyObject *object, PyObject *name, int *ok,
   return value;
 }
 
-/* Reads and checks one tensor; 1 when the plan describes it. */
-static int bindTensor(const PlanArg *arg, PyObject *value) {
+/* Reads and checks one tensor into `*out`; 1 when the plan describes it. */
+static int bindTensor(const PlanArg *arg, PyObject *value, uint64_t *out) {
   if ((PyObject *)Py_TYPE(value) != arg->type)
     return 0;
   PyObject *dtype = PyObject_GetAttr(value, nameDtype);
@@ -189,14 +195,15 @@ static int bindTensor(const PlanArg *arg, PyObject *value) {
   /* Null or misaligned: the full path says what is wrong. */
   if (!ok || pointer == 0 || (pointer & 15))
     return 0;
-  *(uint64_t *)arg->slot = pointer;
+  *out = pointer;
   return 1;
 }
 
 static const double kF32Max = 3.4028234663852886e38;
 
-/* Converts one scalar as the full path would accept it; 0 otherwise. */
-static int bindScalar(const PlanArg *arg, PyObject *value) {
+/* Converts one scalar as the full path would accept it into `*out` (the
+   parameter's bytes); 0 otherwise. */
+static int bindScalar(const PlanArg *arg, PyObject *value, uint64_t *out) {
   PyTypeObject *type = Py_TYPE(value);
   if (arg->kind == kF32 || arg->kind == kF64) {
     double number;
@@ -209,14 +216,14 @@ static int bindScalar(const PlanArg *arg, PyObject *value) {
     if (PyErr_Occurred())
       return 0;
     if (arg->kind == kF64) {
-      memcpy(arg->slot, &number, sizeof number);
+      memcpy(out, &number, sizeof number);
       return 1;
     }
     /* Finite values beyond f32's range are refused by the full path. */
     if (isfinite(number) && fabs(number) > kF32Max)
       return 0;
     float single = (float)number;
-    memcpy(arg->slot, &single, sizeof single);
+    memcpy(out, &single, sizeof single);
     return 1;
   }
   if (type != &PyLong_Type && type != &PyBool_Type)
@@ -230,43 +237,73 @@ static int bindScalar(const PlanArg *arg, PyObject *value) {
     if (type != &PyLong_Type || number < INT32_MIN || number > INT32_MAX)
       return 0;
     int32_t narrow = (int32_t)number;
-    memcpy(arg->slot, &narrow, sizeof narrow);
+    memcpy(out, &narrow, sizeof narrow);
     return 1;
   }
   case kI64:
     if (type != &PyLong_Type)
       return 0;
-    memcpy(arg->slot, &number, sizeof number);
+    memcpy(out, &number, sizeof number);
     return 1;
   case kBool: {
     if (number != 0 && number != 1)
       return 0;
     uint8_t flag = (uint8_t)number;
-    memcpy(arg->slot, &flag, sizeof flag);
+    memcpy(out, &flag, sizeof flag);
     return 1;
   }
   }
   return 0;
 }
 
+/* The bytes each kind of argument fills in its parameter slot. */
+static size_t slotBytes(int kind) {
+  switch (kind) {
+  case kF32:
+  case kI32:
+    return 4;
+  case kBool:
+    return 1;
+  default:
+    return 8;
+  }
+}
+
 /* Launches `plan` with `args` (a tuple) on `grid` and `stream`: 1 when
    launched, 0 when the arguments are not the plan's (take the full path),
-   and -CUresult when the driver failed. */
+   and -CUresult when the driver failed. Every argument is read before any
+   slot is written, so Python code that runs while reading one (a tensor
+   subclass's method) cannot interleave another thread's launch of this
+   plan between the writes and cuLaunchKernel. */
 PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
                                      unsigned gridY, unsigned gridZ,
                                      void *stream) {
   if (!PyTuple_Check(args) || PyTuple_Size(args) != plan->numArgs)
     return 0;
-  for (int index = 0; index < plan->numArgs; ++index) {
+  uint64_t small[16];
+  uint64_t *values = small;
+  if (plan->numArgs > 16 &&
+      !(values = malloc(sizeof(uint64_t) * (size_t)plan->numArgs)))
+    return 0;
+  int ok = 1;
+  for (int index = 0; ok && index < plan->numArgs; ++index) {
     const PlanArg *arg = &plan->args[index];
     PyObject *value = PyTuple_GetItem(args, index);
-    int ok = value && (arg->kind == kTensor ? bindTensor(arg, value)
-                                            : bindScalar(arg, value));
-    if (!ok) {
-      PyErr_Clear();
-      return 0;
-    }
+    ok = value && (arg->kind == kTensor
+                       ? bindTensor(arg, value, &values[index])
+                       : bindScalar(arg, value, &values[index]));
   }
+  if (!ok) {
+    PyErr_Clear();
+    if (values != small)
+      free(values);
+    return 0;
+  }
+  for (int index = 0; index < plan->numArgs; ++index)
+    memcpy(plan->args[index].slot, &values[index],
+           slotBytes(plan->args[index].kind));
+  if (values != small)
+    free(values);
   void *current = NULL;
   int result = plan->getCurrent(&current);
   if (result == 0 && current != plan->context)
@@ -275,4 +312,352 @@ PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
     result = plan->launch(plan->function, gridX, gridY, gridZ, plan->block, 1,
                           1, plan->sharedBytes, stream, plan->params, NULL);
   return result == 0 ? 1 : -result;
+}
+
+/*===----------------------------------------------------------------------===*\
+|* LaunchTable and Launcher                                                   *|
+\*===----------------------------------------------------------------------===*/
+
+/* One plan of a table: the grid key it serves (a tuple or None, compared by
+   identity, then by equality for tuples), the Python plan that owns the C
+   plan and its buffers (kept alive here), the grid it launches and where
+   its stream comes from (`stream(streamArg)`, or `stream()` without one). */
+typedef struct TableEntry {
+  PyObject *key;
+  PyObject *owner;
+  Plan *plan;
+  unsigned grid[3];
+  PyObject *stream;
+  PyObject *streamArg;
+} TableEntry;
+
+typedef struct LaunchTable {
+  PyObject_HEAD
+  /* Called as onError(owner, CUresult, (x, y, z)) when the driver refuses a
+     launch; it raises. */
+  PyObject *onError;
+  TableEntry *entries;
+  Py_ssize_t count;
+} LaunchTable;
+
+typedef struct Launcher {
+  PyObject_HEAD
+  LaunchTable *table;
+  PyObject *kernel;
+  PyObject *grid;
+} Launcher;
+
+static PyObject *nameLaunchSlow;
+
+static void releaseEntries(TableEntry *entries, Py_ssize_t count) {
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    Py_XDECREF(entries[i].key);
+    Py_XDECREF(entries[i].stream);
+    Py_XDECREF(entries[i].streamArg);
+    /* Last: dropping the owner may free the C plan. */
+    Py_XDECREF(entries[i].owner);
+  }
+  free(entries);
+}
+
+static void freeHeapObject(PyObject *self) {
+  PyTypeObject *type = Py_TYPE(self);
+  freefunc release = (freefunc)PyType_GetSlot(type, Py_tp_free);
+  release(self);
+  Py_DECREF(type);
+}
+
+static PyObject *tableNew(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  PyObject *onError;
+  if (kwargs && PyDict_Size(kwargs)) {
+    PyErr_SetString(PyExc_TypeError, "LaunchTable(on_error) takes no keywords");
+    return NULL;
+  }
+  if (!PyArg_UnpackTuple(args, "LaunchTable", 1, 1, &onError))
+    return NULL;
+  if (!PyCallable_Check(onError)) {
+    PyErr_SetString(PyExc_TypeError, "LaunchTable(on_error): not callable");
+    return NULL;
+  }
+  allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+  LaunchTable *self = (LaunchTable *)alloc(type, 0);
+  if (!self)
+    return NULL;
+  Py_INCREF(onError);
+  self->onError = onError;
+  return (PyObject *)self;
+}
+
+static void tableDealloc(PyObject *object) {
+  LaunchTable *self = (LaunchTable *)object;
+  TableEntry *entries = self->entries;
+  Py_ssize_t count = self->count;
+  self->entries = NULL;
+  self->count = 0;
+  releaseEntries(entries, count);
+  Py_XDECREF(self->onError);
+  freeHeapObject(object);
+}
+
+static int sameKey(PyObject *key, PyObject *grid) {
+  if (key == grid)
+    return 1;
+  if (!PyTuple_Check(key) || !PyTuple_Check(grid))
+    return 0;
+  int equal = PyObject_RichCompareBool(key, grid, Py_EQ);
+  if (equal < 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  return equal;
+}
+
+/* table.set(key, entries): the plans for `key`, replacing the ones it had;
+   each entry is (owner, plan address, (x, y, z), stream, stream argument
+   or None). */
+static PyObject *tableSet(PyObject *object, PyObject *args) {
+  LaunchTable *self = (LaunchTable *)object;
+  PyObject *key, *list;
+  if (!PyArg_ParseTuple(args, "OO!:set", &key, &PyList_Type, &list))
+    return NULL;
+  Py_ssize_t added = PyList_Size(list);
+  TableEntry *entries = calloc((size_t)(self->count + added + 1), sizeof(TableEntry));
+  if (!entries)
+    return PyErr_NoMemory();
+  Py_ssize_t count = 0;
+  for (Py_ssize_t i = 0; i < added; ++i) {
+    PyObject *owner, *stream, *streamArg;
+    unsigned long long address;
+    unsigned x, y, z;
+    if (!PyArg_ParseTuple(PyList_GetItem(list, i), "OK(III)OO:set entry", &owner,
+                          &address, &x, &y, &z, &stream, &streamArg)) {
+      releaseEntries(entries, count);
+      return NULL;
+    }
+    if (!address || !PyCallable_Check(stream)) {
+      releaseEntries(entries, count);
+      PyErr_SetString(PyExc_ValueError, "set entry: no plan or no stream source");
+      return NULL;
+    }
+    TableEntry *entry = &entries[count++];
+    Py_INCREF(key);
+    entry->key = key;
+    Py_INCREF(owner);
+    entry->owner = owner;
+    entry->plan = (Plan *)(uintptr_t)address;
+    entry->grid[0] = x;
+    entry->grid[1] = y;
+    entry->grid[2] = z;
+    Py_INCREF(stream);
+    entry->stream = stream;
+    if (streamArg != Py_None) {
+      Py_INCREF(streamArg);
+      entry->streamArg = streamArg;
+    }
+  }
+  /* The other keys' entries move over; this key's old ones are released. */
+  TableEntry *old = self->entries;
+  Py_ssize_t oldCount = self->count;
+  TableEntry *dropped = calloc((size_t)oldCount + 1, sizeof(TableEntry));
+  if (!dropped) {
+    releaseEntries(entries, count);
+    return PyErr_NoMemory();
+  }
+  Py_ssize_t droppedCount = 0;
+  for (Py_ssize_t i = 0; i < oldCount; ++i) {
+    if (sameKey(old[i].key, key))
+      dropped[droppedCount++] = old[i];
+    else
+      entries[count++] = old[i];
+  }
+  free(old);
+  self->entries = entries;
+  self->count = count;
+  releaseEntries(dropped, droppedCount);
+  Py_RETURN_NONE;
+}
+
+static PyObject *tableClear(PyObject *object, PyObject *unused) {
+  (void)unused;
+  LaunchTable *self = (LaunchTable *)object;
+  TableEntry *entries = self->entries;
+  Py_ssize_t count = self->count;
+  self->entries = NULL;
+  self->count = 0;
+  releaseEntries(entries, count);
+  Py_RETURN_NONE;
+}
+
+static PyObject *tableLen(PyObject *object, PyObject *unused) {
+  (void)unused;
+  return PyLong_FromSsize_t(((LaunchTable *)object)->count);
+}
+
+/* Launches through the first of the table's plans for `grid` that takes
+   `args`: 1 launched, 0 none took them, -1 with an exception set. */
+static int tableLaunch(LaunchTable *self, PyObject *grid, PyObject *args) {
+  for (Py_ssize_t i = 0; i < self->count; ++i) {
+    TableEntry *entry = &self->entries[i];
+    if (!sameKey(entry->key, grid))
+      continue;
+    PyObject *handle = entry->streamArg
+                           ? PyObject_CallFunctionObjArgs(entry->stream,
+                                                          entry->streamArg, NULL)
+                           : PyObject_CallFunctionObjArgs(entry->stream, NULL);
+    if (!handle)
+      return -1;
+    void *stream = PyLong_AsVoidPtr(handle);
+    Py_DECREF(handle);
+    if (PyErr_Occurred())
+      return -1;
+    /* The entry stays alive through the launch even if Python code run
+       while binding changes the table. */
+    PyObject *owner = entry->owner;
+    Py_INCREF(owner);
+    unsigned x = entry->grid[0], y = entry->grid[1], z = entry->grid[2];
+    int result = phobosPyPlanLaunch(entry->plan, args, x, y, z, stream);
+    if (result == 1) {
+      Py_DECREF(owner);
+      return 1;
+    }
+    if (result < 0) {
+      PyObject *raised = PyObject_CallFunction(self->onError, "Oi(III)", owner,
+                                               -result, x, y, z);
+      Py_DECREF(owner);
+      Py_XDECREF(raised);
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_RuntimeError, "cuLaunchKernel failed");
+      return -1;
+    }
+    Py_DECREF(owner);
+    /* The table may have changed under a Python method: start again is not
+       needed, but stay in bounds. */
+    if (i >= self->count)
+      break;
+  }
+  return 0;
+}
+
+static PyObject *launcherNew(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  PyObject *table, *kernel, *grid;
+  if (kwargs && PyDict_Size(kwargs)) {
+    PyErr_SetString(PyExc_TypeError, "Launcher(table, kernel, grid) takes no keywords");
+    return NULL;
+  }
+  if (!PyArg_UnpackTuple(args, "Launcher", 3, 3, &table, &kernel, &grid))
+    return NULL;
+  allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+  Launcher *self = (Launcher *)alloc(type, 0);
+  if (!self)
+    return NULL;
+  Py_INCREF(table);
+  self->table = (LaunchTable *)table;
+  Py_INCREF(kernel);
+  self->kernel = kernel;
+  Py_INCREF(grid);
+  self->grid = grid;
+  return (PyObject *)self;
+}
+
+static void launcherDealloc(PyObject *object) {
+  Launcher *self = (Launcher *)object;
+  Py_XDECREF(self->table);
+  Py_XDECREF(self->kernel);
+  Py_XDECREF(self->grid);
+  freeHeapObject(object);
+}
+
+/* kernel[grid](*args, **keywords): the table's plans when there are no
+   keywords, else (or when none takes the arguments)
+   kernel._launch_slow(grid, args, **keywords). */
+static PyObject *launcherCall(PyObject *object, PyObject *args, PyObject *kwargs) {
+  Launcher *self = (Launcher *)object;
+  if (!kwargs || PyDict_Size(kwargs) == 0) {
+    int launched = tableLaunch(self->table, self->grid, args);
+    if (launched < 0)
+      return NULL;
+    if (launched)
+      Py_RETURN_NONE;
+  }
+  PyObject *slow = PyObject_GetAttr(self->kernel, nameLaunchSlow);
+  if (!slow)
+    return NULL;
+  PyObject *positional = PyTuple_Pack(2, self->grid, args);
+  PyObject *result = positional ? PyObject_Call(slow, positional, kwargs) : NULL;
+  Py_XDECREF(positional);
+  Py_DECREF(slow);
+  return result;
+}
+
+static PyObject *launcherGrid(PyObject *object, void *unused) {
+  (void)unused;
+  PyObject *grid = ((Launcher *)object)->grid;
+  Py_INCREF(grid);
+  return grid;
+}
+
+static PyObject *launcherKernel(PyObject *object, void *unused) {
+  (void)unused;
+  PyObject *kernel = ((Launcher *)object)->kernel;
+  Py_INCREF(kernel);
+  return kernel;
+}
+
+static PyMethodDef tableMethods[] = {
+    {"set", tableSet, METH_VARARGS,
+     "set(key, entries): the plans for a grid key, replacing its old ones"},
+    {"clear", tableClear, METH_NOARGS, "clear(): forget every plan"},
+    {"size", tableLen, METH_NOARGS, "size(): how many plans the table holds"},
+    {NULL, NULL, 0, NULL}};
+
+static char tableDoc[] = "A kernel's launch plans in C, by grid.";
+static char launcherDoc[] = "kernel[grid]: call it with the kernel's arguments.";
+
+static PyType_Slot tableSlots[] = {
+    {Py_tp_new, (void *)tableNew},
+    {Py_tp_dealloc, (void *)tableDealloc},
+    {Py_tp_methods, tableMethods},
+    {Py_tp_doc, tableDoc},
+    {0, NULL}};
+
+static PyType_Spec tableSpec = {"phobos._native.LaunchTable",
+                                sizeof(LaunchTable), 0, Py_TPFLAGS_DEFAULT,
+                                tableSlots};
+
+static PyGetSetDef launcherGetSet[] = {
+    {"grid", launcherGrid, NULL, "the grid of kernel[grid]", NULL},
+    {"kernel", launcherKernel, NULL, "the kernel of kernel[grid]", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyType_Slot launcherSlots[] = {
+    {Py_tp_new, (void *)launcherNew},
+    {Py_tp_dealloc, (void *)launcherDealloc},
+    {Py_tp_call, (void *)launcherCall},
+    {Py_tp_getset, launcherGetSet},
+    {Py_tp_doc, launcherDoc},
+    {0, NULL}};
+
+static PyType_Spec launcherSpec = {"phobos._native.Launcher", sizeof(Launcher),
+                                   0, Py_TPFLAGS_DEFAULT, launcherSlots};
+
+/* (LaunchTable, Launcher), made once; a new reference. */
+PHOBOS_EXPORT PyObject *phobosPyLaunchTypes(void) {
+  static PyObject *types;
+  if (!types) {
+    if (!internNames())
+      return NULL;
+    nameLaunchSlow = PyUnicode_InternFromString("_launch_slow");
+    if (!nameLaunchSlow)
+      return NULL;
+    PyObject *table = PyType_FromSpec(&tableSpec);
+    PyObject *launcher = table ? PyType_FromSpec(&launcherSpec) : NULL;
+    if (launcher)
+      types = PyTuple_Pack(2, table, launcher);
+    Py_XDECREF(table);
+    Py_XDECREF(launcher);
+    if (!types)
+      return NULL;
+  }
+  Py_INCREF(types);
+  return types;
 }
