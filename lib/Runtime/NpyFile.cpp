@@ -2,6 +2,8 @@
 
 #include "Phobos/Runtime/NpyFile.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstring>
@@ -96,17 +98,30 @@ llvm::Expected<HostTensor> phobos::parseNpy(llvm::StringRef bytes) {
       return bad("the shape holds '" + part + "'");
     shape.push_back(extent);
   }
-  HostTensor tensor(element, shape);
+  // The size the header claims is checked against the bytes that follow it
+  // before anything is allocated: a header may claim 2^40 elements.
   llvm::StringRef data = bytes.drop_front(offset + headerLength);
-  if (data.size() != tensor.byteSize())
+  std::optional<int64_t> needed = int64_t(byteWidth(element));
+  for (int64_t extent : shape)
+    needed = needed ? llvm::checkedMul(*needed, extent) : std::nullopt;
+  if (!needed)
+    return bad("the shape's size does not fit in 64 bits");
+  if (static_cast<uint64_t>(*needed) != data.size())
     return bad("the data is " + llvm::Twine(data.size()) + " bytes but the "
-               "shape and type need " + llvm::Twine(tensor.byteSize()));
+               "shape and type need " + llvm::Twine(*needed));
+  HostTensor tensor(element, shape);
   if (!data.empty())
     std::memcpy(tensor.data(), data.data(), data.size());
   return tensor;
 }
 
 llvm::Expected<HostTensor> phobos::readNpy(llvm::StringRef path) {
+  // A FIFO or a device would block or never end.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return llvm::createStringError("cannot read '%s': not a regular file",
+                                   path.str().c_str());
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)

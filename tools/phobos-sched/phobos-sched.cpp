@@ -29,6 +29,7 @@
 #include "Phobos/Driver/Session.h"
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Environment.h"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Target/Pipeline.h"
 
 #include "ClusterRun.h"
@@ -390,12 +391,18 @@ struct LoadedJob {
 };
 } // namespace
 
+/// The largest job file or kernel source phobos-sched reads.
+static constexpr uint64_t kMaxInputBytes = uint64_t(64) << 20;
+
 static bool loadJob(const std::string &path, MLIRContext &context,
                     LoadedJob &loaded) {
   loaded.path = path;
-  auto jobBuffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  // Inputs are regular files of bounded size: a FIFO blocked and /dev/zero
+  // took all memory. Sources beyond the front end's 1 MiB are read so that
+  // it can refuse them at a location.
+  auto jobBuffer = readRegularFile(path, kMaxInputBytes);
   if (!jobBuffer) {
-    fail("cannot read '" + path + "': " + jobBuffer.getError().message());
+    fail(llvm::toString(jobBuffer.takeError()));
     return false;
   }
   loaded.jobSources.AddNewSourceBuffer(std::move(*jobBuffer), llvm::SMLoc());
@@ -415,10 +422,10 @@ static bool loadJob(const std::string &path, MLIRContext &context,
   }
 
   // The kernel, imported for the cluster compiler, and its split.
-  auto source = llvm::MemoryBuffer::getFile(loaded.sourcePath, /*IsText=*/true);
+  auto source = readRegularFile(loaded.sourcePath, kMaxInputBytes);
   if (!source) {
-    fail("cannot read '" + loaded.sourcePath + "': " +
-         source.getError().message());
+    job::reportError(loaded.jobSources, job.sourceLoc,
+                     llvm::toString(source.takeError()), llvm::errs());
     return false;
   }
   loaded.sourceMgr.AddNewSourceBuffer(std::move(*source), llvm::SMLoc());

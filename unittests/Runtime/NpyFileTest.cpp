@@ -55,6 +55,21 @@ TEST(NpyFileTest, RejectsWhatItCannotRead) {
                 .find("the data is 15 bytes"),
             std::string::npos);
   EXPECT_EQ(error(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", 16)), "");
+  // Sizes a header claims are checked against the data before any
+  // allocation (2^40 elements aborted with LLVM's out-of-memory).
+  EXPECT_EQ(error(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }", 16)),
+            "not a .npy file Phobos reads: the data is 16 bytes but the shape "
+            "and type need 4398046511104");
+  EXPECT_EQ(error(npy("{'descr': '<f8', 'fortran_order': False, "
+                      "'shape': (4294967296, 4294967296), }", 16)),
+            "not a .npy file Phobos reads: the shape's size does not fit in 64 bits");
+}
+
+TEST(NpyFileTest, RefusesFilesThatAreNotRegular) {
+  llvm::Expected<HostTensor> tensor = readNpy("/dev/zero");
+  ASSERT_FALSE(bool(tensor));
+  EXPECT_EQ(llvm::toString(tensor.takeError()),
+            "cannot read '/dev/zero': not a regular file");
 }
 
 } // namespace

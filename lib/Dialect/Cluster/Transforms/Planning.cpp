@@ -17,6 +17,7 @@
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,12 @@
 using namespace mlir;
 using namespace phobos::cluster;
 namespace tile = phobos::tile;
+
+/// The most super-tiles (all tensors together) and units of work one plan
+/// unrolls: each is a few hundred bytes of planner state, and a job of 2^40
+/// rows would otherwise allocate until the process is killed.
+static constexpr int64_t kMaxSuperTiles = int64_t(1) << 20;
+static constexpr int64_t kMaxUnits = int64_t(1) << 20;
 
 std::string phobos::cluster::formatBytes(int64_t bytes, bool exact) {
   static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
@@ -403,6 +410,26 @@ LogicalResult Planner::prepare() {
       return diag;
     }
 
+  // Sizes are checked before anything is counted or allocated: a job may
+  // name dims of 2^40 or tensors of 2^64 elements.
+  for (TensorOp tensor : program.getBody().front().getOps<TensorOp>()) {
+    Type element = tensor.getTensorType().getElementType();
+    std::optional<int64_t> bytes =
+        element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+    for (unsigned axis = 0; axis < tensor.getRank(); ++axis) {
+      StringRef name = cast<StringAttr>(tensor.getDims()[axis]).getValue();
+      int64_t extent = dims.lookup(name);
+      if (extent <= 0)
+        return program.emitError("dim '")
+               << name << "' must be positive, got " << extent;
+      bytes = bytes ? llvm::checkedMul(*bytes, extent) : std::nullopt;
+    }
+    if (!bytes)
+      return program.emitError("tensor '")
+             << tensor.getSymName()
+             << "' is larger than 2^63 bytes; its dims are too large";
+  }
+
   for (auto &entry : options.cluster) {
     SmallVector<int64_t> values = program.getClusterValues(entry.getKey());
     if (values.empty())
@@ -494,9 +521,21 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
     }
     plan.tileBytes = elements * elementBytes;
     plan.firstTile = nextTile;
-    int64_t count = 1;
+    std::optional<int64_t> checkedCount = 1;
     for (int64_t extent : plan.grid)
-      count *= extent;
+      checkedCount = checkedCount ? llvm::checkedMul(*checkedCount, extent)
+                                  : std::nullopt;
+    if (!checkedCount || *checkedCount > kMaxSuperTiles - int64_t(nextTile)) {
+      why << "'" << op.getSymName() << "' would be split into ";
+      if (checkedCount)
+        why << *checkedCount;
+      else
+        why << "more than 2^63";
+      why << " super-tiles, more than the " << kMaxSuperTiles
+          << " a plan holds; choose larger @cluster sizes";
+      return false;
+    }
+    int64_t count = *checkedCount;
     for (int64_t linear = 0; linear < count; ++linear) {
       SmallVector<int64_t> coords(plan.grid.size());
       int64_t rest = linear;
@@ -527,13 +566,25 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
   // The units, row-major over the grid, and what each does.
   UnitsOp unitsOp = program.getUnits();
   SmallVector<int64_t> extents;
-  int64_t total = 1;
+  std::optional<int64_t> checkedTotal = 1;
   for (unsigned axis = 0; axis < unitsOp.getNumAxes(); ++axis) {
     StringRef dim = cast<StringAttr>(unitsOp.getDims()[axis]).getValue();
     StringRef split = cast<StringAttr>(unitsOp.getSplit()[axis]).getValue();
-    extents.push_back(dimValue(dim) / sizes.lookup(split));
-    total *= extents.back();
+    extents.push_back(dimValue(dim) / std::max<int64_t>(1, sizes.lookup(split)));
+    checkedTotal = checkedTotal ? llvm::checkedMul(*checkedTotal, extents.back())
+                                : std::nullopt;
   }
+  if (!checkedTotal || *checkedTotal > kMaxUnits) {
+    why << "the program would have ";
+    if (checkedTotal)
+      why << *checkedTotal;
+    else
+      why << "more than 2^63";
+    why << " units of work, more than the " << kMaxUnits
+        << " a plan holds; choose larger @cluster sizes";
+    return false;
+  }
+  int64_t total = *checkedTotal;
   llvm::DenseMap<unsigned, unsigned> writer;
   for (int64_t linear = 0; linear < total; ++linear) {
     llvm::DenseMap<Value, int64_t> coordOf;
