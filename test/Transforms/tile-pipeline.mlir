@@ -466,3 +466,39 @@ phobos.kernel @registers(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]},
   phobos.store %main, %C[%m0, %n0] : !phobos.tile<128x128xf32, #rwg>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// A loop over i64 bounds: the ring's arithmetic runs in i64 and the slots
+// the buffers take are narrowed to i32 (an i64 slot reached the LLVM
+// lowering as a mismatched llvm.mul).
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [2, 4]>
+#sh = #phobos.shared<order = [1, 0], padding = 8>
+
+// CHECK-LABEL: phobos.kernel @wide
+// CHECK: %[[FIRST:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK: phobos.buffer_slot %{{.*}}[%[[FIRST]]] lag 0
+// CHECK: scf.for {{.*}} : i64 {
+// CHECK: %[[REM:.*]] = arith.remsi %{{.*}} : i64
+// CHECK-NEXT: %[[SLOT:.*]] = arith.trunci %[[REM]] : i64 to i32
+// CHECK: phobos.buffer_slot %{{.*}}[%[[SLOT]]] lag 0
+phobos.kernel @wide(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i64)
+    attributes {max_threads = 256 : i32, pipeline, pipeline_stages = 3 : i32, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i64
+  %c32 = arith.constant 32 : i64
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<64x128xf32, #mma>
+  %main = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x128xf32, #mma>) : i64 {
+    %k32 = arith.trunci %kk : i64 to i32
+    %a = phobos.load %A[%m0, %k32] {in_bounds = array<i1: true, true>} : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+    %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
+    %b = phobos.load %B[%k32, %n0] {in_bounds = array<i1: true, true>} : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
+    %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
+    scf.yield %d : !phobos.tile<64x128xf32, #mma>
+  }
+  phobos.store %main, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

@@ -265,7 +265,8 @@ public:
     auto ringSlot = [&](Value from, Value position) -> Value {
       if (from)
         position = arith::AddIOp::create(builder, loc, from, position);
-      return arith::RemSIOp::create(builder, loc, position, constant(stages));
+      return toI32(
+          arith::RemSIOp::create(builder, loc, position, constant(stages)));
     };
     bool commits = !tma && copied > 0;
     // The prologue's copies of the tile `outer` gives (the tile loop's
@@ -285,7 +286,7 @@ public:
         IRMapping mapping = outer;
         mapping.map(loop.getInductionVar(), iteration);
         Value prologueSlot =
-            ringBase ? ringSlot(ringBase, constant(s)) : constant(s);
+            ringBase ? ringSlot(ringBase, constant(s)) : toI32(constant(s));
         for (StagedOperand &operand : operands) {
           if (operand.viaRegisters)
             storeInto(operand, loadFor(operand, mapping), prologueSlot, s);
@@ -395,7 +396,8 @@ public:
           base ? arith::AddIOp::create(builder, loc, base, index).getResult()
                : index;
       Value fill = arith::DivSIOp::create(builder, loc, ring, constant(stages));
-      Value parity = arith::RemSIOp::create(builder, loc, fill, constant(2));
+      Value parity =
+          toI32(arith::RemSIOp::create(builder, loc, fill, constant(2)));
       MbarrierWaitOp::create(builder, loc, barriers, slot, parity);
     }
 
@@ -744,10 +746,10 @@ private:
     if (release.iterationsLater == 0) {
       arrive = MbarrierArriveOp::create(builder, loc, empty, slot, Value());
     } else {
-      Value previous = arith::RemSIOp::create(
+      Value previous = toI32(arith::RemSIOp::create(
           builder, loc,
           arith::AddIOp::create(builder, loc, index, constant(stages - 1)),
-          constant(stages));
+          constant(stages)));
       Value exists = arith::CmpIOp::create(
           builder, loc, arith::CmpIPredicate::sgt, index, constant(0));
       arrive = MbarrierArriveOp::create(builder, loc, empty, previous, exists);
@@ -780,9 +782,9 @@ private:
         builder, loc,
         arith::AddIOp::create(builder, loc, index, constant(ahead)),
         constant(stages));
-    Value parity = arith::RemSIOp::create(
+    Value parity = toI32(arith::RemSIOp::create(
         builder, loc, arith::AddIOp::create(builder, loc, fill, constant(1)),
-        constant(2));
+        constant(2)));
     for (TmaCopyOp refill : refills) {
       builder.setInsertionPoint(refill);
       TmaCopyOp::create(builder, refill.getLoc(), refill.getTensor(),
@@ -792,6 +794,16 @@ private:
       refill.erase();
     }
     released = true;
+  }
+
+  /// Slots and phases are i32, the ops' operands, whatever the loop's index
+  /// type: the ring's arithmetic runs in the loop's type (an i64 loop may
+  /// count past 2^31) and only its results, below S, are narrowed.
+  Value toI32(Value value) {
+    if (value.getType().isInteger(32))
+      return value;
+    return arith::TruncIOp::create(builder, value.getLoc(),
+                                   builder.getI32Type(), value);
   }
 
   scf::ForOp loop;
