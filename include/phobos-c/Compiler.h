@@ -202,7 +202,7 @@ typedef struct PhobosArgument {
 /// `grid[0] x grid[1] x grid[2]` on the interpreter, in place on the
 /// arguments' memory. The caller checks the arguments against the launch
 /// contract first (phobosSessionCompile with chip "contract"); this checks
-/// their count and element types. `stepLimit`: operations one CTA may run
+/// their count and element types. `stepLimit`: steps one CTA may run
 /// (0: the default); `threads`: worker threads (0: one per core).
 PHOBOS_CAPI_EXPORTED PhobosError phobosSessionInterpret(
     PhobosSession session, PhobosStringRef kernel, PhobosStringRef variant,

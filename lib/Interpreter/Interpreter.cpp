@@ -347,21 +347,50 @@ bool Cta::flushSteps(Operation *op) {
     return true;
   return fail(op, "the launch did not finish within " +
                       llvm::Twine(options.launchStepLimit) +
-                      " operations over all CTAs; --launch-step-limit N "
+                      " steps over all CTAs; --launch-step-limit N "
                       "raises the budget (or use smaller dims or a smaller "
                       "grid)");
 }
 
+/// The steps `op` costs: one, and one more for every kElementsPerStep
+/// elements of its largest tile (multiply-adds of a dot), so that a step is
+/// about the same time whatever the op (~100 ns on one core: the default
+/// 2^27 steps are ~10 s). Counted as one step, a spin loop over a 1024 x
+/// 1024 tile ran for about 20 hours before the limit stopped it.
+static uint64_t stepCost(Operation *op) {
+  constexpr int64_t kElementsPerStep = 16;
+  int64_t work = 0;
+  auto consider = [&](mlir::Type type) {
+    if (auto tileType = llvm::dyn_cast<tile::TileType>(type))
+      work = std::max(work, tileType.getNumElements());
+  };
+  for (mlir::Type type : op->getResultTypes())
+    consider(type);
+  for (mlir::Type type : op->getOperandTypes())
+    consider(type);
+  if (auto dot = llvm::dyn_cast<tile::DotOp>(op))
+    if (auto a = llvm::dyn_cast<mlir::ShapedType>(dot.getA().getType()))
+      if (a.hasRank() && a.getRank() > 0)
+        // M x N results of K multiply-adds each, at twice an element's speed.
+        if (llvm::MulOverflow(work / 2, std::max<int64_t>(1, a.getShape().back()),
+                              work))
+          work = std::numeric_limits<int64_t>::max();
+  return 1 + static_cast<uint64_t>(work / kElementsPerStep);
+}
+
 bool Cta::step(Operation *op) {
-  if (++steps > options.stepLimit) {
+  uint64_t cost = stepCost(op);
+  steps += cost;
+  if (steps > options.stepLimit) {
     Operation *at = loops.empty() ? op : loops.back();
     return fail(at, "the kernel did not finish within " +
                         llvm::Twine(options.stepLimit) +
-                        " operations per CTA" +
+                        " steps per CTA" +
                         (loops.empty() ? "" : "; this loop may never end") +
                         "; --step-limit N raises the budget");
   }
-  if (++unflushed == 4096)
+  unflushed += cost;
+  if (unflushed >= 4096)
     return flushSteps(op);
   return true;
 }
@@ -1601,7 +1630,7 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
                     "the grid has " + std::to_string(total) +
                         " CTAs, more than the " +
                         std::to_string(options.launchStepLimit) +
-                        " operations a launch may run; use a smaller grid "
+                        " steps a launch may run; use a smaller grid "
                         "(or --launch-step-limit N to raise the budget)"};
   unsigned threads = options.threads ? options.threads
                                      : std::max(1u, std::thread::hardware_concurrency());

@@ -171,13 +171,14 @@ static cl::opt<bool> noCache("no-cache",
                              cl::desc("Compile without the kernel cache"),
                              cl::cat(category));
 static cl::opt<uint64_t> stepLimit("step-limit",
-                                   cl::desc("Operations one CTA may run under "
-                                            "--interpret"),
+                                   cl::desc("Steps one CTA may run under "
+                                            "--interpret (an op, or 16 "
+                                            "elements of a tile op)"),
                                    cl::init(uint64_t(1) << 27),
                                    cl::cat(category));
 static cl::opt<uint64_t>
     launchStepLimit("launch-step-limit",
-                    cl::desc("Operations all CTAs of the launch may run "
+                    cl::desc("Steps all CTAs of the launch may run "
                              "together under --interpret"),
                     cl::init(uint64_t(1) << 28), cl::cat(category));
 static cl::opt<uint64_t>

@@ -47,11 +47,13 @@ using Argument = std::variant<TensorArg, ScalarArg>;
 struct Options {
   /// CTAs on each grid axis.
   std::array<int64_t, 3> grid = {1, 1, 1};
-  /// Operations one CTA may execute before the run is reported as not
-  /// terminating (every op and every loop iteration counts one).
+  /// Steps one CTA may execute before the run is reported as not
+  /// terminating: every op and every loop iteration counts one, and a tile
+  /// op one more per 16 elements of its largest tile (32 multiply-adds of
+  /// a dot), so that the default is about 10 s of one core whatever the ops.
   uint64_t stepLimit = uint64_t(1) << 27;
-  /// Operations all CTAs of the launch may execute together: the budget of
-  /// the whole run. A grid of more CTAs than this fails before it starts.
+  /// Steps all CTAs of the launch may execute together: the budget of the
+  /// whole run. A grid of more CTAs than this fails before it starts.
   uint64_t launchStepLimit = uint64_t(1) << 28;
   /// Worker threads for CTAs; 0 picks the machine's core count.
   unsigned threads = 0;
