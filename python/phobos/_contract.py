@@ -83,13 +83,27 @@ def scalar_value(kernel: str, slot: ParamSlot, value: Any) -> int | float:
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if isinstance(value, bool) or kind == "b":
         return int(bool(value))
-    if isinstance(value, numbers.Integral):
-        number = int(value)
-        return number if _INT64[0] <= number <= _INT64[1] else float(number)
-    if isinstance(value, numbers.Real):
-        return float(value)
+    try:
+        if isinstance(value, numbers.Integral):
+            number = int(value)
+            return number if _INT64[0] <= number <= _INT64[1] else float(number)
+        if isinstance(value, numbers.Real):
+            return float(value)
+    except OverflowError:
+        # 10**400: beyond every type a parameter may have (f64 included).
+        raise ArgumentError(kernel, slot.name, f"{_abbreviated(value)} is outside the range "
+                            f"of {slot.dtype}") from None
     raise ArgumentError(kernel, slot.name, f"expected a scalar ({slot.dtype}), got "
                         f"{type(value).__name__} {value!r}")
+
+
+def _abbreviated(value: Any) -> str:
+    """A number's text, its middle elided past 40 digits (10**400 has 401)."""
+    try:
+        text = str(value)
+    except ValueError:  # an int beyond Python's own digit limit for str()
+        return f"a {type(value).__name__} of about {int(value).bit_length()} bits"
+    return text if len(text) <= 40 else f"{text[:12]}...{text[-6:]} ({len(text)} digits)"
 
 
 def _seen(slot: ParamSlot, value: int | float, packed: bytes) -> int | float:

@@ -16,6 +16,7 @@ import json
 import linecache
 import os
 import re
+import sys
 import types
 from typing import Any, Callable, Mapping, Sequence
 
@@ -256,6 +257,28 @@ def globals_from_imports(tree: ast.Module) -> dict[str, Any]:
     return names
 
 
+#: The deepest syntax tree a kernel may have. Python's own recursion limit
+#: (1000 frames) is what this protects: the translator takes about three
+#: frames a level, as does ast.unparse under it.
+_MAX_AST_DEPTH = 150
+
+
+def _parse(filename: str, text: str) -> ast.Module:
+    """ast.parse, with what it raises for sources nested too deeply for it
+    (RecursionError, MemoryError, SyntaxError) as a KernelSyntaxError."""
+    try:
+        return ast.parse(text, filename=filename)
+    except SyntaxError as error:
+        line = error.lineno or 1
+        lines = text.splitlines()
+        line_text = lines[line - 1] if 0 < line <= len(lines) else None
+        raise KernelSyntaxError(filename, line, error.offset or 1, error.msg or "invalid syntax",
+                                line_text) from None
+    except (RecursionError, MemoryError):
+        raise KernelSyntaxError(filename, 1, 1, "the source nests too deeply for Python's "
+                                "parser; split deep expressions with ph.let") from None
+
+
 class _KernelTranslator:
     def __init__(self, source: _SourceFile, function: ast.FunctionDef,
                  module_globals: Mapping[str, Any]) -> None:
@@ -308,8 +331,27 @@ class _KernelTranslator:
 
     # -- the kernel -------------------------------------------------------------
 
+    def check_depth(self) -> None:
+        """Refuses a kernel whose syntax tree nests deeper than
+        _MAX_AST_DEPTH, at the first node too deep. The translator, name
+        resolution and ast.unparse all recurse over the tree, so a very deep
+        attribute chain or expression would otherwise end in a RecursionError;
+        this walk keeps its own stack."""
+        stack: list[tuple[ast.AST, int, ast.AST]] = [(self.fn, 1, self.fn)]
+        while stack:
+            node, depth, located = stack.pop()
+            if hasattr(node, "lineno"):
+                located = node
+            if depth > _MAX_AST_DEPTH:
+                raise self.error(located, "nesting is deeper than the compiler allows "
+                                 f"({_MAX_AST_DEPTH} levels of Python syntax); split the "
+                                 "expression with ph.let")
+            for child in ast.iter_child_nodes(node):
+                stack.append((child, depth + 1, located))
+
     def translate(self) -> Translation:
         fn = self.fn
+        self.check_depth()
         if isinstance(fn, ast.AsyncFunctionDef):
             raise self.error(fn, "a kernel cannot be 'async'")
         self.read_decorators(fn)
@@ -1157,7 +1199,7 @@ def _parse_module(filename: str, text: str) -> ast.Module:
     key = (filename, hash(text))
     tree = _module_cache.get(key)
     if tree is None:
-        tree = ast.parse(text, filename=filename)
+        tree = _parse(filename, text)
         _module_cache[key] = tree
     return tree
 
@@ -1175,6 +1217,17 @@ def _find_function(tree: ast.Module, name: str, first_line: int) -> ast.Function
 
 def translate_function(function: types.FunctionType) -> Translation:
     """Translates a ``@ph.kernel`` function, reading its module's source."""
+    if not isinstance(function, types.FunctionType):
+        # print, a class, a functools.partial: nothing with a source to read.
+        # The error points at the caller of ph.kernel (the decorator's line).
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("phobos."):
+            frame = frame.f_back
+        filename, line = frame.f_code.co_filename, frame.f_lineno
+        what = getattr(function, "__qualname__", None) or repr(function)
+        raise KernelSyntaxError(filename, line, 1, f"@ph.kernel takes a function written with "
+                                f"'def' in a file, got {type(function).__name__} '{what}'",
+                                linecache.getline(filename, line) or None)
     code = function.__code__
     filename = code.co_filename
     lines = linecache.getlines(filename, function.__globals__)
@@ -1199,7 +1252,7 @@ def translate_source(text: str, filename: str = "<kernel>", name: str | None = N
     """Translates every ``@ph.kernel`` function of a module's source (or only
     ``name``) without running it; the module's phobos imports are read from
     its import statements unless ``module_globals`` is given."""
-    tree = ast.parse(text, filename=filename)
+    tree = _parse(filename, text)
     names = dict(module_globals) if module_globals is not None else globals_from_imports(tree)
     source = _SourceFile(filename, text)
     results = []

@@ -266,6 +266,44 @@ def test_a_kernel_without_a_source_file_is_an_error():
         exec(compile("@ph.kernel\ndef k(a: 'ph.f32'):\n    pass\n", "<nowhere>", "exec"), namespace)
 
 
+def test_what_is_not_a_def_function_is_refused_where_it_is_decorated():
+    """ph.kernel(print), a class or a partial: a KernelSyntaxError at the
+    caller's line, not an AttributeError from inside the package."""
+    import functools
+    import inspect
+
+    import phobos.lang as ph
+    for target, what in ((print, "builtin_function_or_method 'print'"), (dict, "type 'dict'"),
+                         (functools.partial(max, 1), "partial")):
+        line = inspect.currentframe().f_lineno + 2
+        with pytest.raises(KernelSyntaxError) as error:
+            ph.kernel(target)
+        assert (error.value.filename, error.value.lineno) == (__file__, line)
+        assert error.value.reason.startswith("@ph.kernel takes a function written with 'def' "
+                                             f"in a file, got {what}")
+
+
+@pytest.mark.parametrize("depth", [200, 990])
+def test_deep_attribute_chains_are_refused_at_their_place(write_module, depth):
+    """A chain Python compiles but the translator would recurse through past
+    Python's limit: refused where it goes too deep."""
+    with pytest.raises(KernelSyntaxError) as error:
+        write_module(HEADER + "@ph.kernel\ndef deep(X: ph.tensor[ph.f32][N]):\n"
+                     "    X[0] = ph" + ".a" * depth + "\n")
+    assert (error.value.lineno, error.value.col) == (8, 12)
+    assert "nesting is deeper than the compiler allows (150 levels" in error.value.reason
+
+
+@pytest.mark.parametrize("expression,reason", [
+    ("1.0" + " + 1.0" * 100000, "nests too deeply for Python's parser"),
+    ("(" * 5000 + "1.0" + ")" * 5000, "too many nested parentheses"),
+])
+def test_sources_too_deep_for_python_are_syntax_errors(expression, reason):
+    text = HEADER + "@ph.kernel\ndef deep(X: ph.tensor[ph.f32][N]):\n    X[0] = " + expression + "\n"
+    with pytest.raises(KernelSyntaxError, match=reason):
+        translate_source(text, "deep.py")
+
+
 def test_language_names_do_nothing_in_python():
     import phobos.lang as ph
     with pytest.raises(RuntimeError, match="only\\s+inside a @ph.kernel"):

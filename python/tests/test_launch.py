@@ -71,6 +71,10 @@ def test_tensor_checks_name_the_parameter(scaled, change, param, reason):
     ((1.0, 2, True, 1e5), "h", "overflows f16 to infinity"),
     ((1.0, 2, True, "x"), "h", "expected a scalar (f16)"),
     ((np.ones(3), 2, True, 0.5), "alpha", "expected a scalar (f32), got a tensor"),
+    # Beyond what a float holds: an ArgumentError, not an OverflowError.
+    ((10 ** 400, 2, True, 0.5), "alpha",
+     "100000000000...000000 (401 digits) is outside the range of f32"),
+    ((1.0, -10 ** 400, True, 0.5), "k", "is outside the range of i32"),
 ])
 def test_scalar_checks(scaled, scalars, param, reason):
     with pytest.raises(ArgumentError) as error:
