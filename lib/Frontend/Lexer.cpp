@@ -3,7 +3,9 @@
 #include "Phobos/Frontend/Lexer.h"
 #include "Phobos/Frontend/Diagnostics.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -164,7 +166,19 @@ bool Lexer::lexNumber(size_t &pos) {
     double value = std::strtod(copy.c_str(), nullptr);
     if (errno == ERANGE && std::isinf(value))
       return error(begin, "float literal '" + text + "' is out of range");
-    tokens.back().floatValue = value;
+    // Every float literal is an f32: rounded once, from the decimal text
+    // straight to f32. Through a double first, a literal just above a
+    // midpoint of two f32 values can land on the midpoint and round to
+    // even, away from its nearest f32. One beyond f32's range becomes an
+    // infinity, which Sema refuses.
+    llvm::APFloat single(llvm::APFloat::IEEEsingle());
+    llvm::Expected<llvm::APFloat::opStatus> status =
+        single.convertFromString(text, llvm::APFloat::rmNearestTiesToEven);
+    if (!status) {
+      llvm::consumeError(status.takeError());
+      return error(begin, "float literal '" + text + "' is not a number");
+    }
+    tokens.back().floatValue = single.convertToFloat();
   } else {
     uint64_t value = 0;
     if (text.getAsInteger(10, value) || value > uint64_t(INT64_MAX))

@@ -2,6 +2,7 @@
 
 #include "Phobos/Runtime/HostTensor.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -63,6 +64,47 @@ void HostTensor::fillIota() {
 void HostTensor::fill(double value) {
   for (int64_t i = 0, count = numElements(); i < count; ++i)
     set(i, value);
+}
+
+void HostTensor::fill(const ElementValue &value) {
+  for (int64_t i = 0, count = numElements(); i < count; ++i)
+    if (isFloat(element))
+      storeFloat(element, data(), i, value.f);
+    else
+      storeInt(element, data(), i, value.i);
+}
+
+llvm::Error HostTensor::fill(llvm::StringRef how, std::mt19937_64 &rng) {
+  if (how == "iota") {
+    fillIota();
+  } else if (how.starts_with("uniform:")) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    how.split(parts, ':');
+    double low, high;
+    if (parts.size() != 3 || parts[1].getAsDouble(low) ||
+        parts[2].getAsDouble(high) || !(low < high) || !std::isfinite(low) ||
+        !std::isfinite(high))
+      return llvm::createStringError(
+          "expected uniform:LO:HI with finite LO < HI");
+    fillRandom(rng, low, high);
+  } else if (how == "random" || how.empty()) {
+    fillRandom(rng);
+  } else {
+    llvm::APFloat number(0.0);
+    llvm::Expected<llvm::APFloat::opStatus> isNumber =
+        number.convertFromString(how, llvm::APFloat::rmNearestTiesToEven);
+    if (!isNumber) {
+      llvm::consumeError(isNumber.takeError());
+      return llvm::createStringError(
+          "expected random, iota, uniform:LO:HI or a number, got '" + how +
+          "'");
+    }
+    llvm::Expected<ElementValue> value = parseElementValue(element, how);
+    if (!value)
+      return value.takeError();
+    fill(*value);
+  }
+  return llvm::Error::success();
 }
 
 void HostTensor::poison() {

@@ -2,7 +2,9 @@
 
 #include "Phobos/Support/Numerics.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <cstring>
@@ -188,6 +190,82 @@ int64_t phobos::floatToInt(ElementType type, double value) {
   if (value >= hi)
     return type == ElementType::I32 ? INT32_MAX : INT64_MAX;
   return static_cast<int64_t>(value);
+}
+
+static const llvm::fltSemantics &semanticsOf(ElementType type) {
+  switch (type) {
+  case ElementType::F16: return llvm::APFloat::IEEEhalf();
+  case ElementType::BF16: return llvm::APFloat::BFloat();
+  case ElementType::F32: return llvm::APFloat::IEEEsingle();
+  default: return llvm::APFloat::IEEEdouble();
+  }
+}
+
+llvm::Expected<ElementValue> phobos::parseElementValue(ElementType type,
+                                                       llvm::StringRef text) {
+  auto refuse = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  ElementValue result;
+  if (!isFloat(type)) {
+    int64_t low = type == ElementType::I64   ? INT64_MIN
+                  : type == ElementType::I32 ? INT32_MIN
+                                             : 0;
+    int64_t high = type == ElementType::I64   ? INT64_MAX
+                   : type == ElementType::I32 ? INT32_MAX
+                                              : 1;
+    std::string range =
+        type == ElementType::Bool
+            ? std::string("a bool is 0 or 1")
+            : llvm::formatv("{0} holds integers in [{1}, {2}]", name(type),
+                            low, high)
+                  .str();
+    if (!text.getAsInteger(10, result.i)) {
+      if (result.i < low || result.i > high)
+        return refuse("'" + text + "' is out of range: " + range);
+      result.f = static_cast<double>(result.i);
+      return result;
+    }
+    // A float form must be exactly an integer: 1e3, not 2.5 or 1e400.
+    llvm::APFloat value(llvm::APFloat::IEEEdouble());
+    llvm::Expected<llvm::APFloat::opStatus> status =
+        value.convertFromString(text, llvm::APFloat::rmNearestTiesToEven);
+    if (!status) {
+      llvm::consumeError(status.takeError());
+      return refuse("'" + text + "' is not a number");
+    }
+    if (!value.isFinite() || !value.isInteger() ||
+        *status != llvm::APFloat::opOK)
+      return refuse("'" + text + "' is not exactly an integer (" + range +
+                    ")");
+    double exact = value.convertToDouble();
+    // 2^63 itself is the first double beyond int64.
+    if (exact < static_cast<double>(low) || exact >= 0x1p63 ||
+        exact > static_cast<double>(high))
+      return refuse("'" + text + "' is out of range: " + range);
+    result.i = static_cast<int64_t>(exact);
+    result.f = exact;
+    return result;
+  }
+  const llvm::fltSemantics &semantics = semanticsOf(type);
+  llvm::APFloat value(semantics);
+  llvm::Expected<llvm::APFloat::opStatus> status =
+      value.convertFromString(text, llvm::APFloat::rmNearestTiesToEven);
+  if (!status) {
+    llvm::consumeError(status.takeError());
+    return refuse("'" + text + "' is not a number");
+  }
+  if (*status & llvm::APFloat::opOverflow) {
+    llvm::SmallString<32> largest;
+    llvm::APFloat::getLargest(semantics).toString(largest);
+    return refuse("'" + text + "' does not fit in " + name(type) +
+                  " (its largest finite value is " + largest + ")");
+  }
+  bool lost = false;
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &lost);
+  result.f = value.convertToDouble();
+  return result;
 }
 
 double phobos::loadFloat(ElementType type, const void *data, int64_t index) {

@@ -204,7 +204,12 @@ private:
     std::vector<LaunchArgument> arguments;
     for (auto [index, slot] : llvm::enumerate(contract.params)) {
       if (slot.kind == ParamSlot::Kind::Scalar) {
-        arguments.push_back(ScalarArgument{instance.scalars.lookup(slot.name)});
+        auto exact = instance.integerScalars.find(slot.name);
+        arguments.push_back(ScalarArgument{
+            instance.scalars.lookup(slot.name),
+            exact != instance.integerScalars.end()
+                ? std::optional<int64_t>(exact->second)
+                : std::nullopt});
         continue;
       }
       TensorArgument argument;
@@ -304,7 +309,10 @@ private:
       if (slot.kind == ParamSlot::Kind::Scalar) {
         interp::ScalarArg scalar;
         scalar.floatValue = instance.scalars.lookup(slot.name);
-        scalar.intValue = static_cast<int64_t>(scalar.floatValue);
+        auto exact = instance.integerScalars.find(slot.name);
+        scalar.intValue = exact != instance.integerScalars.end()
+                              ? exact->second
+                              : static_cast<int64_t>(scalar.floatValue);
         arguments.push_back(scalar);
         continue;
       }

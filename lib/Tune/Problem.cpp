@@ -84,6 +84,9 @@ phobos::tune::instantiate(const LaunchContract &contract,
                      ? 0.5 + std::uniform_real_distribution<double>()(rng)
                      : 1.0);
       instance.scalars[slot.name] = roundTo(slot.element, value);
+      if (auto exact = problem.integerScalars.find(slot.name);
+          exact != problem.integerScalars.end() && !isFloat(slot.element))
+        instance.integerScalars[slot.name] = exact->second;
       continue;
     }
     auto given = problem.inputs.find(slot.name);
@@ -97,26 +100,11 @@ phobos::tune::instantiate(const LaunchContract &contract,
     HostTensor &tensor = instance.tensors[index] = HostTensor(slot.element, shape);
     std::string howText = problem.inits.lookup(slot.name);
     llvm::StringRef how = howText;
-    if (how == "iota") {
-      tensor.fillIota();
-    } else if (how.starts_with("uniform:")) {
-      llvm::SmallVector<llvm::StringRef> parts;
-      how.split(parts, ':');
-      double low, high;
-      if (parts.size() != 3 || parts[1].getAsDouble(low) ||
-          parts[2].getAsDouble(high) || !(low < high))
-        return llvm::createStringError(
-            "--init %s: expected uniform:LO:HI with LO < HI",
-            slot.name.c_str());
-      tensor.fillRandom(rng, low, high);
-    } else if (!how.empty() && how != "random") {
-      double value;
-      if (how.getAsDouble(value))
-        return llvm::createStringError(
-            "--init %s: expected random, iota, uniform:LO:HI or a number",
-            slot.name.c_str());
-      tensor.fill(value);
-    } else if (slot.read || !slot.written || !how.empty()) {
+    if (!how.empty()) {
+      if (llvm::Error error = tensor.fill(how, rng))
+        return llvm::createStringError("--init " + slot.name + "=" + howText +
+                                       ": " + llvm::toString(std::move(error)));
+    } else if (slot.read || !slot.written) {
       tensor.fillRandom(rng);
     } else {
       tensor.poison(); // written only: every element must be stored

@@ -38,6 +38,8 @@ namespace phobos::tune {
 struct Instance {
   std::vector<HostTensor> tensors; ///< by parameter index; scalars: empty
   llvm::StringMap<double> scalars;
+  /// Integer scalars given exactly (Problem::integerScalars).
+  llvm::StringMap<int64_t> integerScalars;
   LaunchContract::DimValues dims;
 };
 

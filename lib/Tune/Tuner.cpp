@@ -610,6 +610,7 @@ llvm::Error Search::chooseCheck() {
   case CheckMode::Interpreter: {
     checkProblem = options.checkProblem;
     checkProblem.scalars = options.problem.scalars;
+    checkProblem.integerScalars = options.problem.integerScalars;
     if (checkProblem.dims.empty())
       if (llvm::Error error = chooseSmallCheckDims())
         return error;

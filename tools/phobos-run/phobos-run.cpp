@@ -952,24 +952,11 @@ void fillArguments(const LaunchContract &contract, const Bindings &bindings,
       if (!how.empty())
         usage("--init " + slot.name + ": the tensor is read with --input");
       tensor = input->second;
-    } else if (how == "iota") {
-      tensor.fillIota();
-    } else if (llvm::StringRef(how).starts_with("uniform:")) {
-      // uniform:LO:HI
-      llvm::SmallVector<llvm::StringRef> parts;
-      llvm::StringRef(how).split(parts, ':');
-      double low, high;
-      if (parts.size() != 3 || parts[1].getAsDouble(low) ||
-          parts[2].getAsDouble(high) || !(low < high))
-        usage("--init " + slot.name + ": expected uniform:LO:HI with LO < HI");
-      tensor.fillRandom(rng, low, high);
-    } else if (!how.empty() && how != "random") {
-      double value;
-      if (llvm::StringRef(how).getAsDouble(value))
-        usage("--init " + slot.name +
-              ": expected random, iota, uniform:LO:HI or a number");
-      tensor.fill(value);
-    } else if (slot.read || !slot.written || !how.empty()) {
+    } else if (!how.empty()) {
+      if (llvm::Error error = tensor.fill(how, rng))
+        usage("--init " + slot.name + "=" + how + ": " +
+              llvm::toString(std::move(error)));
+    } else if (slot.read || !slot.written) {
       tensor.fillRandom(rng);
     } else {
       tensor.poison(); // written only: every element must be stored
@@ -1080,12 +1067,8 @@ bool runOnInterpreter(tile::KernelOp kernel, const LaunchContract &contract,
                       Arguments &arguments, std::vector<double> &timesMs) {
   std::array<int64_t, 3> grid = arguments.grid;
   interp::Options runOptions;
-  runOptions.grid = grid;
-  // Tile IR that tile-persistent rewrote: three CTAs walk the tiles, so
-  // that each runs several when there are more than three.
-  if (contract.persistent)
-    runOptions.grid = {std::min<int64_t>(grid[0] * grid[1] * grid[2], 3), 1,
-                       1};
+  // Tile IR that tile-persistent rewrote: three CTAs walk the tiles.
+  runOptions.grid = interpreterGrid(kernel, grid);
   runOptions.threads = threads;
   runOptions.stepLimit = stepLimit;
   runOptions.launchStepLimit = launchStepLimit;

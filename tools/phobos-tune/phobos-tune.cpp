@@ -265,6 +265,9 @@ int main(int argc, char **argv) {
     if (name.trim().empty() || text.trim().getAsDouble(value))
       usage("--scalar expects NAME=NUMBER, got '" + spec + "'");
     options.problem.scalars[name.trim()] = value;
+    int64_t integer;
+    if (!text.trim().getAsInteger(10, integer))
+      options.problem.integerScalars[name.trim()] = integer;
   }
   for (const std::string &spec : initSpecs) {
     auto [name, how] = llvm::StringRef(spec).split('=');

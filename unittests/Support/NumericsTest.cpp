@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 
@@ -130,6 +131,71 @@ TEST(NumericsTest, ElementTypeNames) {
   EXPECT_EQ(parseElementType("i1"), ElementType::Bool);
   EXPECT_EQ(parseElementType("f8"), std::nullopt);
   EXPECT_EQ(byteWidth(ElementType::BF16), 2u);
+}
+
+// Values read from text (--init, --scalar, job scalars): exact for
+// integers, rounded once for floats, and never silently wrapped, saturated
+// or turned into an infinity.
+TEST(NumericsTest, ParseElementValueIntegersAreExact) {
+  llvm::Expected<ElementValue> near =
+      parseElementValue(ElementType::I64, "9223372036854775000");
+  ASSERT_TRUE(bool(near));
+  EXPECT_EQ(near->i, 9223372036854775000LL);
+  llvm::Expected<ElementValue> bottom =
+      parseElementValue(ElementType::I64, "-9223372036854775808");
+  ASSERT_TRUE(bool(bottom));
+  EXPECT_EQ(bottom->i, INT64_MIN);
+  llvm::Expected<ElementValue> thousand = parseElementValue(ElementType::I32, "1e3");
+  ASSERT_TRUE(bool(thousand));
+  EXPECT_EQ(thousand->i, 1000);
+  auto message = [](ElementType type, llvm::StringRef text) {
+    llvm::Expected<ElementValue> value = parseElementValue(type, text);
+    return value ? std::string("accepted") : llvm::toString(value.takeError());
+  };
+  const std::string i32Range = "i32 holds integers in [-2147483648, 2147483647]";
+  EXPECT_EQ(message(ElementType::I32, "3e9"), "'3e9' is out of range: " + i32Range);
+  EXPECT_EQ(message(ElementType::I32, "2147483648"),
+            "'2147483648' is out of range: " + i32Range);
+  EXPECT_EQ(message(ElementType::I64, "9223372036854775808"),
+            "'9223372036854775808' is out of range: i64 holds integers in "
+            "[-9223372036854775808, 9223372036854775807]");
+  EXPECT_EQ(message(ElementType::I32, "inf"),
+            "'inf' is not exactly an integer (" + i32Range + ")");
+  EXPECT_EQ(message(ElementType::I32, "nan"),
+            "'nan' is not exactly an integer (" + i32Range + ")");
+  EXPECT_EQ(message(ElementType::I32, "2.5"),
+            "'2.5' is not exactly an integer (" + i32Range + ")");
+  EXPECT_EQ(message(ElementType::Bool, "2"), "'2' is out of range: a bool is 0 or 1");
+  EXPECT_EQ(message(ElementType::F32, "one"), "'one' is not a number");
+}
+
+TEST(NumericsTest, ParseElementValueRoundsFloatsOnce) {
+  // Just above the midpoint 1 + 2^-24 of two f32 values: its nearest double
+  // is the midpoint, which rounds to even (1.0); its nearest f32 is
+  // 1 + 2^-23.
+  const char *aboveMidpoint = "1.00000005960464477539062500001";
+  llvm::Expected<ElementValue> single =
+      parseElementValue(ElementType::F32, aboveMidpoint);
+  ASSERT_TRUE(bool(single));
+  EXPECT_EQ(single->f, 1.0 + 0x1p-23);
+  EXPECT_EQ(static_cast<float>(std::strtod(aboveMidpoint, nullptr)), 1.0f);
+  llvm::Expected<ElementValue> infinity = parseElementValue(ElementType::F32, "-inf");
+  ASSERT_TRUE(bool(infinity));
+  EXPECT_EQ(infinity->f, -INFINITY);
+  llvm::Expected<ElementValue> nan = parseElementValue(ElementType::F16, "nan");
+  ASSERT_TRUE(bool(nan));
+  EXPECT_TRUE(std::isnan(nan->f));
+  llvm::Expected<ElementValue> beyond = parseElementValue(ElementType::F32, "1e39");
+  ASSERT_FALSE(bool(beyond));
+  EXPECT_EQ(llvm::toString(beyond.takeError()),
+            "'1e39' does not fit in f32 (its largest finite value is "
+            "3.40282347E+38)");
+  llvm::Expected<ElementValue> half = parseElementValue(ElementType::F16, "70000");
+  ASSERT_FALSE(bool(half));
+  llvm::consumeError(half.takeError());
+  llvm::Expected<ElementValue> tiny = parseElementValue(ElementType::F32, "1e-50");
+  ASSERT_TRUE(bool(tiny));
+  EXPECT_EQ(tiny->f, 0.0);
 }
 
 } // namespace

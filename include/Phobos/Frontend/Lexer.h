@@ -43,6 +43,7 @@ struct Token {
   /// the end of the input.
   bool implicit = false;
   int64_t intValue = 0;
+  /// A Float's value: the literal rounded once to f32 (infinite beyond it).
   double floatValue = 0;
 
   llvm::SMLoc loc() const { return llvm::SMLoc::getFromPointer(text.data()); }

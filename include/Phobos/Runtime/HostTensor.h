@@ -45,6 +45,13 @@ public:
   /// 0, 1, 2, ... (rounded to the element type).
   void fillIota();
   void fill(double value);
+  /// Every element `value` exactly (as parseElementValue read it).
+  void fill(const ElementValue &value);
+  /// Fills as --init HOW says: random (uniform in [-1, 1) for floats),
+  /// uniform:LO:HI, iota, or a constant of the element type (read by
+  /// parseElementValue: exact, rounded once, never wrapped or saturated).
+  /// The error says what is wrong with HOW, without naming the option.
+  llvm::Error fill(llvm::StringRef how, std::mt19937_64 &rng);
   /// NaN for floats, a sentinel for integers: what an unwritten output
   /// element keeps, so that a check notices it.
   void poison();

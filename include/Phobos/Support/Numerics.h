@@ -10,6 +10,7 @@
 #define PHOBOS_SUPPORT_NUMERICS_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,26 @@ int64_t wrapTo(ElementType type, int64_t value);
 /// Float to integer: truncation toward zero, saturating; NaN is 0. To bool:
 /// `value != 0` (NaN is true).
 int64_t floatToInt(ElementType type, double value);
+
+/// A value of an element type read from text (an option, a job file, a
+/// literal): what parseElementValue gives.
+struct ElementValue {
+  /// The value as a double: exact for every float type, and for integers
+  /// up to 2^53.
+  double f = 0;
+  /// Integer types and bool: the exact value.
+  int64_t i = 0;
+};
+
+/// `text` as a value of `type`, or an error saying why not (no prefix: the
+/// caller names the option or the scalar). Float types are rounded once,
+/// from the decimal text straight to the type (never through a double
+/// first); `inf`, `-inf` and `nan` are accepted, a finite number beyond the
+/// type's range is an error (it would become an infinity). Integers are
+/// exact: decimal digits, or a float form that is an integer (`1e3`), in
+/// the type's range; bool is 0 or 1.
+llvm::Expected<ElementValue> parseElementValue(ElementType type,
+                                               llvm::StringRef text);
 
 /// Reads element `index` of `data` as a double (floats) or an integer.
 double loadFloat(ElementType type, const void *data, int64_t index);

@@ -65,6 +65,8 @@ struct Problem {
   llvm::StringMap<int64_t> dims;
   /// Scalars given; the others take seeded values as in phobos-run.
   llvm::StringMap<double> scalars;
+  /// Those given as integers, exactly (an i64 beyond 2^53 is no double).
+  llvm::StringMap<int64_t> integerScalars;
   /// `--init NAME=random|uniform:LO:HI|iota|V`.
   llvm::StringMap<std::string> inits;
   /// Tensors given whole (`--input`, `--check-input`).

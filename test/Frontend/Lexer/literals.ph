@@ -17,6 +17,12 @@ kernel literals(i: tensor<i32>[N], l: tensor<i64>[N], f: tensor<f32>[N], b: tens
     f[5] = 6.25e0
     f[6] = 3.0e38
     f[7] = 0.0
+    // Rounded once, from the text straight to f32: just above the midpoint
+    // of 1 and the next f32, whose nearest double is the midpoint (which
+    // would round to even, 1.0); and the largest f32 written to 8 digits,
+    // a little above it.
+    f[8] = 1.00000005960464477539062500001
+    f[9] = 3.4028235e38
     b[0] = true
     b[1] = false
 }
@@ -38,6 +44,8 @@ kernel literals(i: tensor<i32>[N], l: tensor<i64>[N], f: tensor<f32>[N], b: tens
 // CHECK: arith.constant 6.250000e+00 : f32
 // CHECK: arith.constant 3.000000e+38 : f32
 // CHECK: arith.constant 0.000000e+00 : f32
+// CHECK: arith.constant 1.00000012 : f32
+// CHECK: arith.constant 3.40282347E+38 : f32
 // CHECK: arith.constant true
 // CHECK: arith.constant false
 

@@ -1,7 +1,7 @@
 // A compound assignment to a slice is a masked load, the op and a masked
 // store: elements outside keep their value. Masked elements read as zero
 // in every element type (0 for integers, false for bool, +0 for halves).
-// RUN: phobos-run %s --interpret --dim N=5 --init Acc=7 --init I=iota --init H=iota --init B=1 --init OutI=7 --init OutH=7 --init OutB=7 --print | FileCheck %s
+// RUN: phobos-run %s --interpret --dim N=5 --init Acc=7 --init I=iota --init H=iota --init B=1 --init OutI=7 --init OutH=7 --init OutB=1 --print | FileCheck %s
 
 kernel compound(Acc: tensor<f32>[N], I: tensor<i32>[N], H: tensor<f16>[N], B: tensor<bool>[N],
                 OutI: tensor<i32>[8], OutH: tensor<f16>[8], OutB: tensor<bool>[8]) {
