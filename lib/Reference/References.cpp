@@ -389,22 +389,14 @@ Comparison phobos::reference::compare(Reference &reference,
     indices.push_back(unflatten(total - 1));
   }
 
-  double worstError = 0, scale = 0;
-  bool broken = false;
+  ErrorMeasure measure;
   for (const std::vector<int64_t> &index : indices) {
     double expected = reference.element(problem, output, index);
     double value = got.get(flatten(shape, index));
-    scale = std::max(scale, std::fabs(expected));
-    double error = std::fabs(value - expected);
-    bool bad = !std::isfinite(value) && std::isfinite(expected);
-    if (bad || error > worstError || result.worstIndex.empty()) {
-      if (!broken || bad) {
-        worstError = bad ? INFINITY : error;
-        result.worstIndex = index;
-        result.worstGot = value;
-        result.worstExpected = expected;
-      }
-      broken |= bad;
+    if (measure.add(value, expected)) {
+      result.worstIndex = index;
+      result.worstGot = value;
+      result.worstExpected = expected;
     }
   }
   result.elementsChecked = static_cast<int64_t>(indices.size());
@@ -413,8 +405,40 @@ Comparison phobos::reference::compare(Reference &reference,
   for (int64_t flat = 0; flat < total; ++flat)
     if (got.isPoisoned(flat) && ++result.unwritten == 1)
       result.firstUnwritten = unflatten(flat);
-  broken |= result.unwritten > 0;
   result.maxRelativeError =
-      broken ? INFINITY : worstError / std::max(scale, 1e-30);
+      result.unwritten > 0 ? INFINITY : measure.maxRelativeError();
   return result;
+}
+
+bool ErrorMeasure::add(double got, double expected) {
+  ++added;
+  if (!std::isfinite(expected)) {
+    // Only the same infinity, or a NaN for a NaN.
+    bool same = std::isnan(expected) ? std::isnan(got) : got == expected;
+    if (same)
+      return added == 1;
+    bool first = !mismatch;
+    mismatch = true;
+    return first;
+  }
+  ++finite;
+  scale = std::max(scale, std::fabs(expected));
+  if (!std::isfinite(got)) {
+    bool first = !mismatch;
+    mismatch = true;
+    return first;
+  }
+  double error = std::fabs(got - expected);
+  if (mismatch || (error <= worstAbsolute && added > 1))
+    return false;
+  worstAbsolute = error;
+  return true;
+}
+
+double ErrorMeasure::maxRelativeError() const {
+  if (mismatch)
+    return INFINITY;
+  if (worstAbsolute == 0)
+    return 0;
+  return scale > 0 ? worstAbsolute / scale : INFINITY;
 }

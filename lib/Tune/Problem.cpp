@@ -9,6 +9,7 @@
 #include "TuneInternal.h"
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "Phobos/Reference/Reference.h"
 
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -149,18 +150,10 @@ double phobos::tune::maxRelativeError(const HostTensor &got,
                                       const HostTensor &expected) {
   if (got.getShape() != expected.getShape())
     return INFINITY;
-  double worst = 0, scale = 0;
-  for (int64_t i = 0, n = got.numElements(); i < n; ++i) {
-    double value = got.get(i), want = expected.get(i);
-    scale = std::max(scale, std::fabs(want));
-    if (!std::isfinite(value) && std::isfinite(want))
-      return INFINITY;
-    if (std::isfinite(value))
-      worst = std::max(worst, std::fabs(value - want));
-  }
-  if (worst == 0)
-    return 0;
-  return scale > 0 ? worst / scale : INFINITY;
+  reference::ErrorMeasure measure;
+  for (int64_t i = 0, n = got.numElements(); i < n; ++i)
+    measure.add(got.get(i), expected.get(i));
+  return measure.maxRelativeError();
 }
 
 llvm::StringMap<int64_t>

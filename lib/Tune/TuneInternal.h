@@ -58,8 +58,8 @@ gridFor(const LaunchContract &contract, const Problem &problem,
 std::string pruneReason(const LaunchContract &contract,
                         const llvm::StringMap<int64_t> &dims);
 
-/// max |got - expected| / max |expected| over every element; infinite where
-/// `got` is not finite and `expected` is.
+/// reference::ErrorMeasure's relative error over every element (infinite
+/// for another shape, a mismatched infinity or NaN).
 double maxRelativeError(const HostTensor &got, const HostTensor &expected);
 
 //===----------------------------------------------------------------------===//

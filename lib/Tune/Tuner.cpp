@@ -282,7 +282,8 @@ private:
   /// when it failed or is wrong (its result says why).
   bool checkVariant(const CompileOutcome &outcome);
   /// The largest relative error of the outputs `ran` gives (infinite for
-  /// unwritten or non-finite elements), and the output it is in.
+  /// unwritten elements and mismatched NaNs or infinities), and the output
+  /// it is in.
   std::pair<double, std::string>
   worstError(const CompileOutcome &outcome,
              const std::vector<HostTensor> &ran);
@@ -627,7 +628,22 @@ llvm::Error Search::chooseCheck() {
   case CheckMode::Expected:
     checkProblem = options.checkProblem;
     checkProblem.scalars = options.problem.scalars;
+    checkProblem.integerScalars = options.problem.integerScalars;
     expected = options.expected;
+    // NaN matches only NaN and an infinity only itself (ErrorMeasure): a
+    // reference with no finite element would pass any variant that copies
+    // its non-finite values, and says nothing of the others. It is a
+    // broken reference, not a check.
+    for (auto &[name, tensor] : expected) {
+      int64_t finite = 0, count = tensor.numElements();
+      for (int64_t i = 0; i < count && !finite; ++i)
+        finite += std::isfinite(tensor.get(i)) ? 1 : 0;
+      if (count > 0 && !finite)
+        return fail("--expect " + name +
+                    ": no element of the expected output is finite (every "
+                    "one is NaN or infinite); a check against it cannot "
+                    "tell a right variant from a wrong one");
+    }
     report.checkedWith = "expected outputs given";
     break;
   case CheckMode::None:
@@ -868,7 +884,9 @@ bool Search::checkVariant(const CompileOutcome &outcome) {
   result.status = VariantResult::Status::Wrong;
   result.reason =
       std::isinf(worst)
-          ? "output '" + worstWhat + "' has unwritten or non-finite elements"
+          ? "output '" + worstWhat +
+                "' has unwritten elements, or a NaN or infinity where the "
+                "reference has another value"
           : llvm::formatv("'{0}' max rel err {1:e2} > {2:e0}", worstWhat, worst,
                           tolerance)
                 .str();

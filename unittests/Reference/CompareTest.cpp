@@ -2,6 +2,8 @@
 
 #include "Phobos/Reference/Reference.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -66,6 +68,92 @@ TEST(CompareTest, WrongValueIsReported) {
   ASSERT_EQ(result.worstIndex.size(), 1u);
   EXPECT_EQ(result.worstIndex[0], 3);
   EXPECT_EQ(result.unwritten, 0);
+}
+
+// Non-finite expected values (issue 48): each must be matched exactly, and
+// none may hide the error of the finite elements or set the scale.
+TEST(ErrorMeasureTest, InfinityInExpectedDoesNotHideOtherErrors) {
+  ErrorMeasure measure;
+  measure.add(INFINITY, INFINITY);
+  measure.add(1.0, 2.0); // 50% off
+  EXPECT_DOUBLE_EQ(measure.maxRelativeError(), 0.5);
+  EXPECT_EQ(measure.count(), 2);
+  EXPECT_EQ(measure.finiteExpected(), 1);
+}
+
+TEST(ErrorMeasureTest, FlippedInfinityIsAMismatch) {
+  ErrorMeasure measure;
+  EXPECT_TRUE(measure.add(1.0, 1.0));
+  EXPECT_TRUE(measure.add(-INFINITY, INFINITY)); // the worst element
+  EXPECT_FALSE(measure.add(5.0, 1.0));           // the first mismatch stays
+  EXPECT_TRUE(std::isinf(measure.maxRelativeError()));
+}
+
+TEST(ErrorMeasureTest, NaNMatchesOnlyNaN) {
+  ErrorMeasure numberForNaN;
+  numberForNaN.add(1.0, NAN);
+  EXPECT_TRUE(std::isinf(numberForNaN.maxRelativeError()));
+  ErrorMeasure nanForNumber;
+  nanForNumber.add(NAN, 1.0);
+  EXPECT_TRUE(std::isinf(nanForNumber.maxRelativeError()));
+  ErrorMeasure nanForNaN;
+  nanForNaN.add(NAN, NAN);
+  nanForNaN.add(2.0, 2.0);
+  EXPECT_EQ(nanForNaN.maxRelativeError(), 0);
+}
+
+TEST(ErrorMeasureTest, AllNaNExpectedPassesOnlyNaN) {
+  ErrorMeasure numbers, nans;
+  for (int i = 0; i < 4; ++i) {
+    numbers.add(i, NAN);
+    nans.add(NAN, NAN);
+  }
+  EXPECT_TRUE(std::isinf(numbers.maxRelativeError()));
+  EXPECT_EQ(nans.maxRelativeError(), 0);
+  EXPECT_EQ(nans.finiteExpected(), 0);
+}
+
+TEST(ErrorMeasureTest, ScaleIgnoresInfinitiesAndZerosNeedExactness) {
+  ErrorMeasure measure;
+  measure.add(-INFINITY, -INFINITY);
+  measure.add(4.5, 4.0);
+  EXPECT_DOUBLE_EQ(measure.maxRelativeError(), 0.125);
+  ErrorMeasure zeros;
+  zeros.add(1e-20, 0.0);
+  EXPECT_TRUE(std::isinf(zeros.maxRelativeError()));
+}
+
+/// A reference whose output `c` is fixed values, for compare() itself.
+class FixedReference : public Reference {
+public:
+  explicit FixedReference(std::vector<double> values) : values(std::move(values)) {}
+  std::vector<Signature> signatures() const override { return {{{"c", {"N"}}}}; }
+  std::vector<std::string> tensorNames() const override { return {"c"}; }
+  std::vector<std::string> outputNames() const override { return {"c"}; }
+  double element(const Problem &, llvm::StringRef,
+                 llvm::ArrayRef<int64_t> index) override {
+    return values[index[0]];
+  }
+  std::vector<double> values;
+};
+
+TEST(CompareTest, InfinityInReferenceDoesNotHideAWrongElement) {
+  FixedReference reference({INFINITY, 1.0, 2.0, 3.0});
+  HostTensor got(ElementType::F32, {4});
+  for (auto [i, value] : llvm::enumerate(std::vector<double>{INFINITY, 1.0, 7.0, 3.0}))
+    got.set(i, value);
+  Problem problem;
+  problem.tensors["c"] = &got;
+  Comparison result = compare(reference, problem, "c", got, 1 << 18, 16, 1);
+  EXPECT_NEAR(result.maxRelativeError, 5.0 / 3.0, 1e-12);
+  ASSERT_EQ(result.worstIndex.size(), 1u);
+  EXPECT_EQ(result.worstIndex[0], 2);
+  got.set(0, -INFINITY);
+  got.set(2, 2.0);
+  result = compare(reference, problem, "c", got, 1 << 18, 16, 1);
+  EXPECT_TRUE(std::isinf(result.maxRelativeError));
+  EXPECT_EQ(result.worstIndex[0], 0);
+  EXPECT_EQ(result.worstGot, -INFINITY);
 }
 
 TEST(HostTensorTest, PoisonIsRecognised) {

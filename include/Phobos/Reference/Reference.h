@@ -61,12 +61,43 @@ std::vector<std::string> referenceNames();
 /// The reference the example kernel of this name computes, or "".
 llvm::StringRef defaultReferenceFor(llvm::StringRef kernelName);
 
+/// The error of an output against its expected values, one element pair
+/// at a time: the one rule every check uses (phobos-run --check, and
+/// phobos-tune's float64 references, --expect and Python's `reference=`).
+/// - A finite expected element contributes |got - expected|; a got that is
+///   NaN or infinite there is a mismatch.
+/// - A non-finite expected element matches only itself: +inf only +inf,
+///   -inf only -inf, NaN only NaN; anything else is a mismatch.
+/// - The relative error is the worst absolute error over the largest
+///   |expected| of the finite expected elements, so an infinity in the
+///   expected values neither sets the scale nor hides other errors.
+/// A mismatch makes the relative error infinite.
+class ErrorMeasure {
+public:
+  /// Adds one element pair; true when it is the worst so far (the first
+  /// mismatch, else the largest absolute error), so that a caller can
+  /// remember where it is.
+  bool add(double got, double expected);
+  /// max |got - expected| / max |finite expected|: 0 when every element
+  /// matches exactly, infinity after a mismatch or when the finite expected
+  /// elements are all 0 and some error is not.
+  double maxRelativeError() const;
+  /// Element pairs added, and those whose expected value was finite.
+  int64_t count() const { return added; }
+  int64_t finiteExpected() const { return finite; }
+
+private:
+  double worstAbsolute = 0, scale = 0;
+  bool mismatch = false;
+  int64_t added = 0, finite = 0;
+};
+
 /// The result of comparing one output with its reference.
 struct Comparison {
   std::string output;
   int64_t elementsChecked = 0;
-  /// max |got - expected| / max |expected| over the checked elements;
-  /// infinity when an element is NaN or infinite and should not be.
+  /// ErrorMeasure's relative error over the checked elements (infinite for
+  /// a mismatched NaN or infinity, or an unwritten element).
   double maxRelativeError = 0;
   /// The worst element and its values.
   std::vector<int64_t> worstIndex;
