@@ -10,6 +10,7 @@
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Support/Chips.h"
 #include "Phobos/Target/LaunchContract.h"
@@ -435,11 +436,17 @@ llvm::Error Session::interpret(llvm::StringRef kernel,
           name(slot.element).str());
   }
   interp::Options run = options;
-  // A persistent kernel's CTAs walk the tiles: three of them, so that each
-  // runs several when there are more (as phobos-run --interpret does).
-  if (contract.persistent)
-    run.grid = {std::min<int64_t>(run.grid[0] * run.grid[1] * run.grid[2], 3),
-                1, 1};
+  if (contract.persistent) {
+    // Only the tile grid, as on the GPU: another would leave tiles unrun.
+    LaunchContract::DimValues dims;
+    for (auto [index, slot] : llvm::enumerate(contract.params))
+      if (const auto *tensor = std::get_if<interp::TensorArg>(&args[index]))
+        for (auto [dim, extent] : llvm::zip(slot.dims, tensor->shape))
+          dims.try_emplace(dim, extent);
+    if (llvm::Error error = checkPersistentGrid(contract, dims, run.grid))
+      return llvm::make_error<SessionError>(llvm::toString(std::move(error)));
+  }
+  run.grid = interpreterGrid(op, run.grid);
   if (std::optional<interp::RunError> error = interp::runKernel(op, args, run)) {
     emitError(error->loc) << error->message;
     return impl->takeError(error->message);

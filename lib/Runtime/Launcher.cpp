@@ -363,6 +363,26 @@ phobos::bindParameters(const LaunchContract &contract,
   return std::move(launch);
 }
 
+llvm::Error phobos::checkPersistentGrid(const LaunchContract &contract,
+                                        const LaunchContract::DimValues &dims,
+                                        std::array<int64_t, 3> grid) {
+  if (!contract.persistent)
+    return llvm::Error::success();
+  llvm::Expected<std::array<int64_t, 3>> inferred = contract.gridFor(dims);
+  if (!inferred)
+    return reject("", llvm::toString(inferred.takeError()));
+  // A persistent kernel computes its tile grid from the extents, as the
+  // contract infers it; another grid would not be the one it walks.
+  if (grid == *inferred)
+    return llvm::Error::success();
+  return reject("", llvm::formatv("the kernel is persistent: its CTAs walk "
+                                  "the grid ({0}, {1}, {2}) of its tiles, and "
+                                  "the launcher chooses how many it starts; a "
+                                  "grid ({3}, {4}, {5}) cannot be given",
+                                  (*inferred)[0], (*inferred)[1],
+                                  (*inferred)[2], grid[0], grid[1], grid[2]));
+}
+
 llvm::Error phobos::setGrid(const LaunchContract &contract,
                             BoundLaunch &launch,
                             std::optional<std::array<int64_t, 3>> grid) {
@@ -374,17 +394,10 @@ llvm::Error phobos::setGrid(const LaunchContract &contract,
     if (!inferred)
       return reject("", llvm::toString(inferred.takeError()));
     launch.grid = *inferred;
-    // A persistent kernel computes its tile grid from the extents, as the
-    // contract infers it; another grid would not be the one it walks.
-    if (grid && *grid != *inferred)
-      return reject("", llvm::formatv("the kernel is persistent: its CTAs "
-                                      "walk the grid ({0}, {1}, {2}) of its "
-                                      "tiles, and the launcher chooses how "
-                                      "many it starts; a grid ({3}, {4}, {5}) "
-                                      "cannot be given",
-                                      (*inferred)[0], (*inferred)[1],
-                                      (*inferred)[2], (*grid)[0], (*grid)[1],
-                                      (*grid)[2]));
+    if (grid)
+      if (llvm::Error error =
+              checkPersistentGrid(contract, launch.dims, *grid))
+        return error;
   }
   static const char axisNames[] = "xyz";
   if (launch.persistent) {

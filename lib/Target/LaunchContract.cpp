@@ -85,10 +85,23 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
     else if (auto atomic = llvm::dyn_cast<tile::AtomicAddOp>(op))
       mark(atomic.getTensor(), true, true);
   });
-  // A kernel tile-persistent rewrote (phobos-run --interpret of lowered
-  // tile IR); a compiled kernel's contract takes it from the lowering.
-  kernel.walk([&](tile::TileCoordOp) { contract.persistent = true; });
+  // A @persistent kernel, rewritten by tile-persistent or not: its launch
+  // takes only the tile grid, on the interpreter as on the GPU (a compiled
+  // kernel's contract takes the flag from the lowering).
+  contract.persistent = kernel.getPersistent() || walksTiles(kernel);
   return contract;
+}
+
+bool phobos::walksTiles(tile::KernelOp kernel) {
+  return kernel.walk([](tile::TileCoordOp) { return mlir::WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+std::array<int64_t, 3> phobos::interpreterGrid(tile::KernelOp kernel,
+                                               std::array<int64_t, 3> grid) {
+  if (!walksTiles(kernel))
+    return grid;
+  return {std::min<int64_t>(grid[0] * grid[1] * grid[2], 3), 1, 1};
 }
 
 bool phobos::usesReducedPrecision(tile::KernelOp kernel) {

@@ -323,6 +323,10 @@ private:
                        tensors[index].getShape().end());
       arguments.push_back(arg);
     }
+    // Only the tile grid for a persistent kernel, as on the GPU.
+    if (llvm::Error error =
+            checkPersistentGrid(variant.contract, instance.dims, grid))
+      return error;
     interp::Options options;
     options.grid = grid;
     if (std::optional<interp::RunError> error =

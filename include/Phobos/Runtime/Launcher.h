@@ -146,6 +146,13 @@ llvm::Expected<BoundLaunch> bindParameters(const LaunchContract &contract,
 llvm::Error setGrid(const LaunchContract &contract, BoundLaunch &launch,
                     std::optional<std::array<int64_t, 3>> grid);
 
+/// A persistent kernel's CTAs walk the grid of its tiles, which the contract
+/// infers from `dims`: an error unless `grid` is that grid (setGrid's, for
+/// the launch paths that do not bind, such as the interpreter's).
+llvm::Error checkPersistentGrid(const LaunchContract &contract,
+                                const LaunchContract::DimValues &dims,
+                                std::array<int64_t, 3> grid);
+
 /// Checks `args` (one per contract parameter, in order) and packs them.
 /// `grid`, when given, overrides the contract's inference (each extent
 /// must be positive and at most 2^31-1 on x, 65535 on y and z). A contract

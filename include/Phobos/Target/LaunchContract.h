@@ -19,6 +19,15 @@ namespace phobos {
 /// Derives the contract of `kernel` (one bound variant).
 LaunchContract buildLaunchContract(tile::KernelOp kernel);
 
+/// Whether tile-persistent rewrote `kernel`: its CTAs loop over the tiles.
+bool walksTiles(tile::KernelOp kernel);
+
+/// The grid the interpreter runs `kernel` on for a launch of the tile grid
+/// `grid`: three CTAs for a kernel whose CTAs walk the tiles (so that each
+/// runs several when there are more), else `grid` itself.
+std::array<int64_t, 3> interpreterGrid(tile::KernelOp kernel,
+                                       std::array<int64_t, 3> grid);
+
 /// Whether `kernel` computes in reduced precision anywhere (f16/bf16
 /// tensors, or dots on f16/bf16 or tensor cores): checks against a
 /// reference then default to a looser tolerance (1e-2, not 1e-5).
