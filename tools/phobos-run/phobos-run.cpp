@@ -778,6 +778,12 @@ GivenScalars readScalars(const LaunchContract &contract) {
       value = static_cast<double>(integer);
     } else if (text.getAsDouble(value)) {
       usage("--scalar " + name + ": '" + text + "' is not a number");
+    } else if (llvm::Expected<ElementValue> exact =
+                   parseElementValue(slot->element, text)) {
+      value = exact->f; // rounded once, straight from the text
+    } else {
+      // Beyond the type: the launcher's check names the argument.
+      llvm::consumeError(exact.takeError());
     }
     if (slot->element == ElementType::Bool && value != 0 && value != 1)
       usage("--scalar " + name + "=" + text + ": a bool scalar is 0 or 1");
