@@ -268,7 +268,13 @@ bool Parser::parseLine(StringRef line) {
       double value = 0;
       if (text.getAsDouble(value) || !std::isfinite(value))
         return error(words[4].loc, "'" + text + "' is not a finite number");
-      scalar.value = value;
+      // Rounded once to the scalar's type; a finite value beyond it (1e39
+      // for an f32) would reach the kernel as an infinity.
+      llvm::Expected<ElementValue> exact = parseElementValue(*type, text);
+      if (!exact)
+        return error(words[4].loc, "scalar '" + scalar.name +
+                                       "': " + llvm::toString(exact.takeError()));
+      scalar.value = exact->f;
     } else {
       int64_t value = 0;
       bool fits = !text.getAsInteger(10, value) &&
@@ -277,6 +283,14 @@ bool Parser::parseLine(StringRef line) {
       if (!fits)
         return error(words[4].loc, "'" + text + "' is not an " +
                                        name(*type) + " integer");
+      // A job carries its scalars as doubles (ScalarValue): beyond 2^53 an
+      // i64 would reach the kernel as another integer.
+      constexpr int64_t exactLimit = int64_t(1) << 53;
+      if (value > exactLimit || value < -exactLimit)
+        return error(words[4].loc,
+                     "scalar '" + scalar.name + "': '" + text +
+                         "' is beyond 2^53, which a job's scalars (carried "
+                         "as doubles) cannot hold exactly");
       scalar.value = static_cast<double>(value);
     }
     job.scalars.push_back(std::move(scalar));
