@@ -402,6 +402,7 @@ class Writer:
         self.comments = list(parser.comments)
         self.next_comment = 0
         self.module_name = module_name
+        self.loops = 0  # loops around the statement being written
 
     def name(self, text: str, node: Node) -> str:
         if keyword.iskeyword(text) or text in ("True", "False", "None"):
@@ -519,18 +520,43 @@ class Writer:
             self.line(self.expr(node.call), indent, node.line, node.end)
         elif node.kind == "for":
             args = ", ".join(self.expr(a) for a in node.args)
+            self.nest(node, indent, loop=True)
             self.line(f"for {self.name(node.var, node)} in range({args}):", indent, node.line,
                       node.body.line)
+            self.loops += 1
             self.block(node.body, indent + 1)
+            self.loops -= 1
         elif node.kind == "while":
+            self.nest(node, indent, loop=True)
             self.line(f"while {self.expr(node.cond)}:", indent, node.line, node.body.line)
+            self.loops += 1
             self.block(node.body, indent + 1)
+            self.loops -= 1
         elif node.kind == "if":
             self.if_chain(node, indent, "if")
         else:
             raise AssertionError(node.kind)
 
+    # CPython compiles at most 20 nested loops in a function (statically
+    # nested blocks) and 99 levels of indentation in a file: a kernel nested
+    # deeper has no Python spelling. Said at the statement, not found later
+    # by compile() at the kernel.
+    _MAX_LOOPS = 20
+    _MAX_INDENT = 99
+
+    def nest(self, node: Node, indent: int, loop: bool = False) -> None:
+        token = Token("ident", node.kind, node.line, node.col)
+        if loop and self.loops + 1 > self._MAX_LOOPS:
+            raise self.parser.error(token, f"loops nest {self.loops + 1} deep here; Python compiles "
+                                    f"at most {self._MAX_LOOPS} nested loops in a function, so "
+                                    "this kernel has no Python spelling")
+        if indent + 1 > self._MAX_INDENT:
+            raise self.parser.error(token, f"blocks nest {indent} deep here; Python allows at most "
+                                    f"{self._MAX_INDENT - 1} nested blocks in a function, so this "
+                                    "kernel has no Python spelling")
+
     def if_chain(self, node: Node, indent: int, word: str) -> None:
+        self.nest(node, indent)
         self.line(f"{word} {self.expr(node.cond)}:", indent, node.line, node.body.line)
         self.block(node.body, indent + 1)
         if node.orelse is None:
