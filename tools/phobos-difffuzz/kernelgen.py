@@ -17,6 +17,11 @@ program can be reduced: statements dropped or unwrapped, expressions
 replaced by a same-typed operand or a constant, dims and the variant
 shrunk (see `reductions`).
 
+At random, a program also writes float constants as literals that round
+differently through a double (HARD_LITERALS), computes infinities
+(INFINITY_TEXT) and reads i64 scalars near the ends of their range
+(I64_BIAS), each from its own random stream.
+
 Only the Python standard library is used: the GPU machine has no extra
 packages.
 """
@@ -33,6 +38,25 @@ WIDTH = {"f16": 16, "bf16": 16, "f32": 32}
 
 # A symbolic tile shape is a tuple of 'BM', 'BN', 'BK', 'BLOCK' or 1.
 Shape = tuple
+
+# The float constants leaf() picks, written (in programs that ask for them)
+# just above the midpoint between the constant and the next f32: the
+# nearest double is that midpoint, which rounds to even (the constant
+# itself) on a second rounding, while the literal's nearest f32 is the next
+# one. A front end that rounds through a double computes other values.
+HARD_LITERALS = {0.5: "0.50000002980232238769531250001",
+                 0.25: "0.250000014901161193847656250001",
+                 1.5: "1.5000000596046447753906250001",
+                 2.0: "2.0000001192092895507812500001",
+                 3.0: "3.0000001192092895507812500001",
+                 0.75: "0.7500000298023223876953125001"}
+# An infinity the kernel computes (f32 overflow), for outputs and the
+# interpreter's reference that hold infinities and NaNs.
+INFINITY_TEXT = "(3.0e38 * 4.0)"
+# i64 scalars near the ends of their range, passed with --scalar and used
+# as i32(s - BIAS) or i32(s + BIAS): exact only if every tool keeps all 64
+# bits (a double keeps 53).
+I64_BIAS = 9223372036854775000
 
 
 def broadcast(a: Shape, b: Shape) -> Optional[Shape]:
@@ -240,6 +264,14 @@ class Generator:
         self.inputs: dict[str, Param] = {}
         self.loop_vars: list[str] = []
         self.single_cta = False
+        # Rarer features draw from their own stream, so that the programs
+        # of seeds that do not use them stay as they were.
+        self.extra = random.Random(f"extra-{seed}")
+        self.hard_literals = self.extra.random() < 0.3
+        self.infinities = self.extra.random() < 0.1
+        self.i64_extremes = self.extra.random() < 0.15
+        # Scalar parameters with a chosen value (text for --scalar).
+        self.scalar_values: dict[str, str] = {}
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -298,9 +330,20 @@ class Generator:
                 axis = "x" if r.random() < 0.6 or self.rank == 1 else "y"
                 return Expr(f"ctx.block.{axis}", "i32", (), True)
             if want_int:
+                if self.i64_extremes and self.extra.random() < 0.5:
+                    return self.i64_extreme()
                 return const("i32", (), r.choice((1, 2, 3, -4, 7)))
-            return const(r.choice(("f32", "f32", "f16", "bf16")), (),
-                         r.choice((0.5, 0.25, 1.5, -2.0, 3.0, -0.75)))
+            dtype = r.choice(("f32", "f32", "f16", "bf16"))
+            value = r.choice((0.5, 0.25, 1.5, -2.0, 3.0, -0.75))
+            if self.infinities and self.extra.random() < 0.5:
+                sign = "" if self.extra.random() < 0.5 else "0.0 - "
+                text = f"({sign}{INFINITY_TEXT})"
+                return Expr(text if dtype == "f32" else f"{dtype}({text})", dtype, (), True)
+            if self.hard_literals:
+                text = HARD_LITERALS[abs(value)]
+                text = text if value > 0 else f"(0.0 - {text})"
+                return Expr(text if dtype == "f32" else f"{dtype}({text})", dtype, (), True)
+            return const(dtype, (), value)
         if want_int and r.random() < 0.4:
             return self.iota(shape)
         if self.rank == 1:
@@ -326,6 +369,17 @@ class Generator:
         else:
             raise AssertionError(shape)
         return self.fix_kind(e, kind)
+
+    def i64_extreme(self) -> Expr:
+        """A small i32 from an i64 scalar near 2^63 or -2^63."""
+        name = f"sl_{len(self.inputs)}"
+        self.inputs[name] = Param(name, "scalar", "i64")
+        offset = self.extra.randint(-5, 7)
+        if self.extra.random() < 0.5:
+            self.scalar_values[name] = str(I64_BIAS + offset)
+            return Expr(f"i32({name} - {I64_BIAS})", "i32", (), True)
+        self.scalar_values[name] = str(-I64_BIAS - offset)
+        return Expr(f"i32({name} + {I64_BIAS})", "i32", (), True)
 
     def fix_kind(self, e: Expr, kind: str) -> Expr:
         if kind == "float" and e.dtype not in FLOATS:
@@ -684,7 +738,9 @@ class Generator:
         program.params = [p for p in program.params if p.name in used or p.written]
         program.dims = program.launch_dims()
         for p in program.params:
-            if p.kind == "scalar":
+            if p.kind == "scalar" and p.name in self.scalar_values:
+                program.scalars[p.name] = self.scalar_values[p.name]
+            elif p.kind == "scalar":
                 program.scalars[p.name] = (repr(r.choice((0.5, -1.25, 2.0, 0.75)))
                                            if p.dtype in FLOATS else str(r.randint(-5, 9)))
         return program
