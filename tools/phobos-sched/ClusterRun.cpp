@@ -566,7 +566,7 @@ bool Run::startJob() {
     ++outputTensors;
     std::string partial = partialPath(tensor.path, cluster.jobId);
     absl::StatusOr<storage::TensorFile> file =
-        storage::TensorFile::create(partial, tensor.layout);
+        storage::TensorFile::create(partial, tensor.layout, /*exclusive=*/true);
     if (!file.ok()) {
       std::fprintf(stderr, "phobos-sched: tensor '%s': %s\n", tensor.name.c_str(),
                    std::string(file.status().message()).c_str());

@@ -44,6 +44,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -171,6 +173,11 @@ static cl::opt<std::string>
 static cl::opt<bool> noCache("no-cache",
                              cl::desc("Compile leaves without the kernel cache"),
                              cl::cat(category));
+static cl::list<std::string> storageRoots(
+    "storage-root",
+    cl::desc("A directory outputs may be written under (default: the job "
+             "file's directory and the current directory)"),
+    cl::value_desc("DIR"), cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string> statusOf("status",
                                      cl::desc("Ask the pod at ADDR what it is "
                                               "doing"),
@@ -783,10 +790,49 @@ private:
 };
 } // namespace
 
+/// The directories outputs may be written under, as real paths:
+/// --storage-root, else the job file's directory and the current one.
+static std::optional<std::vector<std::string>>
+outputRoots(const LoadedJob &loaded) {
+  std::vector<std::string> given(storageRoots.begin(), storageRoots.end());
+  if (given.empty()) {
+    SmallString<256> jobDirectory(loaded.path);
+    llvm::sys::path::remove_filename(jobDirectory);
+    given = {jobDirectory.empty() ? "." : jobDirectory.str().str(), "."};
+  }
+  std::vector<std::string> roots;
+  for (const std::string &root : given) {
+    SmallString<256> real;
+    if (llvm::sys::fs::real_path(root, real) || !llvm::sys::fs::is_directory(real)) {
+      fail("--storage-root: '" + root + "' is not a directory");
+      return std::nullopt;
+    }
+    roots.push_back(real.str().str());
+  }
+  return roots;
+}
+
+/// Whether the real path `path` is `root` or inside it.
+static bool isUnder(StringRef path, StringRef root) {
+  if (root == "/")
+    return true;
+  return path == root || (path.starts_with(root) && path[root.size()] == '/');
+}
+
 /// The job's tensor files: inputs exist and hold what the job says; outputs
-/// can be written. Mistakes are reported at the job's lines.
+/// can be written, and only where they belong: a regular file or a new one,
+/// under a storage root, not one of the job's inputs (the pods would read
+/// what they replace) nor another output. Mistakes are reported at the
+/// job's lines.
 static bool checkFiles(LoadedJob &loaded,
                        std::vector<runtime::StorageTensor> &tensors) {
+  std::optional<std::vector<std::string>> roots = outputRoots(loaded);
+  if (!roots)
+    return false;
+  // Every file the job names, by identity (device and inode) where it
+  // exists, else by real path: an output must not meet another tensor.
+  std::map<std::pair<dev_t, ino_t>, const job::Tensor *> existingFiles;
+  std::map<std::string, const job::Tensor *> newFiles;
   for (const job::Tensor &given : loaded.job->tensors) {
     runtime::StorageTensor tensor;
     tensor.name = given.name;
@@ -821,6 +867,29 @@ static bool checkFiles(LoadedJob &loaded,
         return error("the directory '" + directory + "' is not writable");
       if (llvm::sys::fs::is_directory(tensor.path))
         return error("'" + tensor.path + "' is a directory");
+      // Where the finished output is renamed to: its directory's real path
+      // and its name (a symbolic link there is replaced, not followed).
+      SmallString<256> realDirectory;
+      if (llvm::sys::fs::real_path(directory, realDirectory))
+        return error("the directory '" + directory + "' does not exist");
+      std::string target = (realDirectory + "/" +
+                            llvm::sys::path::filename(tensor.path))
+                               .str();
+      auto underRoot = [&](StringRef path) {
+        return llvm::any_of(*roots,
+                            [&](const std::string &root) { return isUnder(path, root); });
+      };
+      if (!underRoot(target))
+        return error("'" + target + "' is outside the storage roots (" +
+                     llvm::join(*roots, ", ") +
+                     "); outputs are written under the job file's directory "
+                     "or the current one, or under --storage-root DIR");
+      struct stat existingStatus;
+      if (::stat(tensor.path.c_str(), &existingStatus) == 0 &&
+          !S_ISREG(existingStatus.st_mode))
+        return error("'" + tensor.path + "' is not a regular file (a FIFO, a "
+                     "device or a socket); an output is a regular file or a "
+                     "new one");
       tensor.layout.element = given.element;
       tensor.layout.shape = given.shape;
       // An existing file with a header of this tensor keeps its format;
@@ -830,6 +899,39 @@ static bool checkFiles(LoadedJob &loaded,
       tensor.layout.format = existing.ok() ? existing->format
                                            : storage::Format::Raw;
       tensor.layout.dataOffset = existing.ok() ? existing->dataOffset : 0;
+    }
+    // The same file twice with a write: an output that is also an input, or
+    // two outputs (two inputs may share a file).
+    const job::Tensor *first = nullptr;
+    struct stat status;
+    if (::stat(tensor.path.c_str(), &status) == 0) {
+      auto [it, fresh] = existingFiles.try_emplace(
+          std::make_pair(status.st_dev, status.st_ino), &given);
+      if (!fresh)
+        first = it->second;
+      if (given.mode != job::Mode::Read)
+        it->second = &given;
+    } else {
+      SmallString<256> directory(tensor.path), real;
+      llvm::sys::path::remove_filename(directory);
+      if (llvm::sys::fs::real_path(directory.empty() ? StringRef(".") : StringRef(directory), real))
+        real = directory;
+      llvm::sys::path::append(real, llvm::sys::path::filename(tensor.path));
+      auto [it, fresh] = newFiles.try_emplace(real.str().str(), &given);
+      if (!fresh)
+        first = it->second;
+    }
+    if (first && (first->mode != job::Mode::Read || given.mode != job::Mode::Read)) {
+      // Reported at the output (the later line when both are outputs).
+      bool thisWrites = given.mode != job::Mode::Read;
+      const job::Tensor &at = thisWrites ? given : *first;
+      const job::Tensor &with = thisWrites ? *first : given;
+      job::reportError(loaded.jobSources, at.uriLoc,
+                       "tensor '" + at.name + "': '" + tensor.path +
+                           "' is also the file of tensor '" + with.name +
+                           "'; an output is written to a file of its own",
+                       llvm::errs());
+      return false;
     }
     tensors.push_back(std::move(tensor));
   }

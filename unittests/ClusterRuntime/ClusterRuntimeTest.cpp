@@ -14,6 +14,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <grpcpp/grpcpp.h>
 
 #include <gtest/gtest.h>
@@ -148,6 +149,34 @@ TEST_F(CredentialsTest, AnotherCaAndPlaintextNeverGetThrough) {
   Credentials plain;
   plain.insecure = true;
   EXPECT_EQ(call(cluster, plain).error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(CredentialsTest, ACertificateTheCaSignedForAnotherNameIsRefused) {
+  // The cluster CA signs a certificate that does not name phobos-cluster
+  // (docs/cluster.md section 14: both sides check the name).
+  std::string dir = *directory;
+  std::string make =
+      "cd " + dir + " && printf 'subjectAltName=DNS:printer.example\\n"
+      "extendedKeyUsage=serverAuth,clientAuth\\n' > printer.ext && "
+      "openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+      "-keyout printer.key -out printer.csr -subj /CN=printer > /dev/null 2>&1 && "
+      "openssl x509 -req -in printer.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+      "-out printer.pem -days 2 -extfile printer.ext > /dev/null 2>&1";
+  ASSERT_EQ(std::system(make.c_str()), 0);
+  Credentials cluster = load(dir);
+  Credentials printer = cluster;
+  auto read = [](const std::string &path) {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    return buffer ? (*buffer)->getBuffer().str() : std::string();
+  };
+  printer.certPem = read(dir + "/printer.pem");
+  printer.keyPem = read(dir + "/printer.key");
+  ASSERT_FALSE(printer.certPem.empty());
+  grpc::Status status = call(cluster, printer);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(status.error_message(),
+            "the client certificate names printer.example, CN=printer, not "
+            "'phobos-cluster': the cluster CA signed it for something else");
 }
 
 TEST(Credentials, OptionsAndAddresses) {

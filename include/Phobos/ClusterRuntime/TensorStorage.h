@@ -91,15 +91,18 @@ public:
     Mapping,
   };
 
-  /// Opens an existing file whose layout `info` describes (from
+  /// Opens an existing regular file whose layout `info` describes (from
   /// inspectFile); `writable` opens it for writing too (never creates).
   static absl::StatusOr<TensorFile> open(const std::string &path,
                                          const TensorInfo &info,
                                          bool writable,
                                          WriteMethod method = WriteMethod::Syscall);
   /// Creates (or replaces) `path` with `info`'s layout, every element zero.
+  /// `exclusive`: only a new file (nothing there, not even a link), as the
+  /// scheduler's partial outputs are.
   static absl::StatusOr<TensorFile> create(const std::string &path,
-                                           const TensorInfo &info);
+                                           const TensorInfo &info,
+                                           bool exclusive = false);
 
   TensorFile() = default;
   TensorFile(TensorFile &&other) noexcept;

@@ -6,10 +6,18 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include <grpc/grpc_security_constants.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/security/server_credentials.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
+#include <algorithm>
+#include <memory>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -211,6 +219,27 @@ phobos::cluster::runtime::authorize(const grpc::ServerContext &context,
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "no client certificate from the cluster CA: this "
                         "caller does not belong to the cluster");
+  // The CA may sign certificates for other uses: a cluster member's names
+  // kClusterTlsName, as the clients check of the servers.
+  std::vector<grpc::string_ref> names =
+      auth->FindPropertyValues(GRPC_X509_SAN_PROPERTY_NAME);
+  bool named = std::any_of(names.begin(), names.end(), [](const grpc::string_ref &name) {
+    return absl::string_view(name.data(), name.size()) == kClusterTlsName;
+  });
+  if (!named) {
+    std::vector<std::string> shown;
+    for (const grpc::string_ref &name : names)
+      shown.emplace_back(name.data(), name.size());
+    for (const grpc::string_ref &name :
+         auth->FindPropertyValues(GRPC_X509_CN_PROPERTY_NAME))
+      shown.push_back("CN=" + std::string(name.data(), name.size()));
+    return grpc::Status(
+        grpc::StatusCode::UNAUTHENTICATED,
+        absl::StrCat("the client certificate names ",
+                     shown.empty() ? "nothing" : absl::StrJoin(shown, ", "),
+                     ", not '", kClusterTlsName,
+                     "': the cluster CA signed it for something else"));
+  }
   if (!credentials.secret.empty()) {
     const auto &metadata = context.client_metadata();
     auto found = metadata.find(kSecretKey);

@@ -310,9 +310,17 @@ absl::StatusOr<TensorFile> TensorFile::open(const std::string &path,
                                             const TensorInfo &info,
                                             bool writable,
                                             WriteMethod method) {
-  int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO would wait for a writer; it is refused below.
+  int fd = ::open(path.c_str(),
+                  (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return ioError(errno, path, "cannot open");
+  struct stat status;
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   TensorFile file;
   file.fd = fd;
   file.filePath = path;
@@ -325,8 +333,11 @@ absl::StatusOr<TensorFile> TensorFile::open(const std::string &path,
 }
 
 absl::StatusOr<TensorFile> TensorFile::create(const std::string &path,
-                                              const TensorInfo &info) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                                              const TensorInfo &info,
+                                              bool exclusive) {
+  int flags = O_RDWR | O_CREAT | O_CLOEXEC |
+              (exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC);
+  int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0)
     return ioError(errno, path, "cannot create");
   TensorFile file;

@@ -57,6 +57,29 @@ phobos.kernel @dims_not_strings(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M",
 
 // -----
 
+// A parameter's name becomes a file name (phobos-run --save DIR writes
+// DIR/NAME.in.npy): identifiers only.
+// expected-error@+1 {{'phobos.kernel' op 'phobos.name' of argument 1 must be an identifier (letters, digits and '_'), got "../../evil"}}
+phobos.kernel @name_is_a_path(%x: f32 {phobos.name = "x"}, %A: !phobos.tensor<?xf32> {phobos.name = "../../evil"}) {
+  phobos.return
+}
+
+// -----
+
+// expected-error@+1 {{'phobos.kernel' op 'phobos.name' of argument 0 must be an identifier (letters, digits and '_'), got "/tmp/x"}}
+phobos.kernel @name_is_absolute(%A: !phobos.tensor<?xf32> {phobos.name = "/tmp/x"}) {
+  phobos.return
+}
+
+// -----
+
+// expected-error@+1 {{'phobos.kernel' op 'phobos.name' of argument 0 must be an identifier (letters, digits and '_'), got 7}}
+phobos.kernel @name_not_a_string(%A: !phobos.tensor<?xf32> {phobos.name = 7}) {
+  phobos.return
+}
+
+// -----
+
 // The FunctionOpInterface check fires before the kernel's own "entry block
 // arguments must match the kernel's type".
 // expected-error@+1 {{'phobos.kernel' op type of entry block argument #0('f32') must match the type of the corresponding argument in function signature('i32')}}

@@ -133,6 +133,18 @@ LogicalResult KernelOp::verify() {
     return emitOpError("kernels return nothing, got ")
            << type.getNumResults() << " results";
   for (auto [index, argType] : llvm::enumerate(type.getInputs())) {
+    // Parameter names become file names (phobos-run --save) and launch
+    // argument names: identifiers only, never '../x' or '/etc/x'.
+    if (Attribute name = getArgAttr(index, kNameAttrName)) {
+      auto text = dyn_cast<StringAttr>(name);
+      auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+      if (!text || text.getValue().empty() || llvm::isDigit(text.getValue()[0]) ||
+          !llvm::all_of(text.getValue(), isWordChar))
+        return emitOpError("'")
+               << kNameAttrName << "' of argument " << index
+               << " must be an identifier (letters, digits and '_'), got "
+               << name;
+    }
     if (auto tensor = dyn_cast<GlobalTensorType>(argType)) {
       auto dims = getArgAttrOfType<ArrayAttr>(index, kDimsAttrName);
       if (getArgAttr(index, kDimsAttrName) && !dims)
