@@ -1,7 +1,8 @@
 # What the cluster runtime (phobos-sched, phobos-pod, phobos-tensor) builds
 # on, from Debian's packages: gRPC and protobuf for every message
-# (libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev) and Abseil
-# (libabsl-dev) for status, flags and synchronisation.
+# (libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev), Abseil
+# (libabsl-dev) for status, flags and synchronisation, and OpenSSL's
+# libcrypto (libssl-dev) to check credentials.
 #
 # phobos_cluster_deps carries them. With PHOBOS_STATIC_TOOLS it links
 # Debian's static archives instead (the libraries pkg-config lists with
@@ -62,7 +63,11 @@ if(PHOBOS_STATIC_TOOLS)
     "-Wl,--start-group" ${phobos_cluster_archives} "-Wl,--end-group"
     pthread dl m rt)
 else()
+  # OpenSSL's libcrypto: the credentials are checked (a key that is not the
+  # certificate's, a certificate for another name) before gRPC sees them.
+  find_package(OpenSSL REQUIRED)
   target_link_libraries(phobos_cluster_deps INTERFACE
+    OpenSSL::Crypto
     gRPC::grpc++ protobuf::libprotobuf
     absl::flags absl::flags_parse absl::flags_usage absl::statusor
     absl::status absl::synchronization absl::str_format absl::strings

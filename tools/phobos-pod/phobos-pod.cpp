@@ -64,7 +64,12 @@ ABSL_FLAG(int, io_threads, 4, "Threads for loads, stores and allocations");
 ABSL_FLAG(int64_t, memory_budget, 0,
           "The most bytes of tiles this pod holds at once (0: no limit but "
           "the device's)");
-ABSL_FLAG(int64_t, chunk_bytes, 1 << 20, "Bytes per chunk of a served tile");
+ABSL_FLAG(int64_t, chunk_bytes, 1 << 20,
+          "Bytes per chunk of a served tile (4 KiB to 128 MiB)");
+ABSL_FLAG(int, scheduler_timeout_ms, 30000,
+          "Detach from a scheduler that answers no keepalive ping for this "
+          "long (a stopped or cut-off machine that never closed the "
+          "connection), and wait for the next one");
 ABSL_FLAG(std::string, store_writes, "auto",
           "How stores write output files: map (a shared mapping, so the pods of "
           "a machine write one file at once), write (pwrite), or auto (map on "
@@ -298,8 +303,12 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
                                 const EngineOptions &engineOptions,
                                 const std::string &advertise) {
   std::string scheduler = absl::GetFlag(FLAGS_scheduler);
+  // Keepalive pings while attached: a scheduler that stops answering
+  // without closing the connection (SIGSTOP, a cable pulled) is left after
+  // --scheduler-timeout-ms, instead of never.
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      scheduler, channelCredentials(credentials), channelArguments());
+      scheduler, channelCredentials(credentials),
+      channelArguments(absl::GetFlag(FLAGS_scheduler_timeout_ms)));
   std::unique_ptr<wire::Scheduler::Stub> stub = wire::Scheduler::NewStub(channel);
   std::string lastWait;
   while (true) {
@@ -329,8 +338,16 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
       std::string why = absl::StrCat(codeName(status.error_code()), ": ",
                                      status.error_message());
       if (why != lastWait) {
-        logLine("pod", absl::StrCat("waiting for the scheduler at ", scheduler,
-                                    " (", why, ")"));
+        // A TLS failure will not pass by itself: say which and why.
+        std::string tls = explainTlsFailure(status.error_message());
+        logLine("pod", tls.empty()
+                           ? absl::StrCat("waiting for the scheduler at ",
+                                          scheduler, " (", why, ")")
+                           : absl::StrCat("the scheduler at ", scheduler,
+                                          " failed the TLS handshake: ", tls,
+                                          "; check both machines' "
+                                          "--credentials; trying again (", why,
+                                          ")"));
         lastWait = why;
       }
       absl::SleepFor(absl::Milliseconds(250));
@@ -392,6 +409,7 @@ int main(int argc, char **argv) {
       absl::ParseCommandLine(static_cast<int>(arguments.size()), arguments.data());
   if (positional.size() > 1)
     die(absl::StrCat("unexpected argument '", positional[1], "'"));
+  routeGrpcLogs("pod");
   std::string listen = absl::GetFlag(FLAGS_listen);
   if (listen.empty())
     die("give the address to serve tiles on: --listen HOST:PORT");
@@ -402,6 +420,27 @@ int main(int argc, char **argv) {
     storeWrites = phobos::storage::TensorFile::WriteMethod::Syscall;
   else if (writes != "auto")
     die(absl::StrCat("--store-writes: expected map, write or auto, got '", writes, "'"));
+  // Numbers out of range are errors, not clamped: --chunk-bytes 0 served a
+  // tile one byte a message.
+  auto inRange = [](const char *flag, int64_t value, int64_t least, int64_t most,
+                    const char *unit) {
+    if (value < least || value > most)
+      die(absl::StrCat("--", flag, ": expected ", least, " to ", most, " ", unit,
+                       ", got ", value));
+  };
+  inRange("device", absl::GetFlag(FLAGS_device), 0, 1023, "(a CUDA device ordinal)");
+  inRange("threads", absl::GetFlag(FLAGS_threads), 0, 1024, "threads (0: every core)");
+  inRange("io-threads", absl::GetFlag(FLAGS_io_threads), 1, 256, "threads");
+  inRange("memory-budget", absl::GetFlag(FLAGS_memory_budget), 0,
+          int64_t(1) << 50, "bytes (0: no limit)");
+  inRange("chunk-bytes", absl::GetFlag(FLAGS_chunk_bytes), 4096,
+          kMaxMessageBytes / 2, "bytes");
+  inRange("scheduler-timeout-ms", absl::GetFlag(FLAGS_scheduler_timeout_ms), 1000,
+          int64_t(24) * 3600 * 1000, "ms");
+  inRange("test-compute-delay-ms", absl::GetFlag(FLAGS_test_compute_delay_ms), 0,
+          3600 * 1000, "ms");
+  inRange("test-start-delay-ms", absl::GetFlag(FLAGS_test_start_delay_ms), 0,
+          3600 * 1000, "ms");
 
   CredentialOptions credentialOptions;
   credentialOptions.directory = absl::GetFlag(FLAGS_credentials);

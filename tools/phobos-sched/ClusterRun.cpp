@@ -22,6 +22,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <cstdio>
 #include <deque>
@@ -408,6 +409,63 @@ uint64_t randomWord() {
   return (static_cast<uint64_t>(device()) << 32) ^ device();
 }
 
+/// SIGINT, SIGTERM and SIGHUP while a job's partial outputs exist: the
+/// handler (async-signal-safe: unlink, write, raise) removes them and says
+/// so, then the signal takes its default course. Without it the scheduler
+/// died silently and left the partial files.
+struct InterruptCleanup {
+  std::vector<std::string> paths;
+  std::vector<const char *> raw;
+  std::string messages[3];
+};
+InterruptCleanup *interruptCleanup = nullptr;
+constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void onInterrupt(int signal) {
+  if (InterruptCleanup *cleanup = interruptCleanup) {
+    for (const char *path : cleanup->raw)
+      ::unlink(path);
+    for (int i = 0; i < 3; ++i)
+      if (kInterruptSignals[i] == signal) {
+        const std::string &message = cleanup->messages[i];
+        ssize_t ignored = ::write(2, message.data(), message.size());
+        (void)ignored;
+      }
+  }
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+/// From now on SIGINT, SIGTERM and SIGHUP remove `partials` (none: before
+/// they exist, or after a failed job removed them) and say what became of
+/// the job.
+void armInterrupt(uint64_t jobId, const std::vector<std::string> &partials) {
+  static InterruptCleanup cleanup;
+  interruptCleanup = nullptr; // not read while it changes
+  cleanup.paths = partials;
+  cleanup.raw.clear();
+  for (const std::string &path : cleanup.paths)
+    cleanup.raw.push_back(path.c_str());
+  const char *names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
+  for (int i = 0; i < 3; ++i)
+    cleanup.messages[i] = absl::StrFormat(
+        "phobos-sched: job %016x interrupted by %s: stopped; %s\n", jobId,
+        names[i],
+        partials.empty() ? "no output was written"
+                         : "its partial outputs were removed and the outputs "
+                           "are as they were");
+  interruptCleanup = &cleanup;
+  for (int signal : kInterruptSignals)
+    ::signal(signal, onInterrupt);
+}
+
+/// The signals' default actions again (the outputs are in place).
+void disarmInterrupt() {
+  for (int signal : kInterruptSignals)
+    ::signal(signal, SIG_DFL);
+  interruptCleanup = nullptr;
+}
+
 /// `.c.tensor.phobos-<job>.partial` beside the output.
 std::string partialPath(const std::string &path, uint64_t jobId) {
   size_t slash = path.rfind('/');
@@ -574,6 +632,12 @@ bool Run::startJob() {
       return false;
     }
     partials[tensor.name] = partial;
+  }
+  {
+    std::vector<std::string> paths;
+    for (auto &[name, path] : partials)
+      paths.push_back(path);
+    armInterrupt(cluster.jobId, paths);
   }
 
   // What every node gets.
@@ -818,6 +882,7 @@ void Run::endJob(bool aborted, const std::string &reason) {
 void Run::removePartials() {
   for (auto &[name, path] : partials)
     ::unlink(path.c_str());
+  armInterrupt(cluster.jobId, {});
 }
 
 bool Run::finishOutputs() {
@@ -1064,6 +1129,7 @@ int Run::run() {
     node.address = address;
     cluster.nodes.push_back(std::move(node));
   }
+  armInterrupt(cluster.jobId, {});
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -1099,6 +1165,7 @@ int Run::run() {
   printProgress(true);
   endJob(false, "");
   bool ok = finishOutputs();
+  disarmInterrupt();
   if (ok)
     printSummary();
   shutdown();

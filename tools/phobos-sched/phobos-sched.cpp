@@ -34,6 +34,7 @@
 
 #include "ClusterRun.h"
 #include "Phobos/ClusterRuntime/Credentials.h"
+#include "Phobos/ClusterRuntime/Log.h"
 #include "Phobos/ClusterRuntime/TensorStorage.h"
 #include "phobos_cluster.grpc.pb.h"
 #include <grpcpp/grpcpp.h>
@@ -1037,6 +1038,11 @@ static int queryStatus() {
         "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
         "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
     int code = static_cast<int>(result.error_code());
+    std::string tls = runtime::explainTlsFailure(result.error_message());
+    if (!tls.empty())
+      return fail("the pod at " + statusOf + " failed the TLS handshake: " +
+                  tls + "; check both machines' --credentials (" +
+                  result.error_message() + ")");
     return fail("the pod at " + statusOf + " answered " +
                 (code >= 0 && code <= 16 ? names[code] : "an error") + ": " +
                 result.error_message());
@@ -1062,6 +1068,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "phobos-sched: plans cluster jobs and runs them on phobos-pod nodes\n");
+  runtime::routeGrpcLogs("sched");
   if (!statusOf.empty())
     return queryStatus();
   if (planJob.empty() && runJob.empty())

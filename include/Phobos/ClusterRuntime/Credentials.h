@@ -77,10 +77,14 @@ std::shared_ptr<grpc::ServerCredentials>
 serverCredentials(const Credentials &credentials);
 std::shared_ptr<grpc::ChannelCredentials>
 channelCredentials(const Credentials &credentials);
-/// Channel settings: the TLS name, message sizes, quick reconnects.
-grpc::ChannelArguments channelArguments();
-/// Server settings: message sizes, and one process per port (no
-/// SO_REUSEPORT, so a second scheduler on a taken port fails to start).
+/// Channel settings: the TLS name, message sizes, quick reconnects. With
+/// `keepaliveTimeoutMs` > 0, HTTP/2 pings while a call is open: a peer that
+/// answers none for that long (stopped, cut off without a close) ends the
+/// channel's calls with UNAVAILABLE.
+grpc::ChannelArguments channelArguments(int keepaliveTimeoutMs = 0);
+/// Server settings: message sizes, one process per port (no SO_REUSEPORT,
+/// so a second scheduler on a taken port fails to start), and the clients'
+/// keepalive pings accepted (down to one a second).
 void configureServer(grpc::ServerBuilder &builder);
 
 /// Adds what every call carries (the shared secret).

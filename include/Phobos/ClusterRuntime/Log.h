@@ -33,6 +33,17 @@ void logLine(absl::string_view who, absl::string_view message,
 /// `1.5 MiB`, `512 bytes`.
 std::string formatBytes(int64_t bytes);
 
+/// What a TLS failure in a gRPC status or log message means for a cluster
+/// member (a certificate another CA signed, plaintext against TLS, ...),
+/// or "" when the text names none.
+std::string explainTlsFailure(absl::string_view grpcText);
+
+/// Routes gRPC's own error lines (`E1205 ... ssl_transport_security.cc:1501]
+/// Handshake failed with fatal error SSL_ERROR_SSL: ...`) through logLine as
+/// `who`, a TLS failure with its cause, each distinct line at most once a
+/// minute: the raw lines named neither the peer's role nor the cause.
+void routeGrpcLogs(absl::string_view who);
+
 } // namespace phobos::cluster::runtime
 
 #endif // PHOBOS_CLUSTERRUNTIME_LOG_H

@@ -46,6 +46,73 @@ static bool exists(const std::string &path) {
   return ::stat(path.c_str(), &status) == 0;
 }
 
+namespace {
+struct BioDeleter {
+  void operator()(BIO *bio) const { BIO_free(bio); }
+};
+struct X509Deleter {
+  void operator()(X509 *certificate) const { X509_free(certificate); }
+};
+struct KeyDeleter {
+  void operator()(EVP_PKEY *key) const { EVP_PKEY_free(key); }
+};
+
+std::unique_ptr<X509, X509Deleter> parseCertificate(const std::string &pem) {
+  std::unique_ptr<BIO, BioDeleter> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  return std::unique_ptr<X509, X509Deleter>(
+      bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+}
+} // namespace
+
+/// What TLS would find wrong with this machine's credentials, found before
+/// any server starts and named: a key that is not the certificate's (gRPC
+/// then fails to listen, which read as "the address is taken"), a
+/// certificate the CA did not sign, or one that does not name the cluster.
+static absl::Status checkKeyPair(const std::string &caPem,
+                                 const std::string &certPem,
+                                 const std::string &keyPem,
+                                 const std::string &caPath,
+                                 const std::string &certPath,
+                                 const std::string &keyPath) {
+  auto invalid = [](auto... parts) {
+    ERR_clear_error();
+    return absl::InvalidArgumentError(absl::StrCat(parts...));
+  };
+  std::unique_ptr<X509, X509Deleter> caCertificate = parseCertificate(caPem);
+  if (!caCertificate)
+    return invalid("the cluster CA certificate '", caPath,
+                   "' is not a PEM certificate");
+  std::unique_ptr<X509, X509Deleter> certificate = parseCertificate(certPem);
+  if (!certificate)
+    return invalid("the certificate '", certPath, "' is not a PEM certificate");
+  std::unique_ptr<BIO, BioDeleter> bio(
+      BIO_new_mem_buf(keyPem.data(), static_cast<int>(keyPem.size())));
+  std::unique_ptr<EVP_PKEY, KeyDeleter> key(
+      bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr)
+          : nullptr);
+  if (!key)
+    return invalid("the private key '", keyPath,
+                   "' is not a PEM private key (without a passphrase)");
+  if (X509_check_private_key(certificate.get(), key.get()) != 1)
+    return invalid("the private key '", keyPath,
+                   "' is not the key of the certificate '", certPath,
+                   "': give the key made with that certificate");
+  EVP_PKEY *caKey = X509_get0_pubkey(caCertificate.get());
+  if (!caKey || X509_verify(certificate.get(), caKey) != 1)
+    return invalid("the certificate '", certPath,
+                   "' is not signed by the cluster CA '", caPath,
+                   "': make it with scripts/cluster-credentials.sh and that CA");
+  if (X509_check_host(certificate.get(), kClusterTlsName.data(),
+                      kClusterTlsName.size(), 0, nullptr) != 1)
+    return invalid("the certificate '", certPath, "' does not name '",
+                   kClusterTlsName,
+                   "' (subjectAltName DNS:", kClusterTlsName,
+                   "), the name every member of the cluster checks: make it "
+                   "with scripts/cluster-credentials.sh");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Credentials>
 phobos::cluster::runtime::loadCredentials(const CredentialOptions &options) {
   Credentials credentials;
@@ -93,6 +160,9 @@ phobos::cluster::runtime::loadCredentials(const CredentialOptions &options) {
   absl::StatusOr<std::string> keyPem = readFile(key, "private key");
   if (!keyPem.ok())
     return keyPem.status();
+  if (absl::Status status = checkKeyPair(*caPem, *certPem, *keyPem, ca, cert, key);
+      !status.ok())
+    return status;
   credentials.caPem = std::move(*caPem);
   credentials.certPem = std::move(*certPem);
   credentials.keyPem = std::move(*keyPem);
@@ -173,8 +243,15 @@ phobos::cluster::runtime::channelCredentials(const Credentials &credentials) {
   return grpc::SslCredentials(options);
 }
 
-grpc::ChannelArguments phobos::cluster::runtime::channelArguments() {
+grpc::ChannelArguments
+phobos::cluster::runtime::channelArguments(int keepaliveTimeoutMs) {
   grpc::ChannelArguments arguments;
+  if (keepaliveTimeoutMs > 0) {
+    // A ping every half of the timeout, each answered within the other half.
+    arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, std::max(500, keepaliveTimeoutMs / 2));
+    arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, std::max(500, keepaliveTimeoutMs / 2));
+    arguments.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  }
   arguments.SetSslTargetNameOverride(std::string(kClusterTlsName));
   arguments.SetMaxReceiveMessageSize(kMaxMessageBytes);
   arguments.SetMaxSendMessageSize(kMaxMessageBytes);
@@ -191,6 +268,9 @@ void phobos::cluster::runtime::configureServer(grpc::ServerBuilder &builder) {
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Pods ping the scheduler (channelArguments): answer, never GOAWAY.
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 500);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
 }
 
 void phobos::cluster::runtime::prepareCall(grpc::ClientContext &context,

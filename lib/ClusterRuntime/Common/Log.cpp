@@ -4,7 +4,11 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/strings/match.h"
 #include "absl/time/clock.h"
+#include <grpc/support/log.h>
+
+#include <map>
 
 using namespace phobos::cluster::runtime;
 
@@ -46,4 +50,74 @@ std::string phobos::cluster::runtime::formatBytes(int64_t bytes) {
   if (unit == 0)
     return absl::StrCat(bytes, " bytes");
   return absl::StrFormat("%.1f %s", value, units[unit]);
+}
+
+std::string
+phobos::cluster::runtime::explainTlsFailure(absl::string_view grpcText) {
+  struct Cause {
+    absl::string_view marker, meaning;
+  };
+  static const Cause causes[] = {
+      {"certificate verify failed",
+       "the other side's certificate is not signed by this side's cluster CA "
+       "(the two machines have different credentials)"},
+      {"CERTIFICATE_VERIFY_FAILED",
+       "the other side's certificate is not signed by this side's cluster CA "
+       "(the two machines have different credentials)"},
+      {"wrong version number",
+       "one side speaks plaintext (--insecure) and the other TLS"},
+      {"WRONG_VERSION_NUMBER",
+       "one side speaks plaintext (--insecure) and the other TLS"},
+      {"peer did not return a certificate",
+       "the client presented no certificate"},
+      {"certificate required", "the client presented no certificate"},
+      {"certificate expired", "a certificate has expired"},
+      {"Peer name", "the server's certificate does not name phobos-cluster"},
+      {"tlsv1 alert unknown ca",
+       "the other side does not trust this side's cluster CA (the two "
+       "machines have different credentials)"},
+  };
+  for (const Cause &cause : causes)
+    if (absl::StrContains(grpcText, cause.marker))
+      return std::string(cause.meaning);
+  if (absl::StrContains(grpcText, "andshake"))
+    return "the TLS handshake failed";
+  return "";
+}
+
+namespace {
+std::string *grpcLogWho = nullptr;
+
+void onGrpcLog(gpr_log_func_args *args) {
+  if (args->severity != GPR_LOG_SEVERITY_ERROR)
+    return;
+  absl::string_view message = args->message;
+  std::string meaning = explainTlsFailure(message);
+  std::string line =
+      meaning.empty()
+          ? absl::StrCat("gRPC: ", message)
+          : absl::StrCat("a TLS handshake failed: ", meaning, " (", message,
+                         ")");
+  // A peer that retries would repeat the line every fraction of a second.
+  static absl::Mutex mutex;
+  static std::map<std::string, absl::Time> *last =
+      new std::map<std::string, absl::Time>;
+  {
+    absl::MutexLock lock(&mutex);
+    absl::Time now = absl::Now();
+    auto [it, fresh] = last->try_emplace(line, now);
+    if (!fresh && now - it->second < absl::Minutes(1))
+      return;
+    it->second = now;
+  }
+  logLine(grpcLogWho ? *grpcLogWho : "grpc", line);
+}
+} // namespace
+
+void phobos::cluster::runtime::routeGrpcLogs(absl::string_view who) {
+  static std::string name;
+  name = std::string(who);
+  grpcLogWho = &name;
+  gpr_set_log_verbosity(GPR_LOG_SEVERITY_ERROR);
+  gpr_set_log_function(onGrpcLog);
 }

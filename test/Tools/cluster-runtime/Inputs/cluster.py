@@ -582,6 +582,13 @@ def case_auth(cluster):
     log = cluster.log(stranger)
     check("certificate verify failed" in log and "attached" not in log,
           "a pod of another CA fails the TLS handshake and never joins")
+    # It says which side and why, not only gRPC's raw line.
+    for line in log.splitlines():
+        if "failed the TLS handshake" in line:
+            print(f"stranger| {line}", flush=True)
+    check(not any(line.startswith("E") and "ssl_transport_security" in line
+                  for line in log.splitlines()),
+          "no raw gRPC line reaches the pod's log")
     waiting.kill()
     output, _ = waiting.communicate(timeout=10)
     for line in output.splitlines():
@@ -695,6 +702,73 @@ def case_die_serving(cluster):
           "the holder is lost")
     check(compare(cluster, job["output"], job["reference"]),
           "O equals the single-process run bit for bit")
+
+
+def case_sched_gone(cluster):
+    """The scheduler stops answering without closing its connections
+    (SIGSTOP for good): each pod's keepalive pings go unanswered, and after
+    --scheduler-timeout-ms it leaves the job and waits for the next
+    scheduler, instead of staying attached forever."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "400",
+                                 "--scheduler-timeout-ms", "2000")
+    sched = cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"])
+    stopped = []
+
+    def on_line(line):
+        if not stopped and re.search(r"progress: node \d: .*, 1 compute,", line):
+            sched.send_signal(signal.SIGSTOP)
+            stopped.append(time.time())
+            print("test| stopped the scheduler (SIGSTOP)", flush=True)
+
+    for line in sched.stdout:
+        line = line.rstrip("\n")
+        print(f"sched| {line}", flush=True)
+        on_line(line)
+        if stopped:
+            break
+    deadline = time.time() + 20
+    while time.time() < deadline and not all(
+            "detached; waiting for the next scheduler" in cluster.log(p) for p in pods):
+        time.sleep(0.1)
+    left = time.time() - stopped[0]
+    sched.send_signal(signal.SIGKILL)
+    sched.send_signal(signal.SIGCONT)
+    for pod in pods:
+        for line in cluster.log(pod).splitlines():
+            if "abandoned" in line or "detached" in line:
+                print(f"{pod['name']}| {line}", flush=True)
+    check(all("detached; waiting for the next scheduler" in cluster.log(p) for p in pods),
+          "every pod left the silent scheduler")
+    check(left < 10, f"they left within 10 s ({'%.0f' % left} s < 10 s)")
+    check(all(p["process"].poll() is None for p in pods), "the pods keep running")
+
+
+def case_sched_interrupted(cluster):
+    """SIGTERM (or Ctrl-C) of the scheduler mid-job: it says so, removes its
+    partial outputs and leaves the output as it was."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    with open(job["output"], "rb") as f:
+        before = f.read()
+    pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "400")
+    sched = cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"])
+    sent = []
+
+    def on_line(line):
+        if not sent and re.search(r"progress: node \d: .*, 1 compute,", line):
+            check(not no_partials(job["data"]), "the job has its partial output")
+            sched.send_signal(signal.SIGTERM)
+            sent.append(True)
+            print("test| sent SIGTERM to the scheduler", flush=True)
+
+    code, lines = cluster.follow(sched, on_line)
+    check(code == -signal.SIGTERM, f"the scheduler ended by SIGTERM ({code})")
+    check(any("interrupted by SIGTERM" in l for l in lines), "it said why it stopped")
+    check(no_partials(job["data"]), "no partial file is left")
+    with open(job["output"], "rb") as f:
+        check(f.read() == before, "the output is as it was")
 
 
 CASES = {name[len("case_"):]: f for name, f in globals().items()
