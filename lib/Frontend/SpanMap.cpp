@@ -1,6 +1,7 @@
 //===- SpanMap.cpp - Diagnostics at the place a program was written -------===//
 
 #include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Support/Json.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -72,12 +73,10 @@ llvm::Expected<SpanMap> SpanMap::parse(llvm::StringRef json) {
 }
 
 llvm::Expected<SpanMap> SpanMap::readFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = phobos::readRegularFile(path, phobos::kMaxInputFileBytes);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read span map '%s': %s",
-                                   path.str().c_str(),
-                                   buffer.getError().message().c_str());
+    return llvm::createStringError("span map: " +
+                                   llvm::toString(buffer.takeError()));
   llvm::Expected<SpanMap> map = parse((*buffer)->getBuffer());
   if (!map)
     return llvm::createStringError(

@@ -4,6 +4,7 @@
 #include "Phobos/Support/Environment.h"
 #include "Phobos/Support/Experiments.h"
 #include "Phobos/Runtime/Version.inc"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -87,11 +88,14 @@ static void discard(llvm::StringRef root, llvm::StringRef directory) {
   llvm::sys::fs::remove_directories(trash, /*IgnoreErrors=*/true);
 }
 
+/// A cache file's bytes; a FIFO or a device in its place (a damaged entry)
+/// is refused without blocking.
 static std::optional<std::string> readFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
+  auto buffer = readRegularFile(path, kMaxInputFileBytes, /*isText=*/false);
+  if (!buffer) {
+    llvm::consumeError(buffer.takeError());
     return std::nullopt;
+  }
   return (*buffer)->getBuffer().str();
 }
 

@@ -2,6 +2,7 @@
 
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Runtime/KernelCache.h"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -54,17 +55,21 @@ std::optional<llvm::json::Object>
 TuningCache::lookup(const TuningKey &key) const {
   std::string digest = key.digest();
   std::string path = recordPath(digest);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer)
+  if (!llvm::sys::fs::exists(path))
     return std::nullopt;
-  llvm::Expected<llvm::json::Value> parsed =
-      phobos::parseJson((*buffer)->getBuffer());
+  auto buffer = readRegularFile(path, kMaxInputFileBytes);
   // A damaged record (not JSON, nested too deep, not a record of this key)
   // is a miss: it is removed, searched again and stored anew.
   auto damaged = [&]() -> std::optional<llvm::json::Object> {
     llvm::sys::fs::remove(path);
     return std::nullopt;
   };
+  if (!buffer) { // a FIFO or a device in its place
+    llvm::consumeError(buffer.takeError());
+    return damaged();
+  }
+  llvm::Expected<llvm::json::Value> parsed =
+      phobos::parseJson((*buffer)->getBuffer());
   if (!parsed) {
     llvm::consumeError(parsed.takeError());
     return damaged();

@@ -34,3 +34,15 @@ phobos::readRegularFile(const llvm::Twine &path, uint64_t maxBytes,
     return refuse("it grew beyond " + llvm::Twine(maxBytes) + " bytes");
   return std::move(*buffer);
 }
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+phobos::readInputFile(const llvm::Twine &path, uint64_t maxBytes) {
+  std::string name = path.str();
+  if (name != "-")
+    return readRegularFile(name, maxBytes);
+  auto buffer = llvm::MemoryBuffer::getSTDIN();
+  if (!buffer)
+    return llvm::createStringError("cannot read standard input: " +
+                                   buffer.getError().message());
+  return std::move(*buffer);
+}

@@ -25,6 +25,7 @@
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Driver/Session.h"
 #include "Phobos/Support/Experiments.h"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Target/Pipeline.h"
 
 #include "mlir/IR/Builders.h"
@@ -383,10 +384,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   Input input;
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  // A FIFO or a device would block or never end: regular files, or "-".
+  auto buffer = readInputFile(inputFile);
   if (!buffer) {
-    llvm::errs() << "phobos-compile: cannot read '" << inputFile
-                 << "': " << buffer.getError().message() << "\n";
+    llvm::errs() << "phobos-compile: " << llvm::toString(buffer.takeError())
+                 << "\n";
     return 2;
   }
   input.name = (*buffer)->getBufferIdentifier().str();

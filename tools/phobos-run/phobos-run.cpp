@@ -24,6 +24,7 @@
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Driver/Session.h"
 #include "Phobos/Support/Experiments.h"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Target/LaunchContract.h"
 #include "Phobos/Target/Pipeline.h"
 
@@ -511,9 +512,10 @@ struct Program {
 };
 
 bool Program::load() {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  // A FIFO or a device would block or never end: regular files, or "-".
+  auto buffer = readInputFile(inputFile);
   if (!buffer)
-    usage("cannot read '" + inputFile + "': " + buffer.getError().message());
+    usage(llvm::toString(buffer.takeError()));
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   diagnostics.emplace(sourceMgr, &context);
   if (!spanMapFile.empty()) {

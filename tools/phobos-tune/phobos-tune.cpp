@@ -16,6 +16,7 @@
 #include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Tune/Tuner.h"
 #include "Phobos/Support/Experiments.h"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Support/Json.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -226,9 +227,9 @@ int main(int argc, char **argv) {
     usage(llvm::toString(std::move(error)));
 
   tune::Options options;
-  auto buffer = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/true);
+  auto buffer = readRegularFile(inputFile, kMaxInputFileBytes);
   if (!buffer)
-    usage("cannot read '" + inputFile + "': " + buffer.getError().message());
+    usage(llvm::toString(buffer.takeError()));
   options.sourceFile = inputFile;
   options.source = (*buffer)->getBuffer().str();
   options.kernel = kernelName;
@@ -307,9 +308,9 @@ int main(int argc, char **argv) {
     options.problem.grid = grid;
   }
   if (!gridFile.empty()) {
-    auto text = llvm::MemoryBuffer::getFile(gridFile, /*IsText=*/true);
+    auto text = readRegularFile(gridFile, kMaxInputFileBytes);
     if (!text)
-      usage("--grid-file: cannot read '" + gridFile + "'");
+      usage("--grid-file: " + llvm::toString(text.takeError()));
     llvm::Expected<llvm::json::Value> json = phobos::parseJson((*text)->getBuffer());
     if (!json)
       usage("--grid-file: " + llvm::toString(json.takeError()));

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include <sys/stat.h>
 #include <thread>
 
 using namespace phobos;
@@ -116,6 +117,20 @@ TEST(KernelCacheTest, DeeplyNestedManifestIsADamagedEntry) {
   EXPECT_FALSE(llvm::sys::fs::exists(cache.entryDirectory(key.digest())));
   ASSERT_TRUE(bool(cache.store(key, sampleContract(), llvm::StringRef("PTX"), std::nullopt)));
   EXPECT_TRUE(cache.lookup(key.digest()));
+}
+
+TEST(KernelCacheTest, AFifoInAnEntryIsADamagedEntry) {
+  TempDir dir;
+  KernelCache cache(std::string(dir.path));
+  KernelCacheKey key = sampleKey();
+  ASSERT_TRUE(bool(cache.store(key, sampleContract(), llvm::StringRef("PTX"), std::nullopt)));
+  std::string manifest = cache.entryDirectory(key.digest()) + "/manifest.json";
+  ASSERT_FALSE(llvm::sys::fs::remove(manifest));
+  ASSERT_EQ(::mkfifo(manifest.c_str(), 0600), 0); // reading it would block
+  std::string damage;
+  EXPECT_FALSE(cache.lookup(key.digest(), &damage));
+  EXPECT_NE(damage.find("no manifest.json"), std::string::npos) << damage;
+  EXPECT_FALSE(llvm::sys::fs::exists(cache.entryDirectory(key.digest())));
 }
 
 TEST(KernelCacheTest, RacingWritersAgree) {

@@ -20,11 +20,20 @@
 
 namespace phobos {
 
+/// The most a tool reads of one input file (a source, a module, a span map,
+/// a cache entry): the front end refuses sources over 1 MiB at a location,
+/// so this only keeps a mistaken argument from taking all memory.
+inline constexpr uint64_t kMaxInputFileBytes = uint64_t(256) << 20;
+
 /// The contents of `path` if it is a regular file of at most `maxBytes`.
 /// Errors: "cannot read 'PATH': REASON" (missing, not a regular file, larger
 /// than the limit).
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readRegularFile(const llvm::Twine &path, uint64_t maxBytes, bool isText = true);
+
+/// readRegularFile, except that "-" is standard input (read as it is).
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readInputFile(const llvm::Twine &path, uint64_t maxBytes = kMaxInputFileBytes);
 
 } // namespace phobos
 
