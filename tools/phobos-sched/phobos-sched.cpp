@@ -868,23 +868,6 @@ static bool checkFiles(LoadedJob &loaded,
         return error("the directory '" + directory + "' is not writable");
       if (llvm::sys::fs::is_directory(tensor.path))
         return error("'" + tensor.path + "' is a directory");
-      // Where the finished output is renamed to: its directory's real path
-      // and its name (a symbolic link there is replaced, not followed).
-      SmallString<256> realDirectory;
-      if (llvm::sys::fs::real_path(directory, realDirectory))
-        return error("the directory '" + directory + "' does not exist");
-      std::string target = (realDirectory + "/" +
-                            llvm::sys::path::filename(tensor.path))
-                               .str();
-      auto underRoot = [&](StringRef path) {
-        return llvm::any_of(*roots,
-                            [&](const std::string &root) { return isUnder(path, root); });
-      };
-      if (!underRoot(target))
-        return error("'" + target + "' is outside the storage roots (" +
-                     llvm::join(*roots, ", ") +
-                     "); outputs are written under the job file's directory "
-                     "or the current one, or under --storage-root DIR");
       struct stat existingStatus;
       if (::stat(tensor.path.c_str(), &existingStatus) == 0 &&
           !S_ISREG(existingStatus.st_mode))
@@ -900,6 +883,28 @@ static bool checkFiles(LoadedJob &loaded,
       tensor.layout.format = existing.ok() ? existing->format
                                            : storage::Format::Raw;
       tensor.layout.dataOffset = existing.ok() ? existing->dataOffset : 0;
+    }
+    if (given.mode != job::Mode::Read) {
+      // Where the finished output (write or rmw) is renamed to: its
+      // directory's real path and its name (a symbolic link there is
+      // replaced, not followed). It must be under a storage root.
+      SmallString<256> directory(tensor.path), realDirectory;
+      llvm::sys::path::remove_filename(directory);
+      if (directory.empty())
+        directory = ".";
+      if (llvm::sys::fs::real_path(directory, realDirectory))
+        return error("the directory '" + directory.str().str() +
+                     "' does not exist");
+      std::string target = (realDirectory + "/" +
+                            llvm::sys::path::filename(tensor.path))
+                               .str();
+      if (!llvm::any_of(*roots, [&](const std::string &root) {
+            return isUnder(target, root);
+          }))
+        return error("'" + target + "' is outside the storage roots (" +
+                     llvm::join(*roots, ", ") +
+                     "); outputs are written under the job file's directory "
+                     "or the current one, or under --storage-root DIR");
     }
     // The same file twice with a write: an output that is also an input, or
     // two outputs (two inputs may share a file).
