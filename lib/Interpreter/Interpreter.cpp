@@ -359,6 +359,10 @@ bool Cta::flushSteps(Operation *op) {
 /// 1024 tile ran for about 20 hours before the limit stopped it.
 static uint64_t stepCost(Operation *op) {
   constexpr int64_t kElementsPerStep = 16;
+  // A loop's iteration or an if hands its tiles on without touching their
+  // elements: one step (the ops in its regions pay for theirs).
+  if (op->getNumRegions() != 0)
+    return 1;
   int64_t work = 0;
   auto consider = [&](mlir::Type type) {
     if (auto tileType = llvm::dyn_cast<tile::TileType>(type))
