@@ -77,6 +77,19 @@ const char *codeName(absl::StatusCode code) {
   default: return "ERROR";
   }
 }
+
+/// `UNAVAILABLE: ...`, with what a TLS failure in it means.
+absl::Status describeCallFailure(const grpc::Status &finished) {
+  absl::Status status = fromGrpc(finished);
+  std::string tls = explainTlsFailure(finished.error_message());
+  return absl::Status(
+      status.code(),
+      tls.empty()
+          ? absl::StrCat(codeName(status.code()), ": ", finished.error_message())
+          : absl::StrCat("TLS handshake failed: ", tls, " (",
+                         codeName(status.code()), ": ",
+                         finished.error_message(), ")"));
+}
 } // namespace
 
 struct JobRun::State {
@@ -702,9 +715,7 @@ struct JobRun::State {
     if (!problem.ok())
       return problem;
     if (!finished.ok())
-      return absl::Status(fromGrpc(finished).code(),
-                          absl::StrCat(codeName(fromGrpc(finished).code()), ": ",
-                                       finished.error_message()));
+      return describeCallFailure(finished);
     if (!last || received != tile.bytes())
       return absl::DataLossError(absl::StrCat("the stream ended after ", received,
                                               " of ", tile.bytes(), " bytes"));
@@ -746,9 +757,7 @@ struct JobRun::State {
     untrack(from, &context);
     // A refusal closes the stream before any reply: its status says why.
     if ((status.ok() || !answered) && !finished.ok())
-      status = absl::Status(fromGrpc(finished).code(),
-                            absl::StrCat(codeName(fromGrpc(finished).code()), ": ",
-                                         finished.error_message()));
+      status = describeCallFailure(finished);
     return status;
   }
 
