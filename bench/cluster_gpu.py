@@ -99,6 +99,9 @@ class Cluster:
         os.makedirs(self.logs, exist_ok=True)
         self.port = free_port()
         self.pods: list[dict] = []
+        #: Where the jobs' outputs are (phobos-sched --storage-root): the
+        #: data may be in /dev/shm, away from the job files.
+        self.storage_roots: list[str] = [work]
         self.credentials = os.path.join(work, "creds")
         script = os.path.join(bin_dir, "cluster-credentials.sh")
         if not os.path.exists(script):
@@ -159,7 +162,7 @@ class Cluster:
         argv = [self.tool("phobos-sched"), job, "--pods", pods, "--listen",
                 f"127.0.0.1:{self.port}", "--summary-json", summary,
                 "--join-timeout", str(START_S), "--progress-ms", str(progress_ms),
-                *self.auth]
+                "--storage-root", ",".join(self.storage_roots), *self.auth]
         if variant:
             argv.append(f"--variant={variant}")
         log(" ".join(argv))
@@ -293,6 +296,7 @@ def main() -> int:
         data = "/dev/shm/phobos-cluster-gpu"
     os.makedirs(data, exist_ok=True)
     cluster = Cluster(bin_dir, args.work, out_dir)
+    cluster.storage_roots.append(data)
     device = torch.cuda.get_device_name(0)
     rows: list[dict] = []
 
