@@ -329,6 +329,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
               const llvm::StringMap<int64_t> &dims,
               std::vector<HostTensor> &tensors,
               const llvm::StringMap<double> &scalars,
+              const llvm::StringMap<int64_t> &integerScalars,
               std::array<int64_t, 3> grid, bool timing, unsigned runs,
               std::vector<double> &times, std::string &backend) {
   llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
@@ -374,7 +375,12 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
   std::vector<LaunchArgument> arguments;
   for (auto [index, slot] : llvm::enumerate(contract.params)) {
     if (slot.kind == ParamSlot::Kind::Scalar) {
-      arguments.push_back(ScalarArgument{scalars.lookup(slot.name)});
+      // An integer --scalar exactly: an i64 beyond 2^53 is no double.
+      auto exact = integerScalars.find(slot.name);
+      arguments.push_back(ScalarArgument{
+          scalars.lookup(slot.name),
+          exact != integerScalars.end() ? std::optional<int64_t>(exact->second)
+                                        : std::nullopt});
       continue;
     }
     HostTensor &tensor = tensors[index];
@@ -822,6 +828,7 @@ using Shapes = llvm::StringMap<llvm::SmallVector<int64_t, 4>>;
 /// each tensor's shape.
 Shapes checkLaunch(const LaunchContract &contract, const Bindings &bindings,
                    const llvm::StringMap<double> &scalars,
+                   const llvm::StringMap<int64_t> &integers,
                    std::array<int64_t, 3> grid) {
   Shapes shapes;
   std::vector<LaunchArgument> checked;
@@ -829,8 +836,11 @@ Shapes checkLaunch(const LaunchContract &contract, const Bindings &bindings,
     if (slot.kind == ParamSlot::Kind::Scalar) {
       // Unspecified scalars take values valid for every type.
       auto given = scalars.find(slot.name);
-      checked.push_back(
-          ScalarArgument{given != scalars.end() ? given->second : 1.0});
+      auto exact = integers.find(slot.name);
+      checked.push_back(ScalarArgument{
+          given != scalars.end() ? given->second : 1.0,
+          exact != integers.end() ? std::optional<int64_t>(exact->second)
+                                  : std::nullopt});
       continue;
     }
     llvm::SmallVector<int64_t, 4> shape;
@@ -919,6 +929,8 @@ struct Arguments {
   std::vector<interp::Argument> interpreted;
   /// The reference's view of `initial` and every scalar's value.
   reference::Problem referenceInputs;
+  /// Integer scalars given with --scalar, exactly.
+  llvm::StringMap<int64_t> integerScalars;
 };
 
 /// Fills the tensors (--input, --init, seeded random data, or poison for
@@ -932,6 +944,7 @@ void fillArguments(const LaunchContract &contract, const Bindings &bindings,
   tensors.resize(contract.params.size());
   arguments.initial.resize(contract.params.size());
   referenceInputs.scalars = scalars.values;
+  arguments.integerScalars = scalars.integers;
   for (auto [index, slot] : llvm::enumerate(contract.params)) {
     if (slot.kind == ParamSlot::Kind::Scalar) {
       if (!scalars.values.count(slot.name)) {
@@ -992,7 +1005,8 @@ void prepareArguments(const LaunchContract &contract, const Bindings &bindings,
   GivenScalars scalars = readScalars(contract);
   arguments.grid = readGrid(contract, bindings.dims);
   Shapes shapes =
-      checkLaunch(contract, bindings, scalars.values, arguments.grid);
+      checkLaunch(contract, bindings, scalars.values, scalars.integers,
+                  arguments.grid);
   checkHostMemory(contract, shapes);
   fillArguments(contract, bindings, inits, scalars, arguments);
 }
@@ -1015,8 +1029,12 @@ void checkInputsAgree(const LaunchContract &contract,
   std::vector<LaunchArgument> checked;
   for (auto [index, slot] : llvm::enumerate(contract.params)) {
     if (slot.kind == ParamSlot::Kind::Scalar) {
-      checked.push_back(
-          ScalarArgument{arguments.referenceInputs.scalars.lookup(slot.name)});
+      auto exact = arguments.integerScalars.find(slot.name);
+      checked.push_back(ScalarArgument{
+          arguments.referenceInputs.scalars.lookup(slot.name),
+          exact != arguments.integerScalars.end()
+              ? std::optional<int64_t>(exact->second)
+              : std::nullopt});
       continue;
     }
     const HostTensor &tensor = arguments.tensors[index];
@@ -1259,7 +1277,8 @@ int main(int argc, char **argv) {
           : runOnGpu(*program.module,
                      program.mlirInput ? llvm::StringRef() : program.text(),
                      bindings.dims, arguments.tensors,
-                     arguments.referenceInputs.scalars, arguments.grid, bench,
+                     arguments.referenceInputs.scalars,
+                     arguments.integerScalars, arguments.grid, bench,
                      repeat, timing.timesMs, timing.backend);
   if (!ran)
     return 1;
