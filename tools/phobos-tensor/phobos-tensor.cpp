@@ -421,13 +421,21 @@ int compare(const std::string &left, const std::string &right) {
     double scale = std::max({std::fabs(x), std::fabs(y), 1e-30});
     double relative = std::isnan(absolute) ? std::numeric_limits<double>::infinity()
                                            : absolute / scale;
+    bool within = absolute <= atol + std::max(tolerance, 0.0) * scale;
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+      // An infinity matches only itself and NaN only NaN (whatever its
+      // payload), as every check of the project compares: the scale of an
+      // infinity would make its error, and any tolerance, infinite.
+      within = (std::isnan(x) && std::isnan(y)) || x == y;
+      absolute = relative = within ? 0 : std::numeric_limits<double>::infinity();
+    }
     if (worst < 0 || relative > worstRelative) {
       worstRelative = relative;
       worst = i;
     }
     if (!std::isnan(absolute))
       worstAbsolute = std::max(worstAbsolute, absolute);
-    if (!(absolute <= atol + std::max(tolerance, 0.0) * scale))
+    if (!within)
       ++rejected;
   }
   bool accepted = tolerance >= 0 && rejected == 0;
