@@ -42,8 +42,10 @@ using namespace phobos;
 
 namespace {
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
-/// PTX 8.0 carries sm_90a's instructions; older chips accept it as well.
-constexpr const char *kFeatures = "+ptx80";
+/// PTX 8.1 carries sm_90a's instructions and the vector reductions to
+/// global memory (`red.global.add.v4.f32`, AtomicToGPU.cpp); older chips
+/// accept it as well (ptxas and drivers of CUDA 12.1 and later).
+constexpr const char *kFeatures = "+ptx81";
 /// LLVM IR optimisation level: O1, unless the experiment llvm-opt-level
 /// says otherwise (the compiler version then names it). The kernels reach
 /// LLVM already tiled, unrolled and vectorised by our own passes; O1 made no

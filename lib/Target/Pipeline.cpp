@@ -133,6 +133,8 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
           ? options.wgmmaFragmentSteps.getValue()
           : phobos::getExperiments().wgmmaFragmentSteps.value_or(
                 options.wgmmaFragmentSteps.getValue());
+  // Vector reductions to global memory (red.global.add.v4.f32) are sm_90's.
+  perThread.vectorAtomics = chipInfo && chipInfo->major >= 9;
   pm.addPass(createConvertTileToGPU(perThread));
   pm.addPass(createPerThreadCanonicalizer());
   pm.addPass(createCSEPass());

@@ -35,6 +35,13 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     a commit, and before the next N a `wgmma.wait_group 0`, so that only N
     steps' fragments are live (fewer registers; an A/B knob through
     the experiment `wgmma-fragment-steps`, not yet a retry of the drivers).
+
+    An `atomic_add` is one relaxed addition per element a thread holds a
+    canonical copy of. With `vector-atomics` (the pipeline sets it for
+    sm_90 and later), a thread's f32 elements that are consecutive along
+    the tensor's contiguous axis, inside and aligned (checked at run time,
+    as for vector stores), are added by one `red.global.add.v2.f32` or
+    `.v4.f32`.
   }];
   let options = [
     Option<"fmaKUnroll", "fma-k-unroll", "int64_t", /*default=*/"0",
@@ -43,7 +50,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmmaFragmentSteps", "wgmma-fragment-steps", "int64_t",
            /*default=*/"0",
            "k-steps of a swap_ab wgmma dot issued per group, each loading "
-           "its own register fragments; 0 issues them all in one group">
+           "its own register fragments; 0 issues them all in one group">,
+    Option<"vectorAtomics", "vector-atomics", "bool", /*default=*/"false",
+           "Adds a thread's consecutive f32 elements of an atomic_add with "
+           "one red.global.add.v2/v4.f32 (sm_90 and later)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

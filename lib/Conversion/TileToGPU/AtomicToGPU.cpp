@@ -1,16 +1,23 @@
 //===- AtomicToGPU.cpp - Atomic additions to global memory ----------------===//
 //
-// `phobos.atomic_add` becomes one relaxed `atomicrmw add`/`fadd` (PTX
-// `atom.global.add` or `red.global.add`) per element a thread holds a
-// canonical copy of: a layout may give several threads the same element,
-// and an addition, unlike a store, must happen once. Elements outside the
-// tensor are skipped, as for stores. The scalar form is done by thread 0.
-// There are no vector atomics here: a thread's elements are added one by
-// one.
+// `phobos.atomic_add` becomes relaxed additions to global memory, one per
+// element a thread holds a canonical copy of: a layout may give several
+// threads the same element, and an addition, unlike a store, must happen
+// once. Elements outside the tensor are skipped, as for stores. The scalar
+// form is done by thread 0.
+//
+// A thread's elements of an f32 slice that are consecutive along the
+// tensor's contiguous axis (as for vector loads and stores: the run inside
+// and aligned, checked at run time) are added by one `red.global.add.v2.f32`
+// or `.v4.f32` where the chip has them (sm_90 and later, the pass's
+// `vector-atomics`): a quarter of the instructions and of the requests to
+// L2 of one `atomicrmw fadd` (PTX `red.global.add.f32`) per element, which
+// is what every other element type and chip gets. No MLIR dialect has the
+// vector form (NVVM's atomics are scalar), so it is inline PTX.
 //
 //===----------------------------------------------------------------------===//
 
-#include "PatternBase.h"
+#include "GlobalAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,39 +27,78 @@ using namespace phobos::tile;
 
 namespace {
 
-/// `*pointer += value` atomically, where `predicate` holds (always when
-/// null).
-void atomicAdd(ThreadEmitter &e, Value predicate, Value value, Value pointer) {
+/// Runs `body` under `predicate` (always when null).
+template <typename Body>
+void underPredicate(ThreadEmitter &e, Value predicate, Body body) {
   OpBuilder::InsertionGuard guard(e.b);
   if (predicate) {
     auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, predicate, false);
     e.b.setInsertionPointToStart(&branch.getThenRegion().front());
   }
-  LLVM::AtomicBinOp kind = isa<FloatType>(value.getType())
-                               ? LLVM::AtomicBinOp::fadd
-                               : LLVM::AtomicBinOp::add;
-  LLVM::AtomicRMWOp::create(e.b, e.loc, kind, pointer, value,
-                            LLVM::AtomicOrdering::monotonic);
+  body();
 }
 
-Value globalPointer(ThreadEmitter &e, const TensorParam &tensor, Value linear) {
-  auto ptrType = LLVM::LLVMPointerType::get(e.b.getContext(), 1);
-  return LLVM::GEPOp::create(e.b, e.loc, ptrType, tensor.element, tensor.base,
-                             ValueRange{linear});
+/// `*pointer += value` atomically, where `predicate` holds.
+void atomicAdd(ThreadEmitter &e, Value predicate, Value value, Value pointer) {
+  underPredicate(e, predicate, [&] {
+    LLVM::AtomicBinOp kind = isa<FloatType>(value.getType())
+                                 ? LLVM::AtomicBinOp::fadd
+                                 : LLVM::AtomicBinOp::add;
+    LLVM::AtomicRMWOp::create(e.b, e.loc, kind, pointer, value,
+                              LLVM::AtomicOrdering::monotonic);
+  });
 }
 
-/// The i64 contribution of `index` on `axis` to the linear index, and
-/// whether it lies inside the tensor (null when `in_bounds` proves it).
-std::pair<Value, Value> axisTerm(ThreadEmitter &e, const TensorParam &tensor,
-                                 unsigned axis, Value index, bool proven) {
-  Value index64 =
-      arith::ExtSIOp::create(e.b, e.loc, e.b.getI64Type(), index);
-  Value term = e.mul(index64, tensor.strides[axis]);
-  Value inside =
-      proven ? Value()
-             : Value(arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
-                                           index, tensor.dims[axis]));
-  return {term, inside};
+/// `pointer[k] += values[k]` for the 2 or 4 f32 `values`, as one relaxed
+/// `red.global.add.v2/v4.f32` (16-byte or 8-byte aligned `pointer`), where
+/// `predicate` holds.
+void vectorAtomicAdd(ThreadEmitter &e, Value predicate, ValueRange values,
+                     Value pointer) {
+  underPredicate(e, predicate, [&] {
+    SmallVector<Value, 5> operands{LLVM::PtrToIntOp::create(
+        e.b, e.loc, e.b.getI64Type(), pointer)};
+    std::string text = "red.relaxed.gpu.global.add.v" +
+                       std::to_string(values.size()) + ".f32 [$0], {";
+    std::string constraints = "l";
+    for (auto [k, value] : llvm::enumerate(values)) {
+      operands.push_back(value);
+      text += (k ? ", $" : "$") + std::to_string(k + 1);
+      constraints += ",f";
+    }
+    text += "};";
+    constraints += ",~{memory}";
+    LLVM::InlineAsmOp::create(e.b, e.loc, TypeRange{}, operands, text,
+                              constraints, /*has_side_effects=*/true,
+                              /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+  });
+}
+
+/// One run of a thread's registers: a vector addition where the whole run
+/// is inside and aligned, element by element otherwise (a masked run whose
+/// elements are all inside or all outside together is one vector addition
+/// under its first element's flag, as for stores).
+void addRun(ThreadEmitter &e, const TensorParam &tensor, const GlobalRun &run,
+            ValueRange values, Value canonical) {
+  OpBuilder::InsertionGuard guard(e.b);
+  SmallVector<Value, 4> parts;
+  for (int64_t member : run.registers)
+    parts.push_back(values[member]);
+  Value first = globalPointer(e, tensor, run.elements.front().first);
+  if (Value inside = run.elements.front().second) {
+    auto outer = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.uniform, true);
+    e.b.setInsertionPointToStart(&outer.getThenRegion().front());
+    vectorAtomicAdd(e, e.andI(canonical, inside), parts, first);
+    e.b.setInsertionPointToStart(&outer.getElseRegion().front());
+  }
+  auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, run.whole, true);
+  e.b.setInsertionPointToStart(&branch.getThenRegion().front());
+  vectorAtomicAdd(e, canonical, parts, first);
+  e.b.setInsertionPointToStart(&branch.getElseRegion().front());
+  for (auto [part, item] : llvm::zip(parts, run.elements))
+    atomicAdd(e, e.andI(canonical, item.second), part,
+              globalPointer(e, tensor, item.first));
 }
 
 struct AtomicAddLowering : TileToGPUPattern<AtomicAddOp> {
@@ -63,49 +109,58 @@ struct AtomicAddLowering : TileToGPUPattern<AtomicAddOp> {
     ThreadEmitter e = emitter(op, rewriter);
     TensorParam tensor =
         e.tensor(op.getTensor().getType(), adaptor.getTensor());
-    std::optional<ArrayRef<bool>> inBounds = op.getInBounds();
-    ArrayRef<int64_t> pointAxes = op.getPointAxes();
-    auto proven = [&](unsigned axis) { return inBounds && (*inBounds)[axis]; };
     ValueRange values = adaptor.getValue();
     auto tileType = dyn_cast<TileType>(op.getValue().getType());
 
-    // The point axes' part of every element's index.
-    Value pointLinear, pointInside;
-    for (unsigned axis = 0; axis < tensor.dims.size(); ++axis) {
-      if (!llvm::is_contained(pointAxes, int64_t(axis)))
-        continue;
-      auto [term, inside] = axisTerm(e, tensor, axis,
-                                     adaptor.getOffsets()[axis].front(),
-                                     proven(axis));
-      pointLinear = pointLinear ? e.add(pointLinear, term) : term;
-      pointInside = e.andI(pointInside, inside);
-    }
     if (!tileType) {
+      // Every axis is a point: the element, added by thread 0.
+      std::optional<ArrayRef<bool>> inBounds = op.getInBounds();
+      Value linear, inside;
+      for (auto [axis, offset] : llvm::enumerate(adaptor.getOffsets())) {
+        Value index = offset.front();
+        Value term = e.mul(
+            arith::ExtSIOp::create(e.b, e.loc, e.b.getI64Type(), index),
+            tensor.strides[axis]);
+        linear = linear ? e.add(linear, term) : term;
+        if (!inBounds || !(*inBounds)[axis])
+          inside = e.andI(inside, arith::CmpIOp::create(
+                                      e.b, e.loc, arith::CmpIPredicate::ult,
+                                      index, tensor.dims[axis]));
+      }
       Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
                                           e.tid, e.i32(0));
-      atomicAdd(e, e.andI(first, pointInside), values.front(),
-                globalPointer(e, tensor, pointLinear ? pointLinear : e.i64(0)));
+      atomicAdd(e, e.andI(first, inside), values.front(),
+                globalPointer(e, tensor, linear ? linear : e.i64(0)));
       rewriter.eraseOp(op);
       return success();
     }
 
     DistributedLayout layout = layoutOf(tileType);
+    SliceAccess access =
+        describeAccess(e, tensor, adaptor.getOffsets(), op.getPointAxes(),
+                       op.getInBounds(), layout);
+    int64_t vecAxis = -1, width = 1;
+    if (state.useVectorAtomics() && tensor.element.isF32())
+      std::tie(vecAxis, width) = vectorAxis(access, layout, tensor.element);
+    SmallVector<bool> done(layout.numRegisters(), false);
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
-      SmallVector<Value, 4> coords = e.coordinates(layout, reg);
-      Value linear = pointLinear, inside = pointInside;
-      for (unsigned axis = 0, t = 0; axis < tensor.dims.size(); ++axis) {
-        if (llvm::is_contained(pointAxes, int64_t(axis)))
-          continue;
-        Value index = e.add(adaptor.getOffsets()[axis].front(), coords[t++]);
-        auto [term, axisInside] =
-            axisTerm(e, tensor, axis, index, proven(axis));
-        linear = linear ? e.add(linear, term) : term;
-        inside = e.andI(inside, axisInside);
-      }
+      if (done[reg])
+        continue;
+      SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
       // Copies held by several threads are added by the canonical ones.
-      Value predicate = e.andI(e.isCanonical(layout, reg), inside);
-      atomicAdd(e, predicate, values[reg],
-                globalPointer(e, tensor, linear ? linear : e.i64(0)));
+      Value canonical = e.isCanonical(layout, reg);
+      if (vecAxis < 0) {
+        auto [linear, inside] = elementAt(e, access, q);
+        atomicAdd(e, e.andI(canonical, inside), values[reg],
+                  globalPointer(e, tensor, linear));
+        done[reg] = true;
+        continue;
+      }
+      GlobalRun run =
+          globalRun(e, tensor, access, layout, q, vecAxis, width);
+      for (int64_t member : run.registers)
+        done[member] = true;
+      addRun(e, tensor, run, values, canonical);
     }
     rewriter.eraseOp(op);
     return success();

@@ -57,9 +57,10 @@ class TileLoweringState {
 public:
   TileLoweringState(mlir::gpu::GPUModuleOp gpuModule,
                     mlir::LLVM::GlobalOp sharedMemory, int64_t fmaKUnroll = 0,
-                    int64_t wgmmaFragmentSteps = 0)
+                    int64_t wgmmaFragmentSteps = 0, bool vectorAtomics = false)
       : gpuModule(gpuModule), sharedMemory(sharedMemory),
-        fmaKUnroll(fmaKUnroll), wgmmaFragmentSteps(wgmmaFragmentSteps) {}
+        fmaKUnroll(fmaKUnroll), wgmmaFragmentSteps(wgmmaFragmentSteps),
+        vectorAtomics(vectorAtomics) {}
   /// Where the kernels go.
   mlir::gpu::GPUModuleOp getGPUModule() const { return gpuModule; }
   /// The dynamic shared array every kernel uses.
@@ -71,12 +72,15 @@ public:
   int64_t getFmaKUnroll() const { return fmaKUnroll; }
   /// k-steps of a swap_ab wgmma dot per group (0: all in one).
   int64_t getWgmmaFragmentSteps() const { return wgmmaFragmentSteps; }
+  /// Whether f32 atomic additions may be vector `red`s (sm_90 and later).
+  bool useVectorAtomics() const { return vectorAtomics; }
 
 private:
   mlir::gpu::GPUModuleOp gpuModule;
   mlir::LLVM::GlobalOp sharedMemory;
   int64_t fmaKUnroll;
   int64_t wgmmaFragmentSteps;
+  bool vectorAtomics;
   llvm::DenseMap<mlir::Operation *, KernelFrame> frames;
 };
 

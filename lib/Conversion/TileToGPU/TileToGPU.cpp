@@ -200,7 +200,8 @@ struct ConvertTileToGPU
         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
 
     TileToGPUTypeConverter converter(context);
-    TileLoweringState state(gpuModule, shared, fmaKUnroll, wgmmaFragmentSteps);
+    TileLoweringState state(gpuModule, shared, fmaKUnroll, wgmmaFragmentSteps,
+                            vectorAtomics);
     RewritePatternSet patterns(context);
     ConversionTarget target(*context);
     target.addIllegalDialect<TileDialect>();
