@@ -232,3 +232,52 @@ phobos.kernel @shared_producer(%X: !phobos.tensor<?x?xf32>, %A: !phobos.tensor<?
   phobos.store %s, %A[%m, %c0] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// An index mask the scores need in the dot's layout (attention's causal
+// `where(causal, cols <= rows, cols < N)`) is computed again in that
+// layout rather than converted: `cols` has two users, so it is cloned (CSE
+// merges the copies later); the 64x1 `rows`, a reshape, is converted once
+// where it is defined, outside the loop; no conversion is left in the loop
+// and the chain in its first layouts is gone.
+// CHECK-LABEL: phobos.kernel @mask_recomputed
+// CHECK: %[[ROWS:.*]] = phobos.reshape
+// CHECK-NEXT: %[[ROWSM:.*]] = phobos.convert_layout %[[ROWS]] : {{.*}} -> !phobos.tile<64x1xi32, #phobos.mma<warpsPerCTA = [2, 2]>>
+// CHECK: scf.for
+// CHECK-NOT: convert_layout
+// CHECK: phobos.add %{{.*}} : i32, !phobos.tile<64xi32, #phobos.slice<dim = 0, parent = #phobos.mma<warpsPerCTA = [2, 2]>>>
+// CHECK-NOT: convert_layout
+// CHECK: %[[LE:.*]] = phobos.cmp le, %{{.*}}, %[[ROWSM]] : !phobos.tile<64xi32, #phobos.slice<dim = 0, parent = #phobos.mma<warpsPerCTA = [2, 2]>>>, !phobos.tile<64x1xi32, #phobos.mma<warpsPerCTA = [2, 2]>>
+// CHECK-NEXT: %[[LT:.*]] = phobos.cmp lt, %{{.*}}, %{{.*}} : !phobos.tile<64xi32, #phobos.slice<dim = 0, parent = #phobos.mma<warpsPerCTA = [2, 2]>>>, i32
+// CHECK-NEXT: %[[KEEP:.*]] = phobos.select %{{.*}}, %[[LE]], %[[LT]] : i1, !phobos.tile<64x64xi1, #phobos.mma<warpsPerCTA = [2, 2]>>
+// CHECK-NOT: convert_layout
+// CHECK: phobos.select %[[KEEP]], %{{.*}}, %{{.*}} : !phobos.tile<64x64xi1, #phobos.mma<warpsPerCTA = [2, 2]>>, !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [2, 2]>>, f32
+// CHECK-NOT: #phobos.blocked<{{.*}}i1
+// CHECK: scf.yield
+phobos.kernel @mask_recomputed(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m: i32, %causal: i1)
+    attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %n = phobos.dim %B[1] : !phobos.tensor<?x?xf16>
+  %floor = arith.constant -1.0e30 : f32
+  %r0 = phobos.arange : !phobos.tile<64xi32>
+  %r1 = phobos.add %m, %r0 : i32, !phobos.tile<64xi32>
+  %rows = phobos.reshape %r1 : !phobos.tile<64xi32> -> !phobos.tile<64x1xi32>
+  %a = phobos.load %A[%m, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x16xf16>
+  %init = phobos.fill %floor : !phobos.tile<64x64xf32>
+  %r = scf.for %k0 = %c0 to %n step %c64 iter_args(%best = %init) -> (!phobos.tile<64x64xf32>) : i32 {
+    %b = phobos.load %B[%c0, %k0] : !phobos.tensor<?x?xf16> -> !phobos.tile<16x64xf16>
+    %s = phobos.dot %a, %b kind(mma_sync) : !phobos.tile<64x16xf16>, !phobos.tile<16x64xf16> -> !phobos.tile<64x64xf32>
+    %ar = phobos.arange : !phobos.tile<64xi32>
+    %cols = phobos.add %k0, %ar : i32, !phobos.tile<64xi32>
+    %le = phobos.cmp le, %cols, %rows : !phobos.tile<64xi32>, !phobos.tile<64x1xi32>
+    %lt = phobos.cmp lt, %cols, %n : !phobos.tile<64xi32>, i32
+    %keep = phobos.select %causal, %le, %lt : i1, !phobos.tile<64x64xi1>, !phobos.tile<64xi1>
+    %masked = phobos.select %keep, %s, %floor : !phobos.tile<64x64xi1>, !phobos.tile<64x64xf32>, f32
+    %next = phobos.max %best, %masked : !phobos.tile<64x64xf32>, !phobos.tile<64x64xf32>
+    scf.yield %next : !phobos.tile<64x64xf32>
+  }
+  phobos.store %r, %C[%m, %c0] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

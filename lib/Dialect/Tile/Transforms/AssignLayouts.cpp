@@ -7,7 +7,14 @@
 // layout of their first user. Phase 2 retypes the values and inserts
 // `phobos.convert_layout` where an op needs an operand in another layout,
 // after first trying to move cheap single-use producers (fills, aranges,
-// loads, element-wise chains of them) to the needed layout instead.
+// loads, element-wise chains of them) to the needed layout instead, and
+// then to compute the operand again in the needed layout (as Triton's
+// RemoveLayoutConversions rematerialises): an element-wise chain over
+// fills, aranges, scalars and tiles much smaller than its result (a row or
+// a column, converted once where it is defined) is cloned in the layout
+// its user needs, so that an index mask such as attention's causal
+// `where(causal, cols <= rows, cols < N)` costs a few integer operations
+// a thread instead of a conversion through shared memory each iteration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +23,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace phobos::tile {
@@ -116,6 +124,8 @@ private:
   Attribute required(Operation *op, unsigned index);
   bool canRetarget(Value value, unsigned depth);
   void retarget(OpOperand &use, Attribute layout);
+  bool canRecompute(Value value, int64_t resultElements, unsigned depth);
+  Value recompute(Value value, Attribute layout, int64_t resultElements);
   void apply();
 
   KernelOp kernel;
@@ -125,6 +135,10 @@ private:
   bool rowsInWarp;
   DenseMap<Value, Attribute> layouts;
   DenseSet<Value> anchored;
+  /// Values computed again (or converted once) in another layout.
+  DenseMap<std::pair<Value, Attribute>, Value> recomputed;
+  /// Originals that recomputation may have left without users.
+  llvm::SetVector<Operation *> maybeDead;
   unsigned conversions = 0;
 };
 
@@ -372,6 +386,81 @@ void LayoutAssigner::retarget(OpOperand &use, Attribute layout) {
       retarget(operand, operandLayout(layout, operand.get()));
 }
 
+/// A tile small enough against a result of `resultElements` that
+/// converting it once is cheaper than converting the result: a row or a
+/// column of it.
+static bool isSmallLeaf(Value value, int64_t resultElements) {
+  auto type = dyn_cast<TileType>(value.getType());
+  return type && type.getNumElements() * 8 <= resultElements;
+}
+
+bool LayoutAssigner::canRecompute(Value value, int64_t resultElements,
+                                  unsigned depth) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer || depth > 8)
+    return false;
+  if (isa<FillOp, ArangeOp>(producer))
+    return true;
+  // A conversion inserted for another user is looked through.
+  if (auto convert = dyn_cast<ConvertLayoutOp>(producer))
+    return canRecompute(convert.getSource(), resultElements, depth + 1) ||
+           isSmallLeaf(convert.getSource(), resultElements);
+  if (!isElementwise(producer) ||
+      isa<CumsumOp, TrilOp, WgmmaWaitOp>(producer))
+    return false;
+  for (Value operand : producer->getOperands())
+    if (isTile(operand) && !canRecompute(operand, resultElements, depth + 1) &&
+        !isSmallLeaf(operand, resultElements))
+      return false;
+  return true;
+}
+
+Value LayoutAssigner::recompute(Value value, Attribute layout,
+                                int64_t resultElements) {
+  if (decided(value) == layout)
+    return value;
+  auto key = std::make_pair(value, layout);
+  if (Value done = recomputed.lookup(key))
+    return done;
+  Operation *producer = value.getDefiningOp();
+  if (auto convert = dyn_cast_or_null<ConvertLayoutOp>(producer)) {
+    Value result = recompute(convert.getSource(), layout, resultElements);
+    maybeDead.insert(producer);
+    recomputed[key] = result;
+    return result;
+  }
+  OpBuilder builder(context);
+  if (producer)
+    builder.setInsertionPointAfter(producer);
+  else
+    builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+  Value result;
+  if (!canRecompute(value, resultElements, 0)) {
+    // A small leaf: converted once, where it is defined (outside the loop
+    // when it is loop-invariant).
+    auto type = withLayout(cast<TileType>(value.getType()), layout);
+    result = ConvertLayoutOp::create(builder, value.getLoc(), type, value);
+    ++conversions;
+  } else {
+    SmallVector<Value> operands;
+    for (Value operand : producer->getOperands())
+      operands.push_back(isTile(operand)
+                             ? recompute(operand, operandLayout(layout, operand),
+                                         resultElements)
+                             : operand);
+    // The operands' recomputation may have moved the insertion point's
+    // anchor; clone right after the original, which they all dominate.
+    builder.setInsertionPointAfter(producer);
+    Operation *clone = builder.clone(*producer);
+    clone->setOperands(operands);
+    result = clone->getResult(0);
+    maybeDead.insert(producer);
+  }
+  set(result, layout, false);
+  recomputed[key] = result;
+  return result;
+}
+
 void LayoutAssigner::apply() {
   // Insert conversions (or move cheap producers) where layouts disagree.
   SmallVector<Operation *> ops;
@@ -387,12 +476,25 @@ void LayoutAssigner::apply() {
         retarget(op->getOpOperand(index), need);
         continue;
       }
+      int64_t elements = cast<TileType>(operand.getType()).getNumElements();
+      if (canRecompute(operand, elements, 0)) {
+        op->setOperand(index, recompute(operand, need, elements));
+        continue;
+      }
       builder.setInsertionPoint(op);
       auto type = withLayout(cast<TileType>(operand.getType()), need);
       auto convert = ConvertLayoutOp::create(builder, op->getLoc(), type, operand);
       layouts[convert] = need;
       op->setOperand(index, convert);
       ++conversions;
+    }
+  // What recomputation left without users (the chains in their first
+  // layouts), users first.
+  for (Operation *op : llvm::reverse(maybeDead))
+    if (op->use_empty()) {
+      layouts.erase(op->getResult(0));
+      anchored.erase(op->getResult(0));
+      op->erase();
     }
   // Retype every tile value.
   auto retype = [&](Value value) {

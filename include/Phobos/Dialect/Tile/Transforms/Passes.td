@@ -298,7 +298,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::phobos::tile::KernelOp"> 
     ops follow their dot-derived operands, loop-carried tiles take the
     layout their loop body produces, and producers with no preference
     (fill, arange) take their user's. Where an op still needs its operand
-    in another layout, an explicit `phobos.convert_layout` appears.
+    in another layout, a cheap producer is moved or computed again in it
+    (an element-wise chain over fills, aranges, scalars and tiles at most
+    an eighth of its size, which are converted once where they are
+    defined: attention's causal mask in the scores' layout, as Triton's
+    RemoveLayoutConversions rematerialises); otherwise an explicit
+    `phobos.convert_layout` appears.
 
     Before: `%t = phobos.load %A[...] : ... -> !phobos.tile<64x16xf32>`
     After:  `%t = phobos.load %A[...] : ... -> !phobos.tile<64x16xf32, #phobos.blocked<...>>`
