@@ -337,6 +337,11 @@ absl::StatusOr<TensorFile> TensorFile::create(const std::string &path,
                                               bool exclusive) {
   int flags = O_RDWR | O_CREAT | O_CLOEXEC |
               (exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC);
+  // A file this call makes is removed again if it cannot be completed
+  // (a size beyond the file system's, a full disk): nothing half-made is
+  // left behind.
+  struct stat before;
+  bool isNew = exclusive || ::lstat(path.c_str(), &before) != 0;
   int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0)
     return ioError(errno, path, "cannot create");
@@ -344,13 +349,18 @@ absl::StatusOr<TensorFile> TensorFile::create(const std::string &path,
   file.fd = fd;
   file.filePath = path;
   file.layout = info;
+  auto fail = [&](absl::Status status) {
+    if (isNew)
+      ::unlink(path.c_str());
+    return status;
+  };
   if (info.format == Format::Header) {
     std::string header = headerText(info.element, info.shape);
     file.layout.dataOffset = static_cast<int64_t>(header.size());
     if (absl::Status status =
             pwriteAll(fd, path, header.data(), header.size(), 0);
         !status.ok())
-      return status;
+      return fail(status);
   } else {
     file.layout.dataOffset = 0;
   }
@@ -358,7 +368,7 @@ absl::StatusOr<TensorFile> TensorFile::create(const std::string &path,
   // allows it).
   if (::ftruncate(fd, static_cast<off_t>(file.layout.dataOffset +
                                          info.dataBytes())) != 0)
-    return ioError(errno, path, "cannot size");
+    return fail(ioError(errno, path, "cannot size"));
   return file;
 }
 
