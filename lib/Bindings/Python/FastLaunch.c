@@ -360,6 +360,12 @@ static void releaseEntries(TableEntry *entries, Py_ssize_t count) {
   free(entries);
 }
 
+/* A zeroed instance of the heap type `type` (new reference), or NULL. */
+static PyObject *newHeapObject(PyTypeObject *type) {
+  allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+  return alloc(type, 0);
+}
+
 static void freeHeapObject(PyObject *self) {
   PyTypeObject *type = Py_TYPE(self);
   freefunc release = (freefunc)PyType_GetSlot(type, Py_tp_free);
@@ -379,8 +385,7 @@ static PyObject *tableNew(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     PyErr_SetString(PyExc_TypeError, "LaunchTable(on_error): not callable");
     return NULL;
   }
-  allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-  LaunchTable *self = (LaunchTable *)alloc(type, 0);
+  LaunchTable *self = (LaunchTable *)newHeapObject(type);
   if (!self)
     return NULL;
   Py_INCREF(onError);
@@ -546,8 +551,7 @@ static PyObject *launcherNew(PyTypeObject *type, PyObject *args, PyObject *kwarg
   }
   if (!PyArg_UnpackTuple(args, "Launcher", 3, 3, &table, &kernel, &grid))
     return NULL;
-  allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-  Launcher *self = (Launcher *)alloc(type, 0);
+  Launcher *self = (Launcher *)newHeapObject(type);
   if (!self)
     return NULL;
   Py_INCREF(table);

@@ -142,26 +142,18 @@ struct AtomicAddLowering : TileToGPUPattern<AtomicAddOp> {
     int64_t vecAxis = -1, width = 1;
     if (state.useVectorAtomics() && tensor.element.isF32())
       std::tie(vecAxis, width) = vectorAxis(access, layout, tensor.element);
-    SmallVector<bool> done(layout.numRegisters(), false);
-    for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
-      if (done[reg])
-        continue;
-      SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
-      // Copies held by several threads are added by the canonical ones.
-      Value canonical = e.isCanonical(layout, reg);
-      if (vecAxis < 0) {
-        auto [linear, inside] = elementAt(e, access, q);
-        atomicAdd(e, e.andI(canonical, inside), values[reg],
-                  globalPointer(e, tensor, linear));
-        done[reg] = true;
-        continue;
-      }
-      GlobalRun run =
-          globalRun(e, tensor, access, layout, q, vecAxis, width);
-      for (int64_t member : run.registers)
-        done[member] = true;
-      addRun(e, tensor, run, values, canonical);
-    }
+    // Copies held by several threads are added by the canonical ones.
+    forEachWrite(
+        e, tensor, access, layout, vecAxis, width,
+        [&](int64_t reg, Value canonical) {
+          auto [linear, inside] =
+              elementAt(e, access, layout.perAxisIndices(reg));
+          atomicAdd(e, e.andI(canonical, inside), values[reg],
+                    globalPointer(e, tensor, linear));
+        },
+        [&](const GlobalRun &run, Value canonical) {
+          addRun(e, tensor, run, values, canonical);
+        });
     rewriter.eraseOp(op);
     return success();
   }

@@ -116,6 +116,29 @@ GlobalRun phobos::tile::globalRun(ThreadEmitter &e, const TensorParam &tensor,
   return run;
 }
 
+void phobos::tile::forEachWrite(
+    ThreadEmitter &e, const TensorParam &tensor, const SliceAccess &access,
+    const DistributedLayout &layout, int64_t vecAxis, int64_t width,
+    llvm::function_ref<void(int64_t, Value)> element,
+    llvm::function_ref<void(const GlobalRun &, Value)> run) {
+  SmallVector<bool> done(layout.numRegisters(), false);
+  for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
+    if (done[reg])
+      continue;
+    Value canonical = e.isCanonical(layout, reg);
+    if (vecAxis < 0) {
+      done[reg] = true;
+      element(reg, canonical);
+      continue;
+    }
+    GlobalRun vector = globalRun(e, tensor, access, layout,
+                                 layout.perAxisIndices(reg), vecAxis, width);
+    for (int64_t member : vector.registers)
+      done[member] = true;
+    run(vector, canonical);
+  }
+}
+
 Value phobos::tile::isMultipleOf(ThreadEmitter &e, Value value, int64_t width) {
   Type type = value.getType();
   Value mask = arith::ConstantOp::create(e.b, e.loc,

@@ -69,6 +69,19 @@ GlobalRun globalRun(ThreadEmitter &e, const TensorParam &tensor,
                     const SliceAccess &access, const DistributedLayout &layout,
                     llvm::ArrayRef<int64_t> q, int64_t axis, int64_t width);
 
+/// Walks a thread's registers of a written slice (a store, an atomic
+/// addition): `element(reg, canonical)` for each register on its own,
+/// `run(run, canonical)` for each `width`-register run along `vecAxis`
+/// (every register on its own when `vecAxis` < 0). `canonical` says whether
+/// this thread holds the canonical copy (null: always), so that copies
+/// held by several threads are written once.
+void forEachWrite(
+    ThreadEmitter &e, const TensorParam &tensor, const SliceAccess &access,
+    const DistributedLayout &layout, int64_t vecAxis, int64_t width,
+    llvm::function_ref<void(int64_t reg, mlir::Value canonical)> element,
+    llvm::function_ref<void(const GlobalRun &run, mlir::Value canonical)>
+        run);
+
 mlir::Value globalPointer(ThreadEmitter &e, const TensorParam &tensor,
                           mlir::Value linear);
 

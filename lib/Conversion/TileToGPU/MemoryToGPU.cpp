@@ -125,31 +125,23 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
     ValueRange values = adaptor.getValue();
     Type element = tensor.element;
     auto [vecAxis, width] = vectorAxis(access, layout, element);
-    SmallVector<bool> done(layout.numRegisters(), false);
     UpdateTagger tagger(getInPlaceUpdate(op), /*writes=*/true,
                         e.b.getInsertionBlock(), e.b.getInsertionPoint());
-    for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
-      if (done[reg])
-        continue;
-      SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
-      // Copies held by several threads are stored by the canonical ones.
-      Value canonical = e.isCanonical(layout, reg);
-      if (vecAxis < 0) {
-        auto [linear, inside] = elementAt(e, access, q);
-        e.predicatedStore(e.andI(canonical, inside), e.toMemory(values[reg]),
-                          globalPointer(e, tensor, linear));
-        done[reg] = true;
-        tagger.tag({reg});
-        continue;
-      }
-      GlobalRun run =
-          globalRun(e, tensor, access, layout, q, vecAxis, width);
-      for (int64_t member : run.registers)
-        done[member] = true;
-      unsigned bytes = static_cast<unsigned>(width * getElementBytes(element));
-      storeRun(e, tensor, run, values, canonical, element, bytes);
-      tagger.tag(run.registers);
-    }
+    unsigned bytes = static_cast<unsigned>(width * getElementBytes(element));
+    forEachWrite(
+        e, tensor, access, layout, vecAxis, width,
+        [&](int64_t reg, Value canonical) {
+          auto [linear, inside] =
+              elementAt(e, access, layout.perAxisIndices(reg));
+          e.predicatedStore(e.andI(canonical, inside),
+                            e.toMemory(values[reg]),
+                            globalPointer(e, tensor, linear));
+          tagger.tag({reg});
+        },
+        [&](const GlobalRun &run, Value canonical) {
+          storeRun(e, tensor, run, values, canonical, element, bytes);
+          tagger.tag(run.registers);
+        });
     rewriter.eraseOp(op);
     return success();
   }
