@@ -393,13 +393,19 @@ static PyObject *tableNew(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   return (PyObject *)self;
 }
 
-static void tableDealloc(PyObject *object) {
-  LaunchTable *self = (LaunchTable *)object;
+/* Empties the table; the entries are detached first, so that a plan's
+   destructor run by the release sees a consistent (empty) table. */
+static void emptyTable(LaunchTable *self) {
   TableEntry *entries = self->entries;
   Py_ssize_t count = self->count;
   self->entries = NULL;
   self->count = 0;
   releaseEntries(entries, count);
+}
+
+static void tableDealloc(PyObject *object) {
+  LaunchTable *self = (LaunchTable *)object;
+  emptyTable(self);
   Py_XDECREF(self->onError);
   freeHeapObject(object);
 }
@@ -484,12 +490,7 @@ static PyObject *tableSet(PyObject *object, PyObject *args) {
 
 static PyObject *tableClear(PyObject *object, PyObject *unused) {
   (void)unused;
-  LaunchTable *self = (LaunchTable *)object;
-  TableEntry *entries = self->entries;
-  Py_ssize_t count = self->count;
-  self->entries = NULL;
-  self->count = 0;
-  releaseEntries(entries, count);
+  emptyTable((LaunchTable *)object);
   Py_RETURN_NONE;
 }
 
