@@ -121,8 +121,7 @@ std::string withoutPasses(llvm::StringRef pipeline,
 /// VectorCombine turned the `<4 x float>` loads our lowering emits into
 /// scalar loads, which code generation's load/store vectorizer then merged
 /// back: without it, LLVM's stage takes a fifth less time on the sgemm
-/// variants and their PTX is byte-identical (docs/benchmarks.md,
-/// twenty-third session).
+/// variants and their PTX is byte-identical (docs/benchmarks.md).
 static llvm::Error optimize(llvm::Module &module, llvm::TargetMachine *machine,
                             unsigned level, bool keepInvariants) {
   llvm::LoopAnalysisManager loops;

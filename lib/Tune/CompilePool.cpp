@@ -63,10 +63,10 @@ std::string firstLines(llvm::StringRef text, unsigned count = 3) {
 /// page by page: on the sgemm space a tenth of the time went to page
 /// faults, most of them in nvJitLink. Keeping freed memory in the heaps
 /// (trimmed only above 1 GiB, grown 64 MiB at a time, blocks up to 32 MiB
-/// from the heap) took the median variant from 168 to 137 ms locally; on
-/// the GPU machine, whose runs vary more, the same settings gave 184-194 ms
-/// where glibc's defaults gave 186-298 (docs/benchmarks.md, twenty-second
-/// session). Process-wide, once; the experiment allocator-defaults=1 leaves
+/// from the heap) made the median variant 18 % faster to compile locally
+/// and, on the GPU machine, whose runs vary more, kept it within 5 % where
+/// glibc's defaults spread it over 60 % (docs/benchmarks.md). Process-wide,
+/// once; the experiment allocator-defaults=1 leaves
 /// glibc's settings, for A/B measurements.
 void keepFreedMemory() {
 #ifdef __GLIBC__

@@ -244,7 +244,7 @@ inline constexpr int64_t kSpillingWgmmaFragmentSteps = 4;
 /// with every other one available: where 8 steps still spill, 2 leave
 /// ptxas fewer operands to load early (f32 attention with 128 rows, 128
 /// key columns and D 128: 48 bytes of spills at 8 steps, none at 2;
-/// docs/benchmarks.md, twenty-first session).
+/// docs/benchmarks.md).
 inline constexpr int64_t kTightFmaKUnroll = 2;
 
 /// The reliefs that give `kernel` other code: its FMA dots' K loops rolled

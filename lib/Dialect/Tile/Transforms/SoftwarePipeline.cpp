@@ -460,13 +460,13 @@ public:
     // least one iteration before the refill that waits for it.
     if (tma && mayRelease && copied == static_cast<int64_t>(operands.size()) &&
         isa<KernelOp>(loop->getParentOp())) {
-      // Measured on the H200, the release pays where the slots' readers
-      // are retired by a wgmma wait of their own iteration (tile-defer-dots'
-      // form) and the dots the refills follow are wide enough to hide the
-      // wait (f16 attention D 128, BC 128: 2.14 -> 2.00 ms; BC 64: 2.45 ->
-      // 2.56 ms); with synchronous dots (attention D 64, two CTAs an SM:
-      // 1.44 -> 1.51 ms) or a GEMM's dot retired in the next iteration (no
-      // faster) the barrier stays, unless `everywhere`.
+      // Measured, the release pays where the slots' readers are retired by
+      // a wgmma wait of their own iteration (tile-defer-dots' form) and the
+      // dots the refills follow are wide enough to hide the wait (f16
+      // attention D 128, BC 128: 7 % faster; BC 64: 4 % slower); with
+      // synchronous dots (attention D 64, two CTAs an SM: 5 % slower) or a
+      // GEMM's dot retired in the next iteration (no faster) the barrier
+      // stays, unless `everywhere` (docs/benchmarks.md).
       std::optional<Release> release = findRelease(currentSlots);
       bool pays = release && (everywhere || (release->iterationsLater == 0 &&
                                              isa<WgmmaWaitOp>(release->after) &&

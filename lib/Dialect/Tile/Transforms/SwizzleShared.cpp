@@ -143,9 +143,8 @@ struct TileSwizzleShared
     // registers (a loop pipelined in two or more stages): then the blocks
     // replace 4-byte asynchronous copies by 16-byte loads a whole iteration
     // ahead. Loaded in the step itself (one stage) the blocks' loads wait
-    // at once and were slower on the H200 (docs/benchmarks.md, fourteenth
-    // session: 64 x 128 x 16 at one stage 3.24 -> 3.46 ms; 128 x 128 x 32
-    // at three 3.53 -> 3.17 ms).
+    // at once and were slower (docs/benchmarks.md: 64 x 128 x 16 at one
+    // stage 7 % slower; 128 x 128 x 32 at three stages 10 % faster).
     bool tensorCore = llvm::all_of(alloc->getUsers(), [](Operation *user) {
       auto dot = dyn_cast<DotOp>(user);
       return dot && (dot.getKind() == DotKind::mma_sync ||

@@ -23,9 +23,9 @@ def TileGroupBlocks : Pass<"tile-group-blocks", "::phobos::tile::KernelOp"> {
     one column of B and all of A. The relabelling is a bijection of the
     launched grid (`pid = y * gx + x`, then Triton's grouped mapping, the
     last group smaller), so any grid, even one larger than the contract's,
-    still runs every CTA once. Measured on the H200 (f16 GEMM 8192^3,
-    128 x 256 x 64 tiles): 1.657 ms in x-fastest order, 1.560 ms grouped by
-    8 or 16, 1.60 ms by 4. Other kernels (attention: block.y is the head
+    still runs every CTA once. Measured (f16 GEMM 8192^3, 128 x 256 x 64
+    tiles), groups of 8 or 16 were 6 % faster than the x-fastest order and
+    groups of 4 3 % (docs/benchmarks.md). Other kernels (attention: block.y is the head
     whose K and V all its CTAs read) are left alone.
 
     Before: `%m = phobos.block_id x`, `%n = phobos.block_id y`
@@ -510,13 +510,13 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     release must come at least an iteration before the refill that waits
     for it (else the loop keeps the barrier), and every operand must come
     through TMA (a slot stored by every thread needs the barrier anyway).
-    Measured on the H200, it pays only where a wgmma wait of the iteration
-    retires the readers and the dots the refills follow are wide enough to
-    hide the wait (f16 attention D 128 after tile-defer-dots, alternated in
-    one run: BC 128 2.14 -> 2.00 ms, but BC 64 2.45 -> 2.56 ms): the
+    Measured, it pays only where a wgmma wait of the iteration retires the
+    readers and the dots the refills follow are wide enough to hide the
+    wait (f16 attention D 128 after tile-defer-dots, alternated in one run:
+    BC 128 7 % faster, but BC 64 4 % slower; docs/benchmarks.md): the
     iteration's first wgmma dot must have `release-min-columns` columns
     (128; tf32 counts twice). With synchronous dots (attention D 64, two
-    CTAs an SM: 1.44 -> 1.51 ms) or a GEMM's dot retired in the next
+    CTAs an SM: 5 % slower) or a GEMM's dot retired in the next
     iteration (no faster) the barrier stays too, unless
     `release-everywhere`. `release-slots=false` keeps the barrier
     everywhere.
