@@ -9,8 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Interpreter/Interpreter.h"
+
 #include "Phobos/Dialect/Tile/IR/ElementTypes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+#include "RaceCheck.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -174,9 +176,11 @@ class Cta {
 public:
   Cta(tile::KernelOp kernel, llvm::ArrayRef<Argument> args,
       const Options &options, std::array<int64_t, 3> blockId,
-      std::atomic<uint64_t> &launchSteps)
+      std::atomic<uint64_t> &launchSteps, RaceChecker *raceChecker = nullptr,
+      int64_t linearId = 0)
       : kernel(kernel), args(args), options(options), blockId(blockId),
-        launchSteps(launchSteps) {}
+        launchSteps(launchSteps), raceChecker(raceChecker),
+        linearId(linearId) {}
 
   std::optional<RunError> run();
 
@@ -189,6 +193,13 @@ private:
   bool flushSteps(Operation *op);
   bool exec(Operation *op);
   bool fail(Operation *op, const llvm::Twine &message);
+  /// Tells the race check (when there is one) of an access of element
+  /// `flat` of `tensor` by `op`.
+  void note(const TensorArg &tensor, int64_t flat, Operation *op,
+            RaceChecker::Access access) {
+    if (raceChecker)
+      raceChecker->record(tensor, flat, linearId, op, access);
+  }
 
   const RtValue &get(Value value) { return env.find(value)->second; }
   void set(Value value, RtValue rt) { env[value] = std::move(rt); }
@@ -282,6 +293,8 @@ private:
   /// Steps not yet added to `launchSteps` (added in batches).
   uint64_t unflushed = 0;
   std::atomic<uint64_t> &launchSteps;
+  RaceChecker *raceChecker;
+  int64_t linearId;
   llvm::SmallVector<Operation *, 4> loops;
   std::optional<RunError> error;
   /// Asynchronous copies since the last commit, and the committed groups
@@ -463,6 +476,7 @@ bool Cta::exec(Operation *op) {
         if (!execScalarAccess(o, tensor, o.getIndices(), flat))
           return false;
         ElementType element = tensor.elementType;
+        note(tensor, flat, o, RaceChecker::Access::Read);
         set(o, isFloat(element)
                    ? RtValue::scalarF(element, loadFloat(element, tensor.data, flat))
                    : RtValue::scalarI(element, loadInt(element, tensor.data, flat)));
@@ -474,6 +488,7 @@ bool Cta::exec(Operation *op) {
         if (!execScalarAccess(o, tensor, o.getIndices(), flat))
           return false;
         const RtValue &value = get(o.getValue());
+        note(tensor, flat, o, RaceChecker::Access::Write);
         if (isFloat(tensor.elementType))
           storeFloat(tensor.elementType, tensor.data, flat, value.asF());
         else
@@ -901,6 +916,7 @@ bool Cta::execLoad(tile::LoadOp op) {
   for (size_t k = 0; k < flat.size(); ++k) {
     if (flat[k] < 0)
       continue; // masked: reads zero
+    note(tensor, flat[k], op, RaceChecker::Access::Read);
     if (result->isFloat())
       result->f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
     else
@@ -1011,6 +1027,7 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
           plane >= planes)
         continue;
       int64_t flat = (plane * rows + row) * cols + col, k = r * shape[1] + c;
+      note(tensor, flat, op, RaceChecker::Access::Read);
       if (destination.storage->isFloat())
         copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat);
       else
@@ -1174,6 +1191,7 @@ bool Cta::execAsyncCopy(tile::AsyncCopyOp op) {
     bool inside = enabled && flat[k] >= 0;
     if (!inside)
       continue; // zero-filled
+    note(tensor, flat[k], op, RaceChecker::Access::Read);
     if (destination.storage->isFloat())
       copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
     else
@@ -1221,6 +1239,7 @@ bool Cta::execStore(tile::StoreOp op) {
   for (size_t k = 0; k < flat.size(); ++k) {
     if (flat[k] < 0)
       continue; // masked: not stored
+    note(tensor, flat[k], op, RaceChecker::Access::Write);
     if (value->isFloat())
       storeFloat(tensor.elementType, tensor.data, flat[k], value->f[k]);
     else
@@ -1263,6 +1282,7 @@ bool Cta::execAtomicAdd(tile::AtomicAddOp op) {
   for (size_t k = 0; k < flat.size(); ++k) {
     if (flat[k] < 0)
       continue; // masked: not added
+    note(tensor, flat[k], op, RaceChecker::Access::Atomic);
     if (isFloat(element))
       storeFloat(element, tensor.data, flat[k],
                  loadFloat(element, tensor.data, flat[k]) + addF[k]);
@@ -1640,6 +1660,20 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
                                      : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<int64_t>(threads, std::max<int64_t>(total, 1)));
 
+  // The race check's shadow of the written tensors.
+  std::unique_ptr<RaceChecker> raceChecker;
+  if (options.races) {
+    raceChecker = std::make_unique<RaceChecker>(kernel, args, options.grid);
+    constexpr uint64_t kMaxShadowBytes = uint64_t(16) << 30;
+    if (raceChecker->shadowBytes() > kMaxShadowBytes ||
+        !raceChecker->allocate())
+      return RunError{kernel.getLoc(),
+                      "the race check needs " +
+                          std::to_string(raceChecker->shadowBytes() >> 20) +
+                          " MiB of shadow memory (40 bytes an element of "
+                          "the tensors the kernel writes), more than it can "
+                          "have; check a smaller problem"};
+  }
   std::atomic<int64_t> next{0};
   std::atomic<uint64_t> launchSteps{0};
   std::atomic<bool> stop{false};
@@ -1654,7 +1688,9 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
       std::array<int64_t, 3> blockId = {index % gx, (index / gx) % gy,
                                         index / (gx * gy)};
       std::optional<RunError> error =
-          Cta(kernel, args, options, blockId, launchSteps).run();
+          Cta(kernel, args, options, blockId, launchSteps, raceChecker.get(),
+              index)
+              .run();
       if (error) {
         std::lock_guard<std::mutex> lock(mutex);
         if (index < firstIndex) {
@@ -1674,5 +1710,7 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
     for (std::thread &thread : pool)
       thread.join();
   }
+  if (raceChecker && !first)
+    *options.races = raceChecker->races();
   return first;
 }

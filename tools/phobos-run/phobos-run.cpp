@@ -87,6 +87,13 @@ static cl::opt<bool> interpret("interpret",
                                cl::desc("Run on the CPU with the interpreter "
                                         "(default: the GPU)"),
                                cl::cat(category));
+static cl::opt<bool> raceCheck(
+    "race-check",
+    cl::desc("Run on the interpreter and report every pair of accesses to "
+             "one element by two CTAs that nothing orders (a write and any "
+             "other access, an atomic add and a plain access), at both "
+             "source lines; exit 1 if there is one"),
+    cl::cat(category));
 static cl::opt<bool>
     noTuned("no-tuned",
             cl::desc("Without --variant, take the first value of each "
@@ -474,6 +481,9 @@ void validateOptions() {
           " (0 uses every core), got " + llvm::Twine(threads.getValue()));
   if (stepLimit == 0 || launchStepLimit == 0)
     usage("--step-limit and --launch-step-limit must be at least 1");
+  // The race check is the interpreter's.
+  if (raceCheck)
+    interpret = true;
   // Checked before the driver is opened, so that a machine without the
   // chip (or without a GPU) says what is wrong with the option.
   if (chip.getNumOccurrences() && !phobos::isValidChip(chip))
@@ -1087,6 +1097,40 @@ struct Timing {
   std::vector<double> timesMs;
 };
 
+/// Prints the race check's findings (each at the later access, with a note
+/// at the earlier one); true when there are none.
+bool reportRaces(const LaunchContract &contract,
+                 llvm::ArrayRef<interp::Race> races) {
+  if (races.empty()) {
+    llvm::outs() << "race check: no unordered accesses between CTAs\n";
+    return true;
+  }
+  auto cta = [](const std::array<int64_t, 3> &id) {
+    return "CTA (" + std::to_string(id[0]) + ", " + std::to_string(id[1]) +
+           ", " + std::to_string(id[2]) + ")";
+  };
+  for (const interp::Race &race : races) {
+    std::string element;
+    for (int64_t index : race.element)
+      element += (element.empty() ? "" : ", ") + std::to_string(index);
+    const std::string &tensor = contract.params[race.param].name;
+    mlir::InFlightDiagnostic diagnostic = mlir::emitError(race.second);
+    diagnostic << "race on " << tensor << "[" << element << "]";
+    if (race.count > 1)
+      diagnostic << " (" << race.count
+                 << " such pairs of accesses between these two ops)";
+    diagnostic << ": " << cta(race.secondCta) << " has a " << race.secondAccess
+               << " here that nothing orders with " << cta(race.firstCta)
+               << "'s " << race.firstAccess;
+    diagnostic.attachNote(race.first)
+        << cta(race.firstCta) << "'s " << race.firstAccess << " of " << tensor
+        << "[" << element << "]";
+  }
+  llvm::errs() << "race check: " << races.size() << " unordered pair"
+               << (races.size() == 1 ? "" : "s") << " of accesses\n";
+  return false;
+}
+
 /// Runs on the CPU, then (--bench) times repeats on a scratch copy of the
 /// tensors, so that the outputs checked are those of the first run.
 bool runOnInterpreter(tile::KernelOp kernel, const LaunchContract &contract,
@@ -1098,11 +1142,16 @@ bool runOnInterpreter(tile::KernelOp kernel, const LaunchContract &contract,
   runOptions.threads = threads;
   runOptions.stepLimit = stepLimit;
   runOptions.launchStepLimit = launchStepLimit;
+  std::vector<interp::Race> races;
+  if (raceCheck)
+    runOptions.races = &races;
   if (std::optional<interp::RunError> error =
           interp::runKernel(kernel, arguments.interpreted, runOptions)) {
     mlir::emitError(error->loc) << error->message;
     return false;
   }
+  if (raceCheck && !reportRaces(contract, races))
+    return false;
   if (!bench)
     return true;
   std::vector<HostTensor> scratch = arguments.tensors;

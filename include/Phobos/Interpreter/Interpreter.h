@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace phobos::tile {
 class KernelOp;
@@ -44,6 +45,8 @@ struct ScalarArg {
 
 using Argument = std::variant<TensorArg, ScalarArg>;
 
+struct Race;
+
 struct Options {
   /// CTAs on each grid axis.
   std::array<int64_t, 3> grid = {1, 1, 1};
@@ -57,6 +60,28 @@ struct Options {
   uint64_t launchStepLimit = uint64_t(1) << 28;
   /// Worker threads for CTAs; 0 picks the machine's core count.
   unsigned threads = 0;
+  /// Where the race check reports (null: no race check). Every pair of
+  /// accesses to one element by two CTAs that the memory model leaves
+  /// unordered (a write and any other access, an atomic addition and a
+  /// plain access) is collected here, one Race per pair of ops and tensor.
+  std::vector<Race> *races = nullptr;
+};
+
+/// Two accesses of one tensor element by different CTAs that nothing
+/// orders.
+struct Race {
+  /// The access recorded first and the one that found it: "write", "read"
+  /// or "atomic add", and where each op is.
+  std::string firstAccess, secondAccess;
+  mlir::Location first, second;
+  /// The tensor parameter's position, and the first element found (its
+  /// index on each axis).
+  unsigned param = 0;
+  llvm::SmallVector<int64_t, 4> element;
+  /// The two CTAs of that element (block x, y, z).
+  std::array<int64_t, 3> firstCta{}, secondCta{};
+  /// Elements with a race between these two ops.
+  uint64_t count = 0;
 };
 
 /// A run-time error: where in the source, in which CTA, and what.

@@ -1,0 +1,206 @@
+//===- RaceCheck.cpp - Unordered accesses between CTAs --------------------===//
+//
+// See RaceCheck.h. Each shadowed element has five words: its first writer,
+// two readers and two atomic adders of different CTAs (two, so that a
+// later access by a CTA equal to one of them still meets the other). An
+// access checks the words of the kinds it conflicts with, then records
+// itself; whichever of two conflicting accesses runs second reports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RaceCheck.h"
+
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
+
+#include <new>
+
+using namespace phobos::interp;
+
+namespace {
+const char *accessName(RaceChecker::Access access) {
+  switch (access) {
+  case RaceChecker::Access::Read:
+    return "read";
+  case RaceChecker::Access::Write:
+    return "write";
+  case RaceChecker::Access::Atomic:
+    return "atomic add";
+  }
+  return "access";
+}
+} // namespace
+
+RaceChecker::RaceChecker(tile::KernelOp kernel, llvm::ArrayRef<Argument> args,
+                         std::array<int64_t, 3> grid)
+    : grid(grid) {
+  // The parameters the kernel writes, and an id per accessing op.
+  llvm::SmallVector<bool> written(args.size(), false);
+  kernel.walk([&](mlir::Operation *op) {
+    mlir::Value tensor;
+    bool writes = false;
+    if (auto store = llvm::dyn_cast<tile::StoreOp>(op))
+      tensor = store.getTensor(), writes = true;
+    else if (auto store = llvm::dyn_cast<tile::StoreScalarOp>(op))
+      tensor = store.getTensor(), writes = true;
+    else if (auto add = llvm::dyn_cast<tile::AtomicAddOp>(op))
+      tensor = add.getTensor(), writes = true;
+    else if (auto load = llvm::dyn_cast<tile::LoadOp>(op))
+      tensor = load.getTensor();
+    else if (auto load = llvm::dyn_cast<tile::LoadScalarOp>(op))
+      tensor = load.getTensor();
+    else if (auto copy = llvm::dyn_cast<tile::AsyncCopyOp>(op))
+      tensor = copy.getTensor();
+    else if (auto copy = llvm::dyn_cast<tile::TmaCopyOp>(op))
+      tensor = copy.getTensor();
+    if (!tensor)
+      return;
+    opIds[op] = static_cast<unsigned>(ops.size());
+    ops.push_back(op);
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(tensor);
+        writes && arg && arg.getArgNumber() < written.size())
+      written[arg.getArgNumber()] = true;
+  });
+  // One shadow per written buffer; an argument that shares a written
+  // buffer's memory shares its shadow.
+  for (auto [index, arg] : llvm::enumerate(args)) {
+    const auto *tensor = std::get_if<TensorArg>(&arg);
+    if (!tensor || !written[index] || shadows.count(tensor->data))
+      continue;
+    Shadow &shadow = shadows[tensor->data];
+    shadow.param = static_cast<unsigned>(index);
+    shadow.elements = 1;
+    for (int64_t extent : tensor->shape)
+      shadow.elements *= extent;
+    bytes += uint64_t(shadow.elements) * 5 * sizeof(uint64_t);
+  }
+  shapes.resize(args.size());
+  for (auto [index, arg] : llvm::enumerate(args))
+    if (const auto *tensor = std::get_if<TensorArg>(&arg))
+      shapes[index].assign(tensor->shape.begin(), tensor->shape.end());
+}
+
+bool RaceChecker::allocate() {
+  for (auto &entry : shadows) {
+    Shadow &shadow = entry.second;
+    auto make = [&] {
+      return std::unique_ptr<std::atomic<uint64_t>[]>(
+          new (std::nothrow) std::atomic<uint64_t>[size_t(shadow.elements)]());
+    };
+    shadow.writer = make();
+    for (int k = 0; k < 2; ++k) {
+      shadow.reader[k] = make();
+      shadow.adder[k] = make();
+    }
+    if (!shadow.writer || !shadow.reader[0] || !shadow.reader[1] ||
+        !shadow.adder[0] || !shadow.adder[1])
+      return false;
+  }
+  return true;
+}
+
+std::array<int64_t, 3> RaceChecker::ctaIndex(int64_t linear) const {
+  return {linear % grid[0], (linear / grid[0]) % grid[1],
+          linear / (grid[0] * grid[1])};
+}
+
+void RaceChecker::remember(std::atomic<uint64_t> *slots[2], uint64_t word) {
+  for (int k = 0; k < 2; ++k) {
+    uint64_t seen = slots[k]->load(std::memory_order_relaxed);
+    while (seen == 0) {
+      if (slots[k]->compare_exchange_weak(seen, word,
+                                          std::memory_order_relaxed))
+        return;
+    }
+    if (ctaOf(seen) == ctaOf(word))
+      return;
+  }
+}
+
+void RaceChecker::record(const TensorArg &tensor, int64_t flat, int64_t cta,
+                         mlir::Operation *op, Access access) {
+  if (flat < 0)
+    return;
+  auto shadowIt = shadows.find(tensor.data);
+  if (shadowIt == shadows.end())
+    return;
+  Shadow &shadow = shadowIt->second;
+  if (flat >= shadow.elements)
+    return;
+  uint64_t word = pack(cta, opIds.lookup(op));
+  auto conflicts = [&](std::atomic<uint64_t> &slot, Access earlier) {
+    uint64_t seen = slot.load(std::memory_order_relaxed);
+    if (seen != 0 && ctaOf(seen) != cta)
+      report(shadow, flat, seen, earlier, word, access);
+  };
+  // Writes conflict with everything; reads and atomic additions with
+  // writes and with each other (an addition among additions is ordered).
+  conflicts(shadow.writer[flat], Access::Write);
+  if (access != Access::Read)
+    for (int k = 0; k < 2; ++k)
+      conflicts(shadow.reader[k][flat], Access::Read);
+  if (access != Access::Atomic)
+    for (int k = 0; k < 2; ++k)
+      conflicts(shadow.adder[k][flat], Access::Atomic);
+  switch (access) {
+  case Access::Write: {
+    uint64_t none = 0;
+    shadow.writer[flat].compare_exchange_strong(none, word,
+                                                std::memory_order_relaxed);
+    break;
+  }
+  case Access::Read: {
+    std::atomic<uint64_t> *slots[2] = {&shadow.reader[0][flat],
+                                       &shadow.reader[1][flat]};
+    remember(slots, word);
+    break;
+  }
+  case Access::Atomic: {
+    std::atomic<uint64_t> *slots[2] = {&shadow.adder[0][flat],
+                                       &shadow.adder[1][flat]};
+    remember(slots, word);
+    break;
+  }
+  }
+}
+
+void RaceChecker::report(const Shadow &shadow, int64_t flat, uint64_t earlier,
+                         Access earlierAccess, uint64_t later,
+                         Access laterAccess) {
+  // One report per unordered pair of ops and accesses: which of the two
+  // the threads happened to run first does not make another race.
+  std::pair<unsigned, int> a{opOf(earlier), int(earlierAccess)},
+      b{opOf(later), int(laterAccess)};
+  if (b < a)
+    std::swap(a, b);
+  auto key = std::make_tuple(a.first, b.first, a.second, b.second,
+                             shadow.param);
+  std::lock_guard<std::mutex> guard(mutex);
+  auto it = found.find(key);
+  if (it != found.end()) {
+    ++it->second.count;
+    return;
+  }
+  Race race{accessName(earlierAccess), accessName(laterAccess),
+            ops[opOf(earlier)]->getLoc(), ops[opOf(later)]->getLoc()};
+  race.param = shadow.param;
+  // The element's index on each axis, from the row-major offset.
+  const llvm::SmallVector<int64_t, 4> &shape = shapes[shadow.param];
+  race.element.resize(shape.size());
+  int64_t rest = flat;
+  for (size_t axis = shape.size(); axis-- > 0;) {
+    race.element[axis] = shape[axis] ? rest % shape[axis] : 0;
+    rest = shape[axis] ? rest / shape[axis] : 0;
+  }
+  race.firstCta = ctaIndex(ctaOf(earlier));
+  race.secondCta = ctaIndex(ctaOf(later));
+  race.count = 1;
+  found.emplace(key, std::move(race));
+}
+
+std::vector<Race> RaceChecker::races() const {
+  std::lock_guard<std::mutex> guard(mutex);
+  std::vector<Race> all;
+  for (const auto &entry : found)
+    all.push_back(entry.second);
+  return all;
+}
