@@ -209,6 +209,16 @@ PHOBOS_CAPI_EXPORTED PhobosError phobosSessionInterpret(
     const int64_t grid[3], const PhobosArgument *args, intptr_t numArgs,
     uint64_t stepLimit, unsigned threads);
 
+/// phobosSessionInterpret with the race check (phobos-run --race-check):
+/// every pair of accesses to one element by two CTAs that nothing orders
+/// is reported. Sets `*races` to the number of such pairs of ops (0 for a
+/// clean run); when it is not 0, the error's message has each one at the
+/// user's lines of both accesses.
+PHOBOS_CAPI_EXPORTED PhobosError phobosSessionRaceCheck(
+    PhobosSession session, PhobosStringRef kernel, PhobosStringRef variant,
+    const int64_t grid[3], const PhobosArgument *args, intptr_t numArgs,
+    uint64_t stepLimit, unsigned threads, intptr_t *races);
+
 #ifdef __cplusplus
 }
 #endif

@@ -266,13 +266,13 @@ PhobosError phobosSessionGetTunedVariant(PhobosSession session,
   return {nullptr};
 }
 
-PhobosError phobosSessionInterpret(PhobosSession session,
-                                   PhobosStringRef kernel,
-                                   PhobosStringRef variantSpec,
-                                   const int64_t grid[3],
-                                   const PhobosArgument *args,
-                                   intptr_t numArgs, uint64_t stepLimit,
-                                   unsigned threads) {
+/// phobosSessionInterpret and phobosSessionRaceCheck: `races` null runs
+/// without the check.
+static PhobosError interpret(PhobosSession session, PhobosStringRef kernel,
+                             PhobosStringRef variantSpec, const int64_t grid[3],
+                             const PhobosArgument *args, intptr_t numArgs,
+                             uint64_t stepLimit, unsigned threads,
+                             intptr_t *races) {
   llvm::StringMap<int64_t> variant;
   if (PhobosError error = parseSpec(variantSpec, "variant", variant);
       !phobosErrorIsNull(error))
@@ -314,6 +314,38 @@ PhobosError phobosSessionInterpret(PhobosSession session,
     tensor.shape.assign(arg.shape, arg.shape + arg.rank);
     arguments.push_back(std::move(tensor));
   }
-  return wrapError(unwrap(session)->session.interpret(unwrap(kernel), variant,
-                                                      arguments, options));
+  std::vector<interp::Race> found;
+  if (races) {
+    options.races = &found;
+    *races = 0;
+  }
+  llvm::Error error = unwrap(session)->session.interpret(unwrap(kernel), variant,
+                                                         arguments, options);
+  if (races)
+    *races = static_cast<intptr_t>(found.size());
+  return wrapError(std::move(error));
+}
+
+PhobosError phobosSessionInterpret(PhobosSession session,
+                                   PhobosStringRef kernel,
+                                   PhobosStringRef variantSpec,
+                                   const int64_t grid[3],
+                                   const PhobosArgument *args,
+                                   intptr_t numArgs, uint64_t stepLimit,
+                                   unsigned threads) {
+  return interpret(session, kernel, variantSpec, grid, args, numArgs,
+                   stepLimit, threads, nullptr);
+}
+
+PhobosError phobosSessionRaceCheck(PhobosSession session,
+                                   PhobosStringRef kernel,
+                                   PhobosStringRef variantSpec,
+                                   const int64_t grid[3],
+                                   const PhobosArgument *args,
+                                   intptr_t numArgs, uint64_t stepLimit,
+                                   unsigned threads, intptr_t *races) {
+  if (!races)
+    return makeError("phobosSessionRaceCheck: `races` is not optional");
+  return interpret(session, kernel, variantSpec, grid, args, numArgs,
+                   stepLimit, threads, races);
 }

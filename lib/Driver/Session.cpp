@@ -407,6 +407,29 @@ Session::tunedVariant(llvm::StringRef kernel, llvm::StringRef chip,
   return variant;
 }
 
+void phobos::reportRace(const LaunchContract &contract,
+                        const interp::Race &race) {
+  auto cta = [](const std::array<int64_t, 3> &id) {
+    return "CTA (" + std::to_string(id[0]) + ", " + std::to_string(id[1]) +
+           ", " + std::to_string(id[2]) + ")";
+  };
+  std::string element;
+  for (int64_t index : race.element)
+    element += (element.empty() ? "" : ", ") + std::to_string(index);
+  const std::string &tensor = contract.params[race.param].name;
+  mlir::InFlightDiagnostic diagnostic = mlir::emitError(race.second);
+  diagnostic << "race on " << tensor << "[" << element << "]";
+  if (race.count > 1)
+    diagnostic << " (" << race.count
+               << " such pairs of accesses between these two ops)";
+  diagnostic << ": " << cta(race.secondCta) << " has a " << race.secondAccess
+             << " here that nothing orders with " << cta(race.firstCta)
+             << "'s " << race.firstAccess;
+  diagnostic.attachNote(race.first)
+      << cta(race.firstCta) << "'s " << race.firstAccess << " of " << tensor
+      << "[" << element << "]";
+}
+
 llvm::Error Session::interpret(llvm::StringRef kernel,
                                const llvm::StringMap<int64_t> &variant,
                                llvm::ArrayRef<interp::Argument> args,
@@ -450,6 +473,15 @@ llvm::Error Session::interpret(llvm::StringRef kernel,
   if (std::optional<interp::RunError> error = interp::runKernel(op, args, run)) {
     emitError(error->loc) << error->message;
     return impl->takeError(error->message);
+  }
+  if (run.races && !run.races->empty()) {
+    for (const interp::Race &race : *run.races)
+      reportRace(contract, race);
+    std::string summary = "race check: " + std::to_string(run.races->size()) +
+                          " unordered pair" +
+                          (run.races->size() == 1 ? "" : "s") + " of accesses";
+    emitError(op.getLoc()) << summary;
+    return impl->takeError(summary);
   }
   return llvm::Error::success();
 }

@@ -9,12 +9,12 @@ makes, and the exceptions below.
 """
 
 from phobos._errors import (ArgumentError, CompileError, KernelRuntimeError,
-                            KernelSyntaxError, PhobosError, ToolNotFoundError)
+                            KernelSyntaxError, PhobosError, RaceError, ToolNotFoundError)
 
 __version__ = "0.3.0"  # the project's (CMakeLists.txt), checked by test_seed.py
 
 __all__ = ["ArgumentError", "CompileError", "Kernel", "KernelRuntimeError",
-           "KernelSyntaxError", "PhobosError", "ToolNotFoundError", "__version__"]
+           "KernelSyntaxError", "PhobosError", "RaceError", "ToolNotFoundError", "__version__"]
 
 
 def __getattr__(name: str):

@@ -50,6 +50,16 @@ class KernelRuntimeError(PhobosError):
     limit), or the CUDA driver failed a call."""
 
 
+class RaceError(KernelRuntimeError):
+    """The race check found accesses to one element by two CTAs that
+    nothing orders. The message has each pair at the Python lines of both
+    accesses; ``races`` counts the pairs of ops."""
+
+    def __init__(self, message: str, races: int) -> None:
+        super().__init__(message)
+        self.races = races
+
+
 class ArgumentError(PhobosError, ValueError):
     """An argument that the kernel's launch contract rejects. ``param`` names
     the parameter (empty for the count and the grid); ``reason`` says why."""

@@ -22,7 +22,7 @@ from phobos import _library
 from phobos._arrays import ArrayInfo, describe
 from phobos._contract import (Bound, Contract, bind, grid_extents, parameter_types,
                               within_limits)
-from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError
+from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError, RaceError
 from phobos._library import LibraryError
 from phobos._frontend import Translation, translate_function
 from phobos._tuner import TuneResult
@@ -165,12 +165,29 @@ class Kernel:
     def __getitem__(self, grid: Any) -> Any:
         return self._launcher(self._table, self, grid)
 
-    def _launch_slow(self, grid: Any, args: tuple, stream: Any = None, **variant: int) -> None:
+    def _launch_slow(self, grid: Any, args: tuple, stream: Any = None,
+                     race_check: bool = False, **variant: int) -> None:
         """What kernel[grid](...) does when no plan in C takes the launch:
         the plans in Python, else the full path (which makes a plan)."""
-        if self._plans and _launch_planned(self, grid, args, stream, variant):
+        if not race_check and self._plans and _launch_planned(self, grid, args, stream, variant):
             return
-        self.launch(grid, args, stream, **variant)
+        self.launch(grid, args, stream, race_check=race_check, **variant)
+
+    def race_check(self, grid: Any, *args: Any, **variant: int) -> None:
+        """Runs the launch on the CPU interpreter with the race check
+        (``phobos-run --race-check``): every pair of accesses to one element
+        by two CTAs that the memory model leaves unordered (a write and any
+        other access; an atomic_add and a plain access) raises
+        :class:`RaceError`, whose message names both accesses at this
+        file's lines, the tensor, an element and the two CTAs. A clean run
+        returns None, with the outputs written as by a launch. NumPy arrays
+        only (the check is the interpreter's); ``kernel[grid](...,
+        race_check=True)`` is the same."""
+        infos = [describe(arg) for arg in args]
+        if any(info is not None and info.device >= 0 for info in infos):
+            raise ArgumentError(self.name, "race_check", "runs on the CPU interpreter: pass "
+                                "NumPy arrays (numpy.asarray of the GPU arrays' copies)")
+        self._launch_cpu(grid, args, infos, variant, race_check=True)
 
     def _forget_plans(self) -> None:
         self._plans.clear()
@@ -357,7 +374,11 @@ class Kernel:
             grid = grid(_grid_meta(contract, bound, variant))
         return bound.set_grid(grid)
 
-    def launch(self, grid: Any, args: Sequence[Any], stream: Any = None, **variant: int) -> None:
+    def launch(self, grid: Any, args: Sequence[Any], stream: Any = None,
+               race_check: bool = False, **variant: int) -> None:
+        if race_check:
+            self.race_check(grid, *args, **variant)
+            return
         if self._plans and _launch_planned(self, grid, args, stream, variant):
             return
         infos = [describe(arg) for arg in args]
@@ -423,12 +444,12 @@ class Kernel:
         return loaded
 
     def _launch_cpu(self, grid: Any, args: Sequence[Any], infos: list[ArrayInfo | None],
-                    given: Mapping[str, Any]) -> Bound:
+                    given: Mapping[str, Any], race_check: bool = False) -> Bound:
         variant = self._choose(given, infos, "interpreter", grid, args)
         contract = self._compile(variant, "contract").contract
         bound = bind(contract, args, infos)
         grid3 = self._grid(grid, contract, bound, variant)
-        run_interpreter(self, variant, contract, bound, grid3)
+        run_interpreter(self, variant, contract, bound, grid3, race_check)
         return bound
 
     # -- autotuning -------------------------------------------------------------------
@@ -524,7 +545,7 @@ def _stream_handle(stream: Any, infos: Sequence[ArrayInfo | None], device: int) 
 
 
 def run_interpreter(kernel: Kernel, variant: Variant, contract: Contract, bound: Bound,
-                    grid: tuple[int, int, int]) -> None:
+                    grid: tuple[int, int, int], race_check: bool = False) -> None:
     """Runs a bound launch on the CPU interpreter (libphobos, in this
     process), in place on the NumPy arrays: an array passed for two
     parameters is one tensor, as on the GPU."""
@@ -543,8 +564,12 @@ def run_interpreter(kernel: Kernel, variant: Variant, contract: Contract, bound:
             else:
                 arguments.append((value, 0))
     try:
-        kernel._session().interpret(kernel.name, variant, grid, arguments)
+        kernel._session().interpret(kernel.name, variant, grid, arguments,
+                                    race_check=race_check)
     except LibraryError as error:
+        races = getattr(error, "races", 0)
+        if races:
+            raise RaceError(error.message, races) from None
         raise KernelRuntimeError(error.message) from None
 
 

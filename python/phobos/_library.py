@@ -85,6 +85,9 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "phobosSessionInterpret": (_H, [_H, _S, _S, ctypes.POINTER(ctypes.c_int64),
                                     ctypes.POINTER(_Argument), ctypes.c_ssize_t, ctypes.c_uint64,
                                     ctypes.c_uint]),
+    "phobosSessionRaceCheck": (_H, [_H, _S, _S, ctypes.POINTER(ctypes.c_int64),
+                                    ctypes.POINTER(_Argument), ctypes.c_ssize_t, ctypes.c_uint64,
+                                    ctypes.c_uint, ctypes.POINTER(ctypes.c_ssize_t)]),
     "phobosLaunchContractCreate": (_H, [_S, ctypes.POINTER(_H)]),
     "phobosLaunchContractDestroy": (None, [_H]),
     "phobosLaunchBind": (_H, [_H, ctypes.POINTER(_LaunchArgument), ctypes.c_ssize_t,
@@ -375,10 +378,12 @@ class Session:
 
     def interpret(self, kernel: str, variant: Sequence[tuple[str, int]],
                   grid: tuple[int, int, int], arguments: Sequence[Any],
-                  step_limit: int = 0, threads: int = 0) -> None:
+                  step_limit: int = 0, threads: int = 0, race_check: bool = False) -> int:
         """Runs the variant on the interpreter in place. ``arguments``: per
         parameter, (address, element type, shape) for a tensor, or
-        (float value, int value) for a scalar."""
+        (float value, int value) for a scalar. With ``race_check``, returns
+        how many pairs of ops race (the LibraryError raised then has each
+        at the user's lines); else 0."""
         arg = _In()
         packed = (_Argument * max(1, len(arguments)))()
         shapes = []
@@ -395,10 +400,22 @@ class Session:
                 slot.data = None
                 slot.floatValue, slot.intValue = value
         grid3 = (ctypes.c_int64 * 3)(*grid)
+        races = ctypes.c_ssize_t(0)
         with self._lock:
-            _check(self._lib, self._lib.phobosSessionInterpret(
-                self._handle, arg(kernel), arg(_spec(variant)), grid3, packed, len(arguments),
-                step_limit, threads))
+            if race_check:
+                error = self._lib.phobosSessionRaceCheck(
+                    self._handle, arg(kernel), arg(_spec(variant)), grid3, packed,
+                    len(arguments), step_limit, threads, ctypes.byref(races))
+            else:
+                error = self._lib.phobosSessionInterpret(
+                    self._handle, arg(kernel), arg(_spec(variant)), grid3, packed,
+                    len(arguments), step_limit, threads)
+            try:
+                _check(self._lib, error)
+            except LibraryError as failure:
+                failure.races = races.value
+                raise
+        return races.value
 
 
 def _check_launch(lib: Any, error: _Handle) -> None:

@@ -1105,27 +1105,8 @@ bool reportRaces(const LaunchContract &contract,
     llvm::outs() << "race check: no unordered accesses between CTAs\n";
     return true;
   }
-  auto cta = [](const std::array<int64_t, 3> &id) {
-    return "CTA (" + std::to_string(id[0]) + ", " + std::to_string(id[1]) +
-           ", " + std::to_string(id[2]) + ")";
-  };
-  for (const interp::Race &race : races) {
-    std::string element;
-    for (int64_t index : race.element)
-      element += (element.empty() ? "" : ", ") + std::to_string(index);
-    const std::string &tensor = contract.params[race.param].name;
-    mlir::InFlightDiagnostic diagnostic = mlir::emitError(race.second);
-    diagnostic << "race on " << tensor << "[" << element << "]";
-    if (race.count > 1)
-      diagnostic << " (" << race.count
-                 << " such pairs of accesses between these two ops)";
-    diagnostic << ": " << cta(race.secondCta) << " has a " << race.secondAccess
-               << " here that nothing orders with " << cta(race.firstCta)
-               << "'s " << race.firstAccess;
-    diagnostic.attachNote(race.first)
-        << cta(race.firstCta) << "'s " << race.firstAccess << " of " << tensor
-        << "[" << element << "]";
-  }
+  for (const interp::Race &race : races)
+    reportRace(contract, race);
   llvm::errs() << "race check: " << races.size() << " unordered pair"
                << (races.size() == 1 ? "" : "s") << " of accesses\n";
   return false;

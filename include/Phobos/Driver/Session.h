@@ -181,7 +181,9 @@ public:
 
   /// Runs the variant on the interpreter over `options.grid` with `args`
   /// (in parameter order, checked against the contract by the caller). A
-  /// run-time error is reported at the user's line.
+  /// run-time error is reported at the user's line. With `options.races`
+  /// (the race check), the races found are collected there and also make
+  /// the error: each at the user's lines of both accesses.
   llvm::Error interpret(llvm::StringRef kernel,
                         const llvm::StringMap<int64_t> &variant,
                         llvm::ArrayRef<interp::Argument> args,
@@ -191,6 +193,11 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
+
+/// Emits one race of the race check as an error at the later access, with
+/// a note at the other (the tensor by its parameter's name in `contract`):
+/// what phobos-run prints and what the session's error carries.
+void reportRace(const LaunchContract &contract, const interp::Race &race);
 
 } // namespace phobos
 
