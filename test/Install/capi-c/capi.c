@@ -3,7 +3,8 @@
 |* contract of one variant, checks a launch's arguments against it          *|
 |* (phobos-c/Runtime.h), compiles it to PTX for sm_90a (without ptxas),      *|
 |* runs it on the CPU interpreter and checks every element against double   *|
-|* arithmetic; then checks that a broken program is reported at its line.    *|
+|* arithmetic; runs the race check (clean there, a race in a second         *|
+|* program); then checks that a broken program is reported at its line.    *|
 |* Usage: capi FILE.ph  (scripts/test-install.sh builds and runs it)         *|
 \*===----------------------------------------------------------------------===*/
 
@@ -140,6 +141,25 @@ int main(int argc, char **argv) {
     if (!(fabs(out[i] - expected) <= 1e-6 * (1 + fabs(expected))))
       return fprintf(stderr, "capi: out[%d] = %g, expected %g\n", i, out[i], expected), 1;
   }
+
+  /* The race check: saxpy is clean; two CTAs storing one block race, and
+     the error names the later store's line. */
+  intptr_t races = -1;
+  error = phobosSessionRaceCheck(session, str("saxpy"), str("BLOCK=256"), grid, args, 4, 0,
+                                 0, &races);
+  if (!phobosErrorIsNull(error) || races != 0)
+    return fail("race check of saxpy", error);
+  const char *racy = "kernel racy(x: tensor<f32>[N]) {\n    x[0 :+ 64] = 1.0\n}\n";
+  error = phobosSessionLoad(session, str(racy), str("racy.ph"), str(""));
+  if (!phobosErrorIsNull(error))
+    return fail("load racy.ph", error);
+  int64_t two[3] = {2, 1, 1};
+  error = phobosSessionRaceCheck(session, str("racy"), str(""), two, args, 1, 0, 0, &races);
+  if (phobosErrorIsNull(error) || races != 1 ||
+      !contains(phobosErrorGetMessage(error), "racy.ph:2:") ||
+      !contains(phobosErrorGetMessage(error), "race on x[0]"))
+    return fprintf(stderr, "capi: the race in racy.ph was not reported (%ld)\n", (long)races), 1;
+  phobosErrorDestroy(error);
 
   const char *broken = "kernel bad(x: tensor<f32>[N]) {\n    let = 4\n}\n";
   error = phobosSessionLoad(session, str(broken), str("bad.ph"), str(""));
