@@ -12,7 +12,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libzstd-dev zlib1g-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev pkg-config openssl
+  libabsl-dev libssl-dev pkg-config openssl
   python3 python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip-whl
 )
 
