@@ -193,12 +193,16 @@ private:
   bool flushSteps(Operation *op);
   bool exec(Operation *op);
   bool fail(Operation *op, const llvm::Twine &message);
-  /// Tells the race check (when there is one) of an access of element
-  /// `flat` of `tensor` by `op`.
-  void note(const TensorArg &tensor, int64_t flat, Operation *op,
-            RaceChecker::Access access) {
-    if (raceChecker)
-      raceChecker->record(tensor, flat, linearId, op, access);
+  /// Where the race check (when there is one) records `op`'s accesses of
+  /// `tensor`, looked up once per op; note() records one element.
+  RaceChecker::Site raceSite(const TensorArg &tensor, Operation *op,
+                             RaceChecker::Access access) {
+    return raceChecker ? raceChecker->site(tensor, linearId, op, access)
+                       : RaceChecker::Site();
+  }
+  void note(const RaceChecker::Site &site, int64_t flat) {
+    if (site.shadow)
+      raceChecker->record(site, flat);
   }
 
   const RtValue &get(Value value) { return env.find(value)->second; }
@@ -476,7 +480,7 @@ bool Cta::exec(Operation *op) {
         if (!execScalarAccess(o, tensor, o.getIndices(), flat))
           return false;
         ElementType element = tensor.elementType;
-        note(tensor, flat, o, RaceChecker::Access::Read);
+        note(raceSite(tensor, o, RaceChecker::Access::Read), flat);
         set(o, isFloat(element)
                    ? RtValue::scalarF(element, loadFloat(element, tensor.data, flat))
                    : RtValue::scalarI(element, loadInt(element, tensor.data, flat)));
@@ -488,7 +492,7 @@ bool Cta::exec(Operation *op) {
         if (!execScalarAccess(o, tensor, o.getIndices(), flat))
           return false;
         const RtValue &value = get(o.getValue());
-        note(tensor, flat, o, RaceChecker::Access::Write);
+        note(raceSite(tensor, o, RaceChecker::Access::Write), flat);
         if (isFloat(tensor.elementType))
           storeFloat(tensor.elementType, tensor.data, flat, value.asF());
         else
@@ -913,10 +917,11 @@ bool Cta::execLoad(tile::LoadOp op) {
                     op.getInBounds(), flat, broken))
     return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
                         " stays inside the tensor, but the slice leaves it");
+  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Read);
   for (size_t k = 0; k < flat.size(); ++k) {
     if (flat[k] < 0)
       continue; // masked: reads zero
-    note(tensor, flat[k], op, RaceChecker::Access::Read);
+    note(race, flat[k]);
     if (result->isFloat())
       result->f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
     else
@@ -1020,6 +1025,7 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
   int64_t rows = tensor.shape[rank - 2], cols = tensor.shape[rank - 1];
   int64_t planes = rank == 3 ? tensor.shape[0] : 1;
   // Outside the tensor (either side) TMA writes zeros.
+  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Read);
   for (int64_t r = 0; r < shape[0]; ++r)
     for (int64_t c = 0; c < shape[1]; ++c) {
       int64_t row = row0 + r, col = col0 + c;
@@ -1027,7 +1033,7 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
           plane >= planes)
         continue;
       int64_t flat = (plane * rows + row) * cols + col, k = r * shape[1] + c;
-      note(tensor, flat, op, RaceChecker::Access::Read);
+      note(race, flat);
       if (destination.storage->isFloat())
         copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat);
       else
@@ -1187,11 +1193,12 @@ bool Cta::execAsyncCopy(tile::AsyncCopyOp op) {
                                slice.getShape(), op.getInBounds(), flat, broken))
     return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
                         " stays inside the tensor, but the slice leaves it");
+  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Read);
   for (int64_t k = 0; k < size; ++k) {
     bool inside = enabled && flat[k] >= 0;
     if (!inside)
       continue; // zero-filled
-    note(tensor, flat[k], op, RaceChecker::Access::Read);
+    note(race, flat[k]);
     if (destination.storage->isFloat())
       copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
     else
@@ -1236,10 +1243,11 @@ bool Cta::execStore(tile::StoreOp op) {
                     op.getInBounds(), flat, broken))
     return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
                         " stays inside the tensor, but the slice leaves it");
+  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Write);
   for (size_t k = 0; k < flat.size(); ++k) {
     if (flat[k] < 0)
       continue; // masked: not stored
-    note(tensor, flat[k], op, RaceChecker::Access::Write);
+    note(race, flat[k]);
     if (value->isFloat())
       storeFloat(tensor.elementType, tensor.data, flat[k], value->f[k]);
     else
@@ -1278,11 +1286,12 @@ bool Cta::execAtomicAdd(tile::AtomicAddOp op) {
     addF.push_back(value.asF());
     addI.push_back(value.asI());
   }
+  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Atomic);
   std::lock_guard<std::mutex> guard(atomicLock);
   for (size_t k = 0; k < flat.size(); ++k) {
     if (flat[k] < 0)
       continue; // masked: not added
-    note(tensor, flat[k], op, RaceChecker::Access::Atomic);
+    note(race, flat[k]);
     if (isFloat(element))
       storeFloat(element, tensor.data, flat[k],
                  loadFloat(element, tensor.data, flat[k]) + addF[k]);

@@ -116,17 +116,21 @@ void RaceChecker::remember(std::atomic<uint64_t> *slots[2], uint64_t word) {
   }
 }
 
-void RaceChecker::record(const TensorArg &tensor, int64_t flat, int64_t cta,
-                         mlir::Operation *op, Access access) {
-  if (flat < 0)
+RaceChecker::Site RaceChecker::site(const TensorArg &tensor, int64_t cta,
+                                    mlir::Operation *op, Access access) {
+  auto it = shadows.find(tensor.data);
+  if (it == shadows.end())
+    return {};
+  return {&it->second, pack(cta, opIds.lookup(op)), access};
+}
+
+void RaceChecker::record(const Site &site, int64_t flat) {
+  Shadow &shadow = *site.shadow;
+  if (flat < 0 || flat >= shadow.elements)
     return;
-  auto shadowIt = shadows.find(tensor.data);
-  if (shadowIt == shadows.end())
-    return;
-  Shadow &shadow = shadowIt->second;
-  if (flat >= shadow.elements)
-    return;
-  uint64_t word = pack(cta, opIds.lookup(op));
+  uint64_t word = site.word;
+  int64_t cta = ctaOf(word);
+  Access access = site.access;
   auto conflicts = [&](std::atomic<uint64_t> &slot, Access earlier) {
     uint64_t seen = slot.load(std::memory_order_relaxed);
     if (seen != 0 && ctaOf(seen) != cta)

@@ -41,15 +41,21 @@ public:
   bool allocate();
 
   enum class Access { Read, Write, Atomic };
-  /// Records that CTA `cta` (its linear index) accessed element `flat` of
-  /// `tensor` in `op`; `flat` < 0 (a masked element) is ignored.
-  void record(const TensorArg &tensor, int64_t flat, int64_t cta,
-              mlir::Operation *op, Access access);
+  struct Shadow;
+  /// One op's accesses of one tensor by one CTA, looked up once per op:
+  /// no shadow when the tensor is not shadowed.
+  struct Site {
+    Shadow *shadow = nullptr;
+    uint64_t word = 0;
+    Access access = Access::Read;
+  };
+  /// The site of CTA `cta`'s (its linear index) accesses of `tensor` in `op`.
+  Site site(const TensorArg &tensor, int64_t cta, mlir::Operation *op,
+            Access access);
+  /// Records an access of element `flat` at `site`; `flat` < 0 (a masked
+  /// element) is ignored.
+  void record(const Site &site, int64_t flat);
 
-  /// The races found, one per pair of ops and tensor, in op order.
-  std::vector<Race> races() const;
-
-private:
   struct Shadow {
     int64_t elements = 0;
     unsigned param = 0;
@@ -57,6 +63,11 @@ private:
     /// atomically (each (CTA + 1) << 20 | op id; 0: none).
     std::unique_ptr<std::atomic<uint64_t>[]> writer, reader[2], adder[2];
   };
+
+  /// The races found, one per pair of ops and tensor, in op order.
+  std::vector<Race> races() const;
+
+private:
   static uint64_t pack(int64_t cta, unsigned op) {
     return (uint64_t(cta + 1) << 20) | op;
   }
