@@ -14,6 +14,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libssl-dev pkg-config openssl
   python3 python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip-whl
+  python3-matplotlib
 )
 
 missing=()

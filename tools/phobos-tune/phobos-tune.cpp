@@ -1,7 +1,6 @@
 //===- phobos-tune.cpp - Search a kernel's @autotune space ----------------===//
 //
 // phobos-tune FILE.ph --dim NAME=V ... [--chip sm_90] [--json OUT]
-//             [--plot OUT.png]
 //
 // Compiles every variant of a kernel's @autotune space in parallel (through
 // the kernel cache), checks each against a reference on fresh random inputs,
@@ -155,13 +154,11 @@ static cl::opt<std::string>
                 cl::desc("Report diagnostics at the places this span map "
                          "gives"),
                 cl::value_desc("FILE"), cl::cat(category));
-static cl::opt<std::string> jsonOutput("json",
-                                       cl::desc("Write the report as JSON"),
-                                       cl::value_desc("FILE"), cl::cat(category));
-static cl::opt<std::string> plotOutput("plot",
-                                       cl::desc("Draw the report (PNG)"),
-                                       cl::value_desc("FILE.png"),
-                                       cl::cat(category));
+static cl::opt<std::string>
+    jsonOutput("json",
+               cl::desc("Write the report as JSON (python -m "
+                        "phobos.plot_tuning FILE draws it)"),
+               cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<bool> printCheckDims(
     "print-check-dims",
     cl::desc("Print the small problem the interpreter would check on, as a "
@@ -369,12 +366,6 @@ int main(int argc, char **argv) {
       usage("--json: cannot write '" + jsonOutput + "': " + error.message());
     os << llvm::formatv("{0:2}", report->toJSON()) << "\n";
   }
-  if (!plotOutput.empty())
-    if (llvm::Error error = tune::writePlot(*report, plotOutput)) {
-      llvm::errs() << "phobos-tune: " << llvm::toString(std::move(error))
-                   << "\n";
-      return 1;
-    }
   bool ok = compileOnly
                 ? llvm::any_of(report->results,
                                [](const tune::VariantResult &result) {

@@ -1,8 +1,7 @@
 //===- TunerTest.cpp - The autotuner's parts that need no GPU -------------===//
 //
 // The tuning cache (keys, records, damage), the small problem the
-// interpreter checks on, what the report keeps through JSON, and the PNG
-// the plot writes.
+// interpreter checks on, and what the report keeps through JSON.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +9,6 @@
 #include "Phobos/Tune/Tuner.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -224,20 +222,6 @@ TEST(ReportTest, JSONKeepsWhatTheCacheNeeds) {
   EXPECT_EQ(back->results[3].reason, report.results[3].reason);
   EXPECT_EQ(back->dims.lookup("N"), 4096);
   EXPECT_FALSE(bool(Report::fromJSON(llvm::json::Object{})));
-}
-
-TEST(PlotTest, WritesAPNG) {
-  TempDir dir;
-  llvm::SmallString<128> path(dir.path);
-  llvm::sys::path::append(path, "report.png");
-  ASSERT_FALSE(llvm::errorToBool(writePlot(sampleReport(), path)));
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  ASSERT_TRUE(bool(buffer));
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-  ASSERT_GT(bytes.size(), 33u);
-  EXPECT_EQ(bytes.take_front(8), llvm::StringRef("\x89PNG\r\n\x1a\n", 8));
-  EXPECT_EQ(bytes.substr(12, 4), "IHDR");
-  EXPECT_TRUE(bytes.ends_with(llvm::StringRef("IEND\xae\x42\x60\x82", 8)));
 }
 
 } // namespace

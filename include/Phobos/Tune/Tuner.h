@@ -207,9 +207,6 @@ smallCheckDims(const llvm::StringMap<int64_t> &dims,
 /// problem, no GPU) are returned; a variant's failure is in its result.
 llvm::Expected<Report> tune(const Options &options);
 
-/// Writes `report` as a horizontal bar chart (PNG).
-llvm::Error writePlot(const Report &report, llvm::StringRef path);
-
 } // namespace phobos::tune
 
 #endif // PHOBOS_TUNE_TUNER_H
