@@ -164,7 +164,7 @@ def main() -> None:
             continue
         sources = [("Phobos", os.path.join(ROOT, "examples", example))]
         if PERSISTENT:
-            from warp_specialize_ab import specialised_copy
+            from phobos_run import specialised_copy
             sources.append(("Phobos persistent",
                             specialised_copy(example, "/tmp", decorator="@persistent")))
         for who, path in sources:

@@ -1,10 +1,13 @@
-"""phobos-run with --check --json, shared by the GPU A/B scripts."""
+"""phobos-run with --check --json, and copies of an example with one more
+decorator, shared by the GPU A/B scripts and bench/experiments/."""
 from __future__ import annotations
 
 import json
 import os
 import shutil
 import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_json(bindir: str, path: str, dims: dict, variant: dict, scalars: dict,
@@ -47,3 +50,22 @@ def sanitize_run(bindir: str, tool: str, path: str, dims: dict, variant: dict, s
     print(f"sanitize {tool:9} {label}: {'ok' if ok else 'FAILED rc=' + str(proc.returncode)} "
           f"{summary[-2:]}", flush=True)
     return ok
+
+
+def specialised_copy(example: str, directory: str, specialised: bool = True,
+                     decorator: str = "@warp_specialize") -> str:
+    """The example with `decorator` (@warp_specialize, @persistent) before
+    its @pipeline, or (with `specialised` false) without it."""
+    lines = open(os.path.join(ROOT, "examples", example)).read().splitlines()
+    out = []
+    for line in lines:
+        if line.startswith(decorator):
+            continue
+        if line.startswith("@pipeline") and specialised:
+            out.append(decorator)
+        out.append(line)
+    prefix = decorator.lstrip("@") + "_" if specialised else "plain_"
+    path = os.path.join(directory, prefix + example)
+    with open(path, "w") as handle:
+        handle.write("\n".join(out) + "\n")
+    return path

@@ -11,7 +11,7 @@ alternation, ROUNDS times each, `phobos-run --check --bench`, and prints the
 median times, their ratio (one / two: above 1 when two CTAs are faster) and
 ptxas's registers and spills for each (`phobos-compile --resources`).
 
-Usage: python3 bench/occupancy_ab.py BINDIR [--rounds 3] [--repeat 30]
+Usage: python3 bench/experiments/occupancy_ab.py BINDIR [--rounds 3] [--repeat 30]
 """
 from __future__ import annotations
 
@@ -23,9 +23,14 @@ import subprocess
 import sys
 import tempfile
 
+# Experiments live two folders below the checkout; their helpers
+# (phobos_run, timing) are in bench/.
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+
 from phobos_run import run_json
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIMS = {"M": 4096, "N": 4096, "K": 4096}
 SCALARS = {"alpha": 1.0, "beta": 0.0}
 #: (example, chip, variant): the mma.sync GEMMs at the boundary on sm_90a

@@ -9,7 +9,7 @@ their ratio (sm_90 / sm_90a: above 1 when wgmma is faster) and the peer
 checks its output against the float64 reference; the ragged sizes are run
 once per variant on sm_90a, checked only.
 
-Usage: python3 bench/chip_ab.py BINDIR [--rounds 2] [--repeat 30] [--only hgemm,tf32,attention]
+Usage: python3 bench/experiments/chip_ab.py BINDIR [--rounds 2] [--repeat 30] [--only hgemm,tf32,attention]
 Writes chip_ab.json to $OUT when set. Exit status 1 when a check fails.
 """
 from __future__ import annotations
@@ -20,9 +20,13 @@ import os
 import statistics
 import sys
 
-from phobos_run import run_json
+# Experiments live two folders below the checkout; their helpers
+# (phobos_run, timing) are in bench/.
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from phobos_run import run_json
 
 
 def workloads():

@@ -19,7 +19,7 @@ docs/benchmarks.md follows), twice in alternation: a full tune checks and
 times other variants on the host while one compiles, which blurs compile
 times.
 
-Usage: python3 bench/assembly_ab.py BINDIR [--only=sgemm,hgemm]
+Usage: python3 bench/experiments/assembly_ab.py BINDIR [--only=sgemm,hgemm]
            [--arms=default,O1] [--compile-only] [--jobs=N]
 Writes assembly_ab.json to $OUT when set.
 """
@@ -32,7 +32,12 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Experiments live two folders below the checkout; their helpers
+# (phobos_run, timing) are in bench/.
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+
 BIN = sys.argv[1]
 ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
 ARM_NAMES = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--arms=")), None)

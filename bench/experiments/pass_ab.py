@@ -23,7 +23,7 @@ and the f16 attention at D 64, and the ragged and sanitizer checks run
 GEMMs: sizes with fewer tiles than the GPU holds CTAs, and with many tiles
 a CTA.
 
-Usage: python3 bench/pass_ab.py BINDIR [--pass tile-pingpong] [--rounds 3]
+Usage: python3 bench/experiments/pass_ab.py BINDIR [--pass tile-pingpong] [--rounds 3]
            [--repeat 30] [--ragged] [--sanitize] [--quick] [--no-ab]
 Writes pass_ab.json to $OUT when set.
 """
@@ -36,10 +36,15 @@ import statistics
 import sys
 import tempfile
 
-from phobos_run import run_json, sanitize_run
-from warp_specialize_ab import peer_ms, specialised_copy
+# Experiments live two folders below the checkout; their helpers
+# (phobos_run, timing) are in bench/.
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from phobos_run import run_json, sanitize_run, specialised_copy
+from warp_specialize_ab import peer_ms
+
 ATTENTION = {"BH": 128, "Nq": 4096, "Nk": 4096}
 
 

@@ -8,7 +8,7 @@ alternation, ROUNDS times each, and prints the median kernel time of each
 and their ratio (general / specialised: above 1 when specialising is
 faster). Every run checks its output against the float64 reference.
 
-Usage: python3 bench/specialize_ab.py BINDIR [--rounds 2] [--repeat 30]
+Usage: python3 bench/experiments/specialize_ab.py BINDIR [--rounds 2] [--repeat 30]
            [--only sgemm,tf32,hgemm,attention,softmax,layernorm]
 Writes specialize_ab.json to $OUT when set.
 """
@@ -20,9 +20,13 @@ import os
 import statistics
 import sys
 
-from phobos_run import run_json
+# Experiments live two folders below the checkout; their helpers
+# (phobos_run, timing) are in bench/.
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from phobos_run import run_json
 
 
 def workloads():

@@ -15,7 +15,7 @@ With --sanitize, first runs the specialised HGEMM and attention copies
 under compute-sanitizer (memcheck, racecheck, synccheck: the named
 barriers and the producer's early exit) at small ragged sizes.
 
-Usage: python3 bench/warp_specialize_ab.py BINDIR [--rounds 3] [--repeat 30]
+Usage: python3 bench/experiments/warp_specialize_ab.py BINDIR [--rounds 3] [--repeat 30]
            [--only hgemm,bgemm,tf32,attention] [--ragged] [--sanitize] [--quick]
            [--no-ab]
 Writes warp_specialize_ab.json to $OUT when set.
@@ -29,9 +29,13 @@ import statistics
 import sys
 import tempfile
 
-from phobos_run import run_json, sanitize_run
+# Experiments live two folders below the checkout; their helpers
+# (phobos_run, timing) are in bench/.
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, BENCH)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from phobos_run import run_json, sanitize_run, specialised_copy
+
 GEMM_SCALARS = {"alpha": 1.0, "beta": 0.0}
 
 
@@ -66,25 +70,6 @@ def ragged():
         for dims in ({"BH": 3, "Nq": 1000, "Nk": 1032}, {"BH": 2, "Nq": 64, "Nk": 8},
                      {"BH": 1, "Nq": 200, "Nk": 2056}):
             yield "flash_attention_fp16.ph", dims, variant, {"scale": 0.1}
-
-
-def specialised_copy(example: str, directory: str, specialised: bool = True,
-                     decorator: str = "@warp_specialize") -> str:
-    """The example with `decorator` (@warp_specialize, @persistent) before
-    its @pipeline, or (with `specialised` false) without it."""
-    lines = open(os.path.join(ROOT, "examples", example)).read().splitlines()
-    out = []
-    for line in lines:
-        if line.startswith(decorator):
-            continue
-        if line.startswith("@pipeline") and specialised:
-            out.append(decorator)
-        out.append(line)
-    prefix = decorator.lstrip("@") + "_" if specialised else "plain_"
-    path = os.path.join(directory, prefix + example)
-    with open(path, "w") as handle:
-        handle.write("\n".join(out) + "\n")
-    return path
 
 
 def peer_ms(kind: str, dims: dict, variant: dict) -> float:

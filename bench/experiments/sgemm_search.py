@@ -8,7 +8,7 @@ same process, and prints each variant's median time and its ratio to
 cuBLAS; the fastest `--top` variants are then timed again at the larger
 sizes with phobos-run, between two cuBLAS timings.
 
-Usage: python3 bench/sgemm_search.py BINDIR [--file bench/sgemm_shapes.ph]
+Usage: python3 bench/experiments/sgemm_search.py BINDIR [--file bench/experiments/sgemm_shapes.ph]
            [--variants 'NAME=V,...;...'] [--size 4096] [--large 8192] [--top 3]
 Writes sgemm_search.json to $OUT when set.
 """
@@ -21,10 +21,15 @@ import statistics
 import subprocess
 import sys
 
+# Experiments live two folders below the checkout; their helpers
+# (phobos_run, timing) are in bench/.
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+
 from phobos_run import run_json
 from timing import median_ms
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCALARS = {"alpha": 1.0, "beta": 0.5}
 
 
@@ -44,7 +49,7 @@ def label(variant: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("bindir")
-    parser.add_argument("--file", default="bench/sgemm_shapes.ph")
+    parser.add_argument("--file", default="bench/experiments/sgemm_shapes.ph")
     parser.add_argument("--variants", default="")
     parser.add_argument("--size", type=int, default=4096)
     parser.add_argument("--large", type=int, nargs="*", default=[8192])
