@@ -9,9 +9,13 @@ same workload with cuBLAS / torch / Triton in the same run (median of
 CUDA-event timings). Prints a table last; writes suite.json to $OUT.
 
 Usage: python3 bench/gpu_suite.py BINDIR [--quick] [--only=WORD,WORD] [--no-sweep]
+           [--json=FILE]
   --only     run only the performance rows whose name contains one of the words
-             (sgemm, tf32, hgemm, bgemm, softmax, layernorm, attention, saxpy, gla)
+             (sgemm, tf32, hgemm, bgemm, softmax, layernorm, attention,
+             tf32attention, saxpy, gla)
   --no-sweep skip the correctness sweep at small sizes
+  --json     also write the JSON of suite.json to FILE (bench/current_numbers.py
+             update --suite FILE makes it the current numbers)
        python3 bench/gpu_suite.py BINDIR --sanitize [--tool memcheck|racecheck]
            [--only EXAMPLE,...]
 With --sanitize it runs every example under compute-sanitizer instead
@@ -43,6 +47,7 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else "build-static/dist/bin"
 QUICK = "--quick" in sys.argv
 ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
 SWEEP = "--no-sweep" not in sys.argv
+JSON_OUT = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--json=")), None)
 
 
 def wanted(name: str) -> bool:
@@ -246,7 +251,7 @@ for size in gemm_sizes if wanted("sgemm") else []:
     # through addmm, C read); until 2026-12-02 it was torch.matmul, which
     # reads no C (2 % faster at 4096^3). A BLAS-style `if beta == 0` in the
     # example, to compare with matmul at beta 0, made its best variant 6 %
-    # slower (docs/benchmarks.md, fifteenth session).
+    # slower (docs/benchmarks-log.md, fifteenth session).
     peer = median_ms(lambda: torch.addmm(c, a, b, beta=0.5), reps=10)
     # STAGES 3: cp.async two K steps ahead; 1: not pipelined (measured
     # 2026-12-01: each wins for some tiles). THREADS 128: 128 accumulators
@@ -451,8 +456,9 @@ for r in rows:
           f"{err_text:>11} {str(r.get('phobos_ms') or '-'):>10} {str(r.get('peer_ms') or '-'):>9} "
           f"{str(r.get('ratio') or '-'):>6}")
 out = os.environ.get("OUT")
-if out:
-    with open(os.path.join(out, "suite.json"), "w") as f:
+record_paths = ([os.path.join(out, "suite.json")] if out else []) + ([JSON_OUT] if JSON_OUT else [])
+for path in record_paths:
+    with open(path, "w") as f:
         json.dump({"date": time.strftime("%Y-%m-%d"), "device": torch.cuda.get_device_name(),
                    "copy_TBps": copy_tbs, "rows": rows}, f, indent=1)
 print(f"{len(rows) - failed} of {len(rows)} checks ok")

@@ -15,7 +15,7 @@ spread of its two runs shows the noise.
 
 With --compile-only, each arm only compiles the sgemm example's 24
 variants of 256 threads (`--compile-only --fix THREADS=256`, the figure
-docs/benchmarks.md follows), twice in alternation: a full tune checks and
+docs/benchmarks-log.md follows), twice in alternation: a full tune checks and
 times other variants on the host while one compiles, which blurs compile
 times.
 
