@@ -271,6 +271,47 @@ packScalar(const ParamSlot &slot, const ScalarArgument &scalar) {
   return bytes;
 }
 
+/// The kernel may assume that no two tensor arguments share memory when it
+/// writes one of them (docs/language.md, "The memory model"): the compiler
+/// orders a CTA's accesses of one tensor, not of two. Tensors are dense
+/// row-major here (checkTensor), so each spans one byte range.
+static llvm::Error checkDisjoint(const LaunchContract &contract,
+                                 llvm::ArrayRef<LaunchArgument> args) {
+  struct Span {
+    const ParamSlot *slot;
+    uint64_t begin, end;
+  };
+  llvm::SmallVector<Span, 8> spans;
+  for (auto [slot, arg] : llvm::zip_equal(contract.params, args)) {
+    const auto *tensor = std::get_if<TensorArgument>(&arg);
+    if (!tensor || !tensor->element)
+      continue;
+    uint64_t bytes = byteWidth(*tensor->element);
+    for (int64_t extent : tensor->shape)
+      bytes *= static_cast<uint64_t>(extent);
+    if (bytes == 0)
+      continue;
+    spans.push_back({&slot, tensor->address, tensor->address + bytes});
+  }
+  for (size_t i = 0; i < spans.size(); ++i)
+    for (size_t j = i + 1; j < spans.size(); ++j) {
+      const Span &a = spans[i], &b = spans[j];
+      if (!(a.slot->written || b.slot->written) || a.end <= b.begin ||
+          b.end <= a.begin)
+        continue;
+      const ParamSlot &written = a.slot->written ? *a.slot : *b.slot;
+      return reject(
+          b.slot->name,
+          llvm::formatv("overlaps argument '{0}' in memory, and the kernel "
+                        "writes '{1}': a kernel may assume that its tensor "
+                        "arguments do not overlap (docs/language.md, \"The "
+                        "memory model\"); pass a copy, or write the kernel "
+                        "with one argument that it reads and writes",
+                        a.slot->name, written.name));
+    }
+  return llvm::Error::success();
+}
+
 llvm::Expected<BoundLaunch>
 phobos::bindParameters(const LaunchContract &contract,
                        llvm::ArrayRef<LaunchArgument> args,
@@ -321,6 +362,9 @@ phobos::bindParameters(const LaunchContract &contract,
       return bytes.takeError();
     launch.storage.push_back(*bytes);
   }
+
+  if (llvm::Error error = checkDisjoint(contract, args))
+    return std::move(error);
 
   // Tensor maps, for the tensors as bound.
   if (!contract.tensorMaps.empty() && !encoder)

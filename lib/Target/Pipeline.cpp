@@ -113,6 +113,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   occupancy.maxSharedBytes = chipSharedBytes;
   kernel.addPass(tile::createTileChooseOccupancy(occupancy));
   kernel.addPass(tile::createTileInsertBarriers());
+  // Global memory in program order inside a CTA, where the barriers for
+  // shared memory do not already give it.
+  kernel.addPass(tile::createTileOrderGlobal());
   if (!isPassDisabled("tile-warp-specialize"))
     kernel.addPass(tile::createTileWarpSpecialize());
   // FlashAttention 3's ping-pong: the consumer warpgroups take turns at the

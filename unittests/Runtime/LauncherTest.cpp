@@ -227,6 +227,29 @@ TEST(LauncherTest, RejectsWrongArgumentCount) {
   });
 }
 
+// A kernel may assume its tensor arguments do not overlap when it writes
+// one: the compiler orders one tensor's accesses, not two tensors'.
+TEST(LauncherTest, RejectsOverlapWithAWrittenTensor) {
+  LaunchContract contract = sgemmContract();
+  contract.params[2].written = true;
+  // A: 128x32 f32 = 16 KiB from 0x10000; C starts in its last element.
+  std::vector<LaunchArgument> args = {
+      tensor(0x10000, {128, 32}), tensor(0x40000, {32, 64}),
+      tensor(0x10000 + 16 * 1024 - 4, {128, 64}), ScalarArgument{1.0},
+      ScalarArgument{0.0}};
+  EXPECT_EQ(rejection(contract, args),
+            "argument 'C': overlaps argument 'A' in memory, and the kernel "
+            "writes 'C': a kernel may assume that its tensor arguments do not "
+            "overlap (docs/language.md, \"The memory model\"); pass a copy, "
+            "or write the kernel with one argument that it reads and writes");
+  // Right after A's last byte: accepted.
+  std::get<TensorArgument>(args[2]).address = 0x10000 + 16 * 1024;
+  EXPECT_EQ(rejection(contract, args), "<accepted>");
+  // Two tensors the kernel only reads may share memory.
+  std::get<TensorArgument>(args[1]).address = 0x10000;
+  EXPECT_EQ(rejection(contract, args), "<accepted>");
+}
+
 TEST(LauncherTest, RejectsWrongElementType) {
   std::vector<LaunchArgument> args = sgemmArgs(128, 32, 64);
   std::get<TensorArgument>(args[0]).element = ElementType::F16;

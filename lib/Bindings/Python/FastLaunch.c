@@ -56,6 +56,11 @@ typedef struct PlanArg {
   long device;
   int rank;
   long long shape[kMaxRank];
+  /* Tensors: the bytes they span (dense), and whether the kernel writes
+     them; a launch whose tensors overlap one that is written takes the full
+     path, which refuses it. */
+  unsigned long long bytes;
+  int written;
   /* The parameter slot of the pointer (tensors) or of the value. */
   void *slot;
 } PlanArg;
@@ -131,6 +136,33 @@ PHOBOS_EXPORT int phobosPyPlanSetTensor(Plan *plan, int index, PyObject *type,
     arg->shape[axis] = shape[axis];
   arg->slot = slot;
   return 1;
+}
+
+/* What tensor `index` spans and whether the kernel writes it. */
+PHOBOS_EXPORT int phobosPyPlanSetSpan(Plan *plan, int index,
+                                      unsigned long long bytes, int written) {
+  if (index < 0 || index >= plan->numArgs || plan->args[index].kind != kTensor)
+    return 0;
+  plan->args[index].bytes = bytes;
+  plan->args[index].written = written != 0;
+  return 1;
+}
+
+/* Whether two tensors of the launch share memory where one is written. */
+static int overlapsWritten(const Plan *plan, const uint64_t *values) {
+  for (int i = 0; i < plan->numArgs; ++i) {
+    const PlanArg *a = &plan->args[i];
+    if (a->kind != kTensor || a->bytes == 0)
+      continue;
+    for (int j = i + 1; j < plan->numArgs; ++j) {
+      const PlanArg *b = &plan->args[j];
+      if (b->kind != kTensor || b->bytes == 0 || !(a->written || b->written))
+        continue;
+      if (values[i] < values[j] + b->bytes && values[j] < values[i] + a->bytes)
+        return 1;
+    }
+  }
+  return 0;
 }
 
 PHOBOS_EXPORT int phobosPyPlanSetScalar(Plan *plan, int index, int kind,
@@ -293,7 +325,7 @@ PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
                        ? bindTensor(arg, value, &values[index])
                        : bindScalar(arg, value, &values[index]));
   }
-  if (!ok) {
+  if (!ok || overlapsWritten(plan, values)) {
     PyErr_Clear();
     if (values != small)
       free(values);

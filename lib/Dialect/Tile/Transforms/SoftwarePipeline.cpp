@@ -102,11 +102,12 @@ public:
     // copies that are never used.
     if (runsAtMostOnce(loop))
       return operands;
-    // A store in the loop may write what a later iteration reads: reading
-    // early would change the result.
+    // A store (or atomic addition) in the loop may write what a later
+    // iteration reads: reading early would change the result.
     if (loop->walk([](Operation *op) {
-              return isa<StoreOp, StoreScalarOp>(op) ? WalkResult::interrupt()
-                                                     : WalkResult::advance();
+              return isa<StoreOp, StoreScalarOp, AtomicAddOp>(op)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
             }).wasInterrupted())
       return operands;
     for (Operation &op : *loop.getBody()) {
@@ -499,6 +500,24 @@ public:
     for (StagedOperand &operand : operands)
       if (!llvm::all_of(operand.load.getOffsets(), computable))
         return false;
+    // The next tile's copies run beside this tile's epilogue: it must not
+    // write what they read.
+    if (tileLoop
+            ->walk([&](Operation *op) {
+              Value written;
+              if (auto store = dyn_cast<StoreOp>(op))
+                written = store.getTensor();
+              else if (auto store = dyn_cast<StoreScalarOp>(op))
+                written = store.getTensor();
+              else if (auto add = dyn_cast<AtomicAddOp>(op))
+                written = add.getTensor();
+              bool read = written && llvm::any_of(operands, [&](auto &o) {
+                            return o.load.getTensor() == written;
+                          });
+              return read ? WalkResult::interrupt() : WalkResult::advance();
+            })
+            .wasInterrupted())
+      return false;
     if (!computable(loop.getLowerBound()) || !computable(loop.getStep()))
       return false;
     scf::ForOp remainder;

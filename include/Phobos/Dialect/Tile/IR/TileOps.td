@@ -817,12 +817,14 @@ def Tile_LocalLoadOp : Tile_Op<"local_load"> {
 
 def Tile_BarrierOp : Tile_Op<"barrier", [
     MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
-  let summary = "waits for every thread of the CTA; orders shared memory";
+  let summary = "waits for every thread of the CTA; orders shared and global memory";
   let description = [{
     Every thread of the CTA waits here until all have arrived, and the
-    shared-memory writes made before it are visible to the reads after it
-    (`bar.sync 0`). Placed by tile-insert-barriers, which inserts exactly
-    the barriers the kernel's shared-memory accesses need; scalars are
+    shared- and global-memory writes made before it are visible to the
+    CTA's reads after it (`bar.sync 0`). Placed by tile-insert-barriers,
+    which inserts exactly the barriers the kernel's shared-memory accesses
+    need, and tile-order-global, for global accesses of one tensor by two
+    threads of the CTA; scalars are
     uniform across the CTA, so every branch and loop a barrier sits in is
     taken by all threads alike.
 

@@ -691,6 +691,44 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::phobos::tile::KernelOp"
   ];
 }
 
+def TileOrderGlobal : Pass<"tile-order-global", "::phobos::tile::KernelOp"> {
+  let summary = "places the barriers that keep a CTA's global accesses in program order";
+  let description = [{
+    Inside one CTA a statement sees every earlier statement's global stores
+    (docs/language.md, "The memory model"), and a statement reads all of
+    its right-hand side before it stores. Where a store and another access
+    of the same tensor argument (before or after it) may touch one element
+    from two different threads, a `phobos.barrier` goes in front of the
+    later one: `bar.sync` orders global memory among the CTA's threads as
+    it does shared memory. Runs after tile-insert-barriers, whose barriers
+    count.
+
+    No barrier is needed, and none is placed, when:
+    - the two accesses are of different tensor arguments (which the
+      launchers keep from overlapping), or both are reads, or both are
+      atomic additions;
+    - on some axis their offsets differ by a known constant at least the
+      extent of the slices (offsets compared as linear forms), or, for two
+      iterations of a loop, the offset moves by at least the extent per
+      iteration;
+    - both move the same slice (offsets, point axes, tile type) in a layout
+      that gives each element to exactly one thread of the CTA, so every
+      thread touches only the elements it touched before.
+
+    A layout that repeats an element in several threads (a tile smaller
+    than the CTA) never counts as one owner. Of the examples only
+    cluster_matmul gets a barrier (its epilogue reads and writes C in such
+    a layout); an in-place shift gets two:
+
+    Before: `phobos.store %t, %X[%c0]`, `%u = phobos.load %X[%s]`
+    After:  `phobos.store %t, %X[%c0]`, `phobos.barrier`,
+            `%u = phobos.load %X[%s]`
+  }];
+  let statistics = [
+    Statistic<"numBarriers", "num-barriers", "Barriers inserted">
+  ];
+}
+
 def TileWarpSpecialize : Pass<"tile-warp-specialize", "::phobos::tile::KernelOp"> {
   let summary = "moves a TMA pipeline's copies to a producer warpgroup";
   let description = [{
