@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from phobos import _library
-from phobos._arrays import ArrayInfo, describe
+from phobos._arrays import _ITEMSIZE, ArrayInfo, describe
 from phobos._contract import (Bound, Contract, bind, grid_extents, parameter_types,
                               within_limits)
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError, RaceError
@@ -829,6 +829,10 @@ def _native_plan(plan: _LaunchPlan, contract: Contract, driver: Any, args: Seque
             ok = native.phobosPyPlanSetTensor(handle, index, type(arg), arg.dtype,
                                               arg.get_device(), len(arg.shape), shape,
                                               ctypes.addressof(slot))
+            # Overlapping tensors, one written, go to the full path's refusal.
+            ok = ok and native.phobosPyPlanSetSpan(
+                handle, index, math.prod(arg.shape) * _ITEMSIZE.get(param.dtype, 8),
+                int(param.written))
         else:
             ok = native.phobosPyPlanSetScalar(handle, index, _NATIVE_SCALARS[param.dtype],
                                               ctypes.addressof(slot))

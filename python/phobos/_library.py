@@ -153,6 +153,9 @@ def fast_launch() -> Any:
                 handle.phobosPyPlanSetTensor.argtypes = [
                     p, ctypes.c_int, ctypes.py_object, ctypes.py_object, ctypes.c_long,
                     ctypes.c_int, ctypes.POINTER(ctypes.c_longlong), p]
+                handle.phobosPyPlanSetSpan.restype = ctypes.c_int
+                handle.phobosPyPlanSetSpan.argtypes = [p, ctypes.c_int, ctypes.c_ulonglong,
+                                                       ctypes.c_int]
                 handle.phobosPyPlanSetScalar.restype = ctypes.c_int
                 handle.phobosPyPlanSetScalar.argtypes = [p, ctypes.c_int, ctypes.c_int, p]
                 handle.phobosPyPlanDestroy.restype = None
