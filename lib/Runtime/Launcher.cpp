@@ -192,10 +192,16 @@ static llvm::Error checkTensor(const LaunchContract &contract,
   for (size_t axis = 0; axis < rank; ++axis)
     for (const auto &[dim, multiple] : contract.aligned)
       if (dim == slot.dims[axis] && multiple > 0 &&
-          tensor.shape[axis] % multiple != 0)
-        return reject(param, llvm::formatv("breaks @aligned({0} = {1}): {0} "
-                                           "is {2}",
-                                           dim, multiple, tensor.shape[axis]));
+          tensor.shape[axis] % multiple != 0) {
+        std::string message =
+            llvm::formatv("breaks @aligned({0} = {1}): {0} is {2}", dim,
+                          multiple, tensor.shape[axis]);
+        // The promise's place in the user's source, when the contract has it.
+        for (const auto &[promised, place] : contract.alignedAt)
+          if (promised == dim)
+            message += " (the promise is at " + place + ")";
+        return reject(param, message);
+      }
   return llvm::Error::success();
 }
 
@@ -284,13 +290,18 @@ static llvm::Error checkDisjoint(const LaunchContract &contract,
   llvm::SmallVector<Span, 8> spans;
   for (auto [slot, arg] : llvm::zip_equal(contract.params, args)) {
     const auto *tensor = std::get_if<TensorArgument>(&arg);
-    if (!tensor || !tensor->element)
+    if (!tensor || !tensor->element || tensor->placeholder)
       continue;
+    // Saturating: a span past the address space overlaps everything after.
     uint64_t bytes = byteWidth(*tensor->element);
     for (int64_t extent : tensor->shape)
-      bytes *= static_cast<uint64_t>(extent);
+      bytes = extent <= 0 ? 0
+              : bytes > UINT64_MAX / static_cast<uint64_t>(extent)
+                  ? UINT64_MAX
+                  : bytes * static_cast<uint64_t>(extent);
     if (bytes == 0)
       continue;
+    bytes = std::min(bytes, UINT64_MAX - tensor->address);
     spans.push_back({&slot, tensor->address, tensor->address + bytes});
   }
   for (size_t i = 0; i < spans.size(); ++i)

@@ -862,7 +862,9 @@ Shapes checkLaunch(const LaunchContract &contract, const Bindings &bindings,
       for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
         shape.push_back(extent >= 0 ? extent : bindings.dims.lookup(dim));
     TensorArgument argument;
-    argument.address = 16; // not dereferenced
+    // Not allocated yet: neither dereferenced nor compared for overlap.
+    argument.address = 16;
+    argument.placeholder = true;
     argument.element = slot.element;
     argument.shape.assign(shape.begin(), shape.end());
     checked.push_back(std::move(argument));

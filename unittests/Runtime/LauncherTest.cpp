@@ -232,10 +232,10 @@ TEST(LauncherTest, RejectsWrongArgumentCount) {
 TEST(LauncherTest, RejectsOverlapWithAWrittenTensor) {
   LaunchContract contract = sgemmContract();
   contract.params[2].written = true;
-  // A: 128x32 f32 = 16 KiB from 0x10000; C starts in its last element.
+  // A: 128x32 f32 = 16 KiB from 0x10000; C starts in its last 16 bytes.
   std::vector<LaunchArgument> args = {
       tensor(0x10000, {128, 32}), tensor(0x40000, {32, 64}),
-      tensor(0x10000 + 16 * 1024 - 4, {128, 64}), ScalarArgument{1.0},
+      tensor(0x10000 + 16 * 1024 - 16, {128, 64}), ScalarArgument{1.0},
       ScalarArgument{0.0}};
   EXPECT_EQ(rejection(contract, args),
             "argument 'C': overlaps argument 'A' in memory, and the kernel "

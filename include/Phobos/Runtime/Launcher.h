@@ -44,6 +44,10 @@ struct TensorArgument {
   /// Element strides; empty means dense row-major. Kernels need dense
   /// row-major tensors.
   std::vector<int64_t> strides;
+  /// `address` stands in for memory not allocated yet (a check of the
+  /// shapes before allocating): the binding does not compare it with the
+  /// other tensors' for overlap.
+  bool placeholder = false;
 };
 
 struct ScalarArgument {
