@@ -100,17 +100,26 @@ llvm::json::Value LaunchContract::toJSON() const {
         {"param", map.param},
         {"box", llvm::json::Array{map.boxRows, map.boxCols}},
         {"swizzle_bytes", map.swizzleBytes}});
-  return llvm::json::Object{{"kernel", kernel},
-                            {"variant", std::move(variantObject)},
-                            {"variant_order", std::move(variantOrder)},
-                            {"params", std::move(paramArray)},
-                            {"index_bits", indexBits},
-                            {"cta_threads", ctaThreads},
-                            {"shared_memory_bytes", sharedMemoryBytes},
-                            {"aligned", std::move(alignedObject)},
-                            {"tensor_maps", std::move(mapArray)},
-                            {"grid", std::move(gridObject)},
-                            {"persistent", persistent}};
+  llvm::json::Object contract{{"kernel", kernel},
+                              {"variant", std::move(variantObject)},
+                              {"variant_order", std::move(variantOrder)},
+                              {"params", std::move(paramArray)},
+                              {"index_bits", indexBits},
+                              {"cta_threads", ctaThreads},
+                              {"shared_memory_bytes", sharedMemoryBytes},
+                              {"aligned", std::move(alignedObject)},
+                              {"tensor_maps", std::move(mapArray)},
+                              {"grid", std::move(gridObject)},
+                              {"persistent", persistent}};
+  // Only where the source promised something, so that other contracts read
+  // as they did.
+  if (!alignedAt.empty()) {
+    llvm::json::Object places;
+    for (auto &[name, place] : alignedAt)
+      places[name] = place;
+    contract["aligned_at"] = std::move(places);
+  }
+  return contract;
 }
 
 llvm::Expected<LaunchContract>
@@ -170,6 +179,10 @@ LaunchContract::fromJSON(const llvm::json::Value &json) {
     for (const auto &entry : *aligned)
       contract.aligned.emplace_back(entry.first.str(),
                                     entry.second.getAsInteger().value_or(1));
+  if (const llvm::json::Object *places = object->getObject("aligned_at"))
+    for (const auto &entry : *places)
+      if (std::optional<llvm::StringRef> place = entry.second.getAsString())
+        contract.alignedAt.emplace_back(entry.first.str(), place->str());
   if (const llvm::json::Array *maps = object->getArray("tensor_maps"))
     for (const llvm::json::Value &value : *maps) {
       const llvm::json::Object *map = value.getAsObject();

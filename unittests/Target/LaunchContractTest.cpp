@@ -40,6 +40,7 @@ LaunchContract attentionLikeContract() {
   contract.ctaThreads = 128;
   contract.sharedMemoryBytes = 49152;
   contract.aligned = {{"S", 64}, {"B", 1}};
+  contract.alignedAt = {{"S", "attention.ph:2:14"}};
   contract.tensorMaps = {{contract.params[0].name, 128, 64, 128}};
   contract.grid[0].terms = {{"S", 128}};
   contract.grid[1].terms = {{"B", 1}};
@@ -72,6 +73,7 @@ void expectSameContract(const LaunchContract &a, const LaunchContract &b) {
     return v;
   };
   EXPECT_EQ(sorted(a.aligned), sorted(b.aligned));
+  EXPECT_EQ(a.alignedAt, b.alignedAt);
   ASSERT_EQ(a.tensorMaps.size(), b.tensorMaps.size());
   for (auto [x, y] : llvm::zip_equal(a.tensorMaps, b.tensorMaps)) {
     EXPECT_EQ(x.param, y.param);

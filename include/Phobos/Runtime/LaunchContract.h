@@ -78,6 +78,10 @@ struct LaunchContract {
   int64_t sharedMemoryBytes = 0;
   /// @aligned: dim name -> the multiple the launch must respect.
   std::vector<std::pair<std::string, int64_t>> aligned;
+  /// Where the source promised them: dim name -> "file:line:col" (the
+  /// user's `.ph` or Python line), for the refusal of a launch that breaks
+  /// one; promises a specialisation added have none.
+  std::vector<std::pair<std::string, std::string>> alignedAt;
   std::array<GridAxis, 3> grid;
   /// @persistent (tile-persistent): the kernel loops over the tiles of
   /// `grid` (its virtual grid) from its CTA's x index, by the launched
