@@ -409,9 +409,12 @@ Session::tunedVariant(llvm::StringRef kernel, llvm::StringRef chip,
 
 void phobos::reportRace(const LaunchContract &contract,
                         const interp::Race &race) {
-  auto cta = [](const std::array<int64_t, 3> &id) {
-    return "CTA (" + std::to_string(id[0]) + ", " + std::to_string(id[1]) +
-           ", " + std::to_string(id[2]) + ")";
+  // A persistent kernel's tiles run in whichever CTAs the launcher starts:
+  // the interpreter runs each tile as a CTA of its own, and names it so.
+  auto cta = [&](const std::array<int64_t, 3> &id) {
+    return std::string(contract.persistent ? "tile (" : "CTA (") +
+           std::to_string(id[0]) + ", " + std::to_string(id[1]) + ", " +
+           std::to_string(id[2]) + ")";
   };
   std::string element;
   for (int64_t index : race.element)
@@ -428,6 +431,11 @@ void phobos::reportRace(const LaunchContract &contract,
   diagnostic.attachNote(race.first)
       << cta(race.firstCta) << "'s " << race.firstAccess << " of " << tensor
       << "[" << element << "]";
+  if (contract.persistent)
+    diagnostic.attachNote(race.second)
+        << "a @persistent kernel's tiles are walked by the CTAs the GPU "
+           "holds at once, in an order nothing fixes: two tiles may run in "
+           "different CTAs at the same time";
 }
 
 llvm::Error Session::interpret(llvm::StringRef kernel,

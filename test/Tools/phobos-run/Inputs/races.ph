@@ -33,3 +33,12 @@ kernel clean(X: tensor<f32>[N], W: tensor<f32>[N]) {
     let b = ctx.block.x
     X[b * 64 :+ 64] = X[b * 64 :+ 64] * W[0 :+ 64]
 }
+
+// A @persistent kernel whose tiles all write the first 8 elements: tiles
+// run in whichever CTAs the launcher starts, so they race as CTAs would.
+@persistent
+kernel tiles(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+    let b = ctx.block.x
+    Y[b * 64 :+ 64] = X[b * 64 :+ 64] * 2.0
+    Y[0 :+ 8] = X[b * 64 :+ 8]
+}
