@@ -122,9 +122,6 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // tensor cores.
   if (!isPassDisabled("tile-pingpong"))
     kernel.addPass(tile::createTilePingPong());
-  // tile-guard-rescale is not here: its branch made the f16 attention 1.5 %
-  // (D 64) to 4 % (D 128) slower on the H200 although it skips most of the
-  // accumulator's rescaling (docs/benchmarks.md).
   // Per-thread code, then the upstream lowerings to llvm/nvvm.
   ConvertTileToGPUOptions perThread;
   perThread.fmaKUnroll =

@@ -146,55 +146,6 @@ constexpr MathFunction mathFunctionOf() {
     return MathFunction::Rsqrt;
 }
 
-/// `factor * tile` marked by tile-guard-rescale: the products are computed
-/// under a branch taken when one of the thread's factors is not exactly 1
-/// (NaN included); otherwise the tile's registers are the result. Fails
-/// (and the caller lowers the product as usual) unless one operand is an
-/// f32 [R, 1] tile.
-FailureOr<Regs> lowerSkippingUnitFactors(ThreadEmitter &e, MulOp op,
-                                         ArrayRef<ValueRange> operands,
-                                         const DistributedLayout &layout) {
-  auto isFactor = [&](Value value) {
-    auto type = dyn_cast<TileType>(value.getType());
-    return type && type.getRank() == 2 && type.getDimSize(1) == 1 &&
-           type.getElementType().isF32() &&
-           cast<TileType>(op.getType()).getDimSize(1) > 1;
-  };
-  unsigned factor = isFactor(op.getLhs()) ? 0 : isFactor(op.getRhs()) ? 1 : 2;
-  if (factor == 2)
-    return failure();
-  Value one = arith::ConstantOp::create(e.b, e.loc, e.b.getF32FloatAttr(1.0));
-  Value needed;
-  // A [R, 1] tile may hold a row's factor in several registers.
-  llvm::SetVector<Value> factors(operands[factor].begin(),
-                                 operands[factor].end());
-  for (Value value : factors) {
-    Value differs = arith::CmpFOp::create(e.b, e.loc, arith::CmpFPredicate::UNE,
-                                          value, one);
-    needed = needed ? arith::OrIOp::create(e.b, e.loc, needed, differs)
-                    : differs;
-  }
-  int64_t count = layout.numRegisters();
-  auto operand = [&](unsigned index, int64_t reg) {
-    return e.broadcastOperand(op->getOperand(index).getType(), operands[index],
-                              layout, reg);
-  };
-  SmallVector<Type> types(count, e.b.getF32Type());
-  auto branch = scf::IfOp::create(e.b, e.loc, types, needed, true);
-  OpBuilder::InsertionGuard guard(e.b);
-  e.b.setInsertionPointToStart(&branch.getThenRegion().front());
-  Regs products;
-  for (int64_t reg = 0; reg < count; ++reg)
-    products.push_back(binary(e, op, operand(0, reg), operand(1, reg)));
-  scf::YieldOp::create(e.b, e.loc, products);
-  e.b.setInsertionPointToStart(&branch.getElseRegion().front());
-  Regs unchanged;
-  for (int64_t reg = 0; reg < count; ++reg)
-    unchanged.push_back(operand(1 - factor, reg));
-  scf::YieldOp::create(e.b, e.loc, unchanged);
-  return Regs(branch.getResults().begin(), branch.getResults().end());
-}
-
 /// A tile op whose result register `reg` is computed from the registers
 /// of its operands (broadcast to the result's layout).
 template <typename Op>
@@ -214,16 +165,6 @@ struct ElementwiseLowering : TileToGPUPattern<Op> {
       return e.broadcastOperand(op->getOperand(index).getType(),
                                 operands[index], layout, reg);
     };
-    if constexpr (std::is_same_v<Op, MulOp>) {
-      if (op->hasAttr(MulOp::kSkipUnitFactorAttrName)) {
-        FailureOr<Regs> guarded =
-            lowerSkippingUnitFactors(e, op, operands, layout);
-        if (succeeded(guarded)) {
-          replaceWithRegisters(rewriter, op, *guarded);
-          return success();
-        }
-      }
-    }
     Regs values;
     values.reserve(count);
     for (int64_t reg = 0; reg < count; ++reg) {

@@ -1,6 +1,6 @@
 //===- LoopUtils.h - Facts about the loops passes rewrite -------*- C++ -*-===//
 //
-// What tile-pipeline, tile-prefetch-dots and tile-defer-dots ask of an
+// What tile-pipeline and tile-defer-dots ask of an
 // scf.for: where a value is defined, whether it changes between iterations,
 // whether the loop is the remainder tile-split-ragged-loops leaves, which
 // loads an operand needs; and the rewrites they share: more iteration

@@ -521,15 +521,7 @@ def Tile_AddOp : Tile_BinaryOp<"add", "addition", "+", [Commutative]> {
   let hasCanonicalizer = 1;
 }
 def Tile_SubOp : Tile_BinaryOp<"sub", "subtraction", "-">;
-def Tile_MulOp : Tile_BinaryOp<"mul", "multiplication", "*", [Commutative]> {
-  let extraClassDeclaration = [{
-    /// Set by tile-guard-rescale on `factor * tile` where the [R, 1]
-    /// factor is usually exactly 1: the GPU lowering multiplies only where
-    /// one of a thread's factors is not 1 (x * 1 is x, so this is exact).
-    static constexpr ::llvm::StringLiteral kSkipUnitFactorAttrName =
-        "phobos.skip_unit_factor";
-  }];
-}
+def Tile_MulOp : Tile_BinaryOp<"mul", "multiplication", "*", [Commutative]>;
 def Tile_DivOp : Tile_BinaryOp<"div",
     "division (integers truncate toward zero)", "/">;
 def Tile_RemOp : Tile_BinaryOp<"rem",

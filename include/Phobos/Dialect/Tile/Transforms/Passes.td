@@ -182,49 +182,6 @@ def TileSelectMma : Pass<"tile-select-mma", "::phobos::tile::KernelOp"> {
   ];
 }
 
-def TilePrefetchDots : Pass<"tile-prefetch-dots", "::phobos::tile::KernelOp"> {
-  let summary = "starts a loop's leading wgmma one iteration early";
-  let description = [{
-    In a loop whose first dot is a wgmma that starts from zero (attention's
-    S = Q K^T) and is followed by another wgmma (P @ V), issues the next
-    iteration's first dot at the top of each iteration and leaves it in
-    flight (`in_flight = 1`) while the rest of the iteration (the softmax,
-    P @ V) runs on the current one, which the loop carries as an extra
-    `iter_arg` computed once before the loop. wgmma groups retire in order,
-    so the later dot's wait retires the early one; a `phobos.wgmma_wait`
-    before the yield ties its registers to a wait. The early dot's loads
-    (and the prologue's) are masked on the axes that move with the loop, so
-    reading past the loop's range is safe; those results are never used.
-    Loops that store to a tensor, or whose first dot depends on anything but
-    the induction variable and loop-invariant values, are left alone. Not
-    in the GPU pipeline: measured on the H200 it gained nothing for the f16
-    attention (docs/architecture.md); run it with `phobos-opt`.
-
-    Before:
-    ```mlir
-    scf.for %kb = %lb to %ub step %c64 iter_args(%acc = %0) ... {
-      %k = phobos.load %K[%bh, %kb, %c0] ...
-      %s = phobos.dot %q, %k transpose_b kind(wgmma) ...
-      ... softmax(%s), phobos.dot %p, %v, ... kind(wgmma) ...
-    ```
-    After:
-    ```mlir
-    %k0 = phobos.load %K[%bh, %lb, %c0] ...
-    %s0 = phobos.dot %q, %k0 transpose_b kind(wgmma) ...
-    scf.for %kb = %lb to %ub step %c64 iter_args(%acc = %0, %s = %s0) ... {
-      %k1 = phobos.load %K[%bh, %kb + %c64, %c0] ...
-      %next = phobos.dot %q, %k1 transpose_b kind(wgmma) {in_flight = 1 : i32} ...
-      ... softmax(%s), phobos.dot %p, %v, ... kind(wgmma) ...
-      %w = phobos.wgmma_wait %next {pending = 0 : i32} ...
-      scf.yield ..., %w
-    ```
-  }];
-  let statistics = [
-    Statistic<"numPrefetched", "num-prefetched",
-              "Dots started one iteration early">
-  ];
-}
-
 def TileDeferDots : Pass<"tile-defer-dots", "::phobos::tile::KernelOp"> {
   let summary = "runs a loop's accumulating wgmma under the next iteration";
   let description = [{
@@ -849,34 +806,6 @@ def TilePingPong : Pass<"tile-pingpong", "::phobos::tile::KernelOp"> {
   let statistics = [
     Statistic<"numLoops", "num-loops",
               "Loops whose consumer warpgroups take turns">
-  ];
-}
-
-def TileGuardRescale : Pass<"tile-guard-rescale", "::phobos::tile::KernelOp"> {
-  let summary = "lets an online softmax skip rescaling by a factor of one";
-  let description = [{
-    An online softmax (flash attention) rescales its running accumulator by
-    `corr = exp(m - m_new)` with `m_new = tmax(m, ...)` every iteration:
-    `acc = corr * acc + ...`. Once a row's maximum stops growing, `corr`
-    is exactly 1 (`exp(0)`), and the product changes nothing. The pass
-    marks such a `phobos.mul` of an f32 `[R, 1]` factor and an `[R, C]`
-    tile (C > 1) inside a loop with `phobos.skip_unit_factor`; the GPU
-    lowering then multiplies under a branch taken only when one of the
-    thread's factors differs from 1 (`x * 1 == x`, NaN and infinities
-    included, so the result is exact). FlashAttention 4 skips the rescale
-    under a threshold; this is the exact form of it.
-
-    Not in the default pipeline: on the H200 the branch made the f16
-    attention 1.5 % (D 64) to 4 % (D 128) slower, since the multiplies it
-    moves out of line were work that hid the latency of the exponentials
-    and shuffles (docs/benchmarks.md).
-
-    Before: `%c = phobos.exp %d` with `%d = phobos.sub %m, %mn`,
-            `%mn = phobos.max %m, %x`, then `%a = phobos.mul %c, %acc`
-    After:  `%a = phobos.mul %c, %acc {phobos.skip_unit_factor}`
-  }];
-  let statistics = [
-    Statistic<"numGuarded", "num-guarded", "Products marked to skip unit factors">
   ];
 }
 
