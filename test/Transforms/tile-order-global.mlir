@@ -208,3 +208,29 @@ phobos.kernel @branches(%X: !phobos.tensor<?xf32>, %s: i32, %p: i1) attributes {
   phobos.store %y, %X[%s] : !phobos.tile<512xf32, #b>, !phobos.tensor<?xf32>
   phobos.return
 }
+
+// -----
+
+#b = #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#s = #phobos.shared<order = [0], padding = 0>
+
+// An asynchronous copy reads its slice when it runs: a store into that
+// slice from another thread first commits and waits for the thread's
+// copies, then for the CTA.
+// CHECK-LABEL: phobos.kernel @async_read
+// CHECK: phobos.async_copy
+// CHECK-NEXT: phobos.fill
+// CHECK-NEXT: phobos.async_commit
+// CHECK-NEXT: phobos.async_wait 0
+// CHECK-NEXT: phobos.barrier{{$}}
+// CHECK-NEXT: phobos.store
+phobos.kernel @async_read(%X: !phobos.tensor<?xf32>, %s: i32) attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.0 : f32
+  %buf = phobos.local_buffer {offset = 0 : i64} : !phobos.smem<1x512xf32, #s>
+  %slot = phobos.buffer_slot %buf[%c0] lag 0 : !phobos.smem<1x512xf32, #s> -> !phobos.smem<512xf32, #s>
+  phobos.async_copy %X[%c0] into %slot : !phobos.tensor<?xf32>, !phobos.tile<512xf32, #b>, !phobos.smem<512xf32, #s>
+  %t = phobos.fill %zero : !phobos.tile<512xf32, #b>
+  phobos.store %t, %X[%s] : !phobos.tile<512xf32, #b>, !phobos.tensor<?xf32>
+  phobos.return
+}

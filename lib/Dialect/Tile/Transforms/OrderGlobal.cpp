@@ -30,7 +30,12 @@
 //   in a loop differ between its iterations, so an access of an earlier
 //   iteration matches only through offsets defined outside that loop.
 //
-// Loops are analysed to a fixed point as in tile-insert-barriers.
+// Loops are analysed to a fixed point as in tile-insert-barriers. An
+// asynchronous copy (cp.async) reads global memory until its group
+// completes: a write it conflicts with first commits and waits for the
+// thread's copies. (TMA copies are made only by tile-pipeline, for loops
+// that write no tensor and, across a persistent kernel's tiles, only when
+// the epilogue writes none of the tensors they read.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -386,6 +391,16 @@ private:
       ++counted;
       if (place) {
         OpBuilder builder(op);
+        // An asynchronous copy reads when it runs, not when it is issued: a
+        // write after it waits for the thread's copies (committed first, so
+        // that the wait covers them), then for the CTA.
+        if (llvm::any_of(pending, [&](const Access &p) {
+              return isa<AsyncCopyOp>(p.op) && conflicts(p, *access);
+            })) {
+          AsyncCommitOp::create(builder, op->getLoc());
+          AsyncWaitOp::create(builder, op->getLoc(),
+                              builder.getI32IntegerAttr(0));
+        }
         BarrierOp::create(builder, op->getLoc());
         ++placed;
       }
