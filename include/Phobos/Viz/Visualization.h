@@ -1,0 +1,92 @@
+//===- Visualization.h - One page that shows a kernel -----------*- C++ -*-===//
+//
+// The visualizer (phobos-viz, docs/debugging.md "The visualizer"): one
+// self-contained HTML page for a kernel, a variant and a problem, built from
+// one JSON object. buildVisualization compiles the variant through the same
+// pipeline every tool runs (buildPhobosToNVVMPipeline) with a recorder of
+// the IR after each pass, and collects the data of each panel:
+//
+//   {"format": 1, "kernel": "saxpy", "variant": [["BLOCK", 16]],
+//    "chip": "sm_90", "dims": {"N": 1000}, "grid": [63, 1, 1],
+//    "warps": 4, "shared_bytes": 0,
+//    "source": {"file", "language": "phobos" | "python", "lines": [...],
+//               "hidden": [1-based lines the code panel hides (@cluster)]},
+//    "passes": [{"pass", "anchor", "lines", "text" (the first) |
+//                "edits": [["=", n] | ["-", n] | ["+", [lines]]],
+//                "changed", "added", "removed",
+//                "src": [source line of each IR line, 0: none]
+//                       (where it differs from the stage before)}],
+//    "layouts": {"stage": index of the pass whose IR they are in,
+//                "values": [{"name", "op", "line", "src", "layout"}],
+//                "layouts": [describeTileLayout (Layouts.h)]},
+//    "shared": {"stage", "buffers": [describeSharedBuffer + "name", "op",
+//               "line", "src", "conflicts" (describeBankConflicts)]},
+//    "missing": [what the page does not show yet]}
+//
+// writeVisualizationPage puts it into the page (Page.cpp); the two are
+// apart so that tests check the data without a browser.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHOBOS_VIZ_VISUALIZATION_H
+#define PHOBOS_VIZ_VISUALIZATION_H
+
+#include "Phobos/Viz/Layouts.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace phobos::frontend {
+class SpanMap;
+} // namespace phobos::frontend
+
+namespace phobos::viz {
+
+/// The version of the page's JSON; raised when a field changes meaning.
+inline constexpr int64_t kFormatVersion = 1;
+
+/// Which kernel, variant and problem a page shows, and how much of it.
+struct VisualizationOptions {
+  /// The kernel; empty where the file has only one.
+  std::string kernel;
+  /// @autotune values; the others take their first.
+  llvm::StringMap<int64_t> variant;
+  /// Launch extents: the grid, and the kernel specialised for them as
+  /// phobos-run compiles it (specializeAlignment).
+  llvm::StringMap<int64_t> dims;
+  std::string chip = "sm_90";
+  /// The map of a generated program (the Python package's): the code
+  /// panel shows the original file and every op links to its line there.
+  const frontend::SpanMap *spanMap = nullptr;
+  /// Elements of a tile or buffer past which its grid is left out.
+  int64_t maxGridElements = kDefaultMaxGridElements;
+  /// Changed lines past which a pass's diff is one replacement (LineDiff.h).
+  size_t maxDiffEdits = 4000;
+};
+
+/// The page's data for the main buffer of `sourceMgr`. Errors (at the
+/// user's lines) go to `context`'s diagnostic handler; the context needs the
+/// dialects registerAllDialects adds.
+mlir::FailureOr<llvm::json::Value>
+buildVisualization(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
+                   const VisualizationOptions &options);
+
+/// The self-contained page (scripts, styles and `data` inline).
+void writeVisualizationPage(const llvm::json::Value &data,
+                            llvm::raw_ostream &os);
+
+} // namespace phobos::viz
+
+#endif // PHOBOS_VIZ_VISUALIZATION_H

@@ -1,0 +1,501 @@
+// The Phobos visualizer's page: draws the data phobos-viz put in the
+// <script id="phobos-viz-data"> element (its form: include/Phobos/Viz/
+// Visualization.h). No library and no network. window.phobosViz exposes
+// the few calls the browser test makes (test/Tools/phobos-viz).
+"use strict";
+
+(function () {
+  const data = JSON.parse(document.getElementById("phobos-viz-data").textContent);
+  const $ = (id) => document.getElementById(id);
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // ---- Header ------------------------------------------------------------
+
+  function showSummary() {
+    $("title").textContent = "Phobos visualizer: " + data.kernel;
+    document.title = data.kernel + " · Phobos visualizer";
+    const facts = [
+      ["variant", data.variant.map(([name, value]) => name + "=" + value).join(", ") || "(none)"],
+      ["chip", data.chip],
+      ["dims", Object.entries(data.dims).map(([n, v]) => n + "=" + v).join(", ") || "(none)"],
+      ["grid", data.grid ? data.grid.join(" x ") : "(" + (data.grid_note || "unknown") + ")"],
+      ["warps", String(data.warps)],
+      ["shared", data.shared_bytes !== undefined ? data.shared_bytes + " B" : "0 B"],
+    ];
+    for (const [name, value] of facts) {
+      const item = element("div");
+      item.append(element("dt", "", name), element("dd", "", value));
+      $("facts").append(item);
+    }
+    if (data.missing && data.missing.length)
+      $("missing").textContent = "Not shown yet: " + data.missing.join("; ") + ".";
+  }
+
+  // ---- Code panel ----------------------------------------------------------
+
+  const sourceRows = new Map(); // source line -> row element
+  let selectedSource = 0;
+
+  function showSource() {
+    const source = data.source;
+    $("source-file").textContent = source.file + " (" + source.language + ")";
+    const hidden = new Set(source.hidden);
+    const fragment = document.createDocumentFragment();
+    source.lines.forEach((text, index) => {
+      const line = index + 1;
+      if (hidden.has(line)) return; // @cluster: one GPU ignores it
+      const row = element("div", "src-line");
+      row.dataset.line = String(line);
+      row.append(element("span", "no", String(line)), element("span", "text", text));
+      row.addEventListener("click", () => selectSourceLine(line, true));
+      sourceRows.set(line, row);
+      fragment.append(row);
+    });
+    $("code").append(fragment);
+  }
+
+  function markSourceLines(lines) {
+    for (const [line, row] of sourceRows) row.classList.toggle("has-ops", lines.has(line));
+  }
+
+  /// Highlights source line `line`; `fromSource`: also the IR lines linked
+  /// to it in the current pass.
+  function selectSourceLine(line, fromSource) {
+    for (const row of $("code").querySelectorAll(".selected")) row.classList.remove("selected");
+    selectedSource = line;
+    const row = sourceRows.get(line);
+    if (row) {
+      row.classList.add("selected");
+      row.scrollIntoView({ block: "nearest" });
+    }
+    if (fromSource) {
+      for (const irRow of $("ir").querySelectorAll(".ir-line")) {
+        irRow.classList.toggle("linked", Number(irRow.dataset.src) === line);
+        irRow.classList.remove("selected");
+      }
+      const first = $("ir").querySelector(".ir-line.linked");
+      if (first) first.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  // ---- Passes panel --------------------------------------------------------
+
+  const passes = data.passes;
+  const texts = []; // the IR of each pass, rebuilt from the edits on demand
+  const sources = [];
+  let currentPass = 0;
+
+  function textOf(index) {
+    if (texts[index]) return texts[index];
+    const pass = passes[index];
+    let lines;
+    if (index === 0) lines = pass.text;
+    else if (!pass.changed) lines = textOf(index - 1);
+    else {
+      const before = textOf(index - 1);
+      lines = [];
+      let at = 0;
+      for (const [kind, value] of pass.edits) {
+        if (kind === "=") {
+          for (let k = 0; k < value; ++k) lines.push(before[at + k]);
+          at += value;
+        } else if (kind === "-") at += value;
+        else for (const line of value) lines.push(line);
+      }
+    }
+    texts[index] = lines;
+    return lines;
+  }
+
+  function sourcesOf(index) {
+    if (sources[index]) return sources[index];
+    const pass = passes[index];
+    sources[index] = pass.src || (index > 0 ? sourcesOf(index - 1) : []);
+    return sources[index];
+  }
+
+  function showPassList() {
+    const list = $("pass-list");
+    passes.forEach((pass, index) => {
+      const item = element("div", "pass-item");
+      item.dataset.index = String(index);
+      item.dataset.pass = pass.pass;
+      const name = element("span", "name", index + ". " + pass.pass);
+      name.title = "ran on " + pass.anchor + "; " + pass.lines + " lines";
+      const delta = element("span", "delta");
+      if (index === 0) delta.textContent = pass.lines + " lines";
+      else if (!pass.changed) {
+        item.classList.add("unchanged");
+        delta.textContent = "unchanged";
+      } else {
+        delta.append(element("span", "plus", "+" + pass.added), " ", element("span", "minus", "-" + pass.removed));
+      }
+      item.append(name, delta);
+      item.addEventListener("click", () => selectPass(index));
+      list.append(item);
+    });
+  }
+
+  function irRow(line, text, source, kind) {
+    const row = element("div", "ir-line" + (kind ? " " + kind : ""));
+    if (line) row.dataset.line = String(line);
+    if (source) {
+      row.dataset.src = String(source);
+      row.classList.add("linked-op");
+      row.title = "source line " + source;
+    }
+    row.append(element("span", "no", line ? String(line) : ""), element("span", "text", text));
+    return row;
+  }
+
+  /// Shows pass `index`'s IR, whole or (changesOnly) as its diff with the
+  /// pass before, three lines of context around each change.
+  function selectPass(index) {
+    currentPass = index;
+    for (const item of $("pass-list").children)
+      item.classList.toggle("active", Number(item.dataset.index) === index);
+    const pass = passes[index];
+    const lines = textOf(index);
+    const src = sourcesOf(index);
+    const changesOnly = $("diff-toggle").checked && index > 0 && pass.changed;
+    $("ir-title").textContent = index + ". " + pass.pass + " on " + pass.anchor + " (" + lines.length + " lines" +
+      (index > 0 ? (pass.changed ? ", +" + pass.added + " -" + pass.removed : ", unchanged") : "") + ")";
+    const fragment = document.createDocumentFragment();
+    if (!changesOnly) {
+      lines.forEach((text, k) => fragment.append(irRow(k + 1, text, src[k], "")));
+    } else {
+      const before = textOf(index - 1);
+      let oldAt = 0, newAt = 0;
+      const context = 3;
+      pass.edits.forEach(([kind, value], e) => {
+        if (kind === "=") {
+          const head = e > 0 ? Math.min(context, value) : 0;
+          const tail = e + 1 < pass.edits.length ? Math.min(context, value - head) : 0;
+          for (let k = 0; k < head; ++k) fragment.append(irRow(newAt + k + 1, lines[newAt + k], src[newAt + k], ""));
+          if (value > head + tail) fragment.append(irRow(0, "  ... " + (value - head - tail) + " unchanged lines", 0, "skip"));
+          for (let k = value - tail; k < value; ++k) fragment.append(irRow(newAt + k + 1, lines[newAt + k], src[newAt + k], ""));
+          oldAt += value;
+          newAt += value;
+        } else if (kind === "-") {
+          for (let k = 0; k < value; ++k) fragment.append(irRow(0, "- " + before[oldAt + k], 0, "removed"));
+          oldAt += value;
+        } else {
+          for (let k = 0; k < value.length; ++k) fragment.append(irRow(newAt + k + 1, value[k], src[newAt + k], "added"));
+          newAt += value.length;
+        }
+      });
+    }
+    const ir = $("ir");
+    ir.replaceChildren(fragment);
+    markSourceLines(new Set(src.filter((line) => line > 0)));
+    if (selectedSource) selectSourceLine(selectedSource, true);
+  }
+
+  /// Selects IR line `line` of pass `index` and the source line of its op.
+  function selectIrLine(index, line) {
+    if (index !== currentPass) selectPass(index);
+    showTab("panel-passes");
+    let row = $("ir").querySelector('.ir-line[data-line="' + line + '"]');
+    if (!row && $("diff-toggle").checked) {
+      $("diff-toggle").checked = false;
+      selectPass(index);
+      row = $("ir").querySelector('.ir-line[data-line="' + line + '"]');
+    }
+    if (!row) return;
+    for (const other of $("ir").querySelectorAll(".selected, .linked")) other.classList.remove("selected", "linked");
+    row.classList.add("selected");
+    row.scrollIntoView({ block: "center" });
+    const source = Number(row.dataset.src || 0);
+    if (source) selectSourceLine(source, false);
+  }
+
+  function wirePasses() {
+    $("ir").addEventListener("click", (event) => {
+      const row = event.target.closest(".ir-line");
+      if (row && row.dataset.line) selectIrLine(currentPass, Number(row.dataset.line));
+    });
+    $("diff-toggle").addEventListener("change", () => selectPass(currentPass));
+  }
+
+  // ---- Tabs ----------------------------------------------------------------
+
+  function showTab(panel) {
+    for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.panel === panel);
+    for (const view of document.querySelectorAll(".view")) view.classList.toggle("active", view.id === panel);
+  }
+
+  // ---- Grids (layouts and banks) -------------------------------------------
+
+  /// Rows and columns a grid of `shape` is drawn as: the last axis across,
+  /// the others down; a vector in rows of up to 64.
+  function gridShape(shape) {
+    if (shape.length === 1) {
+      const columns = Math.min(shape[0], 64);
+      return [Math.ceil(shape[0] / columns), columns];
+    }
+    const columns = shape[shape.length - 1];
+    return [shape.slice(0, -1).reduce((a, b) => a * b, 1), columns];
+  }
+
+  function coordsOf(shape, flat) {
+    const coords = [];
+    for (let axis = shape.length - 1; axis >= 0; --axis) {
+      coords.unshift(flat % shape[axis]);
+      flat = Math.floor(flat / shape[axis]);
+    }
+    return coords;
+  }
+
+  /// Draws `count` cells of `columns` per row on `canvas`; colour(k) is the
+  /// fill of cell k. Returns the cell size in pixels.
+  function drawGrid(canvas, rows, columns, count, colour) {
+    const box = canvas.parentElement.clientWidth || 800;
+    const cell = Math.max(3, Math.min(22, Math.floor((box - 16) / columns)));
+    canvas.width = columns * cell;
+    canvas.height = rows * cell;
+    const context = canvas.getContext("2d");
+    context.clearRect(0, 0, canvas.width, canvas.height);
+    const gap = cell >= 6 ? 1 : 0;
+    for (let k = 0; k < count; ++k) {
+      context.fillStyle = colour(k);
+      context.fillRect((k % columns) * cell, Math.floor(k / columns) * cell, cell - gap, cell - gap);
+    }
+    return cell;
+  }
+
+  function cellAt(canvas, event, cell, columns, count) {
+    const rect = canvas.getBoundingClientRect();
+    const x = Math.floor((event.clientX - rect.left) * (canvas.width / rect.width) / cell);
+    const y = Math.floor((event.clientY - rect.top) * (canvas.height / rect.height) / cell);
+    const k = y * columns + x;
+    return x >= 0 && x < columns && k >= 0 && k < count ? k : -1;
+  }
+
+  // ---- Layouts panel -------------------------------------------------------
+
+  const layoutValues = data.layouts.values;
+  const layoutTable = data.layouts.layouts;
+  let shownLayout = -1;
+  let pickedThread = -1;
+  let lastRenderMs = 0;
+
+  function warpColour(warp, lane, warps) {
+    const hue = (warp * 360 / Math.max(warps, 1) + (warp % 2) * 17) % 360;
+    return "hsl(" + hue.toFixed(0) + ",70%," + (30 + (lane / 31) * 45).toFixed(0) + "%)";
+  }
+
+  function showLayoutList() {
+    const select = $("layout-select");
+    if (!layoutValues.length) {
+      select.append(element("option", "", "(no laid-out tile values)"));
+      select.disabled = true;
+      $("layout-info").textContent = "The kernel has no tile value with a register layout.";
+      return;
+    }
+    layoutValues.forEach((value, index) => {
+      const layout = layoutTable[value.layout];
+      const option = element("option", "", value.name + " = " + value.op + (value.src ? "  (line " + value.src + ")" : "") +
+        "  " + layout.shape.join("x") + "x" + layout.element + " " + layout.kind);
+      option.value = String(index);
+      select.append(option);
+    });
+    select.addEventListener("change", () => showLayout(Number(select.value)));
+  }
+
+  /// Draws value `index`'s layout (and, with `link`, highlights its source
+  /// line); returns the milliseconds it took.
+  function showLayout(index, link = true) {
+    const start = performance.now();
+    const value = layoutValues[index];
+    if (!value) return 0;
+    shownLayout = index;
+    pickedThread = -1;
+    $("layout-select").value = String(index);
+    const layout = layoutTable[value.layout];
+    $("layout-info").textContent = layout.type + ": " + layout.registers + " registers a thread, " + layout.warps +
+      " warps" + (layout.holders ? "; some elements are held by several threads (copies)" : "");
+    drawLayout();
+    const legend = $("layout-legend");
+    legend.replaceChildren();
+    for (let warp = 0; warp < layout.warps; ++warp) {
+      const item = element("span");
+      const swatch = element("span", "swatch");
+      swatch.style.background = warpColour(warp, 16, layout.warps);
+      item.append(swatch, "warp " + warp);
+      legend.append(item);
+    }
+    legend.append(element("span", "muted", "(lighter: higher lane)"));
+    if (value.line) {
+      const link = element("a", "", "IR line " + value.line + " of pass " + data.layouts.stage);
+      link.href = "#";
+      link.addEventListener("click", (event) => { event.preventDefault(); selectIrLine(data.layouts.stage, value.line); });
+      legend.append(link);
+    }
+    if (link && value.src) selectSourceLine(value.src, false);
+    lastRenderMs = performance.now() - start;
+    return lastRenderMs;
+  }
+
+  let layoutCell = 0;
+
+  function drawLayout() {
+    const layout = layoutTable[layoutValues[shownLayout].layout];
+    const canvas = $("layout-canvas");
+    if (!layout.thread) {
+      canvas.width = canvas.height = 0;
+      $("layout-hover").textContent = layout.omitted || "No register layout.";
+      return;
+    }
+    const [rows, columns] = gridShape(layout.shape);
+    const count = layout.thread.length;
+    layoutCell = drawGrid(canvas, rows, columns, count, (k) => {
+      const thread = layout.thread[k];
+      if (pickedThread >= 0 && thread !== pickedThread) return "#e9e9e6";
+      return warpColour(thread >> 5, thread & 31, layout.warps);
+    });
+  }
+
+  function describeElement(layout, k) {
+    const thread = layout.thread[k];
+    return "element [" + coordsOf(layout.shape, k).join(", ") + "]: warp " + (thread >> 5) + ", lane " + (thread & 31) +
+      ", register " + layout.register[k] + (layout.holders && layout.holders[k] > 1 ? " (" + layout.holders[k] + " registers hold it)" : "");
+  }
+
+  function wireLayouts() {
+    const canvas = $("layout-canvas");
+    const hit = (event) => {
+      if (shownLayout < 0) return [null, -1];
+      const layout = layoutTable[layoutValues[shownLayout].layout];
+      if (!layout.thread) return [layout, -1];
+      const [, columns] = gridShape(layout.shape);
+      return [layout, cellAt(canvas, event, layoutCell, columns, layout.thread.length)];
+    };
+    canvas.addEventListener("mousemove", (event) => {
+      const [layout, k] = hit(event);
+      if (k >= 0) $("layout-hover").textContent = describeElement(layout, k);
+    });
+    canvas.addEventListener("click", (event) => {
+      const [layout, k] = hit(event);
+      if (k < 0) return;
+      const thread = layout.thread[k];
+      pickedThread = pickedThread === thread ? -1 : thread;
+      drawLayout();
+      $("layout-hover").textContent = pickedThread < 0 ? describeElement(layout, k) :
+        "warp " + (thread >> 5) + ", lane " + (thread & 31) + " holds the coloured elements (click again for all)";
+    });
+  }
+
+  // ---- Shared-memory panel -------------------------------------------------
+
+  function bankColour(bank) {
+    return "hsl(" + ((bank * 360) / 32).toFixed(0) + ",65%," + (bank % 2 ? 62 : 48) + "%)";
+  }
+
+  function showShared() {
+    const buffers = data.shared.buffers;
+    $("shared-summary").textContent = buffers.length
+      ? buffers.length + " buffer" + (buffers.length > 1 ? "s" : "") + (data.shared_bytes !== undefined ? ", " + data.shared_bytes + " bytes of shared memory a CTA" : "") +
+        ". Grids: the bank (of 32) each element of a slot starts in."
+      : "The kernel uses no shared buffer.";
+    for (const buffer of buffers) $("shared-list").append(sharedCard(buffer));
+  }
+
+  function sharedCard(buffer) {
+    const card = element("div", "buffer");
+    const title = element("h3");
+    const link = element("a", "", buffer.name);
+    link.addEventListener("click", () => selectIrLine(data.shared.stage, buffer.line));
+    title.append(link, " = " + buffer.op + (buffer.src ? " (line " + buffer.src + ")" : ""));
+    card.append(title);
+    const facts = [
+      ["type", buffer.type],
+      ["layout", buffer.layout],
+      ["slots", buffer.slots + " of " + buffer.slot_shape.join("x") + "x" + buffer.element + ", " + buffer.slot_bytes + " B each"],
+      ["bytes", String(buffer.bytes) + (buffer.offset !== undefined ? " at offset " + buffer.offset : "")],
+    ];
+    const table = element("table");
+    for (const [name, value] of facts) {
+      const row = element("tr");
+      row.append(element("th", "", name), element("td", "", value));
+      table.append(row);
+    }
+    card.append(table);
+    if (buffer.conflicts) card.append(conflictTable(buffer.conflicts));
+    if (buffer.banks) {
+      const box = element("div", "canvas-box");
+      const canvas = element("canvas", "bank-canvas");
+      box.append(canvas);
+      const hover = element("div", "hover muted", "Point at an element to see its bank.");
+      card.append(box, hover);
+      const [rows, columns] = buffer.slot_shape;
+      requestAnimationFrame(() => {
+        const cell = drawGrid(canvas, rows, columns, buffer.banks.length, (k) => bankColour(buffer.banks[k]));
+        canvas.addEventListener("mousemove", (event) => {
+          const k = cellAt(canvas, event, cell, columns, buffer.banks.length);
+          if (k >= 0) hover.textContent = "element [" + Math.floor(k / columns) + ", " + (k % columns) + "] of slot 0: bank " + buffer.banks[k];
+        });
+      });
+    }
+    return card;
+  }
+
+  function conflictTable(conflicts) {
+    const box = element("div");
+    const kinds = Object.entries(conflicts.accesses).map(([kind, count]) => count + " " + kind).join(", ");
+    box.append(element("div", "muted", "Bank-conflict model (tile-swizzle-shared), per warp-wide access: " + (kinds || "no access it models")));
+    if (conflicts.note) box.append(element("div", "muted", "Note: " + conflicts.note + "."));
+    if (!conflicts.layouts.length) return box;
+    const table = element("table", "conflicts");
+    const head = element("tr");
+    for (const name of ["layout", "excess wavefronts", "wavefronts", "bytes"]) head.append(element("th", "", name));
+    table.append(head);
+    for (const candidate of conflicts.layouts) {
+      const row = element("tr", candidate.chosen ? "chosen" : "");
+      row.append(element("td", "", candidate.layout + (candidate.chosen ? " (chosen)" : "")),
+        element("td", "", String(candidate.excess_wavefronts)), element("td", "", String(candidate.wavefronts)),
+        element("td", "", String(candidate.bytes)));
+      table.append(row);
+    }
+    box.append(table);
+    return box;
+  }
+
+  // ---- Start ---------------------------------------------------------------
+
+  function start() {
+    showSummary();
+    showSource();
+    showPassList();
+    wirePasses();
+    for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.panel));
+    selectPass(0);
+    showLayoutList();
+    wireLayouts();
+    showShared();
+    // The layout panel draws on first view: the canvas needs its width.
+    let layoutsShown = false;
+    document.querySelector('.tab[data-panel="panel-layouts"]').addEventListener("click", () => {
+      if (!layoutsShown && layoutValues.length) showLayout(shownLayout >= 0 ? shownLayout : 0);
+      layoutsShown = true;
+    });
+    if (layoutValues.length) showLayout(0, false);
+  }
+
+  window.phobosViz = {
+    data,
+    selectPass,
+    selectIrLine,
+    selectSourceLine: (line) => selectSourceLine(line, true),
+    showLayout,
+    showTab,
+    selectedSourceLine: () => selectedSource,
+    lastRenderMs: () => lastRenderMs,
+  };
+  start();
+})();

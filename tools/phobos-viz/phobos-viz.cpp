@@ -1,0 +1,151 @@
+//===- phobos-viz.cpp - One page that shows a kernel ----------------------===//
+//
+// phobos-viz FILE.ph [--kernel NAME] [--variant NAME=V,...] [--dim NAME=V]...
+//            [--chip sm_90] [--span-map MAP.json] [--json] [-o PAGE.html]
+//
+// Writes one self-contained HTML page (scripts, styles and data inline; no
+// server, no network) for a kernel variant and a problem: the source with
+// the line of the selected op highlighted, the IR after every pass of the
+// pipeline with what each changed, which thread holds which element of each
+// laid-out tile, and the shared buffers with their swizzle, bytes and bank
+// conflicts. --json writes the page's data instead (lib/Viz,
+// docs/debugging.md "The visualizer").
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phobos/Frontend/MLIRGen.h"
+#include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/InitAllDialects.h"
+#include "Phobos/Support/Chips.h"
+#include "Phobos/Support/Files.h"
+#include "Phobos/Viz/Visualization.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace phobos;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("phobos-viz options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.ph>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> outputFile("o",
+                                       cl::desc("The page (default: standard "
+                                                "output)"),
+                                       cl::value_desc("FILE"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<std::string> kernelName("kernel",
+                                       cl::desc("The kernel (where the file "
+                                                "has several)"),
+                                       cl::value_desc("NAME"),
+                                       cl::cat(category));
+static cl::opt<std::string>
+    variantSpec("variant", cl::desc("@autotune values: NAME=V,NAME=V"),
+                cl::value_desc("NAME=V,..."), cl::cat(category));
+static cl::list<std::string>
+    dimSpecs("dim",
+             cl::desc("A dim's extent: the grid, and the kernel specialised "
+                      "for it as phobos-run compiles it"),
+             cl::value_desc("NAME=V"), cl::cat(category));
+static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
+                                 cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string>
+    spanMapFile("span-map",
+                cl::desc("Show the file this span map names (a generated "
+                         "program's origin) and link ops to its lines"),
+                cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<bool> jsonOutput("json",
+                                cl::desc("Write the page's data (JSON) "
+                                         "instead of the page"),
+                                cl::cat(category));
+static cl::opt<int64_t> maxGridElements(
+    "max-grid-elements",
+    cl::desc("Elements of a tile or buffer past which its grid is left out"),
+    cl::init(viz::kDefaultMaxGridElements), cl::cat(category));
+
+[[noreturn]] static void usage(const llvm::Twine &message) {
+  llvm::errs() << "phobos-viz: " << message << "\n";
+  exit(2);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv, "phobos-viz: one HTML page that shows a Phobos kernel\n");
+
+  viz::VisualizationOptions options;
+  options.kernel = kernelName;
+  if (!isValidChip(chip))
+    usage("--chip: unsupported chip '" + chip + "'; Phobos targets " +
+          supportedChips());
+  options.chip = chip;
+  options.maxGridElements = maxGridElements;
+  std::string problem =
+      frontend::parseVariantSpec(variantSpec, options.variant);
+  if (!problem.empty())
+    usage("--variant: " + problem);
+  for (const std::string &spec : dimSpecs) {
+    auto [name, text] = llvm::StringRef(spec).split('=');
+    int64_t value = 0;
+    if (name.empty() || text.getAsInteger(10, value))
+      usage("--dim expects NAME=INTEGER, got '" + spec + "'");
+    if (value <= 0 || value > INT32_MAX)
+      usage("--dim " + spec + ": extents must be between 1 and " +
+            llvm::Twine(INT32_MAX));
+    if (!options.dims.try_emplace(name, value).second)
+      usage("--dim " + name + " is given twice");
+  }
+
+  auto buffer = readInputFile(inputFile);
+  if (!buffer)
+    usage(llvm::toString(buffer.takeError()));
+  std::optional<frontend::SpanMap> spanMap;
+  if (!spanMapFile.empty()) {
+    llvm::Expected<frontend::SpanMap> map =
+        frontend::SpanMap::readFile(spanMapFile);
+    if (!map)
+      usage(llvm::toString(map.takeError()));
+    spanMap = std::move(*map);
+    options.spanMap = &*spanMap;
+  }
+
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  // One thread: the recorder prints the module between passes.
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  std::string name = (*buffer)->getBufferIdentifier().str();
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::optional<frontend::SpanMapDiagnosticHandler> spanMapDiagnostics;
+  if (spanMap)
+    spanMapDiagnostics.emplace(*spanMap, name, sourceMgr, diagnostics,
+                               &context);
+
+  mlir::FailureOr<llvm::json::Value> data =
+      viz::buildVisualization(sourceMgr, &context, options);
+  if (mlir::failed(data))
+    return 1;
+
+  std::error_code error;
+  llvm::ToolOutputFile output(outputFile, error, llvm::sys::fs::OF_None);
+  if (error)
+    usage("cannot write '" + outputFile + "': " + error.message());
+  if (jsonOutput)
+    output.os() << *data << "\n";
+  else
+    viz::writeVisualizationPage(*data, output.os());
+  output.keep();
+  return 0;
+}
