@@ -34,5 +34,6 @@ if os.path.exists(os.path.join(cuda_bin, "ptxas")):
 
 tool_dirs = [config.phobos_tools_dir, config.llvm_tools_dir]
 tools = ["phobos-opt", "phobos-translate", "phobos-run", "phobos-compile",
-         "phobos-capi-test", "phobos-sched", "phobos-pod", "phobos-tensor", "phobos-tune"]
+         "phobos-capi-test", "phobos-sched", "phobos-pod", "phobos-tensor", "phobos-tune",
+         "phobos-viz"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,0 +1,153 @@
+"""Prints what a phobos-viz --json file holds, one fact a line, for FileCheck,
+after checking its schema: every panel's fields, each pass's IR rebuilt from
+its edits with as many lines (and source links) as it says, every layout
+value's IR line defining that value, every element's owner inside the CTA.
+
+Usage: python3 summarize.py DATA.json [--owner LAYOUT:I,J ...]
+--owner prints the thread (warp.lane) and register of one element.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def fail(message: str) -> None:
+    print(f"SCHEMA ERROR: {message}")
+    sys.exit(1)
+
+
+def need(obj: dict, keys: list[str], where: str) -> None:
+    for key in keys:
+        if key not in obj:
+            fail(f"{where} has no '{key}'")
+
+
+def rebuild(passes: list[dict]) -> list[list[str]]:
+    """Each pass's IR, from the first text and the edits after it."""
+    texts: list[list[str]] = []
+    for index, stage in enumerate(passes):
+        if index == 0:
+            lines = list(stage["text"])
+        elif not stage["changed"]:
+            lines = texts[-1]
+        else:
+            before, lines, at = texts[-1], [], 0
+            for kind, value in stage["edits"]:
+                if kind == "=":
+                    lines += before[at:at + value]
+                    at += value
+                elif kind == "-":
+                    at += value
+                elif kind == "+":
+                    lines += value
+                else:
+                    fail(f"pass {index}: edit kind {kind!r}")
+            if at != len(before):
+                fail(f"pass {index}: the edits read {at} of {len(before)} lines")
+        if len(lines) != stage["lines"]:
+            fail(f"pass {index}: {len(lines)} lines rebuilt, {stage['lines']} said")
+        texts.append(lines)
+    return texts
+
+
+def main() -> None:
+    data = json.load(open(sys.argv[1]))
+    owners = [arg.split(":") for arg in sys.argv[3::2]] if "--owner" in sys.argv else []
+    need(data, ["format", "kernel", "chip", "variant", "dims", "grid", "warps", "source",
+                "passes", "layouts", "shared", "missing"], "the data")
+    print(f"format {data['format']} kernel {data['kernel']} chip {data['chip']} warps {data['warps']}")
+    print("variant " + ",".join(f"{name}={value}" for name, value in data["variant"]))
+    print("grid " + (",".join(map(str, data["grid"])) if data["grid"] else "none: " + data["grid_note"]))
+
+    source = data["source"]
+    need(source, ["file", "language", "lines", "hidden"], "source")
+    print(f"source {source['file']} {source['language']} lines {len(source['lines'])} "
+          f"hidden {source['hidden']}")
+    for line in source["hidden"]:
+        print(f"hidden line {line}: {source['lines'][line - 1].strip()}")
+
+    passes = data["passes"]
+    texts = rebuild(passes)
+    sources: list[list[int]] = []
+    for index, stage in enumerate(passes):
+        need(stage, ["pass", "anchor", "lines"], f"pass {index}")
+        src = stage.get("src", sources[-1] if sources else None)
+        if src is None or len(src) != stage["lines"]:
+            fail(f"pass {index}: no source line for each IR line")
+        if any(line < 0 or line > len(source["lines"]) for line in src):
+            fail(f"pass {index}: a source line outside the source")
+        sources.append(src)
+        change = ("text" if index == 0 else
+                  f"+{stage['added']} -{stage['removed']}" if stage["changed"] else "unchanged")
+        print(f"pass {index} {stage['pass']} on {stage['anchor']}: {stage['lines']} lines, {change}")
+
+    layouts = data["layouts"]
+    need(layouts, ["stage", "values", "layouts"], "layouts")
+    stage = layouts["stage"]
+    print(f"layouts at pass {stage} ({passes[stage]['pass']})")
+    for value in layouts["values"]:
+        need(value, ["name", "op", "line", "src", "layout"], "a layout value")
+        text = texts[stage][value["line"] - 1].strip()
+        defined = value["name"].split("#")[0]  # %3#1: a result of %3:2 = ...
+        if not (text.startswith(defined + " = " + value["op"]) or text.startswith(defined + ":")):
+            fail(f"{value['name']}: IR line {value['line']} is '{text}'")
+        if sources[stage][value["line"] - 1] != value["src"]:
+            fail(f"{value['name']}: source line {value['src']} differs from the pass's")
+        print(f"value {value['name']} = {value['op']} at source line {value['src']}, layout {value['layout']}")
+    for index, layout in enumerate(layouts["layouts"]):
+        need(layout, ["type", "shape", "element", "kind", "warps"], f"layout {index}")
+        elements = 1
+        for extent in layout["shape"]:
+            elements *= extent
+        print(f"layout {index}: {layout['kind']} {'x'.join(map(str, layout['shape']))}x{layout['element']}, "
+              f"{layout.get('registers')} registers a thread"
+              + (", copies" if "holders" in layout else "")
+              + (f", {layout['omitted']}" if "omitted" in layout else ""))
+        if "thread" not in layout:
+            continue
+        threads = 32 * layout["warps"]
+        if len(layout["thread"]) != elements or len(layout["register"]) != elements:
+            fail(f"layout {index}: not one owner an element")
+        if any(not 0 <= t < threads for t in layout["thread"]):
+            fail(f"layout {index}: an owner outside the CTA")
+        if any(not 0 <= r < layout["registers"] for r in layout["register"]):
+            fail(f"layout {index}: a register past the thread's")
+        held = {(t, r) for t, r in zip(layout["thread"], layout["register"])}
+        if len(held) != elements:
+            fail(f"layout {index}: one register owns two elements")
+        if "holders" in layout:
+            print(f"  holders per element: {sorted(set(layout['holders']))}")
+    for spec, coords in owners:
+        layout = layouts["layouts"][int(spec)]
+        flat = 0
+        for extent, coord in zip(layout["shape"], map(int, coords.split(","))):
+            flat = flat * extent + coord
+        thread = layout["thread"][flat]
+        print(f"owner {spec}:[{coords}] warp {thread // 32} lane {thread % 32} register {layout['register'][flat]}")
+
+    shared = data["shared"]
+    need(shared, ["buffers"], "shared")
+    for buffer in shared["buffers"]:
+        need(buffer, ["name", "op", "line", "src", "type", "shape", "slots", "slot_shape", "layout",
+                      "bytes", "slot_bytes"], "a buffer")
+        print(f"buffer {buffer['name']} = {buffer['op']} at source line {buffer['src']}: {buffer['slots']} x "
+              f"{'x'.join(map(str, buffer['slot_shape']))}x{buffer['element']}, {buffer['layout']}, "
+              f"{buffer['slot_bytes']} B a slot, {buffer['bytes']} B at {buffer.get('offset')}")
+        if "banks" in buffer:
+            rows, columns = buffer["slot_shape"]
+            banks = buffer["banks"]
+            print(f"  banks of rows 0-3, first 4 units: " + "; ".join(
+                " ".join(str(banks[r * columns + c]) for c in range(0, min(columns, 32), 8))
+                for r in range(min(rows, 4))))
+        conflicts = buffer.get("conflicts")
+        if conflicts:
+            for candidate in conflicts["layouts"]:
+                print(f"  conflicts {candidate['layout']}{' (chosen)' if candidate['chosen'] else ''}: "
+                      f"{candidate['excess_wavefronts']} excess of {candidate['wavefronts']} wavefronts")
+    print("missing: " + " | ".join(item.split(":")[0] for item in data["missing"]))
+
+
+if __name__ == "__main__":
+    main()
