@@ -15,6 +15,8 @@ packages=(
   libabsl-dev libssl-dev pkg-config openssl
   python3 python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip-whl
   python3-matplotlib
+  # The visualizer's browser test (test/Tools/phobos-viz/browser.test).
+  chromium chromium-driver python3-selenium
 )
 
 missing=()

@@ -1,0 +1,165 @@
+"""Opens phobos-viz pages in headless Chromium (through chromedriver and
+Selenium) and checks what a user sees: every panel drawn, no error in the
+browser's console, a click on an op's IR line highlighting its source line
+(and a click on a source line its IR lines), the changes of a pass, a tile's
+layout drawn in under a second, the shared buffers with their conflict
+tables and bank grids. Prints one fact a line for FileCheck and saves a
+screenshot of each panel.
+
+Usage: python3 browser_check.py --screenshots DIR PAGE:SOURCE_LINE:OP ...
+  SOURCE_LINE:OP  an op (its name as printed, "phobos.dot") whose first IR
+                  line in the pass tile-assign-layouts must link to SOURCE_LINE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+
+def browser(profile: str) -> webdriver.Chrome:
+    options = Options()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,900", "--user-data-dir=" + profile):
+        options.add_argument(argument)
+    options.binary_location = os.environ.get("PHOBOS_CHROMIUM", "/usr/bin/chromium")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver_path = os.environ.get("PHOBOS_CHROMEDRIVER", "/usr/bin/chromedriver")
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def console_errors(driver: webdriver.Chrome) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        print("FAILED: " + message)
+        sys.exit(1)
+
+
+def count(driver: webdriver.Chrome, selector: str) -> int:
+    return len(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def drawn(driver: webdriver.Chrome, canvas: str) -> bool:
+    """Whether the canvas has a size and a painted pixel at its centre."""
+    return driver.execute_script(
+        "const c = arguments[0]; if (!c.width || !c.height) return false;"
+        "const p = c.getContext('2d').getImageData(c.width >> 1, c.height >> 1, 1, 1).data;"
+        "return p[3] > 0;", driver.find_element(By.CSS_SELECTOR, canvas))
+
+
+def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: str) -> None:
+    name = os.path.basename(page).rsplit(".", 1)[0]
+    start = time.monotonic()
+    driver.get("file://" + os.path.abspath(page))
+    data = driver.execute_script("return window.phobosViz && window.phobosViz.data")
+    check(data is not None, f"{name}: the page's script did not start")
+    print(f"{name}: loaded in {time.monotonic() - start:.1f} s, kernel {data['kernel']}")
+    check(not console_errors(driver), f"{name}: console errors on load: {console_errors(driver)}")
+
+    # Every panel is there and drawn from the data.
+    for panel in ("panel-code", "panel-passes", "panel-layouts", "panel-shared"):
+        check(count(driver, "#" + panel) == 1, f"{name}: no #{panel}")
+    source = data["source"]
+    shown = len(source["lines"]) - len(source["hidden"])
+    check(count(driver, "#code .src-line") == shown, f"{name}: source lines drawn")
+    check(count(driver, "#pass-list .pass-item") == len(data["passes"]), f"{name}: passes listed")
+    check(count(driver, "#ir .ir-line") == data["passes"][0]["lines"], f"{name}: first IR drawn")
+    print(f"{name}: panels code ({shown} lines), passes ({len(data['passes'])}), layouts, shared")
+
+    # A click on the op's IR line highlights its source line.
+    pass_index = next(i for i, p in enumerate(data["passes"]) if p["pass"] == "tile-assign-layouts")
+    driver.find_element(By.CSS_SELECTOR, f'.pass-item[data-index="{pass_index}"]').click()
+    rows = [row for row in driver.find_elements(By.CSS_SELECTOR, "#ir .ir-line")
+            if f" {op} " in row.text or row.text.split("=", 1)[-1].strip().startswith(op)]
+    check(bool(rows), f"{name}: no IR line of {op}")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", rows[0])
+    rows[0].click()
+    selected = driver.find_elements(By.CSS_SELECTOR, "#code .src-line.selected")
+    check(len(selected) == 1, f"{name}: {len(selected)} source lines highlighted")
+    check("selected" in rows[0].get_attribute("class"), f"{name}: the IR line is not selected")
+    highlighted = int(selected[0].get_attribute("data-line"))
+    print(f"{name}: clicked {op} (IR line {rows[0].get_attribute('data-line')}): "
+          f"source line {highlighted} highlighted")
+    check(highlighted == line, f"{name}: expected source line {line}")
+    # And a click on the source line marks its IR lines.
+    selected[0].click()
+    linked = count(driver, "#ir .ir-line.linked")
+    check(linked > 0, f"{name}: no IR line linked to source line {line}")
+    print(f"{name}: clicked source line {line}: {linked} IR lines marked")
+    driver.save_screenshot(os.path.join(shots, f"{name}-passes.png"))
+
+    # A pass's changes: tile-allocate-shared rewrites a line in every kernel.
+    changed = next(i for i, p in enumerate(data["passes"]) if p["pass"] == "tile-allocate-shared")
+    driver.find_element(By.ID, "diff-toggle").click()
+    driver.find_element(By.CSS_SELECTOR, f'.pass-item[data-index="{changed}"]').click()
+    added, removed = count(driver, "#ir .ir-line.added"), count(driver, "#ir .ir-line.removed")
+    check(added == data["passes"][changed]["added"] and removed == data["passes"][changed]["removed"],
+          f"{name}: diff of tile-allocate-shared drawn as +{added} -{removed}")
+    print(f"{name}: changes of tile-allocate-shared: +{added} -{removed}")
+    driver.find_element(By.ID, "diff-toggle").click()
+
+    # The layouts: the largest tile the page draws, timed.
+    driver.find_element(By.CSS_SELECTOR, '.tab[data-panel="panel-layouts"]').click()
+    layouts = data["layouts"]
+    sizes = [len(layouts["layouts"][v["layout"]].get("thread", [])) for v in layouts["values"]]
+    check(bool(sizes), f"{name}: no tile value")
+    biggest = max(range(len(sizes)), key=lambda i: sizes[i])
+    milliseconds = driver.execute_script(
+        "const t = performance.now(); phobosViz.showLayout(arguments[0]);"
+        "return performance.now() - t;", biggest)
+    check(drawn(driver, "#layout-canvas"), f"{name}: the layout is not drawn")
+    check(milliseconds < 1000, f"{name}: the layout took {milliseconds:.0f} ms")
+    print(f"{name}: layout of {sizes[biggest]} elements drawn in under a second")
+    driver.save_screenshot(os.path.join(shots, f"{name}-layouts.png"))
+
+    # Shared memory: a card per buffer, its conflict table and bank grid.
+    driver.find_element(By.CSS_SELECTOR, '.tab[data-panel="panel-shared"]').click()
+    buffers = data["shared"]["buffers"]
+    check(count(driver, "#shared-list .buffer") == len(buffers), f"{name}: buffers drawn")
+    if buffers:
+        time.sleep(0.2)  # the grids are drawn on the next animation frame
+        check(count(driver, "#shared-list table.conflicts tr.chosen") ==
+              sum(1 for b in buffers if b.get("conflicts", {}).get("layouts")),
+              f"{name}: conflict tables")
+        check(drawn(driver, "#shared-list .bank-canvas"), f"{name}: no bank grid drawn")
+    print(f"{name}: {len(buffers)} shared buffers drawn")
+    driver.save_screenshot(os.path.join(shots, f"{name}-shared.png"))
+    errors = console_errors(driver)
+    check(not errors, f"{name}: console errors: {errors}")
+    print(f"{name}: no console errors")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--screenshots", required=True)
+    parser.add_argument("pages", nargs="+")
+    args = parser.parse_args()
+    os.makedirs(args.screenshots, exist_ok=True)
+    with tempfile.TemporaryDirectory() as profile:
+        driver = browser(profile)
+        try:
+            for spec in args.pages:
+                page, line, op = spec.rsplit(":", 2)
+                check_page(driver, page, int(line), op, args.screenshots)
+            # The console check sees errors: one thrown on purpose.
+            driver.execute_script("setTimeout(function () { throw new Error('on purpose'); }, 0)")
+            time.sleep(0.2)
+            print(f"console check: {len(console_errors(driver))} error seen after one thrown")
+        finally:
+            driver.quit()
+
+
+if __name__ == "__main__":
+    main()
