@@ -135,6 +135,10 @@ typedef struct PhobosCompileRequest {
   PhobosStringRef cacheDir;
   /// Whether to assemble a cubin with ptxas where one is found.
   bool assemble;
+  /// Whether to leave the line info out of the PTX and cubin (false, as a
+  /// zeroed request has it: `.file`/`.loc` at the source lines, for
+  /// compute-sanitizer and Nsight Compute; docs/debugging.md).
+  bool withoutLineInfo;
 } PhobosCompileRequest;
 
 /// Compiles one variant, or takes it from the kernel cache: into `*build`

@@ -172,6 +172,7 @@ PhobosError phobosSessionCompile(PhobosSession session,
   options.chip = unwrap(request->chip).str();
   options.cacheDir = unwrap(request->cacheDir).str();
   options.assemble = request->assemble;
+  options.lineInfo = !request->withoutLineInfo;
   llvm::Expected<KernelBuild> built = unwrap(session)->session.getOrCompile(
       unwrap(request->kernel), variant, specializeDims, options);
   if (!built)

@@ -5,6 +5,7 @@
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Dialect/Tile/Transforms/KernelMarks.h"
+#include "Phobos/Runtime/CudaDriver.h"
 #include "Phobos/Support/Experiments.h"
 #include "Phobos/Target/PTXEmitter.h"
 #include "Phobos/Target/Pipeline.h"
@@ -70,7 +71,8 @@ static double millisecondsSince(std::chrono::steady_clock::time_point start) {
 FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
                                                   CompileTimings *timings,
                                                   int64_t sharedLimitBytes,
-                                                  SpillRelief relief) {
+                                                  SpillRelief relief,
+                                                  bool lineInfo) {
   if (!isValidChip(chip))
     return kernel.emitError("unsupported chip '")
            << chip << "'; Phobos targets sm_80, sm_86, sm_87, sm_89, sm_90 and "
@@ -167,7 +169,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
                                           relief.keepInvariants);
     assembly = made.get();
   }
-  FailureOr<std::string> ptx = assembly->emit(*single);
+  FailureOr<std::string> ptx = assembly->emit(*single, lineInfo);
   if (timings)
     timings->llvmMs = millisecondsSince(start);
   if (failed(ptx))
@@ -314,6 +316,9 @@ llvm::Expected<std::string> phobos::assembleCubin(StringRef ptxas, StringRef ptx
     args.insert(args.begin() + 1, option);
   if (report)
     args.insert(args.begin() + 1, "-v");
+  // The PTX's `.loc` lines as the cubin's line table (ptxHasLineInfo).
+  if (cuda::ptxHasLineInfo(ptx))
+    args.insert(args.begin() + 1, "-lineinfo");
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
   std::string message;

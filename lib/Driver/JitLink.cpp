@@ -3,6 +3,7 @@
 #include "Phobos/Driver/JitLink.h"
 
 #include "Phobos/Driver/Compiler.h"
+#include "Phobos/Runtime/CudaDriver.h"
 #include "Phobos/Support/Environment.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -116,6 +117,9 @@ llvm::Expected<std::string> JitLinker::assemble(llvm::StringRef ptx,
     options.push_back(option.c_str());
   if (report)
     options.push_back("-verbose");
+  // The PTX's `.loc` lines as the cubin's line table (ptxHasLineInfo).
+  if (cuda::ptxHasLineInfo(ptx))
+    options.push_back("-lineinfo");
   Handle handle = nullptr;
   if (int status = api->create(&handle, options.size(), options.data()))
     return llvm::createStringError("nvJitLinkCreate failed (%d) for %s", status,

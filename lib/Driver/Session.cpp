@@ -13,14 +13,18 @@
 #include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Support/Chips.h"
+#include "Phobos/Support/Files.h"
 #include "Phobos/Target/LaunchContract.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,6 +39,30 @@ char SessionError::ID = 0;
 
 std::error_code SessionError::convertToErrorCode() const {
   return llvm::inconvertibleErrorCode();
+}
+
+/// KernelCacheKey::places of `kernel`: a SHA-256 of the file (as the PTX
+/// names it, sourceFileForLineInfo), line and column of each place in its
+/// ops' locations.
+static std::string placesDigest(tile::KernelOp kernel) {
+  std::string text;
+  llvm::DenseMap<StringAttr, unsigned> files;
+  std::string fileNames;
+  // Every place in each op's location, those in fused metadata too.
+  kernel->walk([&](Operation *op) {
+    Attribute(op->getLoc()).walk([&](FileLineColLoc place) {
+      auto [entry, added] =
+          files.try_emplace(place.getFilename(), files.size());
+      if (added)
+        fileNames += sourceFileForLineInfo(place.getFilename()) + "\n";
+      text += std::to_string(entry->second) + ":" +
+              std::to_string(place.getLine()) + ":" +
+              std::to_string(place.getColumn()) + "\n";
+    });
+  });
+  return llvm::toHex(llvm::SHA256::hash(
+                         llvm::arrayRefFromStringRef(fileNames + "\n" + text)),
+                     /*LowerCase=*/true);
 }
 
 FailureOr<KernelBuild> phobos::getOrCompile(tile::KernelOp kernel,
@@ -56,6 +84,10 @@ FailureOr<KernelBuild> phobos::getOrCompile(tile::KernelOp kernel,
   cacheKey.chip = options.chip;
   cacheKey.specialized = key.specialized;
   bool cached = !options.cacheDir.empty() && !key.source.empty();
+  if (cached) {
+    cacheKey.places = placesDigest(kernel);
+    cacheKey.lineInfo = contractOnly || options.lineInfo;
+  }
   KernelCache cache(options.cacheDir);
   if (cached) {
     std::string damage;
@@ -89,7 +121,8 @@ FailureOr<KernelBuild> phobos::getOrCompile(tile::KernelOp kernel,
       compiler = own.get();
     }
     FailureOr<CompiledKernel> compiled =
-        compiler->compile(kernel, &build.timings, options.sharedLimitBytes);
+        compiler->compile(kernel, &build.timings, options.sharedLimitBytes, {},
+                          options.lineInfo);
     if (failed(compiled))
       return failure();
     build.kernel = std::move(*compiled);
@@ -118,7 +151,7 @@ FailureOr<KernelBuild> phobos::getOrCompile(tile::KernelOp kernel,
                          [&](SpillRelief relief) {
                            return compiler->compile(kernel, nullptr,
                                                     options.sharedLimitBytes,
-                                                    relief);
+                                                    relief, options.lineInfo);
                          }});
       build.assembleMs = std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - start)
@@ -237,6 +270,8 @@ struct Session::Impl {
       frontend::ImportOptions options;
       options.kernelName = kernel.str();
       options.variant = variant;
+      if (program->spanMap)
+        options.spanMap = &*program->spanMap;
       module = frontend::importPhobos(program->sourceMgr, &context, options);
       if (!module) {
         program->modules.erase(cacheName);

@@ -14,6 +14,7 @@
 #include "Phobos/Frontend/Diagnostics.h"
 #include "Phobos/Frontend/Parser.h"
 #include "Phobos/Frontend/Sema.h"
+#include "Phobos/Frontend/SpanMap.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -951,6 +952,9 @@ phobos::frontend::importPhobos(llvm::SourceMgr &sourceMgr,
   }
   if (diags.hadError())
     return nullptr;
+  if (options.spanMap)
+    options.spanMap->relocate(
+        *module, sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier());
   if (failed(mlir::verify(*module)))
     return nullptr;
   return module;

@@ -4,8 +4,10 @@
 #include "Phobos/Support/Files.h"
 #include "Phobos/Support/Json.h"
 
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -104,6 +106,25 @@ std::pair<unsigned, unsigned> SpanMap::lookup(unsigned line,
   if (!best)
     return fallback;
   return {best->originalLine, best->originalCol};
+}
+
+void SpanMap::relocate(mlir::Operation *root,
+                       llvm::StringRef generatedFile) const {
+  mlir::MLIRContext *context = root->getContext();
+  auto generated = mlir::StringAttr::get(context, generatedFile);
+  auto original = mlir::StringAttr::get(context, originalFile);
+  mlir::AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [&](mlir::FileLineColLoc loc) -> std::optional<mlir::Location> {
+        if (loc.getFilename() != generated)
+          return std::nullopt;
+        auto [line, col] = lookup(loc.getLine(), loc.getColumn());
+        return mlir::FileLineColLoc::get(original, line, col);
+      });
+  // Nested locations too (fused ones, their metadata).
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/false,
+                                        /*replaceLocs=*/true,
+                                        /*replaceTypes=*/false);
 }
 
 SpanMapDiagnosticHandler::SpanMapDiagnosticHandler(

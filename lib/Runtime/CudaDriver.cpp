@@ -911,6 +911,10 @@ llvm::Error phobos::cuda::encodeTensorMapWith(EncodeTiledFunction encode,
 // Module
 //===----------------------------------------------------------------------===//
 
+bool phobos::cuda::ptxHasLineInfo(llvm::StringRef ptx) {
+  return ptx.contains("\n\t.file\t");
+}
+
 llvm::Expected<Module> Module::load(llvm::StringRef image) {
   llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
   if (!driver)
@@ -920,11 +924,15 @@ llvm::Expected<Module> Module::load(llvm::StringRef image) {
   std::string text = image.str();
   constexpr size_t logBytes = 64 * 1024;
   std::string errorLog(logBytes, '\0'), infoLog(logBytes, '\0');
+  // The JIT keeps PTX's `.loc` lines as the line table, as ptxas -lineinfo
+  // does; a cubin has its own already.
   CUjit_option options[] = {
       CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_GENERATE_LINE_INFO};
   void *values[] = {errorLog.data(), reinterpret_cast<void *>(logBytes),
-                    infoLog.data(), reinterpret_cast<void *>(logBytes)};
+                    infoLog.data(), reinterpret_cast<void *>(logBytes),
+                    reinterpret_cast<void *>(uintptr_t(ptxHasLineInfo(image)))};
   CUmodule handle = nullptr;
   CUresult result = driver->api.cuModuleLoadDataEx(
       &handle, text.c_str(), std::size(options), options, values);

@@ -63,6 +63,13 @@ std::string KernelCacheKey::digest() const {
       facts += (facts.empty() ? "" : ",") + name + "=" + std::to_string(value);
     text += "aligned " + facts + "\n";
   }
+  // Two copies of one source, or one Python kernel moved down its file,
+  // compile to the same code with other line info (and other places in
+  // the contract).
+  if (!places.empty())
+    text += "places " + places + "\n";
+  if (!lineInfo)
+    text += "lineinfo 0\n";
   text += "source " + std::to_string(source.size()) + "\n";
   text += source;
   return sha256Hex(text);

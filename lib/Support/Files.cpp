@@ -2,7 +2,9 @@
 
 #include "Phobos/Support/Files.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace phobos;
 
@@ -45,4 +47,13 @@ phobos::readInputFile(const llvm::Twine &path, uint64_t maxBytes) {
     return llvm::createStringError("cannot read standard input: " +
                                    buffer.getError().message());
   return std::move(*buffer);
+}
+
+std::string phobos::sourceFileForLineInfo(llvm::StringRef path) {
+  llvm::SmallString<256> absolute(path);
+  if (!llvm::sys::fs::is_regular_file(absolute) ||
+      llvm::sys::fs::make_absolute(absolute))
+    return path.str();
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  return absolute.str().str();
 }

@@ -177,6 +177,8 @@ void CompilePool::work(unsigned) {
     diagnosticText.clear();
     frontend::ImportOptions options;
     options.kernelName = config.kernel;
+    if (spanMap)
+      options.spanMap = &*spanMap;
     for (auto &[name, value] : variant)
       options.variant[name] = value;
     mlir::OwningOpRef<mlir::ModuleOp> module =

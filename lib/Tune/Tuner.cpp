@@ -164,6 +164,8 @@ struct Source {
     options.kernelName = kernel;
     for (auto &[name, value] : variant)
       options.variant[name] = value;
+    if (spanMap)
+      options.spanMap = &*spanMap;
     return frontend::importPhobos(sourceMgr, &context, options);
   }
 };

@@ -22,6 +22,7 @@ CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 CU_EVENT_DEFAULT = 0
 CU_JIT_ERROR_LOG_BUFFER = 5
 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+CU_JIT_GENERATE_LINE_INFO = 13
 
 _p = ctypes.c_void_p
 # name -> (argument types); every function returns a CUresult (int).
@@ -202,14 +203,17 @@ class Driver:
 
     # -- modules and launches ---------------------------------------------------------
 
-    def load(self, image: bytes, kernel: str) -> tuple[Any, Any]:
-        """Loads a cubin or PTX image; (module, function)."""
+    def load(self, image: bytes, kernel: str, line_info: bool = True) -> tuple[Any, Any]:
+        """Loads a cubin or PTX image; (module, function). The JIT keeps PTX with
+        ``line_info`` as a line table (ptxas -lineinfo), so that compute-sanitizer names
+        the Python lines; a cubin has its own."""
         module = _p()
         log = ctypes.create_string_buffer(64 * 1024)
-        options = (ctypes.c_int * 2)(CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-        values = (_p * 2)(ctypes.cast(log, _p), _p(len(log)))
+        options = (ctypes.c_int * 3)(CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                     CU_JIT_GENERATE_LINE_INFO)
+        values = (_p * 3)(ctypes.cast(log, _p), _p(len(log)), _p(int(line_info)))
         data = image if image.endswith(b"\0") or image.startswith(b"\x7fELF") else image + b"\0"
-        result = self.lib.cuModuleLoadDataEx(ctypes.byref(module), data, 2, options, values)
+        result = self.lib.cuModuleLoadDataEx(ctypes.byref(module), data, 3, options, values)
         self.check(result, "cuModuleLoadDataEx", log.value.decode(errors="replace").strip())
         function = _p()
         self.check(self.lib.cuModuleGetFunction(ctypes.byref(function), module, kernel.encode()),

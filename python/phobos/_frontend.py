@@ -402,8 +402,10 @@ class _KernelTranslator:
                                  "@ph.warp_specialize, @ph.persistent, @ph.tensorcore, "
                                  "@ph.aligned)")
             if kind[0] == "kernel":
-                if isinstance(decorator, ast.Call):
-                    raise self.error(decorator, "@ph.kernel takes no arguments")
+                # lineinfo= is the package's compile option, not Phobos text.
+                if isinstance(decorator, ast.Call) and (
+                        decorator.args or any(k.arg != "lineinfo" for k in decorator.keywords)):
+                    raise self.error(decorator, "@ph.kernel takes no arguments but lineinfo=")
                 seen_kernel = True
                 continue
             self.attribute_emitters.append(self.attribute(kind[1], decorator, target))

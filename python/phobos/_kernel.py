@@ -55,6 +55,8 @@ class CompiledVariant:
     contract: Contract
     ptx: bytes | None
     cubin: bytes | None
+    #: Whether the PTX and cubin carry line info (.file/.loc at the Python lines).
+    lineinfo: bool = True
 
 
 class _GpuKernel:
@@ -65,7 +67,8 @@ class _GpuKernel:
         self.device = device
         driver.make_current(device)
         image = compiled.cubin if compiled.cubin is not None else compiled.ptx
-        self.module, self.function = driver.load(image, self.contract.kernel)
+        self.module, self.function = driver.load(image, self.contract.kernel,
+                                                 line_info=compiled.lineinfo)
         driver.allow_shared_memory(self.function, device, self.contract.shared_memory_bytes)
         # A persistent kernel launches as many CTAs as the device holds at once.
         self.resident = (driver.resident_ctas(self.function, device, self.contract.cta_threads,
@@ -107,6 +110,7 @@ class Kernel:
         self._gpu: dict[tuple[Variant, int, Aligned], _GpuKernel] = {}
         self._specializations: dict[tuple[Variant, tuple[tuple[str, int], ...]], Aligned] = {}
         self._specialize = True
+        self._lineinfo = True
         # Launch plans of cached GPU launches (_LaunchPlan), by grid and
         # variant keywords, the latest first; cleared when what chose them
         # changes.
@@ -149,6 +153,23 @@ class Kernel:
     @specialize.setter
     def specialize(self, value: bool) -> None:
         self._specialize = bool(value)
+        self._forget_plans()
+
+    @property
+    def lineinfo(self) -> bool:
+        """GPU compiles carry line info: the PTX's .file/.loc name the Python
+        lines, so compute-sanitizer, cuda-gdb and Nsight Compute show them
+        (the default; the same registers, a cubin about 3x larger). False
+        leaves it out; ``@ph.kernel(lineinfo=False)`` does it at the
+        definition."""
+        return self._lineinfo
+
+    @lineinfo.setter
+    def lineinfo(self, value: bool) -> None:
+        with self._lock:
+            self._lineinfo = bool(value)
+            self._compiled.clear()
+            self._gpu.clear()
         self._forget_plans()
 
     @classmethod
@@ -306,7 +327,8 @@ class Kernel:
         specialize = [(name, extents[name]) for name, _ in aligned] if aligned else []
         try:
             build = self._session().compile(self.name, variant, chip,
-                                            _library.default_cache_dir(), specialize)
+                                            _library.default_cache_dir(), specialize,
+                                            lineinfo=self._lineinfo)
         except LibraryError as error:
             raise CompileError(error.message, self.name) from None
         if build.notes:
@@ -317,7 +339,7 @@ class Kernel:
         compiled = CompiledVariant(dict(variant), chip,
                                    Path(build.cache_entry) if build.cache_entry else None,
                                    Contract(build.contract_json),
-                                   build.ptx or None, build.cubin)
+                                   build.ptx or None, build.cubin, self._lineinfo)
         self._compiled[key] = compiled
         return compiled
 

@@ -32,7 +32,8 @@ class _Handle(ctypes.Structure):
 
 class _CompileRequest(ctypes.Structure):
     _fields_ = [("kernel", _StringRef), ("variant", _StringRef), ("specializeDims", _StringRef),
-                ("chip", _StringRef), ("cacheDir", _StringRef), ("assemble", ctypes.c_bool)]
+                ("chip", _StringRef), ("cacheDir", _StringRef), ("assemble", ctypes.c_bool),
+                ("withoutLineInfo", ctypes.c_bool)]
 
 
 class _Argument(ctypes.Structure):
@@ -324,14 +325,15 @@ class Session:
 
     def compile(self, kernel: str, variant: Sequence[tuple[str, int]], chip: str,
                 cache_dir: str, specialize: Sequence[tuple[str, int]] = (),
-                assemble: bool = True) -> Build:
+                assemble: bool = True, lineinfo: bool = True) -> Build:
         """The variant for ``chip`` ("contract": the contract alone), from the
         kernel cache at ``cache_dir`` or compiled into it; specialised for the
-        extents ``specialize`` when given."""
+        extents ``specialize`` when given; with line info (.file/.loc at the
+        Python lines) unless ``lineinfo`` is False."""
         lib = self._lib
         arg = _In()
         request = _CompileRequest(arg(kernel), arg(_spec(variant)), arg(_spec(specialize)),
-                                  arg(chip), arg(cache_dir), assemble)
+                                  arg(chip), arg(cache_dir), assemble, not lineinfo)
         handle = _Handle()
         with self._lock:
             _check(lib, lib.phobosSessionCompile(self._handle, ctypes.byref(request),

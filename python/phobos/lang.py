@@ -247,11 +247,16 @@ tensorcore = _Attribute("tensorcore", bare=True)
 aligned = _Attribute("aligned", bare=False)
 
 
-def kernel(function: Callable[..., Any]) -> Any:
+def kernel(function: Callable[..., Any] | None = None, *, lineinfo: builtins.bool = True) -> Any:
     """Makes ``function`` a Phobos kernel: reads its source, checks that every
     construct spells Phobos, and returns a :class:`phobos.Kernel` that prints
-    its Phobos (``.source``) and launches with ``kernel[grid](*args)``."""
+    its Phobos (``.source``) and launches with ``kernel[grid](*args)``.
+    ``@ph.kernel(lineinfo=False)`` compiles it without line info (the PTX's
+    .file/.loc at the Python lines; ``Kernel.lineinfo``)."""
     from phobos._kernel import Kernel
-    if isinstance(function, Kernel):
-        return function
-    return Kernel.from_function(function)
+    if function is None:
+        return lambda decorated: kernel(decorated, lineinfo=lineinfo)
+    made = function if isinstance(function, Kernel) else Kernel.from_function(function)
+    if not lineinfo:
+        made.lineinfo = False
+    return made

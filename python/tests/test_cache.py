@@ -31,12 +31,18 @@ def test_python_and_phobos_compile_share_entries(write_module, tmp_path, monkeyp
     assert compiled.ptx and b".entry twice" in compiled.ptx
     assert compiled.contract.variant == [("BLOCK", 128)]
     assert compiled.contract.chip == "sm_80"
-    # phobos-compile on the same source finds the entry instead of compiling.
-    source, _ = kernel._source_files()
+    # phobos-compile on the same source and span map finds the entry instead of
+    # compiling (the PTX's line info names the Python lines the map gives).
+    source, span_map = kernel._source_files()
+    result = subprocess.run([_tools.find_tool("phobos-compile"), str(source), "--cache",
+                             "--span-map", str(span_map), "--chip", "sm_80",
+                             "--variant", "BLOCK=128"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == str(compiled.directory)
+    # Without the map, its line info names the generated text: another entry.
     result = subprocess.run([_tools.find_tool("phobos-compile"), str(source), "--cache",
                              "--chip", "sm_80", "--variant", "BLOCK=128"], capture_output=True,
                             text=True)
-    assert result.returncode == 0 and result.stdout.strip() == str(compiled.directory)
+    assert result.returncode == 0 and result.stdout.strip() != str(compiled.directory)
 
 
 def test_specialised_kernels_have_the_same_keys_as_phobos_compile(write_module, tmp_path,
@@ -55,10 +61,11 @@ def test_specialised_kernels_have_the_same_keys_as_phobos_compile(write_module, 
     assert compiled.contract.aligned == {"N": 16}
     general = kernel.compile(chip="sm_80", BLOCK=128)
     assert general.directory != compiled.directory and general.contract.aligned == {}
-    source, _ = kernel._source_files()
+    source, span_map = kernel._source_files()
     result = subprocess.run([_tools.find_tool("phobos-compile"), str(source), "--cache",
-                             "--chip", "sm_80", "--variant", "BLOCK=128",
-                             "--specialize-dims", "N=4096"], capture_output=True, text=True)
+                             "--span-map", str(span_map), "--chip", "sm_80",
+                             "--variant", "BLOCK=128", "--specialize-dims", "N=4096"],
+                            capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.strip() == str(compiled.directory)
     # Switched off, a kernel adds nothing.
     kernel.specialize = False
@@ -107,7 +114,8 @@ def test_eight_processes_compile_one_kernel(write_module, tmp_path):
 @pytest.mark.parametrize("damage", ["truncate-ptx", "flip-cubin", "drop-manifest", "bad-json"])
 def test_a_damaged_entry_is_rebuilt(write_module, tmp_path, monkeypatch, damage, capfd):
     monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
-    kernel = write_module(KERNEL).twice
+    # One file throughout: the entry's line info names it.
+    kernel = write_module(KERNEL, "damaged").twice
     first = kernel.compile(chip="sm_90")
     directory = first.directory
     if damage == "truncate-ptx":
@@ -122,13 +130,13 @@ def test_a_damaged_entry_is_rebuilt(write_module, tmp_path, monkeypatch, damage,
     else:
         (directory / "contract.json").write_text("{not json")
     # A fresh kernel object (a new process) finds the damage, never loads it.
-    again = write_module(KERNEL).twice
+    again = write_module(KERNEL, "damaged").twice
     rebuilt = again.compile(chip="sm_90")
     assert "is damaged" in capfd.readouterr().err
     assert rebuilt.directory == directory
     assert rebuilt.ptx == first.ptx
     # Intact again: a third kernel object reads it without a note.
-    third = write_module(KERNEL).twice.compile(chip="sm_90")
+    third = write_module(KERNEL, "damaged").twice.compile(chip="sm_90")
     assert third.ptx == first.ptx and "is damaged" not in capfd.readouterr().err
 
 
@@ -137,9 +145,10 @@ def test_the_cpp_cache_reports_damage_too(write_module, tmp_path, monkeypatch):
     kernel = write_module(KERNEL).twice
     first = kernel.compile(chip="sm_90")
     (first.directory / "kernel.ptx").write_bytes(b"garbage")
-    source, _ = kernel._source_files()
+    source, span_map = kernel._source_files()
     result = subprocess.run([_tools.find_tool("phobos-compile"), str(source), "--cache",
-                             "--chip", "sm_90"], capture_output=True, text=True)
+                             "--span-map", str(span_map), "--chip", "sm_90"],
+                            capture_output=True, text=True)
     assert result.returncode == 0
     assert "is damaged ('kernel.ptx' does not match its digest)" in result.stderr
     assert (first.directory / "kernel.ptx").read_bytes() == first.ptx

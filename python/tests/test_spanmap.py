@@ -109,3 +109,54 @@ def odd(x: ph.tensor[ph.f32][N]):
     err = capfd.readouterr().err
     assert f"{module.__file__}:7:21: warning: doubling from 16 does not reach 100" in err
     assert "@ph.autotune(B=[16, 100])" in err
+
+
+LINES = HEADER + '''@ph.kernel
+@ph.autotune(B=[128])
+def lines(X: ph.tensor[ph.f32][N], Y: ph.tensor[ph.f32][N], i: ph.i32):
+    base: ph.let = ph.program_id(0) * B
+    t: ph.let = X[base:+B] * 2.0
+    Y[base:+B] = t
+    Y[i] = 1.0
+'''
+
+
+def _access_lines(ptx: bytes) -> set[tuple[int, str]]:
+    """Each global load and store with the line of the last .loc before it."""
+    lines, line = set(), None
+    for text in ptx.decode().splitlines():
+        fields = text.split()
+        if fields[:1] == [".loc"]:
+            line = int(fields[2])
+        elif fields and fields[0].split(".")[:2] in (["ld", "global"], ["st", "global"]):
+            lines.add((line, fields[0].split(".")[0]))
+    return lines
+
+
+def test_the_ptx_line_info_names_the_python_lines(write_module, tmp_path, monkeypatch):
+    # compute-sanitizer and Nsight Compute read the PTX's .file and .loc: the
+    # Python file, and the line of each statement (10: the load, 11 and 12:
+    # the stores).
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    module = write_module(LINES)
+    ptx = module.lines.compile(chip="sm_90a").ptx
+    assert f'.file\t1 "{module.__file__}"'.encode() in ptx
+    assert _access_lines(ptx) == {(10, "ld"), (11, "st"), (12, "st")}
+    assert b", debug" not in ptx and b".debug_info" not in ptx
+
+
+def test_lineinfo_false_leaves_it_out(write_module, tmp_path, monkeypatch):
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    module = write_module(LINES.replace("@ph.kernel\n", "@ph.kernel(lineinfo=False)\n"))
+    kernel = module.lines
+    assert kernel.lineinfo is False
+    plain = kernel.compile(chip="sm_90a")
+    assert b".loc" not in plain.ptx and b".file" not in plain.ptx
+    kernel.lineinfo = True
+    lined = kernel.compile(chip="sm_90a")
+    assert b".loc" in lined.ptx and lined.directory != plain.directory
+    # The same code: only the line info differs.
+    kept = [line for line in lined.ptx.decode().splitlines()
+            if not re.match(r"\s*(\.loc|\.file)\s|\s*\.section\s+\.debug_macinfo|"
+                            r"\$L__(tmp|func_begin|func_end)\d+:", line)]
+    assert kept == plain.ptx.decode().splitlines()

@@ -87,6 +87,12 @@ static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
 static cl::opt<bool> noCubin("no-cubin",
                              cl::desc("Do not run ptxas even if it is found"),
                              cl::cat(category));
+static cl::opt<bool> lineInfo(
+    "lineinfo",
+    cl::desc("Line info in the PTX and cubin (.file/.loc at the source "
+             "lines) for compute-sanitizer and Nsight Compute (default on; "
+             "--lineinfo=false leaves it out)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool>
     resources("resources",
               cl::desc("Print what ptxas -v reports for each kernel: "
@@ -208,9 +214,11 @@ public:
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(input.text, input.name),
         llvm::SMLoc());
-    if (input.spanMap)
+    if (input.spanMap) {
+      spanMap = &*input.spanMap;
       spanMapHandler.emplace(*input.spanMap, input.name, sourceMgr,
                              diagnostics, &context);
+    }
     if (withCompiler && !contractOnly)
       compiler.emplace(&context, options.chip);
   }
@@ -231,8 +239,10 @@ public:
                      const CompileOptions &options,
                      const llvm::StringMap<int64_t> &specializeDims) {
     JobOutcome outcome;
+    frontend::ImportOptions import = job;
+    import.spanMap = spanMap;
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        frontend::importPhobos(sourceMgr, &context, job);
+        frontend::importPhobos(sourceMgr, &context, import);
     if (module) {
       BuildKey key = base;
       for (tile::KernelOp kernelOp : module->getOps<tile::KernelOp>()) {
@@ -258,6 +268,7 @@ private:
   std::string text;
   llvm::raw_string_ostream stream;
   mlir::SourceMgrDiagnosticHandler diagnostics;
+  const frontend::SpanMap *spanMap = nullptr;
   std::optional<frontend::SpanMapDiagnosticHandler> spanMapHandler;
   std::optional<KernelCompiler> compiler;
 };
@@ -451,6 +462,7 @@ int main(int argc, char **argv) {
   options.chip = contractOnly ? kContractOnlyChip.str() : chip.getValue();
   options.assemble = !noCubin && !contractOnly;
   options.cacheDir = useCache ? cacheRoot : "";
+  options.lineInfo = lineInfo;
   if (options.assemble)
     options.ptxas = findPtxas().value_or("");
   if (resources && (useCache || options.ptxas.empty())) {

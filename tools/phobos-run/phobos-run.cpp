@@ -175,6 +175,12 @@ static cl::opt<bool> specialize(
     cl::desc("Compile a kernel specialised for the extents' divisibility (the "
              "default; --no-specialize turns it off)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> lineInfo(
+    "lineinfo",
+    cl::desc("GPU runs compile with line info (.file/.loc at the source "
+             "lines), so that compute-sanitizer names them (the default; "
+             "--lineinfo=false leaves it out)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> noCache("no-cache",
                              cl::desc("Compile without the kernel cache"),
                              cl::cat(category));
@@ -314,6 +320,7 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
   CompileOptions options;
   options.chip = target;
   options.cacheDir = noCache ? "" : root;
+  options.lineInfo = lineInfo;
   BuildKey key;
   key.source = source.str();
   key.specialized = std::move(specialized);
@@ -548,6 +555,8 @@ bool Program::load() {
   }
 
   importOptions.kernelName = kernelName;
+  if (spanMap)
+    importOptions.spanMap = &*spanMap;
   std::string problem =
       frontend::parseVariantSpec(variantSpec, importOptions.variant);
   if (!problem.empty())

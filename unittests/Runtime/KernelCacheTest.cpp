@@ -53,8 +53,15 @@ TEST(KernelCacheTest, DigestIsTheDocumentedLayout) {
   KernelCacheKey fewer = other;
   fewer.specialized = {{"K", 8}};
   EXPECT_NE(fewer.digest(), other.digest());
+  other = key;
+  other.places = "0123abcd";
+  EXPECT_NE(key.digest(), other.digest());
+  KernelCacheKey plain = other;
+  plain.lineInfo = false;
+  EXPECT_NE(plain.digest(), other.digest());
   // What phobos._cache.key_digest computes for the same fields (a general
-  // kernel: no specialisation, so no `aligned` line).
+  // kernel: no specialisation, so no `aligned` line; no places, so no
+  // `places` line; line info, so no `lineinfo 0` line).
   EXPECT_EQ(key.digest(),
             "94e9e44832d84714f241a1a22d8369aa9a6ae07c8d90a214ff2c2855694d510f");
 }

@@ -127,11 +127,14 @@ public:
   /// needs more than `sharedLimitBytes` of shared memory (when that is not
   /// negative), stops before LLVM and returns the kernel without PTX, its
   /// contract holding the shared memory it needs.
-  /// `relief` compiles it lighter on registers (SpillRelief).
+  /// `relief` compiles it lighter on registers (SpillRelief). With
+  /// `lineInfo`, the PTX has `.file`/`.loc` lines at the kernel's source
+  /// locations (PTXEmitter::emit).
   mlir::FailureOr<CompiledKernel> compile(tile::KernelOp kernel,
                                           CompileTimings *timings = nullptr,
                                           int64_t sharedLimitBytes = -1,
-                                          SpillRelief relief = {});
+                                          SpillRelief relief = {},
+                                          bool lineInfo = true);
 
 private:
   mlir::MLIRContext *context;

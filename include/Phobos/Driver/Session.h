@@ -60,6 +60,12 @@ struct CompileOptions {
   /// needs more stops before LLVM: no PTX, nothing assembled or stored
   /// (KernelBuild::sharedMemoryExceeded).
   int64_t sharedLimitBytes = -1;
+  /// Line info in the PTX and the cubin: `.file`/`.loc` at the user's lines
+  /// (the `.ph` file, or the Python lines of a span map), for
+  /// compute-sanitizer, cuda-gdb and Nsight Compute. The same registers
+  /// and spills; ptxas orders a few instructions otherwise in some kernels,
+  /// and the cubin is about 3x larger (docs/debugging.md).
+  bool lineInfo = true;
 };
 
 /// What names a kernel in the kernel cache beyond the kernel op itself.

@@ -22,6 +22,7 @@ class SourceMgr;
 namespace phobos::frontend {
 
 class Diagnostics;
+class SpanMap;
 struct CheckedKernel;
 
 /// Adds the `phobos.kernel` of `kernel` to `module`. Sema has accepted the
@@ -44,6 +45,12 @@ struct ImportOptions {
   /// (`phobos_cluster.marked`), so that --phobos-cluster-split can read the
   /// body at the cluster level, where those names are super-tile sizes.
   bool markCluster = false;
+  /// The span map of a program another front end wrote (the Python
+  /// package): the module's locations become the places it gives
+  /// (SpanMap::relocate), so that the GPU's line info and the run-time
+  /// errors name the user's file and line. Diagnostics of the front end
+  /// itself go through SpanMapDiagnosticHandler as before.
+  const SpanMap *spanMap = nullptr;
 };
 
 /// Parses `text` (`NAME=V,NAME=V`) into `variant`. Returns an error message,

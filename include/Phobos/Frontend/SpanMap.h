@@ -50,6 +50,14 @@ public:
   /// line, else the one after it, else the map's default (the kernel).
   std::pair<unsigned, unsigned> lookup(unsigned line, unsigned col) const;
 
+  /// Gives every op and block argument under `root` whose location is in
+  /// `generatedFile` the original place instead (the front end does it to
+  /// what it imports with a map, ImportOptions::spanMap), so that every
+  /// later stage names the user's line by itself: the GPU's line info
+  /// (`.loc` in the PTX, what compute-sanitizer and Nsight Compute show),
+  /// the interpreter's run-time errors, the race check.
+  void relocate(mlir::Operation *root, llvm::StringRef generatedFile) const;
+
   const std::string &getOriginalFile() const { return originalFile; }
   /// The original file's text; empty when the map does not carry it.
   const std::string &getOriginalSource() const { return originalSource; }

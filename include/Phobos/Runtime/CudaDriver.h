@@ -217,11 +217,17 @@ private:
   void *function = nullptr;
 };
 
+/// Whether `ptx` carries line info (PTXEmitter's `.file` and `.loc` lines).
+/// The assemblers are asked to keep it only then (ptxas -lineinfo, the
+/// JIT's CU_JIT_GENERATE_LINE_INFO): on PTX without it, they would embed the
+/// PTX's own lines, and a cubin about three times as large.
+bool ptxHasLineInfo(llvm::StringRef ptx);
+
 /// A loaded module (PTX, JIT-compiled by the driver, or a cubin).
 class Module {
 public:
   /// Loads PTX text or a cubin image. On a JIT failure the message holds
-  /// the driver's error log.
+  /// the driver's error log. PTX with line info keeps it (ptxHasLineInfo).
   static llvm::Expected<Module> load(llvm::StringRef image);
   Module() = default;
   Module(Module &&other) noexcept;

@@ -50,6 +50,14 @@ struct KernelCacheKey {
   /// The @aligned promises a launch specialised the kernel with
   /// (specializeAlignment), sorted by name; empty for the general kernel.
   std::vector<std::pair<std::string, int64_t>> specialized;
+  /// The places the kernel was written at beyond the source text, which the
+  /// PTX's line info (`.file`, `.loc`) and the contract's `aligned_at` name:
+  /// a digest of the files and lines of its ops (a `.ph` file's absolute
+  /// path; the Python lines a span map gave). Empty: not keyed (a caller
+  /// without locations).
+  std::string places;
+  /// Whether the PTX carries line info (CompileOptions::lineInfo).
+  bool lineInfo = true;
   std::string compiler = compilerVersion().str();
 
   /// The hex SHA-256 of the key's fields (the layout is in docs/python.md).

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace phobos {
 
@@ -34,6 +35,12 @@ readRegularFile(const llvm::Twine &path, uint64_t maxBytes, bool isText = true);
 /// readRegularFile, except that "-" is standard input (read as it is).
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(const llvm::Twine &path, uint64_t maxBytes = kMaxInputFileBytes);
+
+/// The file a source location names, as the PTX's line info names it:
+/// absolute (without `.` and `..`) where `path` is a file on disk, since a
+/// tool may be given a relative path and the PTX outlives the working
+/// directory; as it is otherwise ("<stdin>", a notebook cell).
+std::string sourceFileForLineInfo(llvm::StringRef path);
 
 } // namespace phobos
 

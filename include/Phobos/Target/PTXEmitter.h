@@ -44,9 +44,12 @@ public:
   ~PTXEmitter();
 
   /// The PTX of every gpu.module in `module` (lowered to llvm/nvvm), with
-  /// the rewrites around ptxas bugs (PtxWorkarounds.h). Errors are
-  /// reported on the module; `module` is not changed.
-  mlir::FailureOr<std::string> emit(mlir::ModuleOp module);
+  /// the rewrites around ptxas bugs (PtxWorkarounds.h); with `lineInfo`,
+  /// `.file`/`.loc` lines at the ops' source locations (docs/debugging.md).
+  /// Errors are reported on the module; `module` changes only by the
+  /// debug-info subprogram each function's location gets with `lineInfo`.
+  mlir::FailureOr<std::string> emit(mlir::ModuleOp module,
+                                    bool lineInfo = true);
 
 private:
   std::string chip;
