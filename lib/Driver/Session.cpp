@@ -48,7 +48,8 @@ static std::string placesDigest(tile::KernelOp kernel) {
   std::string text;
   llvm::DenseMap<StringAttr, unsigned> files;
   std::string fileNames;
-  // Every place in each op's location, those in fused metadata too.
+  // Every place in each op's location, those in fused metadata too (the
+  // kernel's @aligned promises: KernelOp::withAlignedPromiseLocs).
   kernel->walk([&](Operation *op) {
     Attribute(op->getLoc()).walk([&](FileLineColLoc place) {
       auto [entry, added] =

@@ -295,6 +295,13 @@ void Generator::run() {
       promises.push_back(
           builder.getNamedAttr(name, builder.getI64IntegerAttr(multiple)));
     op.setAlignedAttr(builder.getDictionaryAttr(promises));
+    // Where each promise was written (its multiple), for the launchers'
+    // refusal of a launch that breaks it.
+    llvm::SmallVector<mlir::NamedAttribute> places;
+    for (auto &[name, expr] : attrs.aligned)
+      places.push_back(builder.getNamedAttr(name, loc(expr->getLoc())));
+    op->setLoc(tile::KernelOp::withAlignedPromiseLocs(
+        op.getLoc(), builder.getDictionaryAttr(places)));
   }
   if (!attrs.unknown.empty())
     op.setUnknownAttributesAttr(builder.getStrArrayAttr(

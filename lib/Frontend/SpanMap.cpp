@@ -121,7 +121,8 @@ void SpanMap::relocate(mlir::Operation *root,
         auto [line, col] = lookup(loc.getLine(), loc.getColumn());
         return mlir::FileLineColLoc::get(original, line, col);
       });
-  // Nested locations too (fused ones, their metadata).
+  // Nested locations too (a kernel's location holds the places of its
+  // @aligned promises: KernelOp::withAlignedPromiseLocs).
   replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/false,
                                         /*replaceLocs=*/true,
                                         /*replaceTypes=*/false);

@@ -87,6 +87,31 @@ struct Api {
   PHOBOS_CUDA_ENTRY_POINTS(PHOBOS_CUDA_MEMBER)
 #undef PHOBOS_CUDA_MEMBER
 };
+
+/// The errors a kernel's own fault leaves behind (they stick to the
+/// context: every later call returns them).
+bool isKernelFault(CUresult result) {
+  switch (result) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_LAUNCH_FAILED:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// What such an error adds: the driver says neither which kernel nor which
+/// line faulted, and compute-sanitizer says both, from the line info Phobos
+/// compiles in (docs/debugging.md).
+constexpr llvm::StringLiteral kKernelFaultHint =
+    "a kernel faulted; the driver does not say where: run the program under "
+    "`compute-sanitizer --tool memcheck`, which names the kernel's source "
+    "line";
 } // namespace
 
 struct Driver::Impl {
@@ -102,7 +127,8 @@ struct Driver::Impl {
   int l2CacheBytes = 0;
   int multiprocessors = 0;
 
-  /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): detail".
+  /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): detail",
+  /// and for a kernel's fault, how to find its line (kKernelFaultHint).
   llvm::Error check(CUresult result, llvm::StringRef call,
                     llvm::StringRef detail = "") const {
     if (result == CUDA_SUCCESS)
@@ -119,6 +145,8 @@ struct Driver::Impl {
       message += std::string(" (") + description + ")";
     if (!detail.empty())
       message += (": " + detail).str();
+    if (isKernelFault(result))
+      message += ("; " + kKernelFaultHint).str();
     return llvm::createStringError(message);
   }
 

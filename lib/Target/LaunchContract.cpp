@@ -28,6 +28,13 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
       contract.aligned.emplace_back(
           promise.getName().str(),
           llvm::cast<mlir::IntegerAttr>(promise.getValue()).getInt());
+  for (const auto &[dim, multiple] : contract.aligned)
+    if (mlir::LocationAttr place = kernel.getAlignedPromiseLoc(dim))
+      if (auto file = mlir::Location(place)->findInstanceOf<mlir::FileLineColLoc>())
+        contract.alignedAt.emplace_back(
+            dim, (file.getFilename().strref() + ":" + llvm::Twine(file.getLine()) +
+                  ":" + llvm::Twine(file.getColumn()))
+                     .str());
 
   for (auto [index, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     ParamSlot slot;

@@ -23,6 +23,12 @@ CU_EVENT_DEFAULT = 0
 CU_JIT_ERROR_LOG_BUFFER = 5
 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 CU_JIT_GENERATE_LINE_INFO = 13
+# The CUresults a kernel's own fault leaves (illegal address, hardware stack
+# error, illegal instruction, misaligned address, invalid address space,
+# invalid PC, launch failed): sticky, every later call returns them.
+_KERNEL_FAULTS = frozenset({700, 714, 715, 716, 717, 718, 719})
+_KERNEL_FAULT_HINT = ("a kernel faulted; the driver does not say where: run the program under "
+                      "`compute-sanitizer --tool memcheck`, which names the kernel's Python line")
 
 _p = ctypes.c_void_p
 # name -> (argument types); every function returns a CUresult (int).
@@ -122,6 +128,8 @@ class Driver:
             message += f" ({text.value.decode()})"
         if detail:
             message += f": {detail}"
+        if result in _KERNEL_FAULTS:
+            message += f"; {_KERNEL_FAULT_HINT}"
         raise KernelRuntimeError(message)
 
     # -- devices and contexts -------------------------------------------------------

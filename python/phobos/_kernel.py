@@ -111,6 +111,10 @@ class Kernel:
         self._specializations: dict[tuple[Variant, tuple[tuple[str, int], ...]], Aligned] = {}
         self._specialize = True
         self._lineinfo = True
+        #: Steps one CTA may run on the CPU interpreter before it is stopped at
+        #: the loop it is in, as phobos-run --step-limit (None: 2^27, about ten
+        #: seconds of a spin loop); a small one finds a hang fast.
+        self.step_limit: int | None = None
         # Launch plans of cached GPU launches (_LaunchPlan), by grid and
         # variant keywords, the latest first; cleared when what chose them
         # changes.
@@ -587,7 +591,7 @@ def run_interpreter(kernel: Kernel, variant: Variant, contract: Contract, bound:
                 arguments.append((value, 0))
     try:
         kernel._session().interpret(kernel.name, variant, grid, arguments,
-                                    race_check=race_check)
+                                    step_limit=kernel.step_limit or 0, race_check=race_check)
     except LibraryError as error:
         races = getattr(error, "races", 0)
         if races:

@@ -578,9 +578,12 @@ def test_kernel_grid_is_one_call_into_c(write_module, fake_gpu, fake_torch, monk
                                             1.0, 1, True)):
             with pytest.raises(AssertionError, match="through Python"):
                 launch()
-    # The driver's refusal raises KernelRuntimeError and launches nothing.
+    # The driver's refusal raises KernelRuntimeError and launches nothing;
+    # an earlier kernel's fault (700, an illegal address) says how to find
+    # its line.
     fake_gpu.fail = 700
-    with pytest.raises(KernelRuntimeError, match=r"cuLaunchKernel failed: .*700.*grid \(2, 2, 1\)"):
+    with pytest.raises(KernelRuntimeError, match=r"cuLaunchKernel failed: .*700.*grid \(2, 2, 1\)"
+                       r".*; a kernel faulted; .*compute-sanitizer --tool memcheck"):
         kernel[grid](a, c, 0.25, 1, False)
     fake_gpu.fail = 0
     kernel.specialize = False

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import HEADER
-from phobos import CompileError, KernelRuntimeError
+from phobos import ArgumentError, CompileError, KernelRuntimeError
 
 
 def _place(module, error) -> tuple[str, int, int, str, str]:
@@ -95,6 +95,38 @@ def peek(a: ph.tensor[ph.f32][N], i: ph.i32):
         module.peek[(1,)](a, 7)
     assert str(error.value).startswith(f"{module.__file__}:8:")
     assert "    a[0] = a[i]" in str(error.value)
+
+
+def test_a_loop_past_the_step_limit_names_the_python_line(write_module):
+    module = write_module(HEADER + '''@ph.kernel
+def spin(X: ph.tensor[ph.f32][N], n: ph.i32):
+    k: ph.var = 0
+    while k < n:
+        k = k * 2
+    X[0] = 1.0
+''')
+    # A small budget finds the hang at once (the default takes ~10 s).
+    module.spin.step_limit = 1000
+    with pytest.raises(KernelRuntimeError) as error:
+        module.spin[(1,)](np.zeros(4, np.float32), 1)
+    assert str(error.value).startswith(
+        f"{module.__file__}:9:5: error: the kernel did not finish within 1000 steps per CTA")
+    assert "    while k < n:" in str(error.value)
+
+
+def test_a_broken_aligned_promise_names_the_python_line(write_module):
+    module = write_module(HEADER + '''@ph.kernel
+@ph.autotune(B=[16])
+@ph.aligned(N="B")
+def copy(X: ph.tensor[ph.f32][N], Y: ph.tensor[ph.f32][N]):
+    base: ph.let = ph.program_id(0) * B
+    Y[base:+B] = X[base:+B]
+''')
+    x, y = np.zeros(30, np.float32), np.zeros(30, np.float32)
+    with pytest.raises(ArgumentError) as error:
+        module.copy[(2,)](x, y)
+    assert error.value.reason == (f"breaks @aligned(N = 16): N is 30 "
+                                  f"(the promise is at {module.__file__}:8:16)")
 
 
 def test_warnings_name_the_python_line(write_module, capfd):

@@ -293,6 +293,18 @@ bool reportError(llvm::Error error) {
   return false;
 }
 
+/// Reports what a launch of `kernel` left when the GPU ran it (an illegal
+/// address, say) at the kernel's source line, and returns false: nothing
+/// else ran on the stream since the launch, so it is this kernel's. The
+/// line of the access itself is compute-sanitizer's to tell (the driver's
+/// message says how).
+bool reportKernelFault(tile::KernelOp kernel, llvm::Error error) {
+  mlir::emitError(kernel.getLoc())
+      << "kernel '" << kernel.getSymName()
+      << "' failed on the GPU: " << llvm::toString(std::move(error));
+  return false;
+}
+
 /// The compiled kernel for `target`: from the kernel cache when the source
 /// is Phobos text (`source` non-empty) and the cache is on, else compiled
 /// (and published in the cache).
@@ -346,6 +358,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
               const llvm::StringMap<int64_t> &integerScalars,
               std::array<int64_t, 3> grid, bool timing, unsigned runs,
               std::vector<double> &times, std::string &backend) {
+  tile::KernelOp kernelOp = *sourceModule.getOps<tile::KernelOp>().begin();
   llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
   if (!driver)
     return reportError(driver.takeError());
@@ -437,7 +450,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
   if (llvm::Error error = function->launch(config, params, *stream))
     return reportError(std::move(error));
   if (llvm::Error error = stream->synchronize())
-    return reportError(std::move(error));
+    return reportKernelFault(kernelOp, std::move(error));
   for (auto [index, slot] : llvm::enumerate(contract.params))
     if (slot.kind == ParamSlot::Kind::Tensor)
       if (llvm::Error error = buffers[index].copyToHost(
@@ -751,14 +764,23 @@ Bindings readBindings(const LaunchContract &contract) {
   return bindings;
 }
 
-void checkAlignedDims(const LaunchContract &contract,
+/// A --dim that breaks an @aligned promise is refused at the promise (the
+/// `.ph` line, or the Python line through --span-map) with exit status 2.
+void checkAlignedDims(tile::KernelOp kernel, const LaunchContract &contract,
                       const LaunchContract::DimValues &dims) {
   for (auto &[name, multiple] : contract.aligned) {
     int64_t value = dims.lookup(name);
-    if (value && value % multiple != 0)
-      usage("--dim " + name + "=" + llvm::Twine(value) + " breaks the kernel's "
-            "@aligned promise: '" + name + "' must be a multiple of " +
-            llvm::Twine(multiple));
+    if (!value || value % multiple == 0)
+      continue;
+    std::string message = ("--dim " + name + "=" + llvm::Twine(value) +
+                           " breaks the kernel's @aligned promise: '" + name +
+                           "' must be a multiple of " + llvm::Twine(multiple))
+                              .str();
+    mlir::LocationAttr place = kernel.getAlignedPromiseLoc(name);
+    if (!place)
+      usage(message);
+    mlir::emitError(place) << message;
+    std::exit(2);
   }
 }
 
@@ -1019,9 +1041,9 @@ void fillArguments(const LaunchContract &contract, const Bindings &bindings,
 
 /// The arguments, every option about them checked before any tensor is
 /// allocated.
-void prepareArguments(const LaunchContract &contract, const Bindings &bindings,
-                      Arguments &arguments) {
-  checkAlignedDims(contract, bindings.dims);
+void prepareArguments(tile::KernelOp kernel, const LaunchContract &contract,
+                      const Bindings &bindings, Arguments &arguments) {
+  checkAlignedDims(kernel, contract, bindings.dims);
   llvm::StringMap<std::string> inits = readInits(contract);
   GivenScalars scalars = readScalars(contract);
   arguments.grid = readGrid(contract, bindings.dims);
@@ -1298,7 +1320,7 @@ int main(int argc, char **argv) {
   const LaunchContract &contract = program.contract;
 
   Arguments arguments;
-  prepareArguments(contract, bindings, arguments);
+  prepareArguments(program.kernel, contract, bindings, arguments);
   if (!saveDir.empty()) {
     if (std::error_code error = llvm::sys::fs::create_directories(saveDir))
       usage("--save: cannot create '" + saveDir + "': " + error.message());

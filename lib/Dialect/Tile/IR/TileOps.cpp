@@ -96,6 +96,31 @@ std::string KernelOp::getArgName(unsigned index) {
   return "arg" + std::to_string(index);
 }
 
+/// The key of the places of @aligned promises in a fused location's metadata.
+static constexpr llvm::StringLiteral kAlignedPromisesKey = "phobos.aligned";
+
+LocationAttr KernelOp::getAlignedPromiseLoc(StringRef dim) {
+  LocationAttr found;
+  getLoc()->walk([&](Location loc) {
+    auto fused = dyn_cast<FusedLoc>(loc);
+    auto metadata =
+        fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata()) : nullptr;
+    auto places =
+        metadata ? metadata.getAs<DictionaryAttr>(kAlignedPromisesKey) : nullptr;
+    if (places && (found = places.getAs<LocationAttr>(dim)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+Location KernelOp::withAlignedPromiseLocs(Location loc, DictionaryAttr places) {
+  MLIRContext *context = loc->getContext();
+  auto metadata = DictionaryAttr::get(
+      context, {NamedAttribute(kAlignedPromisesKey, places)});
+  return FusedLoc::get(context, {loc}, metadata);
+}
+
 void KernelOp::getAsmBlockArgumentNames(Region &region,
                                         OpAsmSetValueNameFn setNameFn) {
   if (region.empty())

@@ -115,6 +115,17 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     /// The source name of argument `index` (`arg<index>` when unnamed).
     std::string getArgName(unsigned index);
 
+    /// Where the source promised the `aligned` multiple of `dim`, so that a
+    /// launch that breaks it is refused at the user's line; null for a
+    /// promise without a place (a specialisation's). The front end keeps
+    /// the places in the metadata of the kernel's fused location
+    /// (withAlignedPromiseLocs), where printing the IR without debug info
+    /// shows no file names and the kernel's line stays its own.
+    ::mlir::LocationAttr getAlignedPromiseLoc(::llvm::StringRef dim);
+    /// `loc` carrying `places`, a dictionary of dim name -> location.
+    static ::mlir::Location withAlignedPromiseLocs(::mlir::Location loc,
+                                                   ::mlir::DictionaryAttr places);
+
     /// The precision `@tensorcore` asks f32 dots to round to, if any.
     std::optional<::phobos::tile::DotPrecision> getTensorcorePrecision() {
       if (std::optional<::llvm::StringRef> name = getTensorcore())
