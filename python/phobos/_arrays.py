@@ -9,7 +9,10 @@ interface's dict; host arrays are NumPy arrays (or CPU torch tensors, through
 from __future__ import annotations
 
 import numbers
-from typing import Any
+import sys
+from typing import Any, Sequence
+
+from phobos._errors import ArgumentError
 
 # NumPy / __cuda_array_interface__ type strings -> Phobos element types.
 _TYPESTRS = {"<f2": "f16", "<f4": "f32", "<f8": "f64", "<i4": "i32", "<i8": "i64",
@@ -130,3 +133,32 @@ def _device_of_pointer(ptr: int) -> int:
     if _pointer_device is None or ptr == 0:
         return 0
     return _pointer_device(ptr)
+
+
+def stream_handle(stream: Any, infos: Sequence[ArrayInfo | None], device: int) -> int:
+    """The CUstream to launch on: the one given, else torch's current stream
+    (torch arrays), else the stream the arrays' __cuda_array_interface__
+    names, else CuPy's current stream, else the legacy default stream."""
+    if stream is not None:
+        if isinstance(stream, int):
+            return stream
+        for attribute in ("cuda_stream", "ptr"):
+            value = getattr(stream, attribute, None)
+            if isinstance(value, int):
+                return value
+        handle = getattr(stream, "handle", None)
+        value = getattr(handle, "value", handle)
+        if isinstance(value, int) or value is None and handle is not None:
+            return value or 0
+        raise ArgumentError("launch", "stream", f"expected a CUDA stream (an int, a torch or "
+                            f"CuPy stream), got {type(stream).__name__}")
+    libraries = {info.library for info in infos if info is not None}
+    if "torch" in libraries:
+        torch = sys.modules["torch"]
+        return torch.cuda.current_stream(device).cuda_stream
+    for info in infos:
+        if info is not None and info.stream is not None:
+            return int(info.stream)
+    if "cupy" in libraries:
+        return sys.modules["cupy"].cuda.get_current_stream().ptr
+    return 0

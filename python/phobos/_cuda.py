@@ -12,6 +12,7 @@ import threading
 from typing import Any
 
 from phobos._errors import KernelRuntimeError
+from phobos._library import chip_for_capability
 
 CUDA_SUCCESS = 0
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
@@ -153,7 +154,6 @@ class Driver:
         """``sm_XY`` of a device (what the kernel is compiled for), by the
         library's chip rule: sm_90a (wgmma, TMA) on an sm_90 card."""
         if device not in self.chips:
-            from phobos._library import chip_for_capability
             major = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
             minor = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)
             self.chips[device] = chip_for_capability(major, minor)

@@ -20,7 +20,10 @@ import sys
 import types
 from typing import Any, Callable, Mapping, Sequence
 
+from phobos import _names
 from phobos._errors import KernelSyntaxError
+# The language's names (phobos.lang's spellings) are _names's.
+from phobos._names import ATTRIBUTES, BUILTINS, EFFECT_BUILTINS, SCALAR_TYPES, TUNE_OPTIONS
 
 # Phobos operator precedence, loosest first (docs/language.md section 5).
 _PREC_OR, _PREC_AND, _PREC_EQ, _PREC_REL, _PREC_ADD, _PREC_MUL, _PREC_UNARY, _PREC_ATOM = range(1, 9)
@@ -45,18 +48,6 @@ _CMPOPS = {ast.Eq: ("==", _PREC_EQ), ast.NotEq: ("!=", _PREC_EQ), ast.Lt: ("<", 
            ast.LtE: ("<=", _PREC_REL), ast.Gt: (">", _PREC_REL), ast.GtE: (">=", _PREC_REL)}
 _AUGOPS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}
 
-#: The built-in functions of the language, by their phobos.lang names.
-BUILTINS = ("program_id", "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "abs", "tmax", "tmin",
-            "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum",
-            "tril", "transpose", "arange", "reshape", "atomic_add")
-#: Built-ins called as statements, for what they do to a tensor.
-EFFECT_BUILTINS = ("atomic_add",)
-SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "i32", "i64", "bool")
-#: Keywords of @ph.autotune that say how to search, not what: lowercase,
-#: so that they never clash with a dimension's name.
-TUNE_OPTIONS = ("search", "reference", "rtol", "warmup", "rep", "init")
-ATTRIBUTES = ("autotune", "cluster", "launch", "pipeline", "warp_specialize", "persistent",
-              "tensorcore", "aligned")
 
 _PHOBOS_FLOAT = re.compile(r"^[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?$|^[0-9]+[eE][+-]?[0-9]+$")
 
@@ -207,63 +198,13 @@ class _Unresolved:
 _UNRESOLVED = _Unresolved()
 
 
-def _lang_registry() -> dict[int, tuple[str, str]]:
-    """id(object) -> (kind, Phobos name) for every name of phobos.lang."""
-    from phobos import lang
-    registry: dict[int, tuple[str, str]] = {id(lang): ("module", "")}
-    for name in BUILTINS:
-        registry[id(getattr(lang, name))] = ("builtin", name)
-    for name in SCALAR_TYPES:
-        registry[id(getattr(lang, name))] = ("scalar", name)
-    for name in ATTRIBUTES:
-        registry[id(getattr(lang, name))] = ("attribute", name)
-    registry[id(lang.kernel)] = ("kernel", "kernel")
-    registry[id(lang.tensor)] = ("shaped", "tensor")
-    registry[id(lang.tile)] = ("shaped", "tile")
-    registry[id(lang.let)] = ("decl", "let")
-    registry[id(lang.var)] = ("decl", "var")
-    registry[id(lang.ctx)] = ("ctx", "ctx")
-    registry[id(lang.ctx.block)] = ("ctx_axes", "ctx.block")
-    registry[id(lang.ctx.grid)] = ("ctx_axes", "ctx.grid")
-    for what in ("block", "grid"):
-        for axis in "xyz":
-            registry[id(getattr(getattr(lang.ctx, what), axis))] = ("ctx_value", f"ctx.{what}.{axis}")
-    registry[id(lang.tf32)] = ("precision", "tf32")
-    registry[id(builtins.range)] = ("range", "range")
-    registry[id(builtins.abs)] = ("builtin", "abs")
-    return registry
-
-
-def globals_from_imports(tree: ast.Module) -> dict[str, Any]:
-    """The names a module's imports of phobos bind, for source that is read
-    without being run (``translate_source``, ph2py's checks)."""
-    import phobos
-    from phobos import lang
-    names: dict[str, Any] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name == "phobos.lang" and alias.asname:
-                    names[alias.asname] = lang
-                elif alias.name in ("phobos", "phobos.lang"):
-                    names["phobos"] = phobos
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            for alias in node.names:
-                bound = alias.asname or alias.name
-                if node.module == "phobos" and alias.name == "lang":
-                    names[bound] = lang
-                elif node.module == "phobos.lang" and hasattr(lang, alias.name):
-                    names[bound] = getattr(lang, alias.name)
-    return names
-
-
 #: The deepest syntax tree a kernel may have. Python's own recursion limit
 #: (1000 frames) is what this protects: the translator takes about three
 #: frames a level, as does ast.unparse under it.
 _MAX_AST_DEPTH = 150
 
 
-def _parse(filename: str, text: str) -> ast.Module:
+def parse_source(filename: str, text: str) -> ast.Module:
     """ast.parse, with what it raises for sources nested too deeply for it
     (RecursionError, MemoryError, SyntaxError) as a KernelSyntaxError."""
     try:
@@ -285,7 +226,7 @@ class _KernelTranslator:
         self.src = source
         self.fn = function
         self.globals = module_globals
-        self.registry = _lang_registry()
+        self.registry = _names.kinds()
         self.out = _Emitter()
         self.scopes: list[_Scope] = []
         self.params: list[Param] = []
@@ -1201,7 +1142,7 @@ def _parse_module(filename: str, text: str) -> ast.Module:
     key = (filename, hash(text))
     tree = _module_cache.get(key)
     if tree is None:
-        tree = _parse(filename, text)
+        tree = parse_source(filename, text)
         _module_cache[key] = tree
     return tree
 
@@ -1249,22 +1190,19 @@ def translate_function(function: types.FunctionType) -> Translation:
     return _KernelTranslator(_SourceFile(path, text), node, function.__globals__).translate()
 
 
-def translate_source(text: str, filename: str = "<kernel>", name: str | None = None,
-                     module_globals: Mapping[str, Any] | None = None) -> list[Translation]:
-    """Translates every ``@ph.kernel`` function of a module's source (or only
-    ``name``) without running it; the module's phobos imports are read from
-    its import statements unless ``module_globals`` is given."""
-    tree = _parse(filename, text)
-    names = dict(module_globals) if module_globals is not None else globals_from_imports(tree)
+def translate_tree(tree: ast.Module, text: str, filename: str, module_globals: Mapping[str, Any],
+                   name: str | None = None) -> list[Translation]:
+    """Translates every ``@ph.kernel`` function of a parsed module (or only
+    ``name``), its names resolved in ``module_globals``."""
     source = _SourceFile(filename, text)
     results = []
-    registry = _lang_registry()
+    registry = _names.kinds()
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if name is not None and node.name != name:
             continue
-        translator = _KernelTranslator(source, node, names)
+        translator = _KernelTranslator(source, node, module_globals)
         is_kernel = any(registry.get(id(translator.resolve(d))) == ("kernel", "kernel")
                         for d in node.decorator_list)
         if is_kernel or name is not None:

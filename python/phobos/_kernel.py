@@ -18,8 +18,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from phobos import _library
-from phobos._arrays import _ITEMSIZE, ArrayInfo, describe
+from phobos import _library, _tuner
+from phobos._arrays import _ITEMSIZE, ArrayInfo, describe, stream_handle
+from phobos._cuda import Driver
 from phobos._contract import (Bound, Contract, bind, grid_extents, parameter_types,
                               within_limits)
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError, RaceError
@@ -419,7 +420,6 @@ class Kernel:
 
     def _launch_gpu(self, grid: Any, args: Sequence[Any], infos: list[ArrayInfo | None],
                     stream: Any, given: Mapping[str, Any]) -> None:
-        from phobos._cuda import Driver
         driver = Driver.get()
         device = next(info.device for info in infos if info is not None and info.device >= 0)
         chip = driver.chip(device)
@@ -436,7 +436,7 @@ class Kernel:
         # A persistent kernel's CTAs walk its tiles along x, as many as the
         # device holds at once.
         grid3 = bound.launch.grid(loaded.resident)
-        handle = _stream_handle(stream, infos, device)
+        handle = stream_handle(stream, infos, device)
         driver.make_current(device)
         with loaded.lock:
             for slot, value in zip(loaded.slots, bound.values):
@@ -520,7 +520,6 @@ class Kernel:
         ``force``. ``init`` fills tensors as phobos-run's --init does
         (``{"Locks": 0}``). The outputs are left holding one launch of the
         best variant."""
-        from phobos import _tuner
         return _tuner.tune(self, grid, args, reference, rtol, warmup, rep, stream, variants,
                            fixed, force=force, init=init, seed=seed,
                            launch_best=_launch_best, quiet=quiet)
@@ -539,35 +538,6 @@ class Launcher:
 
     def __call__(self, *args: Any, stream: Any = None, **variant: int) -> None:
         self.kernel._launch_slow(self.grid, args, stream, **variant)
-
-
-def _stream_handle(stream: Any, infos: Sequence[ArrayInfo | None], device: int) -> int:
-    """The CUstream to launch on: the one given, else torch's current stream
-    (torch arrays), else the stream the arrays' __cuda_array_interface__
-    names, else CuPy's current stream, else the legacy default stream."""
-    if stream is not None:
-        if isinstance(stream, int):
-            return stream
-        for attribute in ("cuda_stream", "ptr"):
-            value = getattr(stream, attribute, None)
-            if isinstance(value, int):
-                return value
-        handle = getattr(stream, "handle", None)
-        value = getattr(handle, "value", handle)
-        if isinstance(value, int) or value is None and handle is not None:
-            return value or 0
-        raise ArgumentError("launch", "stream", f"expected a CUDA stream (an int, a torch or "
-                            f"CuPy stream), got {type(stream).__name__}")
-    libraries = {info.library for info in infos if info is not None}
-    if "torch" in libraries:
-        torch = sys.modules["torch"]
-        return torch.cuda.current_stream(device).cuda_stream
-    for info in infos:
-        if info is not None and info.stream is not None:
-            return int(info.stream)
-    if "cupy" in libraries:
-        return sys.modules["cupy"].cuda.get_current_stream().ptr
-    return 0
 
 
 def run_interpreter(kernel: Kernel, variant: Variant, contract: Contract, bound: Bound,
@@ -736,7 +706,7 @@ def _raw_stream_function(infos: Sequence[ArrayInfo | None]) -> Callable[[int], i
 
 
 def _stream_source(infos: Sequence[ArrayInfo | None], device: int) -> Callable[[], int]:
-    """The stream a launch without stream= runs on, as _stream_handle picks it."""
+    """The stream a launch without stream= runs on, as stream_handle picks it."""
     libraries = {info.library for info in infos if info is not None}
     if "torch" in libraries:
         torch = sys.modules["torch"]
@@ -896,7 +866,7 @@ def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
             if not within_limits(grid3):
                 return False  # the full path says what is wrong
         if plan.native:
-            handle = plan.stream() if stream is None else _stream_handle(stream, (), plan.device)
+            handle = plan.stream() if stream is None else stream_handle(stream, (), plan.device)
             result = _library.fast_launch().phobosPyPlanLaunch(
                 plan.native, args if type(args) is tuple else tuple(args), grid3[0], grid3[1],
                 grid3[2], handle)
@@ -932,7 +902,7 @@ def _launch_with(plan: _LaunchPlan, args: Sequence[Any], pointers: list[int], st
     for _, ordinal, encoded_for in plan.maps:
         if pointers[ordinal] != encoded_for:
             return None
-    handle = plan.stream() if stream is None else _stream_handle(stream, (), plan.device)
+    handle = plan.stream() if stream is None else stream_handle(stream, (), plan.device)
     driver = plan.driver
     with plan.lock:
         for slot, pointer in zip(plan.pointer_slots, pointers):

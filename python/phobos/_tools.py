@@ -15,13 +15,13 @@ import threading
 from pathlib import Path
 
 from phobos._errors import ToolNotFoundError
+from phobos._library import install_places
 
 _lock = threading.Lock()
 _found: dict[str, str] = {}
 
 
 def _candidates(name: str) -> list[Path]:
-    from phobos._library import install_places
     return install_places("bin", name)
 
 

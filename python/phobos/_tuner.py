@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from phobos import _library, _tools
-from phobos._arrays import describe
+from phobos._arrays import describe, stream_handle
+from phobos._contract import bind, grid_extents
+from phobos._cuda import Driver
 from phobos._errors import ArgumentError, PhobosError
 
 _NUMPY_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32",
@@ -62,7 +64,6 @@ def _variant_text(variant: Mapping[str, int]) -> str:
 
 
 def _grid3(name: str, grid: Any) -> list[int]:
-    from phobos._contract import grid_extents
     return list(grid_extents(name, grid))
 
 
@@ -117,7 +118,6 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
     infos = [describe(arg) for arg in args]
     on_gpu = any(info is not None and info.device >= 0 for info in infos)
     if on_gpu:
-        from phobos._cuda import Driver
         driver = Driver.get()
         device = next(info.device for info in infos if info is not None and info.device >= 0)
         chip, backend = driver.chip(device), "gpu"
@@ -127,7 +127,6 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
     implied = {name: dims[name] for name in kernel.space if name in dims}
     contract = kernel.contract(**dict(kernel._variant({}, implied)))
     # The arguments must fit the kernel (the same checks as a launch).
-    from phobos._contract import bind
     bound = bind(contract, args, infos)
     if variants is not None:
         candidates = [dict(kernel._variant(v)) for v in variants]
@@ -256,9 +255,7 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
         # The outputs hold the best variant's result, as one launch leaves them.
         kernel.launch(grid, args, stream, **best)
         if on_gpu:
-            from phobos._cuda import Driver
-            from phobos._kernel import _stream_handle
-            Driver.get().synchronize(_stream_handle(stream, infos, device))
+            Driver.get().synchronize(stream_handle(stream, infos, device))
     return TuneResult(best, rows, report)
 
 

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from phobos._names import BUILTINS, SCALAR_TYPES
+
 __all__ = ["convert", "main", "Ph2PyError"]
 
 
@@ -383,10 +385,8 @@ class Parser:
 
 # -- Python emission --------------------------------------------------------------------
 
-_BUILTINS = {"program_id", "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "abs", "tmax", "tmin",
-             "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum", "tril",
-             "transpose", "arange", "reshape", "atomic_add"}
-_SCALARS = {"f16", "bf16", "f32", "f64", "i32", "i64", "bool"}
+_BUILTINS = set(BUILTINS)
+_SCALARS = set(SCALAR_TYPES)
 # Python precedence of what ph2py writes.
 _PY_OR, _PY_AND, _PY_NOT, _PY_CMP, _PY_ADD, _PY_MUL, _PY_UNARY, _PY_ATOM = 1, 2, 3, 4, 6, 7, 8, 10
 _PY_BINARY = {"||": ("or", _PY_OR), "&&": ("and", _PY_AND), "==": ("==", _PY_CMP),

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import HEADER, tool_dir
 from phobos import KernelSyntaxError
-from phobos._frontend import translate_source
+from phobos._source import translate_source
 
 EVERYTHING = HEADER + '''@ph.kernel
 @ph.autotune(BM=[16], BN=[64, 32], B=[16, 64])
