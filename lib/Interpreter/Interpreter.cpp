@@ -179,8 +179,9 @@ public:
       std::atomic<uint64_t> &launchSteps, RaceChecker *raceChecker = nullptr,
       int64_t linearId = 0)
       : kernel(kernel), args(args), options(options), blockId(blockId),
-        launchSteps(launchSteps), raceChecker(raceChecker),
-        linearId(linearId) {}
+        launchSteps(launchSteps), raceChecker(raceChecker), linearId(linearId),
+        trace(options.trace && options.trace->cta == blockId ? options.trace
+                                                             : nullptr) {}
 
   std::optional<RunError> run();
 
@@ -193,16 +194,38 @@ private:
   bool flushSteps(Operation *op);
   bool exec(Operation *op);
   bool fail(Operation *op, const llvm::Twine &message);
-  /// Where the race check (when there is one) records `op`'s accesses of
-  /// `tensor`, looked up once per op; note() records one element.
-  RaceChecker::Site raceSite(const TensorArg &tensor, Operation *op,
-                             RaceChecker::Access access) {
-    return raceChecker ? raceChecker->site(tensor, linearId, op, access)
-                       : RaceChecker::Site();
+  /// Where the race check and the trace (when there are) record `op`'s
+  /// accesses of `tensor`, looked up once per op; note() records one
+  /// element (a negative one: masked, not accessed).
+  struct AccessSite {
+    RaceChecker::Site race;
+    /// The trace's entry (its index: the list grows), or none.
+    size_t traced = SIZE_MAX;
+  };
+  AccessSite raceSite(const TensorArg &tensor, Operation *op,
+                      RaceChecker::Access access) {
+    AccessSite site;
+    if (raceChecker)
+      site.race = raceChecker->site(tensor, linearId, op, access);
+    if (trace)
+      site.traced = traceEntry(tensor, op, access);
+    return site;
   }
-  void note(const RaceChecker::Site &site, int64_t flat) {
-    if (site.shadow)
-      raceChecker->record(site, flat);
+  void note(const AccessSite &site, int64_t flat) {
+    if (site.race.shadow)
+      raceChecker->record(site.race, flat);
+    if (site.traced != SIZE_MAX)
+      traceElement(trace->accesses[site.traced], flat);
+  }
+  size_t traceEntry(const TensorArg &tensor, Operation *op,
+                    RaceChecker::Access access);
+  static void traceElement(TracedAccess &entry, int64_t flat) {
+    if (flat < 0)
+      ++entry.masked;
+    else if (entry.elements.size() < TracedAccess::kMaxElements)
+      entry.elements.push_back(flat);
+    else
+      entry.truncated = true;
   }
 
   const RtValue &get(Value value) { return env.find(value)->second; }
@@ -299,6 +322,10 @@ private:
   std::atomic<uint64_t> &launchSteps;
   RaceChecker *raceChecker;
   int64_t linearId;
+  /// Options::trace where this is the CTA it traces, else null; its entry
+  /// of each (op, tensor parameter and kind).
+  Trace *trace;
+  llvm::DenseMap<std::pair<Operation *, unsigned>, size_t> traceIndex;
   llvm::SmallVector<Operation *, 4> loops;
   std::optional<RunError> error;
   /// Asynchronous copies since the last commit, and the committed groups
@@ -320,6 +347,27 @@ bool Cta::fail(Operation *op, const llvm::Twine &message) {
     error = RunError{op->getLoc(), text};
   }
   return false;
+}
+
+size_t Cta::traceEntry(const TensorArg &tensor, Operation *op,
+                       RaceChecker::Access access) {
+  unsigned param = 0;
+  while (param < args.size() && std::get_if<TensorArg>(&args[param]) != &tensor)
+    ++param;
+  AccessKind kind = access == RaceChecker::Access::Read ? AccessKind::Read
+                    : access == RaceChecker::Access::Write
+                        ? AccessKind::Write
+                        : AccessKind::AtomicAdd;
+  auto [it, inserted] = traceIndex.try_emplace(
+      {op, param * 3 + static_cast<unsigned>(kind)}, trace->accesses.size());
+  if (inserted) {
+    TracedAccess &entry = trace->accesses.emplace_back();
+    entry.op = op;
+    entry.param = param;
+    entry.kind = kind;
+  }
+  ++trace->accesses[it->second].executions;
+  return it->second;
 }
 
 std::optional<RunError> Cta::run() {
@@ -917,11 +965,11 @@ bool Cta::execLoad(tile::LoadOp op) {
                     op.getInBounds(), flat, broken))
     return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
                         " stays inside the tensor, but the slice leaves it");
-  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Read);
+  AccessSite race = raceSite(tensor, op, RaceChecker::Access::Read);
   for (size_t k = 0; k < flat.size(); ++k) {
+    note(race, flat[k]);
     if (flat[k] < 0)
       continue; // masked: reads zero
-    note(race, flat[k]);
     if (result->isFloat())
       result->f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
     else
@@ -1025,13 +1073,15 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
   int64_t rows = tensor.shape[rank - 2], cols = tensor.shape[rank - 1];
   int64_t planes = rank == 3 ? tensor.shape[0] : 1;
   // Outside the tensor (either side) TMA writes zeros.
-  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Read);
+  AccessSite race = raceSite(tensor, op, RaceChecker::Access::Read);
   for (int64_t r = 0; r < shape[0]; ++r)
     for (int64_t c = 0; c < shape[1]; ++c) {
       int64_t row = row0 + r, col = col0 + c;
       if (row < 0 || row >= rows || col < 0 || col >= cols || plane < 0 ||
-          plane >= planes)
+          plane >= planes) {
+        note(race, -1);
         continue;
+      }
       int64_t flat = (plane * rows + row) * cols + col, k = r * shape[1] + c;
       note(race, flat);
       if (destination.storage->isFloat())
@@ -1193,12 +1243,13 @@ bool Cta::execAsyncCopy(tile::AsyncCopyOp op) {
                                slice.getShape(), op.getInBounds(), flat, broken))
     return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
                         " stays inside the tensor, but the slice leaves it");
-  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Read);
+  AccessSite race = raceSite(tensor, op, RaceChecker::Access::Read);
   for (int64_t k = 0; k < size; ++k) {
     bool inside = enabled && flat[k] >= 0;
+    if (enabled)
+      note(race, flat[k]);
     if (!inside)
       continue; // zero-filled
-    note(race, flat[k]);
     if (destination.storage->isFloat())
       copy.f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
     else
@@ -1243,11 +1294,11 @@ bool Cta::execStore(tile::StoreOp op) {
                     op.getInBounds(), flat, broken))
     return fail(op, "in_bounds promises axis " + llvm::Twine(broken) +
                         " stays inside the tensor, but the slice leaves it");
-  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Write);
+  AccessSite race = raceSite(tensor, op, RaceChecker::Access::Write);
   for (size_t k = 0; k < flat.size(); ++k) {
+    note(race, flat[k]);
     if (flat[k] < 0)
       continue; // masked: not stored
-    note(race, flat[k]);
     if (value->isFloat())
       storeFloat(tensor.elementType, tensor.data, flat[k], value->f[k]);
     else
@@ -1286,12 +1337,12 @@ bool Cta::execAtomicAdd(tile::AtomicAddOp op) {
     addF.push_back(value.asF());
     addI.push_back(value.asI());
   }
-  RaceChecker::Site race = raceSite(tensor, op, RaceChecker::Access::Atomic);
+  AccessSite race = raceSite(tensor, op, RaceChecker::Access::Atomic);
   std::lock_guard<std::mutex> guard(atomicLock);
   for (size_t k = 0; k < flat.size(); ++k) {
+    note(race, flat[k]);
     if (flat[k] < 0)
       continue; // masked: not added
-    note(race, flat[k]);
     if (isFloat(element))
       storeFloat(element, tensor.data, flat[k],
                  loadFloat(element, tensor.data, flat[k]) + addF[k]);
@@ -1683,7 +1734,23 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
                           "the tensors the kernel writes), more than it can "
                           "have; check a smaller problem"};
   }
-  std::atomic<int64_t> next{0};
+  // A trace of one CTA alone runs that CTA.
+  int64_t start = 0;
+  if (options.trace && options.trace->onlyThisCta) {
+    std::array<int64_t, 3> cta = options.trace->cta;
+    if (cta[0] < 0 || cta[0] >= gx || cta[1] < 0 || cta[1] >= gy ||
+        cta[2] < 0 || cta[2] >= gz)
+      return RunError{kernel.getLoc(),
+                      "the CTA to trace (" + std::to_string(cta[0]) + ", " +
+                          std::to_string(cta[1]) + ", " +
+                          std::to_string(cta[2]) + ") is not in the grid (" +
+                          std::to_string(gx) + ", " + std::to_string(gy) +
+                          ", " + std::to_string(gz) + ")"};
+    start = (cta[2] * gy + cta[1]) * gx + cta[0];
+    total = start + 1;
+    threads = 1;
+  }
+  std::atomic<int64_t> next{start};
   std::atomic<uint64_t> launchSteps{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
@@ -1721,5 +1788,12 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
   }
   if (raceChecker && !first)
     *options.races = raceChecker->races();
+  if (options.trace)
+    for (TracedAccess &access : options.trace->accesses) {
+      llvm::sort(access.elements);
+      access.elements.erase(
+          std::unique(access.elements.begin(), access.elements.end()),
+          access.elements.end());
+    }
   return first;
 }

@@ -15,6 +15,7 @@
 #include "Phobos/Viz/LineDiff.h"
 
 #include "StageRecorder.h"
+#include "Traffic.h"
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
@@ -388,6 +389,17 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
     collectLayouts(module, stage, recorder, collected, options.maxGridElements);
   });
   recorder.record(*module, "input", ModuleOp::getOperationName());
+  // The traffic of one CTA on the interpreter, which runs the kernel as
+  // the front end made it (the IR of the first stage).
+  llvm::Expected<std::array<int64_t, 3>> grid = contract.gridFor(options.dims);
+  std::optional<std::array<int64_t, 3>> knownGrid;
+  std::string gridNote;
+  if (grid)
+    knownGrid = *grid;
+  else
+    gridNote = llvm::toString(grid.takeError());
+  Object traffic =
+      describeTraffic(kernel, contract, knownGrid, options, recorder, 0);
   passes.addInstrumentation(std::move(owned));
   if (failed(passes.run(*module)))
     return failure();
@@ -404,12 +416,11 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   for (const auto &entry : options.dims)
     dims[entry.getKey().str()] = entry.getValue();
   data["dims"] = std::move(dims);
-  llvm::Expected<std::array<int64_t, 3>> grid = contract.gridFor(options.dims);
-  if (grid) {
-    data["grid"] = Array{(*grid)[0], (*grid)[1], (*grid)[2]};
+  if (knownGrid) {
+    data["grid"] = Array{(*knownGrid)[0], (*knownGrid)[1], (*knownGrid)[2]};
   } else {
     data["grid"] = nullptr;
-    data["grid_note"] = llvm::toString(grid.takeError());
+    data["grid_note"] = gridNote;
   }
   data["warps"] = collected.warps;
   if (collected.sharedBytes)
@@ -420,10 +431,11 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
                         : Object{{"values", Array{}}, {"layouts", Array{}}};
   data["shared"] = collected.shared ? std::move(*collected.shared)
                                     : Object{{"buffers", Array{}}};
-  data["missing"] = Array{
-      "memory traffic: the elements each op of a CTA read and wrote, from "
-      "an interpreter run",
-      "autotuning: the search's table and plot",
-      "cluster: the per-node plan of a job file"};
+  data["traffic"] = std::move(traffic);
+  data["missing"] =
+      Array{"grid-wide traffic: which CTA wrote where, and the race check's "
+            "overlaps",
+            "autotuning: the search's table and plot",
+            "cluster: the per-node plan of a job file"};
   return llvm::json::Value(std::move(data));
 }

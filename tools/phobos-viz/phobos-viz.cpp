@@ -1,14 +1,16 @@
 //===- phobos-viz.cpp - One page that shows a kernel ----------------------===//
 //
 // phobos-viz FILE.ph [--kernel NAME] [--variant NAME=V,...] [--dim NAME=V]...
-//            [--chip sm_90] [--span-map MAP.json] [--json] [-o PAGE.html]
+//            [--chip sm_90] [--span-map MAP.json] [--cta X,Y,Z]
+//            [--scalar NAME=V]... [--json] [-o PAGE.html]
 //
 // Writes one self-contained HTML page (scripts, styles and data inline; no
 // server, no network) for a kernel variant and a problem: the source with
 // the line of the selected op highlighted, the IR after every pass of the
 // pipeline with what each changed, which thread holds which element of each
-// laid-out tile, and the shared buffers with their swizzle, bytes and bank
-// conflicts. --json writes the page's data instead (lib/Viz,
+// laid-out tile, the shared buffers with their swizzle, bytes and bank
+// conflicts, and the elements of each tensor each op of one CTA touched (an
+// interpreter run). --json writes the page's data instead (lib/Viz,
 // docs/debugging.md "The visualizer").
 //
 //===----------------------------------------------------------------------===//
@@ -56,6 +58,16 @@ static cl::list<std::string>
              cl::desc("A dim's extent: the grid, and the kernel specialised "
                       "for it as phobos-run compiles it"),
              cl::value_desc("NAME=V"), cl::cat(category));
+static cl::opt<std::string>
+    ctaSpec("cta",
+            cl::desc("The CTA whose memory traffic the page shows (an "
+                     "interpreter run of that CTA; default 0,0,0)"),
+            cl::value_desc("X[,Y[,Z]]"), cl::cat(category));
+static cl::list<std::string>
+    scalarSpecs("scalar",
+                cl::desc("A scalar argument of that run (default: as "
+                         "phobos-run gives it)"),
+                cl::value_desc("NAME=V"), cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::init("sm_90"), cl::cat(category));
 static cl::opt<std::string>
@@ -104,6 +116,25 @@ int main(int argc, char **argv) {
             llvm::Twine(INT32_MAX));
     if (!options.dims.try_emplace(name, value).second)
       usage("--dim " + name + " is given twice");
+  }
+
+  if (!ctaSpec.empty()) {
+    llvm::SmallVector<llvm::StringRef, 3> parts;
+    llvm::StringRef(ctaSpec).split(parts, ',');
+    if (parts.size() > 3)
+      usage("--cta expects X[,Y[,Z]], got '" + ctaSpec + "'");
+    for (auto [axis, part] : llvm::enumerate(parts))
+      if (part.trim().getAsInteger(10, options.cta[axis]) ||
+          options.cta[axis] < 0)
+        usage("--cta expects X[,Y[,Z]] of block indices, got '" + ctaSpec +
+              "'");
+  }
+  for (const std::string &spec : scalarSpecs) {
+    auto [name, text] = llvm::StringRef(spec).split('=');
+    double value = 0;
+    if (name.empty() || text.getAsDouble(value))
+      usage("--scalar expects NAME=NUMBER, got '" + spec + "'");
+    options.scalars[name] = value;
   }
 
   auto buffer = readInputFile(inputFile);

@@ -46,6 +46,7 @@ struct ScalarArg {
 using Argument = std::variant<TensorArg, ScalarArg>;
 
 struct Race;
+struct Trace;
 
 struct Options {
   /// CTAs on each grid axis.
@@ -65,6 +66,44 @@ struct Options {
   /// unordered (a write and any other access, an atomic addition and a
   /// plain access) is collected here, one Race per pair of ops and tensor.
   std::vector<Race> *races = nullptr;
+  /// Where one CTA's accesses of the tensors are recorded (null: none;
+  /// the visualizer's memory traffic).
+  Trace *trace = nullptr;
+};
+
+/// How an op touches a tensor's element.
+enum class AccessKind { Read, Write, AtomicAdd };
+
+/// The elements of one tensor that one op of the traced CTA touched, over
+/// every time it ran.
+struct TracedAccess {
+  mlir::Operation *op = nullptr;
+  /// The tensor parameter's position.
+  unsigned param = 0;
+  AccessKind kind = AccessKind::Read;
+  /// The flat (row-major) index of each element touched, sorted, once each.
+  std::vector<int64_t> elements;
+  /// Elements of its slices outside the tensor, which a mask left alone
+  /// (counted once per execution).
+  int64_t masked = 0;
+  /// Times the op ran (a load in a loop runs once an iteration).
+  int64_t executions = 0;
+  /// More elements were touched than a trace keeps (kMaxElements): the
+  /// list holds the first ones.
+  bool truncated = false;
+
+  static constexpr size_t kMaxElements = size_t(1) << 22;
+};
+
+/// What one CTA of a launch read and wrote (Options::trace).
+struct Trace {
+  /// The CTA traced: block x, y, z.
+  std::array<int64_t, 3> cta = {0, 0, 0};
+  /// Run that CTA alone: the other CTAs are neither run nor traced (what
+  /// a CTA touches depends on the others only through data it reads).
+  bool onlyThisCta = true;
+  /// One per op, tensor and kind of access, in the order first seen.
+  std::vector<TracedAccess> accesses;
 };
 
 /// Two accesses of one tensor element by different CTAs that nothing

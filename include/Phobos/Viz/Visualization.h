@@ -21,6 +21,8 @@
 //                "layouts": [describeTileLayout (Layouts.h)]},
 //    "shared": {"stage", "buffers": [describeSharedBuffer + "name", "op",
 //               "line", "src", "conflicts" (describeBankConflicts)]},
+//    "traffic": {"cta", "stage", "tensors", "accesses": [the elements of
+//                each tensor each op of the CTA touched]} (lib/Viz/Traffic.h),
 //    "missing": [what the page does not show yet]}
 //
 // writeVisualizationPage puts it into the page (Page.cpp); the two are
@@ -38,6 +40,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <string>
 
 namespace llvm {
@@ -70,6 +73,11 @@ struct VisualizationOptions {
   /// The map of a generated program (the Python package's): the code
   /// panel shows the original file and every op links to its line there.
   const frontend::SpanMap *spanMap = nullptr;
+  /// The CTA whose memory traffic the page shows (block x, y, z), and
+  /// the scalars of that run (the others: floats seeded in [0.5, 1.5),
+  /// integers 1, as phobos-run gives them).
+  std::array<int64_t, 3> cta = {0, 0, 0};
+  llvm::StringMap<double> scalars;
   /// Elements of a tile or buffer past which its grid is left out.
   int64_t maxGridElements = kDefaultMaxGridElements;
   /// Changed lines past which a pass's diff is one replacement (LineDiff.h).

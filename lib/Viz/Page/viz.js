@@ -466,6 +466,104 @@
     return box;
   }
 
+  // ---- Memory-traffic panel -------------------------------------------------
+
+  const traffic = data.traffic || { note: "no traffic in this page's data" };
+  const trafficColours = { read: [47, 111, 196], write: [214, 110, 28], "atomic add": [142, 68, 173] };
+  /// Tensors past this many elements are drawn a block of elements a pixel.
+  const kMaxTrafficPixels = 1 << 22;
+  let shownTraffic = -1;
+  let trafficView = null; // what the hover needs: shape, rows, columns, block, touched
+
+  function showTrafficList() {
+    const select = $("traffic-select");
+    const accesses = traffic.accesses || [];
+    const notes = [];
+    if (traffic.cta) notes.push("CTA (" + traffic.cta.join(", ") + ") on the interpreter, inputs seeded as phobos-run seeds them.");
+    if (traffic.note) notes.push(traffic.note + ".");
+    $("traffic-info").textContent = notes.join(" ");
+    if (!accesses.length) {
+      select.append(element("option", "", "(no traced access)"));
+      select.disabled = true;
+      return;
+    }
+    accesses.forEach((access, index) => {
+      const tensor = traffic.tensors[access.tensor];
+      const option = element("option", "", (access.src ? "line " + access.src + ": " : "") + access.op + " " +
+        access.kind + " " + tensor.name + " (" + access.count + " elements)");
+      option.value = String(index);
+      select.append(option);
+    });
+    select.addEventListener("change", () => showTraffic(Number(select.value)));
+  }
+
+  /// Draws access `index` over its tensor; returns the milliseconds it took.
+  function showTraffic(index, link = true) {
+    const start = performance.now();
+    const access = (traffic.accesses || [])[index];
+    if (!access) return 0;
+    shownTraffic = index;
+    $("traffic-select").value = String(index);
+    const tensor = traffic.tensors[access.tensor];
+    const [rows, columns] = gridShape(tensor.shape);
+    const elements = tensor.shape.reduce((a, b) => a * b, 1);
+    const block = elements > kMaxTrafficPixels ? Math.ceil(Math.sqrt(elements / kMaxTrafficPixels)) : 1;
+    const height = Math.ceil(rows / block), width = Math.ceil(columns / block);
+    const touched = new Uint8Array(width * height);
+    for (const [first, length] of access.runs)
+      for (let k = first; k < first + length; ++k) {
+        const row = Math.floor(k / columns), column = k % columns;
+        touched[Math.floor(row / block) * width + Math.floor(column / block)] = 1;
+      }
+    const canvas = $("traffic-canvas");
+    canvas.width = width;
+    canvas.height = height;
+    const image = canvas.getContext("2d").createImageData(width, height);
+    const colour = trafficColours[access.kind] || [0, 0, 0];
+    for (let p = 0; p < width * height; ++p) {
+      const c = touched[p] ? colour : [228, 228, 224];
+      image.data.set([c[0], c[1], c[2], 255], p * 4);
+    }
+    canvas.getContext("2d").putImageData(image, 0, 0);
+    // Small tensors get bigger cells; the pixels stay square.
+    const box = canvas.parentElement.clientWidth || 800;
+    const scale = Math.max(1, Math.min(22, Math.floor((box - 16) / width)));
+    canvas.style.width = width * scale + "px";
+    canvas.style.height = height * scale + "px";
+    trafficView = { tensor, columns, block, width, touched, scale };
+    const legend = $("traffic-legend");
+    const swatch = element("span", "swatch");
+    swatch.style.background = "rgb(" + colour.join(",") + ")";
+    legend.replaceChildren(element("span", "", ""));
+    legend.firstChild.append(swatch, access.kind + " by " + access.op);
+    legend.append(element("span", "muted", tensor.name + ": " + tensor.shape.join("x") + "x" + tensor.element +
+      (block > 1 ? ", a pixel per " + block + "x" + block + " block" : "") + "; " + access.count + " elements touched over " +
+      access.executions + " execution" + (access.executions > 1 ? "s" : "") + ", " + access.masked + " masked" +
+      (access.truncated ? " (the list is cut short)" : "")));
+    if (access.line) {
+      const irLink = element("a", "", "IR line " + access.line + " of pass " + traffic.stage);
+      irLink.href = "#";
+      irLink.addEventListener("click", (event) => { event.preventDefault(); selectIrLine(traffic.stage, access.line); });
+      legend.append(irLink);
+    }
+    if (link && access.src) selectSourceLine(access.src, false);
+    return performance.now() - start;
+  }
+
+  function wireTraffic() {
+    $("traffic-canvas").addEventListener("mousemove", (event) => {
+      if (!trafficView) return;
+      const view = trafficView;
+      const rect = $("traffic-canvas").getBoundingClientRect();
+      const x = Math.floor((event.clientX - rect.left) / view.scale), y = Math.floor((event.clientY - rect.top) / view.scale);
+      if (x < 0 || x >= view.width || y < 0) return;
+      const flat = (y * view.block) * view.columns + x * view.block;
+      const coords = view.tensor.shape.length === 1 ? [flat] : coordsOf(view.tensor.shape, flat);
+      $("traffic-hover").textContent = view.tensor.name + "[" + coords.join(", ") + "]" + (view.block > 1 ? " (block)" : "") +
+        (view.touched[y * view.width + x] ? ": touched" : ": not touched");
+    });
+  }
+
   // ---- Start ---------------------------------------------------------------
 
   function start() {
@@ -478,6 +576,8 @@
     showLayoutList();
     wireLayouts();
     showShared();
+    showTrafficList();
+    wireTraffic();
     // The layout panel draws on first view: the canvas needs its width.
     let layoutsShown = false;
     document.querySelector('.tab[data-panel="panel-layouts"]').addEventListener("click", () => {
@@ -485,6 +585,11 @@
       layoutsShown = true;
     });
     if (layoutValues.length) showLayout(0, false);
+    let trafficShown = false;
+    document.querySelector('.tab[data-panel="panel-traffic"]').addEventListener("click", () => {
+      if (!trafficShown && (traffic.accesses || []).length) showTraffic(shownTraffic >= 0 ? shownTraffic : 0);
+      trafficShown = true;
+    });
   }
 
   window.phobosViz = {
@@ -493,6 +598,7 @@
     selectIrLine,
     selectSourceLine: (line) => selectSourceLine(line, true),
     showLayout,
+    showTraffic,
     showTab,
     selectedSourceLine: () => selectedSource,
     lastRenderMs: () => lastRenderMs,

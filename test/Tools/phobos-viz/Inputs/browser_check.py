@@ -3,7 +3,7 @@ Selenium) and checks what a user sees: every panel drawn, no error in the
 browser's console, a click on an op's IR line highlighting its source line
 (and a click on a source line its IR lines), the changes of a pass, a tile's
 layout drawn in under a second, the shared buffers with their conflict
-tables and bank grids. Prints one fact a line for FileCheck and saves a
+tables and bank grids, one CTA's memory traffic. Prints one fact a line for FileCheck and saves a
 screenshot of each panel.
 
 Usage: python3 browser_check.py --screenshots DIR PAGE:SOURCE_LINE:OP ...
@@ -136,6 +136,17 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
         check(drawn(driver, "#shared-list .bank-canvas"), f"{name}: no bank grid drawn")
     print(f"{name}: {len(buffers)} shared buffers drawn")
     driver.save_screenshot(os.path.join(shots, f"{name}-shared.png"))
+
+    # Memory traffic: the first access drawn over its tensor.
+    driver.find_element(By.CSS_SELECTOR, '.tab[data-panel="panel-traffic"]').click()
+    accesses = data["traffic"].get("accesses", [])
+    check(bool(accesses), f"{name}: no traced access ({data['traffic'].get('note')})")
+    check(count(driver, "#traffic-select option") == len(accesses), f"{name}: accesses listed")
+    check(drawn(driver, "#traffic-canvas"), f"{name}: the traffic is not drawn")
+    tensor = data["traffic"]["tensors"][accesses[0]["tensor"]]
+    print(f"{name}: traffic of CTA {data['traffic']['cta']}: {len(accesses)} accesses, "
+          f"{accesses[0]['op']} {accesses[0]['kind']} {tensor['name']} drawn")
+    driver.save_screenshot(os.path.join(shots, f"{name}-traffic.png"))
     errors = console_errors(driver)
     check(not errors, f"{name}: console errors: {errors}")
     print(f"{name}: no console errors")

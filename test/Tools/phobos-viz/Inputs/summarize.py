@@ -56,7 +56,7 @@ def main() -> None:
     data = json.load(open(sys.argv[1]))
     owners = [arg.split(":") for arg in sys.argv[3::2]] if "--owner" in sys.argv else []
     need(data, ["format", "kernel", "chip", "variant", "dims", "grid", "warps", "source",
-                "passes", "layouts", "shared", "missing"], "the data")
+                "passes", "layouts", "shared", "traffic", "missing"], "the data")
     print(f"format {data['format']} kernel {data['kernel']} chip {data['chip']} warps {data['warps']}")
     print("variant " + ",".join(f"{name}={value}" for name, value in data["variant"]))
     print("grid " + (",".join(map(str, data["grid"])) if data["grid"] else "none: " + data["grid_note"]))
@@ -146,6 +146,31 @@ def main() -> None:
             for candidate in conflicts["layouts"]:
                 print(f"  conflicts {candidate['layout']}{' (chosen)' if candidate['chosen'] else ''}: "
                       f"{candidate['excess_wavefronts']} excess of {candidate['wavefronts']} wavefronts")
+    traffic = data["traffic"]
+    if "note" in traffic:
+        print("traffic note: " + traffic["note"])
+    if "accesses" in traffic:
+        need(traffic, ["cta", "stage", "tensors"], "traffic")
+        print(f"traffic of CTA {traffic['cta']} at pass {traffic['stage']}")
+        for access in traffic["accesses"]:
+            need(access, ["op", "line", "src", "tensor", "kind", "count", "runs", "masked", "executions"],
+                 "a traced access")
+            tensor = traffic["tensors"][access["tensor"]]
+            elements = 1
+            for extent in tensor["shape"]:
+                elements *= extent
+            if sum(length for _, length in access["runs"]) != access["count"]:
+                fail(f"{access['op']}: runs of {access['count']} elements do not add up")
+            if any(first < 0 or first + length > elements for first, length in access["runs"]):
+                fail(f"{access['op']}: a run outside {tensor['name']}")
+            text = texts[traffic["stage"]][access["line"] - 1].strip()
+            if access["op"] not in text:
+                fail(f"{access['op']}: IR line {access['line']} is '{text}'")
+            runs = access["runs"]
+            shown = ", ".join(f"{first}+{length}" for first, length in runs[:3]) + (", ..." if len(runs) > 3 else "")
+            print(f"  line {access['src']} {access['op']} {access['kind']} {tensor['name']} "
+                  f"{'x'.join(map(str, tensor['shape']))}: {access['count']} elements in {len(runs)} runs "
+                  f"({shown}), {access['masked']} masked, {access['executions']} executions")
     print("missing: " + " | ".join(item.split(":")[0] for item in data["missing"]))
 
 
