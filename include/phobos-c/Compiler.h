@@ -223,6 +223,43 @@ PHOBOS_CAPI_EXPORTED PhobosError phobosSessionRaceCheck(
     const int64_t grid[3], const PhobosArgument *args, intptr_t numArgs,
     uint64_t stepLimit, unsigned threads, intptr_t *races);
 
+//===----------------------------------------------------------------------===//
+// The visualizer
+//===----------------------------------------------------------------------===//
+
+/// Which variant and problem a page shows (phobos-viz's options).
+typedef struct PhobosVisualizeRequest {
+  /// The kernel's name (empty: the program's only kernel).
+  PhobosStringRef kernel;
+  /// @autotune values, "NAME=V,NAME=V" (empty: every name its first value).
+  PhobosStringRef variant;
+  /// The problem's extents, "NAME=V,...": the grid, and the kernel
+  /// specialised for them as phobos-run compiles it (empty: the general
+  /// kernel, and no grid).
+  PhobosStringRef dims;
+  /// The target (empty: "sm_90").
+  PhobosStringRef chip;
+  /// The CTA whose memory traffic the page shows (block x, y, z).
+  int64_t cta[3];
+  /// Scalars of that run, "NAME=V,..." (floats or integers; the others as
+  /// phobos-run gives them).
+  PhobosStringRef scalars;
+  /// Elements of a tile or buffer past which its grid is left out (0: the
+  /// default, 65536).
+  int64_t maxGridElements;
+  /// The page's data (JSON, include/Phobos/Viz/Visualization.h) instead of
+  /// the page.
+  bool json;
+} PhobosVisualizeRequest;
+
+/// The page phobos-viz writes for the session's program (docs/debugging.md
+/// "The visualizer"): one self-contained HTML document, or its data. With a
+/// span map the code panel shows the file the map names. Into `*page`,
+/// valid until the session's next call; errors at the user's lines.
+PHOBOS_CAPI_EXPORTED PhobosError phobosSessionVisualize(
+    PhobosSession session, const PhobosVisualizeRequest *request,
+    PhobosStringRef *page);
+
 #ifdef __cplusplus
 }
 #endif

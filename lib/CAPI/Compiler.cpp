@@ -15,6 +15,7 @@
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Chips.h"
 #include "Phobos/Support/Numerics.h"
+#include "Phobos/Viz/Visualization.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,6 +31,7 @@ struct SessionObject {
   std::vector<std::string> kernelNames;
   std::string tunedVariant;
   std::string autotuneSpace;
+  std::string page;
 };
 
 struct BuildObject {
@@ -349,4 +351,84 @@ PhobosError phobosSessionRaceCheck(PhobosSession session,
     return makeError("phobosSessionRaceCheck: `races` is not optional");
   return interpret(session, kernel, variantSpec, grid, args, numArgs,
                    stepLimit, threads, races);
+}
+
+PhobosError phobosSessionVisualize(PhobosSession session,
+                                   const PhobosVisualizeRequest *request,
+                                   PhobosStringRef *page) {
+  if (!request || !page)
+    return makeError("phobosSessionVisualize: the request and the result are "
+                     "not optional");
+  *page = {"", 0};
+  viz::VisualizationOptions options;
+  options.kernel = unwrap(request->kernel).str();
+  if (PhobosError error =
+          parseSpec(request->variant, "variant", options.variant);
+      !phobosErrorIsNull(error))
+    return error;
+  if (PhobosError error = parseSpec(request->dims, "dims", options.dims);
+      !phobosErrorIsNull(error))
+    return error;
+  for (auto &entry : options.dims)
+    if (entry.getValue() < 1 || entry.getValue() > INT32_MAX)
+      return makeError(llvm::formatv("dims: {0}={1}: extents are between 1 "
+                                     "and {2}",
+                                     entry.getKey(), entry.getValue(),
+                                     INT32_MAX));
+  llvm::StringRef chip = unwrap(request->chip);
+  if (!chip.empty()) {
+    if (!isValidChip(chip))
+      return makeError(("chip: unsupported chip '" + chip +
+                        "'; Phobos targets " + supportedChips())
+                           .str());
+    options.chip = chip.str();
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    if (request->cta[axis] < 0)
+      return makeError(llvm::formatv("cta: block index {0} is {1}; block "
+                                     "indices are at least 0",
+                                     "xyz"[axis], request->cta[axis]));
+    options.cta[axis] = request->cta[axis];
+  }
+  llvm::SmallVector<llvm::StringRef> scalars;
+  unwrap(request->scalars).split(scalars, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef spec : scalars) {
+    auto [name, text] = spec.split('=');
+    name = name.trim();
+    double value = 0;
+    if (name.empty() || text.trim().getAsDouble(value))
+      return makeError(("scalars: expected NAME=NUMBER, got '" + spec + "'")
+                           .str());
+    if (!options.scalars.try_emplace(name, value).second)
+      return makeError(("scalars: " + name + " is given twice").str());
+  }
+  if (request->maxGridElements < 0)
+    return makeError(llvm::formatv("max grid elements: {0} is negative",
+                                   request->maxGridElements));
+  if (request->maxGridElements > 0)
+    options.maxGridElements = request->maxGridElements;
+
+  SessionObject *object = unwrap(session);
+  std::optional<llvm::json::Value> data;
+  llvm::Error error = object->session.withProgram(
+      [&](llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
+          const frontend::SpanMap *spanMap) -> mlir::LogicalResult {
+        options.spanMap = spanMap;
+        mlir::FailureOr<llvm::json::Value> built =
+            viz::buildVisualization(sourceMgr, context, options);
+        if (mlir::failed(built))
+          return mlir::failure();
+        data = std::move(*built);
+        return mlir::success();
+      });
+  if (error)
+    return wrapError(std::move(error));
+  object->page.clear();
+  llvm::raw_string_ostream os(object->page);
+  if (request->json)
+    os << *data << "\n";
+  else
+    viz::writeVisualizationPage(*data, os);
+  *page = wrap(object->page);
+  return {nullptr};
 }

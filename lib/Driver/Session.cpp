@@ -443,6 +443,24 @@ Session::tunedVariant(llvm::StringRef kernel, llvm::StringRef chip,
   return variant;
 }
 
+llvm::Error Session::withProgram(
+    llvm::function_ref<LogicalResult(llvm::SourceMgr &, MLIRContext *,
+                                     const frontend::SpanMap *)>
+        body) {
+  Program *program = impl->program.get();
+  if (!program)
+    return llvm::make_error<SessionError>(
+        "no program is loaded (load one first)");
+  impl->diagnosticText.clear();
+  program->errorFile.clear();
+  program->errorLine = program->errorColumn = 0;
+  if (failed(body(program->sourceMgr, &impl->context,
+                  program->spanMap ? &*program->spanMap : nullptr)))
+    return impl->takeError("the program was rejected");
+  impl->diagnosticText.clear();
+  return llvm::Error::success();
+}
+
 void phobos::reportRace(const LaunchContract &contract,
                         const interp::Race &race) {
   // A persistent kernel's tiles run in whichever CTAs the launcher starts:

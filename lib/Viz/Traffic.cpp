@@ -52,14 +52,14 @@ Object phobos::viz::describeTraffic(tile::KernelOp kernel,
                                     const StageRecorder &recorder,
                                     unsigned stage) {
   if (!grid)
-    return Object{{"note", "the grid needs every launch dim (--dim NAME=V)"}};
+    return Object{{"note", "the grid needs every launch dim"}};
   const std::array<int64_t, 3> &cta = options.cta;
   for (int axis = 0; axis < 3; ++axis)
     if (cta[axis] >= (*grid)[axis])
       return Object{
-          {"note", "--cta " + std::to_string(cta[0]) + "," +
-                       std::to_string(cta[1]) + "," + std::to_string(cta[2]) +
-                       " is outside the grid (" + std::to_string((*grid)[0]) +
+          {"note", "CTA (" + std::to_string(cta[0]) + ", " +
+                       std::to_string(cta[1]) + ", " + std::to_string(cta[2]) +
+                       ") is outside the grid (" + std::to_string((*grid)[0]) +
                        ", " + std::to_string((*grid)[1]) + ", " +
                        std::to_string((*grid)[2]) + ")"}};
   // The arguments as phobos-run makes them: seeded random inputs, poisoned

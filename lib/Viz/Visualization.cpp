@@ -32,6 +32,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -333,7 +334,7 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
       for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
         if (dim == name && extent >= 0) {
           if (extent != entry.getValue()) {
-            emitError(at) << "--dim " << name << "=" << entry.getValue()
+            emitError(at) << "dim " << name << "=" << entry.getValue()
                           << ": in this variant '" << name << "' is " << extent;
             return failure();
           }
@@ -343,11 +344,26 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
       std::string list;
       for (const std::string &dim : launchDims)
         list += (list.empty() ? "" : ", ") + dim;
-      emitError(at) << "--dim " << name << ": kernel '" << contract.kernel
+      emitError(at) << "dim " << name << ": kernel '" << contract.kernel
                     << "' has no dim of that name"
                     << (list.empty() ? "" : " (its dims: " + list + ")");
       return failure();
     }
+  }
+  for (const auto &entry : options.scalars) {
+    if (llvm::any_of(contract.params, [&](const ParamSlot &slot) {
+          return slot.kind == ParamSlot::Kind::Scalar &&
+                 slot.name == entry.getKey();
+        }))
+      continue;
+    std::string list;
+    for (const ParamSlot &slot : contract.params)
+      if (slot.kind == ParamSlot::Kind::Scalar)
+        list += (list.empty() ? "" : ", ") + slot.name;
+    emitError(at) << "scalar " << entry.getKey() << ": kernel '"
+                  << contract.kernel << "' has no scalar parameter of that name"
+                  << (list.empty() ? "" : " (its scalars: " + list + ")");
+    return failure();
   }
   specializeAlignment(kernel, options.dims);
 
@@ -375,6 +391,15 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
     return name == mainFile ? file.getLine() : 0;
   };
 
+  // One thread: the recorder prints the module between passes. The
+  // caller's setting comes back on the way out (a session's context is
+  // shared with its compiles).
+  bool wasMultithreaded = context->isMultithreadingEnabled();
+  context->disableMultithreading();
+  auto restoreThreading = llvm::make_scope_exit([&] {
+    if (wasMultithreaded)
+      context->enableMultithreading();
+  });
   PassManager passes(context);
   PhobosToNVVMOptions pipelineOptions;
   pipelineOptions.chip = options.chip;

@@ -20,6 +20,7 @@
 #include "Phobos/Driver/Compiler.h"
 #include "Phobos/Interpreter/Interpreter.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -31,7 +32,15 @@
 #include <utility>
 #include <vector>
 
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
 namespace phobos {
+
+namespace frontend {
+class SpanMap;
+} // namespace frontend
 
 /// The chip name that builds a launch contract alone (no GPU pipeline).
 inline constexpr llvm::StringLiteral kContractOnlyChip = "contract";
@@ -194,6 +203,18 @@ public:
                         const llvm::StringMap<int64_t> &variant,
                         llvm::ArrayRef<interp::Argument> args,
                         const interp::Options &options);
+
+  /// Runs `body` over the loaded program: its source manager (the text is
+  /// the main buffer, named as loaded), the session's context and its span
+  /// map (null without one). For what builds on the session beyond the
+  /// driver (the visualizer, through the C API). A failure of `body`
+  /// becomes a SessionError with the diagnostics it emitted, at the user's
+  /// lines.
+  llvm::Error
+  withProgram(llvm::function_ref<mlir::LogicalResult(
+                  llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
+                  const frontend::SpanMap *spanMap)>
+                  body);
 
 private:
   struct Impl;
