@@ -9,7 +9,9 @@ import ctypes
 import dataclasses
 import hashlib
 import itertools
+import json
 import math
+import os
 import shutil
 import struct
 import sys
@@ -523,6 +525,77 @@ class Kernel:
         return _tuner.tune(self, grid, args, reference, rtol, warmup, rep, stream, variants,
                            fixed, force=force, init=init, seed=seed,
                            launch_best=_launch_best, quiet=quiet)
+
+
+    # -- the visualizer ---------------------------------------------------------------
+
+    def visualize(self, path: str | os.PathLike[str] | None = None, *,
+                  dims: Mapping[str, int] | None = None, chip: str = "sm_90",
+                  cta: Sequence[int] = (0, 0, 0), scalars: Mapping[str, float] | None = None,
+                  max_grid_elements: int | None = None, **variant: int) -> str:
+        """The page ``phobos-viz`` writes for a variant (keywords; the rest
+        take their first value) and a problem (``dims``, the extents of the
+        kernel's dims: the grid, and the kernel specialised for them as a
+        launch compiles it), built in this process: one self-contained HTML
+        document with this file's source, the IR after every pass, the
+        layouts, the shared buffers and the memory traffic of the CTA
+        ``cta`` on the interpreter (its scalars from ``scalars``, the others
+        as phobos-run gives them). Written to ``path`` when given; returned
+        either way (docs/debugging.md, "The visualizer")."""
+        page = self._visualize(dims, chip, cta, scalars, max_grid_elements, variant, as_json=False)
+        if path is not None:
+            Path(path).write_text(page, encoding="utf-8")
+        return page
+
+    def visualization_data(self, *, dims: Mapping[str, int] | None = None, chip: str = "sm_90",
+                           cta: Sequence[int] = (0, 0, 0),
+                           scalars: Mapping[str, float] | None = None,
+                           max_grid_elements: int | None = None,
+                           **variant: int) -> dict[str, Any]:
+        """The data of :meth:`visualize`'s page (``phobos-viz --json``): one
+        object per panel, in the form include/Phobos/Viz/Visualization.h
+        documents."""
+        return json.loads(self._visualize(dims, chip, cta, scalars, max_grid_elements, variant,
+                                          as_json=True))
+
+    def _visualize(self, dims: Mapping[str, int] | None, chip: str, cta: Sequence[int],
+                   scalars: Mapping[str, float] | None, max_grid_elements: int | None,
+                   variant: Mapping[str, int], as_json: bool) -> str:
+        chosen = self._variant(variant)
+        extents = []
+        for name, value in (dims or {}).items():
+            if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+                raise ArgumentError(self.name, "dims", f"expected a dict of dim names to "
+                                    f"integers, got {name!r}: {value!r}")
+            if not 1 <= value <= 2**31 - 1:
+                raise ArgumentError(self.name, "dims", f"{name}={value}: extents are between 1 "
+                                    f"and {2**31 - 1}")
+            extents.append((name, value))
+        block = tuple(cta)
+        if not 1 <= len(block) <= 3 or any(isinstance(index, bool) or not isinstance(index, int)
+                                           or index < 0 for index in block):
+            raise ArgumentError(self.name, "cta", f"expected 1 to 3 block indices (integers "
+                                f"of at least 0), got {cta!r}")
+        block = block + (0,) * (3 - len(block))
+        values = []
+        for name, value in (scalars or {}).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ArgumentError(self.name, "scalars", f"{name}: expected a number, got "
+                                    f"{value!r}")
+            values.append((name, float(value)))
+        if max_grid_elements is not None and (isinstance(max_grid_elements, bool) or not
+                                              isinstance(max_grid_elements, int) or
+                                              max_grid_elements < 1):
+            raise ArgumentError(self.name, "max_grid_elements", f"expected a positive "
+                                f"integer, got {max_grid_elements!r}")
+        if not isinstance(chip, str) or not _library.chip_is_supported(chip):
+            raise ArgumentError(self.name, "chip", f"unsupported chip {chip!r}; Phobos targets "
+                                "sm_80 to sm_90a")
+        try:
+            return self._session().visualize(self.name, chosen, extents, chip, block, values,
+                                             max_grid_elements or 0, as_json)
+        except LibraryError as error:
+            raise CompileError(error.message, self.name) from None
 
 
 class Launcher:

@@ -36,6 +36,12 @@ class _CompileRequest(ctypes.Structure):
                 ("withoutLineInfo", ctypes.c_bool)]
 
 
+class _VisualizeRequest(ctypes.Structure):
+    _fields_ = [("kernel", _StringRef), ("variant", _StringRef), ("dims", _StringRef),
+                ("chip", _StringRef), ("cta", ctypes.c_int64 * 3), ("scalars", _StringRef),
+                ("maxGridElements", ctypes.c_int64), ("json", ctypes.c_bool)]
+
+
 class _Argument(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("elementType", _StringRef), ("rank", ctypes.c_ssize_t),
                 ("shape", ctypes.POINTER(ctypes.c_int64)), ("floatValue", ctypes.c_double),
@@ -89,6 +95,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "phobosSessionRaceCheck": (_H, [_H, _S, _S, ctypes.POINTER(ctypes.c_int64),
                                     ctypes.POINTER(_Argument), ctypes.c_ssize_t, ctypes.c_uint64,
                                     ctypes.c_uint, ctypes.POINTER(ctypes.c_ssize_t)]),
+    "phobosSessionVisualize": (_H, [_H, ctypes.POINTER(_VisualizeRequest), ctypes.POINTER(_S)]),
     "phobosLaunchContractCreate": (_H, [_S, ctypes.POINTER(_H)]),
     "phobosLaunchContractDestroy": (None, [_H]),
     "phobosLaunchBind": (_H, [_H, ctypes.POINTER(_LaunchArgument), ctypes.c_ssize_t,
@@ -278,6 +285,11 @@ def chip_for_capability(major: int, minor: int) -> str:
     return out.value.decode()
 
 
+def chip_is_supported(chip: str) -> bool:
+    """Whether the compiler targets ``chip`` ("sm_80" ... "sm_90a")."""
+    return bool(library().phobosChipIsSupported(_In()(chip)))
+
+
 class Build:
     """One compiled variant (or its contract alone)."""
 
@@ -421,6 +433,25 @@ class Session:
                 failure.races = races.value
                 raise
         return races.value
+
+
+    def visualize(self, kernel: str, variant: Sequence[tuple[str, int]],
+                  dims: Sequence[tuple[str, int]], chip: str, cta: tuple[int, int, int],
+                  scalars: Sequence[tuple[str, float]], max_grid_elements: int,
+                  json: bool) -> str:
+        """The page phobos-viz writes for the variant and the problem
+        ``dims`` (its data, JSON text, with ``json``), built in this process
+        (phobosSessionVisualize)."""
+        arg = _In()
+        request = _VisualizeRequest(
+            arg(kernel), arg(_spec(variant)), arg(_spec(dims)), arg(chip),
+            (ctypes.c_int64 * 3)(*cta), arg(",".join(f"{name}={value!r}" for name, value in scalars)),
+            max_grid_elements, json)
+        found = _StringRef()
+        with self._lock:
+            _check(self._lib, self._lib.phobosSessionVisualize(
+                self._handle, ctypes.byref(request), ctypes.byref(found)))
+            return _text(found)
 
 
 def _check_launch(lib: Any, error: _Handle) -> None:

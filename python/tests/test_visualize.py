@@ -1,0 +1,121 @@
+"""kernel.visualize(...) and kernel.visualization_data(...): the page
+phobos-viz writes, built in this process through the C API
+(phobosSessionVisualize), with the Python file in the code panel and every
+op linked to its Python line; bad arguments named, the compiler's refusals
+at the Python lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import HEADER, tool_dir
+from phobos import ArgumentError, CompileError
+
+SAXPY = HEADER + '''@ph.kernel
+@ph.autotune(BLOCK=[64, 128])
+@ph.cluster(BLOCK=[128])
+def saxpy(x: ph.tensor[ph.f32][N], y: ph.tensor[ph.f32][N],
+          out: ph.tensor[ph.f32][N], alpha: ph.f32):
+    base: ph.let = ph.program_id(0) * BLOCK
+    out[base:base + BLOCK] = alpha * x[base:base + BLOCK] + y[base:base + BLOCK]
+'''
+
+
+def line_of(path, text: str) -> int:
+    return next(number for number, line in enumerate(path.read_text().splitlines(), 1)
+                if text in line)
+
+
+def test_the_page_is_the_one_phobos_viz_writes(write_module, tmp_path):
+    module = write_module(SAXPY, "viz_saxpy")
+    page_path = tmp_path / "saxpy.html"
+    page = module.saxpy.visualize(page_path, dims={"N": 300}, BLOCK=64)
+    assert page_path.read_text(encoding="utf-8") == page
+    assert page.startswith("<!DOCTYPE html>")
+    # Self-contained: nothing is loaded from elsewhere.
+    assert "<script src" not in page and "<link" not in page
+    # phobos-viz on the program and span map the package compiles gives the
+    # same bytes.
+    source, span_map = module.saxpy._source_files()
+    tool = subprocess.run([str(tool_dir() / "phobos-viz"), str(source), "--span-map",
+                           str(span_map), "--dim", "N=300", "--variant", "BLOCK=64"],
+                          capture_output=True, text=True, check=True)
+    assert tool.stdout == page
+    data = subprocess.run([str(tool_dir() / "phobos-viz"), str(source), "--span-map",
+                           str(span_map), "--dim", "N=300", "--variant", "BLOCK=64",
+                           "--cta", "4", "--scalar", "alpha=2", "--json"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(data.stdout) == module.saxpy.visualization_data(
+        dims={"N": 300}, cta=(4,), scalars={"alpha": 2}, BLOCK=64)
+
+
+def test_the_data_names_the_python_lines(write_module, tmp_path):
+    module = write_module(SAXPY, "viz_saxpy_data")
+    path = tmp_path / "viz_saxpy_data.py"
+    data = module.saxpy.visualization_data(dims={"N": 300}, cta=(4, 0, 0), BLOCK=128)
+    assert data["kernel"] == "saxpy" and data["variant"] == [["BLOCK", 128]]
+    assert data["chip"] == "sm_90" and data["dims"] == {"N": 300} and data["grid"] == [3, 1, 1]
+    source = data["source"]
+    assert source["file"] == str(path) and source["language"] == "python"
+    assert source["lines"] == path.read_text().splitlines()
+    assert source["hidden"] == [line_of(path, "@ph.cluster")]
+    assert data["passes"][0]["pass"] == "input" and len(data["passes"]) > 10
+    statement = line_of(path, "out[base:base + BLOCK] =")
+    assert data["traffic"] == {"note": "CTA (4, 0, 0) is outside the grid (3, 1, 1)"}
+    # CTA (2, 0, 0) of BLOCK=128 over N=300: elements 256..299, the rest of
+    # its slices masked; every access at the statement's line.
+    data = module.saxpy.visualization_data(dims={"N": 300}, cta=(2,), BLOCK=128)
+    accesses = data["traffic"]["accesses"]
+    assert sorted(access["kind"] for access in accesses) == ["read", "read", "write"]
+    for access in accesses:
+        assert access["src"] == statement
+        assert access["runs"] == [[256, 44]] and access["masked"] == 84
+    # The layouts' values link to the Python lines too.
+    assert {value["src"] for value in data["layouts"]["values"]} <= {
+        statement, line_of(path, "base: ph.let")}
+    # No grid without the dims: the page says what it needs.
+    general = module.saxpy.visualization_data()
+    assert general["grid"] is None and "'N'" in general["grid_note"]
+    assert general["traffic"]["note"] == "the grid needs every launch dim"
+
+
+def test_bad_arguments_are_named(write_module):
+    kernel = write_module(SAXPY).saxpy
+    cases = [
+        (dict(dims={"N": 0}), "dims", "N=0: extents are between 1 and 2147483647"),
+        (dict(dims={"N": 2.5}), "dims", "expected a dict of dim names to integers"),
+        (dict(cta=(-1,)), "cta", "expected 1 to 3 block indices"),
+        (dict(cta=(0, 0, 0, 0)), "cta", "expected 1 to 3 block indices"),
+        (dict(scalars={"alpha": "two"}), "scalars", "alpha: expected a number, got 'two'"),
+        (dict(chip="sm_70"), "chip", "unsupported chip 'sm_70'"),
+        (dict(max_grid_elements=0), "max_grid_elements", "expected a positive integer"),
+        (dict(TILE=64), "TILE", "is not an @autotune dimension of 'saxpy'"),
+    ]
+    for keywords, param, reason in cases:
+        with pytest.raises(ArgumentError) as caught:
+            kernel.visualize(**keywords)
+        assert caught.value.param == param, keywords
+        assert reason in caught.value.reason, (keywords, caught.value.reason)
+
+
+def test_the_compilers_refusals_are_at_the_python_lines(write_module, tmp_path):
+    kernel = write_module(SAXPY, "viz_refusals").saxpy
+    path = tmp_path / "viz_refusals.py"
+    definition = line_of(path, "def saxpy(")
+    with pytest.raises(CompileError) as caught:
+        kernel.visualize(dims={"N": 300, "K": 3})
+    assert (f"viz_refusals.py:{definition}:5: error: dim K: kernel 'saxpy' has no dim of that "
+            "name (its dims: N)") in str(caught.value)
+    with pytest.raises(CompileError) as caught:
+        kernel.visualize(dims={"N": 300}, scalars={"beta": 0})
+    assert (f"viz_refusals.py:{definition}:5: error: scalar beta: kernel 'saxpy' has no scalar "
+            "parameter of that name (its scalars: alpha)") in str(caught.value)
+    with pytest.raises(CompileError) as caught:
+        kernel.visualize(BLOCK=96)
+    assert f"viz_refusals.py:{line_of(path, '@ph.autotune')}:" in str(caught.value)
+    # The session is still usable after a refusal, and compiles still work.
+    assert kernel.visualization_data(dims={"N": 64})["grid"] == [1, 1, 1]
+    assert kernel.compile("contract").contract is not None
