@@ -335,7 +335,10 @@ struct JobRun::State {
   }
 
   /// Records the end of an instruction. Returns a failure to report.
-  std::optional<wire::JobFailure> complete(Ref ref, const absl::Status &status) {
+  /// `storedChecksum`: a store's checksum of the bytes it wrote.
+  std::optional<wire::JobFailure>
+  complete(Ref ref, const absl::Status &status,
+           std::optional<uint64_t> storedChecksum = std::nullopt) {
     Instr &in = instr(ref);
     if (!status.ok()) {
       if (stopping)
@@ -356,6 +359,8 @@ struct JobRun::State {
     wire::Retired done;
     done.set_segment(ref.first);
     done.set_instruction(in.spec->id());
+    if (storedChecksum)
+      done.set_checksum(*storedChecksum);
     retired.push_back(done);
     ++retiredCount;
     checkSettled();
@@ -416,7 +421,10 @@ struct JobRun::State {
     return backend.upload(buffer, (*staging)->data(), tile.bytes());
   }
 
-  absl::Status storeTile(const wire::TileSpec &tile, TileBuffer &buffer) {
+  /// Writes the tile to its place in the output; `written` is the checksum
+  /// of its bytes, which the scheduler journals for a resumed run.
+  absl::Status storeTile(const wire::TileSpec &tile, TileBuffer &buffer,
+                         uint64_t &written) {
     const wire::TensorSpec &tensor = spec.tensors(tile.tensor());
     if (tensor.store_path().empty())
       return absl::FailedPreconditionError(absl::StrCat(
@@ -431,8 +439,10 @@ struct JobRun::State {
         options.storeWrites);
     if (!file.ok())
       return file.status();
-    if (void *host = buffer.host())
+    if (void *host = buffer.host()) {
+      written = storage::checksum(host, static_cast<size_t>(tile.bytes()));
       return file->writeRegion(offsetsOf(tile), shapeOf(tile), host);
+    }
     absl::StatusOr<std::unique_ptr<Staging>> staging =
         backend.staging(tile.bytes());
     if (!staging.ok())
@@ -441,6 +451,8 @@ struct JobRun::State {
             backend.download(buffer, (*staging)->data(), tile.bytes());
         !status.ok())
       return status;
+    written = storage::checksum((*staging)->data(),
+                                static_cast<size_t>(tile.bytes()));
     return file->writeRegion(offsetsOf(tile), shapeOf(tile), (*staging)->data());
   }
 
@@ -458,6 +470,7 @@ struct JobRun::State {
       const wire::TileSpec &tile = tileOf(ref);
       wire::Instruction::Kind kind = in.spec->kind();
       absl::Status status;
+      std::optional<uint64_t> storedChecksum;
       if (kind == wire::Instruction::FREE) {
         auto entry = ref.first == 0 ? held.find(tile.id()) : held.end();
         if (entry != held.end() && !servesDone(entry->second)) {
@@ -514,7 +527,9 @@ struct JobRun::State {
           } else if (kind == wire::Instruction::LOAD) {
             status = loadTile(tile, *buffer);
           } else if (kind == wire::Instruction::STORE) {
-            status = storeTile(tile, *buffer);
+            uint64_t written = 0;
+            status = storeTile(tile, *buffer, written);
+            storedChecksum = written;
           }
         }
         mu.Lock();
@@ -542,7 +557,8 @@ struct JobRun::State {
           logLine(who, absl::StrFormat("%s done in %.1f ms", label(ref),
                                        absl::ToDoubleMilliseconds(absl::Now() - begin)));
       }
-      std::optional<wire::JobFailure> failure = complete(ref, status);
+      std::optional<wire::JobFailure> failure =
+          complete(ref, status, storedChecksum);
       if (failure) {
         mu.Unlock();
         report(failure);
