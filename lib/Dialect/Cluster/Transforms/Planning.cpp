@@ -660,6 +660,20 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
     }
     units = std::move(kept);
   }
+  if (!options.storedOutputs.empty()) {
+    // A resumed job: only the units with an output not yet stored.
+    llvm::DenseSet<int64_t> stored(options.storedOutputs.begin(),
+                                   options.storedOutputs.end());
+    std::vector<Unit> kept;
+    for (Unit &unit : units)
+      if (llvm::any_of(unit.refs, [&](const TileRef &ref) {
+            return writesStorage(ref.access) && !stored.contains(ref.tile);
+          })) {
+        unit.node = kept.size() % options.nodes;
+        kept.push_back(std::move(unit));
+      }
+    units = std::move(kept);
+  }
   if (static_cast<int64_t>(units.size()) < options.nodes && options.autotune) {
     why << units.size()
         << (units.size() == 1 ? " unit of work leaves " : " units of work leave ")
@@ -1019,7 +1033,8 @@ LogicalResult phobos::cluster::planProgram(ProgramOp program,
   std::string reason;
   planner.plan(best, reason);
   Candidate chosen = planner.describe(best);
-  if (chosen.units < options.nodes && options.outputs.empty())
+  if (chosen.units < options.nodes && options.outputs.empty() &&
+      options.storedOutputs.empty())
     program.emitWarning("")
         << chosen.units
         << (chosen.units == 1 ? " unit of work leaves " : " units of work leave ")

@@ -49,6 +49,10 @@ struct PlanOptions {
   /// over the nodes in unit order; empty: every unit. The runtime re-plans
   /// a lost node's unstored outputs with it.
   std::vector<int64_t> outputs;
+  /// Output super-tiles already in storage (tile ids): the units whose
+  /// every output is among them are left out, the rest dealt anew round
+  /// robin; none left is an empty plan. A resumed job plans with it.
+  std::vector<int64_t> storedOutputs;
 };
 
 /// What the cost model sees of one node in one plan.
