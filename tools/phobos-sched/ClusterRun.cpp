@@ -11,6 +11,7 @@
 #include "ClusterRun.h"
 
 #include "Phobos/ClusterRuntime/Log.h"
+#include "Phobos/ClusterRuntime/OutputJournal.h"
 #include "phobos_cluster.grpc.pb.h"
 
 #include "absl/strings/str_cat.h"
@@ -111,7 +112,7 @@ struct Node {
   std::string lastProgress;
 };
 
-/// What the main thread and the Attach calls share.
+/// What the main thread, the Attach calls and the status clients share.
 struct Cluster {
   absl::Mutex mutex;
   std::vector<Node> nodes;
@@ -123,6 +124,32 @@ struct Cluster {
   std::vector<std::string> failures;
   /// Bumped on every event, so the main thread can wait for one.
   uint64_t events = 0;
+
+  // For --status and the progress line.
+  std::string jobFile, kernel, phase = "waiting for pods";
+  absl::Time startedAt = absl::InfinitePast();
+  /// Output super-tiles of this run, and those an earlier run stored.
+  int64_t outputTiles = 0, resumedTiles = 0;
+  int outputTensors = 1;
+  /// Pods of --pods that did not join before a --min-pods start.
+  std::set<std::string> leftOut;
+  /// Who asked to cancel the job (empty: nobody).
+  std::string cancelledBy;
+
+  /// The job's journal, and the output super-tiles of the plan (segment
+  /// tiles of stores) with their tensor's name, for its lines.
+  storage::OutputJournal *journal = nullptr;
+  std::map<uint32_t, storage::JournalTile> outputGeometry;
+  bool journalBroken = false;
+
+  /// The node a pod's stream belongs to (-1: none). By the link, not by
+  /// the number the pod joined as: a --min-pods start renumbers the nodes.
+  int nodeOfLink(const Link *link) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].link.get() == link)
+        return static_cast<int>(i);
+    return -1;
+  }
 
   int nodeOf(const std::string &address) {
     for (size_t i = 0; i < nodes.size(); ++i)
@@ -160,7 +187,11 @@ public:
     {
       absl::MutexLock lock(&cluster.mutex);
       node = cluster.nodeOf(link->join.address());
-      if (node < 0) {
+      if (node < 0 && cluster.leftOut.count(link->join.address())) {
+        refusal = absl::StrCat("'", link->join.address(),
+                               "' did not join within the join timeout, and "
+                               "the job started without it (--min-pods)");
+      } else if (node < 0) {
         std::vector<std::string> listed;
         for (const Node &n : cluster.nodes)
           listed.push_back(n.address);
@@ -210,12 +241,13 @@ public:
     std::thread writer([&] { link->outbox.run(stream); });
     wire::PodMessage message;
     while (stream->Read(&message))
-      receive(node, link, message);
+      receive(link, message);
     {
       absl::MutexLock lock(&cluster.mutex);
       link->connected = false;
-      Node &entry = cluster.nodes[node];
-      if (entry.link == link && !cluster.started) {
+      node = cluster.nodeOfLink(link.get());
+      if (node >= 0 && !cluster.started) {
+        Node &entry = cluster.nodes[node];
         entry.link.reset();
         entry.state = NodeState::Waiting;
         say(absl::StrCat("node ", node, " = ", link->join.address(),
@@ -229,14 +261,15 @@ public:
   }
 
 private:
-  void receive(int node, const std::shared_ptr<Link> &link,
+  void receive(const std::shared_ptr<Link> &link,
                const wire::PodMessage &message) {
     absl::MutexLock lock(&cluster.mutex);
-    Node &entry = cluster.nodes[node];
     // A lost node's late messages, or those of a link that was replaced,
     // are ignored: its work was given to others.
-    if (entry.link != link)
+    int node = cluster.nodeOfLink(link.get());
+    if (node < 0)
       return;
+    Node &entry = cluster.nodes[node];
     if (entry.state == NodeState::Lost) {
       if (!entry.lateNoted) {
         entry.lateNoted = true;
@@ -255,8 +288,10 @@ private:
         ++entry.retired;
         auto store = entry.stores.find({done.segment(), done.instruction()});
         if (store != entry.stores.end()) {
-          cluster.stored.insert(store->second);
+          bool fresh = cluster.stored.insert(store->second).second;
           entry.storedHere.insert(store->second);
+          if (fresh && done.has_checksum())
+            journal(store->second, done.checksum());
         }
       }
       if (heartbeat.has_stats())
@@ -269,6 +304,108 @@ private:
           absl::StrCat("node ", node, ": ", message.failure().message()));
       ++cluster.events;
     }
+  }
+
+public:
+  grpc::Status JobStatus(grpc::ServerContext *context,
+                         const wire::StatusRequest *,
+                         wire::JobState *state) override {
+    if (grpc::Status status = authorize(*context, credentials); !status.ok())
+      return status;
+    absl::MutexLock lock(&cluster.mutex);
+    describe(*state);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Cancel(grpc::ServerContext *context,
+                      const wire::CancelRequest *request,
+                      wire::CancelReply *reply) override {
+    if (grpc::Status status = authorize(*context, credentials); !status.ok()) {
+      say(absl::StrCat("refused a cancel from ", context->peer(), ": ",
+                       status.error_message()));
+      return status;
+    }
+    absl::MutexLock lock(&cluster.mutex);
+    if (cluster.finished)
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "the job has ended");
+    if (cluster.cancelledBy.empty()) {
+      cluster.cancelledBy = absl::StrCat("a client at ", context->peer());
+      if (!request->reason().empty())
+        absl::StrAppend(&cluster.cancelledBy, " (", request->reason(), ")");
+      ++cluster.events;
+    }
+    reply->set_job_id(cluster.jobId);
+    return grpc::Status::OK;
+  }
+
+private:
+  /// Appends a stored tile to the journal (mutex held). A journal that
+  /// cannot be written costs only a resumed run's work: said once.
+  void journal(uint32_t tile, uint64_t checksum) {
+    auto geometry = cluster.outputGeometry.find(tile);
+    if (!cluster.journal || cluster.journalBroken ||
+        geometry == cluster.outputGeometry.end())
+      return;
+    storage::JournalTile line = geometry->second;
+    line.checksum = checksum;
+    if (absl::Status status = cluster.journal->append(line); !status.ok()) {
+      cluster.journalBroken = true;
+      say(absl::StrCat(status.message(), "; the job goes on, but a scheduler "
+                                         "restarted on it would compute every "
+                                         "super-tile again"));
+    }
+  }
+
+  /// The job's state for --status (mutex held).
+  void describe(wire::JobState &state) {
+    state.set_job_id(cluster.jobId);
+    state.set_job(cluster.jobFile);
+    state.set_kernel(cluster.kernel);
+    state.set_phase(cluster.phase);
+    bool started = cluster.startedAt != absl::InfinitePast();
+    double seconds =
+        started ? absl::ToDoubleSeconds(absl::Now() - cluster.startedAt) : 0;
+    state.set_seconds(seconds);
+    int per = std::max(1, cluster.outputTensors);
+    int64_t done = static_cast<int64_t>(cluster.stored.size()) / per;
+    int64_t total = (cluster.outputTiles + cluster.resumedTiles) / per;
+    state.set_units_total(total);
+    state.set_units_done(done);
+    state.set_units_resumed(cluster.resumedTiles / per);
+    int64_t left = cluster.outputTiles / per - done;
+    state.set_eta_seconds(done > 0 ? seconds / done * left
+                                   : (started && left == 0 ? 0 : -1));
+    state.set_pods_wanted(static_cast<int64_t>(cluster.nodes.size() +
+                                               cluster.leftOut.size()));
+    int64_t joined = 0;
+    for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+      const Node &node = cluster.nodes[i];
+      joined += node.state != NodeState::Waiting;
+      wire::NodeReport *report = state.add_nodes();
+      report->set_node(static_cast<uint32_t>(i));
+      report->set_address(node.address);
+      report->set_device(node.join.device());
+      std::string name = node.state == NodeState::Waiting  ? "waiting"
+                         : node.state == NodeState::Joined ? "joined"
+                         : node.state == NodeState::Lost   ? "lost"
+                         : node.retired < node.instructions ? "running"
+                                                            : "done";
+      report->set_state(name);
+      report->set_units_done(static_cast<int64_t>(node.storedHere.size()) / per);
+      report->set_units_given(static_cast<int64_t>(node.owned.size()) / per);
+      report->set_instructions(node.instructions);
+      report->set_retired(node.retired);
+      *report->mutable_stats() = node.stats;
+      report->set_lost_why(node.lostWhy);
+    }
+    for (const std::string &address : cluster.leftOut) {
+      wire::NodeReport *report = state.add_nodes();
+      report->set_node(UINT32_MAX);
+      report->set_address(address);
+      report->set_state("left out");
+    }
+    state.set_pods_joined(joined);
   }
 
   Cluster &cluster;
@@ -439,7 +576,8 @@ extern "C" void onInterrupt(int signal) {
 /// From now on SIGINT, SIGTERM and SIGHUP remove `partials` (none: before
 /// they exist, or after a failed job removed them) and say what became of
 /// the job.
-void armInterrupt(uint64_t jobId, const std::vector<std::string> &partials) {
+void armInterrupt(uint64_t jobId, const std::vector<std::string> &partials,
+                  bool wroteOutputs = true) {
   static InterruptCleanup cleanup;
   interruptCleanup = nullptr; // not read while it changes
   cleanup.paths = partials;
@@ -451,7 +589,7 @@ void armInterrupt(uint64_t jobId, const std::vector<std::string> &partials) {
     cleanup.messages[i] = absl::StrFormat(
         "phobos-sched: job %016x interrupted by %s: stopped; %s\n", jobId,
         names[i],
-        partials.empty() ? "no output was written"
+        partials.empty() || !wroteOutputs ? "no output was written"
                          : "its partial outputs were removed and the outputs "
                            "are as they were");
   interruptCleanup = &cleanup;
@@ -466,12 +604,21 @@ void disarmInterrupt() {
   interruptCleanup = nullptr;
 }
 
-/// `.c.tensor.phobos-<job>.partial` beside the output.
-std::string partialPath(const std::string &path, uint64_t jobId) {
+/// `.c.tensor.phobos-<job key>.partial` beside the output: named by the
+/// job, not by one run of it, so that a restarted scheduler finds it.
+std::string partialPath(const std::string &path, const std::string &key) {
   size_t slash = path.rfind('/');
   std::string directory = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  return absl::StrFormat("%s.%s.phobos-%016x.partial", directory, base, jobId);
+  return absl::StrFormat("%s.%s.phobos-%s.partial", directory, base, key);
+}
+
+/// `.c.tensor.phobos.journal` beside the job's first output.
+std::string journalPath(const std::string &path) {
+  size_t slash = path.rfind('/');
+  std::string directory = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  return absl::StrFormat("%s.%s.phobos.journal", directory, base);
 }
 
 std::string stateName(const Node &node) {
@@ -496,7 +643,18 @@ public:
 
 private:
   bool waitForPods();
+  /// Locks the job's journal and, when it is this job's, verifies what it
+  /// says was stored; fills `resumePoint`. False on an error (said). Runs
+  /// before the scheduler listens: a second scheduler on the same output,
+  /// or a damaged journal, is an error before any pod is waited for.
+  bool openJournal();
+  /// The job did not start (its pods did not come): an earlier run's
+  /// journal and partial outputs stay for the next try, an empty journal
+  /// this run made goes.
+  void leaveJournal();
   bool startJob();
+  /// A --cancel arrived: ends the job (the partial outputs removed).
+  bool cancelled();
   void watch();
   /// Marks `node` lost and gives its unstored outputs to the others; false
   /// when no node is left.
@@ -530,6 +688,14 @@ private:
   PlannedJob planned;
   std::string token;
   std::map<std::string, std::string> partials;
+  storage::OutputJournal journal;
+  storage::JournalContents journalContents;
+  /// Set when an earlier run of the job stored verified super-tiles.
+  std::optional<ResumePoint> resumePoint;
+  /// The partial outputs already exist (resumed) and are kept.
+  bool keepPartials = false;
+  /// The journal was empty when this run locked it.
+  bool journalFresh = false;
   std::set<uint32_t> outputs;
   int outputTensors = 0;
   absl::Time startedAt, doneAt, planStart;
@@ -563,22 +729,210 @@ bool Run::waitForPods() {
       all &= node.state == NodeState::Joined;
     if (all)
       return true;
-    if (absl::Now() > deadline)
+    if (absl::Now() > deadline || !cluster.cancelledBy.empty())
       break;
     waitForEvent(absl::Milliseconds(200));
   }
+  if (!cluster.cancelledBy.empty())
+    return false;
   std::vector<std::string> missing;
+  std::vector<Node> joined;
   for (const Node &node : cluster.nodes)
     if (node.state != NodeState::Joined)
       missing.push_back(node.address);
+    else
+      joined.push_back(node);
+  if (settings.minPods > 0 &&
+      static_cast<int>(joined.size()) >= settings.minPods) {
+    // Start with those that came, numbered in --pods order; the others are
+    // refused if they come later. A welcome said a node number already:
+    // the job's StartJob says the one that counts.
+    size_t wanted = cluster.nodes.size();
+    cluster.nodes = std::move(joined);
+    cluster.leftOut.insert(missing.begin(), missing.end());
+    std::vector<std::string> numbered;
+    for (size_t i = 0; i < cluster.nodes.size(); ++i)
+      numbered.push_back(absl::StrCat(i, " = ", cluster.nodes[i].address));
+    say(absl::StrFormat("%zu of %zu pods joined within %.0f s, at least %d "
+                        "wanted (--min-pods): starting without %s; nodes %s",
+                        cluster.nodes.size(), wanted,
+                        settings.joinTimeoutMs / 1000.0, settings.minPods,
+                        absl::StrJoin(missing, ", "),
+                        absl::StrJoin(numbered, ", ")));
+    return true;
+  }
+  std::string fewest =
+      settings.minPods > 0
+          ? absl::StrFormat("; --min-pods %d would start with %d or more, "
+                            "and %zu joined",
+                            settings.minPods, settings.minPods, joined.size())
+          : "";
   std::fprintf(stderr,
                "phobos-sched: %zu of %zu pods did not join within %.0f s: %s "
                "(is each running with --scheduler %s and the cluster's "
-               "credentials?)\n",
-               missing.size(), cluster.nodes.size(),
+               "credentials?)%s\n",
+               missing.size(), missing.size() + joined.size(),
                settings.joinTimeoutMs / 1000.0, absl::StrJoin(missing, ", ").c_str(),
-               settings.listen.c_str());
+               settings.listen.c_str(), fewest.c_str());
   return false;
+}
+
+bool Run::cancelled() {
+  std::string by;
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    by = cluster.cancelledBy;
+  }
+  if (by.empty())
+    return false;
+  endJob(true, absl::StrCat("the job was cancelled by ", by));
+  bool hadPartials = !partials.empty();
+  removePartials();
+  std::fprintf(stderr, "phobos-sched: job %016llx cancelled by %s: stopped; %s\n",
+               static_cast<unsigned long long>(cluster.jobId), by.c_str(),
+               hadPartials ? "its partial outputs were removed and the outputs "
+                             "are as they were"
+                           : "no output was written");
+  return true;
+}
+
+bool Run::openJournal() {
+  const StorageTensor *first = nullptr;
+  for (const StorageTensor &tensor : tensors)
+    if (tensor.mode != StorageTensor::Mode::Read && !first)
+      first = &tensor;
+  if (!first) {
+    std::fprintf(stderr, "phobos-sched: internal error: the job has no output\n");
+    return false;
+  }
+  absl::StatusOr<storage::OutputJournal> locked =
+      storage::OutputJournal::lock(journalPath(first->path));
+  if (!locked.ok()) {
+    std::fprintf(stderr, "phobos-sched: %s\n",
+                 std::string(locked.status().message()).c_str());
+    return false;
+  }
+  journal = std::move(*locked);
+  absl::StatusOr<storage::JournalContents> earlier = journal.read();
+  journalFresh = earlier.ok() && earlier->key.empty() && !earlier->tornTail;
+  if (!settings.resume)
+    return true;
+  if (!earlier.ok()) {
+    std::fprintf(stderr,
+                 "phobos-sched: %s; remove the journal, or run with "
+                 "--no-resume to start the job afresh\n",
+                 std::string(earlier.status().message()).c_str());
+    return false;
+  }
+  if (earlier->key.empty())
+    return true;
+  // The partial outputs an earlier run left, as this job names them: a
+  // journal never makes the scheduler touch another file.
+  std::map<std::string, const StorageTensor *> outputsByName;
+  for (const StorageTensor &tensor : tensors)
+    if (tensor.mode != StorageTensor::Mode::Read)
+      outputsByName[tensor.name] = &tensor;
+  if (earlier->key != settings.jobKey) {
+    for (auto &[name, path] : earlier->partials) {
+      auto tensor = outputsByName.find(name);
+      if (tensor != outputsByName.end() &&
+          path == partialPath(tensor->second->path, earlier->key))
+        ::unlink(path.c_str());
+    }
+    say(absl::StrFormat("the journal %s is of another job, or its files "
+                        "changed since (job key %s, this job %s): starting "
+                        "afresh",
+                        journal.path(), earlier->key, settings.jobKey));
+    return true;
+  }
+  std::map<std::string, storage::TensorFile> files;
+  for (auto &[name, tensor] : outputsByName) {
+    std::string path = partialPath(tensor->path, settings.jobKey);
+    auto listed = earlier->partials.find(name);
+    absl::StatusOr<storage::TensorFile> file =
+        listed == earlier->partials.end() || listed->second != path
+            ? absl::NotFoundError(absl::StrCat("the journal names no partial "
+                                               "output ", path))
+            : storage::TensorFile::open(path, tensor->layout, /*writable=*/false);
+    if (!file.ok()) {
+      say(absl::StrFormat("cannot resume from the journal %s: %s: starting "
+                          "afresh",
+                          journal.path(), file.status().message()));
+      return true;
+    }
+    files.emplace(name, std::move(*file));
+  }
+  // Each stored tile is read back and compared: a journal line whose bytes
+  // did not reach the file (a machine that went down) costs that tile.
+  ResumePoint point;
+  point.bindings = earlier->bindings;
+  std::set<uint32_t> seen;
+  std::vector<std::string> redone;
+  for (const storage::JournalTile &tile : earlier->stored) {
+    auto file = files.find(tile.tensor);
+    std::string why;
+    if (file == files.end()) {
+      why = absl::StrCat("'", tile.tensor, "' is not an output of the job");
+    } else {
+      const std::vector<int64_t> &shape = file->second.info().shape;
+      bool inside = tile.offsets.size() == shape.size();
+      for (size_t axis = 0; inside && axis < shape.size(); ++axis)
+        inside = tile.offsets[axis] + tile.shape[axis] <= shape[axis];
+      int64_t elements = 1;
+      for (int64_t extent : tile.shape)
+        elements *= extent;
+      std::vector<uint8_t> bytes;
+      if (!inside) {
+        why = "it lies outside the tensor";
+      } else {
+        bytes.resize(static_cast<size_t>(
+            elements * byteWidth(file->second.info().element)));
+        absl::Status read =
+            file->second.readRegion(tile.offsets, tile.shape, bytes.data());
+        if (!read.ok())
+          why = std::string(read.message());
+        else if (storage::checksum(bytes.data(), bytes.size()) != tile.checksum)
+          why = "the partial output holds other bytes than the journal "
+                "recorded";
+      }
+    }
+    if (!why.empty()) {
+      redone.push_back(absl::StrFormat("tile %u of %s (%s)", tile.id,
+                                       tile.tensor, why));
+      continue;
+    }
+    if (seen.insert(tile.id).second) {
+      point.stored.push_back(tile.id);
+      journalContents.stored.push_back(tile);
+    }
+  }
+  keepPartials = true;
+  for (auto &[name, tensor] : outputsByName)
+    partials[name] = partialPath(tensor->path, settings.jobKey);
+  say(absl::StrFormat("resuming from the journal %s: %zu output super-tile%s "
+                      "stored by an earlier run, read back and verified%s%s",
+                      journal.path(), point.stored.size(),
+                      point.stored.size() == 1 ? "" : "s",
+                      redone.empty() ? ""
+                                     : absl::StrFormat(" (%zu more it lists "
+                                                       "are computed again)",
+                                                       redone.size()),
+                      earlier->tornTail ? " (its last line was cut short)" : ""));
+  for (const std::string &line : redone)
+    say(absl::StrCat("computing again ", line));
+  if (!point.stored.empty())
+    resumePoint = std::move(point);
+  else
+    resumePoint = ResumePoint{earlier->bindings, {}};
+  return true;
+}
+
+void Run::leaveJournal() {
+  if (journalFresh)
+    journal.remove();
+  journal = storage::OutputJournal();
+  partials.clear();
+  armInterrupt(cluster.jobId, {});
 }
 
 bool Run::startJob() {
@@ -598,7 +952,8 @@ bool Run::startJob() {
     }
   }
   planStart = absl::Now();
-  absl::StatusOr<PlannedJob> plan = planner.plan(pods);
+  absl::StatusOr<PlannedJob> plan =
+      planner.plan(pods, resumePoint ? &*resumePoint : nullptr);
   if (!plan.ok()) {
     std::fprintf(stderr, "phobos-sched: %s\n",
                  std::string(plan.status().message()).c_str());
@@ -617,19 +972,23 @@ bool Run::startJob() {
     return false;
   }
 
-  // The outputs go to partial files first.
+  // The outputs go to partial files first (a resumed job's are there).
   for (const StorageTensor &tensor : tensors) {
     if (tensor.mode == StorageTensor::Mode::Read)
       continue;
     ++outputTensors;
-    std::string partial = partialPath(tensor.path, cluster.jobId);
-    absl::StatusOr<storage::TensorFile> file =
-        storage::TensorFile::create(partial, tensor.layout, /*exclusive=*/true);
-    if (!file.ok()) {
-      std::fprintf(stderr, "phobos-sched: tensor '%s': %s\n", tensor.name.c_str(),
-                   std::string(file.status().message()).c_str());
-      removePartials();
-      return false;
+    std::string partial = partialPath(tensor.path, settings.jobKey);
+    if (!keepPartials) {
+      ::unlink(partial.c_str());
+      absl::StatusOr<storage::TensorFile> file = storage::TensorFile::create(
+          partial, tensor.layout, /*exclusive=*/true);
+      if (!file.ok()) {
+        std::fprintf(stderr, "phobos-sched: tensor '%s': %s\n",
+                     tensor.name.c_str(),
+                     std::string(file.status().message()).c_str());
+        removePartials();
+        return false;
+      }
     }
     partials[tensor.name] = partial;
   }
@@ -637,7 +996,22 @@ bool Run::startJob() {
     std::vector<std::string> paths;
     for (auto &[name, path] : partials)
       paths.push_back(path);
+    paths.push_back(journal.path());
     armInterrupt(cluster.jobId, paths);
+  }
+  // The journal as this run starts: the plan's sizes, the partial files and
+  // what an earlier run stored (verified).
+  journalContents.key = settings.jobKey;
+  journalContents.bindings.clear();
+  if (const json::Object *b = root.getObject("bindings"))
+    for (const auto &entry : *b)
+      journalContents.bindings[entry.first.str()] = integer(&entry.second);
+  journalContents.partials = partials;
+  if (absl::Status status = journal.rewrite(journalContents); !status.ok()) {
+    std::fprintf(stderr, "phobos-sched: %s\n",
+                 std::string(status.message()).c_str());
+    removePartials();
+    return false;
   }
 
   // What every node gets.
@@ -761,12 +1135,27 @@ bool Run::startJob() {
         entry.owned.insert(instruction.tile());
         outputs.insert(instruction.tile());
       }
+    for (const wire::TileSpec &tile : segments[node].tiles())
+      if (outputs.count(tile.id())) {
+        storage::JournalTile &geometry = cluster.outputGeometry[tile.id()];
+        geometry.id = tile.id();
+        geometry.tensor = common.tensors(tile.tensor()).name();
+        geometry.offsets.assign(tile.offsets().begin(), tile.offsets().end());
+        geometry.shape.assign(tile.shape().begin(), tile.shape().end());
+      }
     entry.state = NodeState::Running;
     entry.lastHeard = absl::Now();
     if (entry.link)
       entry.link->outbox.send(std::move(message));
   }
   cluster.started = true;
+  cluster.journal = &journal;
+  cluster.kernel = text(root, "program");
+  cluster.phase = "running";
+  cluster.outputTiles = static_cast<int64_t>(outputs.size());
+  cluster.resumedTiles =
+      resumePoint ? static_cast<int64_t>(resumePoint->stored.size()) : 0;
+  cluster.outputTensors = std::max(1, outputTensors);
   planSeconds = absl::ToDoubleSeconds(absl::Now() - planStart);
   std::string bindings;
   if (const json::Object *b = root.getObject("bindings"))
@@ -774,10 +1163,16 @@ bool Run::startJob() {
       absl::StrAppend(&bindings, bindings.empty() ? "" : " ", entry.first.str(),
                       "=", integer(&entry.second));
   say(absl::StrFormat("job %016x: planned '%s' on %zu nodes (%s) in %.2f s: "
-                      "%d instructions, %zu output super-tiles",
+                      "%d instructions, %zu output super-tiles%s",
                       cluster.jobId, text(root, "program"), cluster.nodes.size(),
-                      bindings, planSeconds, instructionCount, outputs.size()));
+                      bindings, planSeconds, instructionCount, outputs.size(),
+                      resumePoint && !resumePoint->stored.empty()
+                          ? absl::StrFormat(
+                                        " (%zu more stored by an earlier run)",
+                                resumePoint->stored.size())
+                          : ""));
   startedAt = absl::Now();
+  cluster.startedAt = startedAt;
   return true;
 }
 
@@ -880,8 +1275,14 @@ void Run::endJob(bool aborted, const std::string &reason) {
 }
 
 void Run::removePartials() {
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    cluster.journal = nullptr;
+  }
   for (auto &[name, path] : partials)
     ::unlink(path.c_str());
+  partials.clear();
+  journal.remove();
   armInterrupt(cluster.jobId, {});
 }
 
@@ -916,6 +1317,11 @@ bool Run::finishOutputs() {
                                    tensor.layout.describe(), ", ", checksum, ")"));
   }
   partials.clear();
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    cluster.journal = nullptr;
+  }
+  journal.remove();
   return true;
 }
 
@@ -946,6 +1352,26 @@ void Run::printProgress(bool force) {
         node.lastProgress = line;
         lines.push_back(std::move(line));
       }
+    }
+    // The whole job in one line, when something moved.
+    if (!lines.empty()) {
+      int per = std::max(1, outputTensors);
+      int64_t done = static_cast<int64_t>(cluster.stored.size()) / per;
+      int64_t resumed = cluster.resumedTiles / per;
+      int64_t total = static_cast<int64_t>(outputs.size()) / per + resumed;
+      int64_t moved = 0;
+      for (const Node &node : cluster.nodes)
+        moved += node.stats.loaded_bytes() + node.stats.fetched_bytes() +
+                 node.stats.peer_bytes() + node.stats.stored_bytes();
+      double seconds = absl::ToDoubleSeconds(now - startedAt);
+      int64_t left = total - resumed - done;
+      std::string eta = done > 0 ? absl::StrFormat("%.1f s", seconds / done * left)
+                                 : "unknown";
+      lines.push_back(absl::StrFormat(
+          "job: %d of %d units stored%s, %d left, moved %s in %.1f s, ETA %s",
+          done + resumed, total,
+          resumed ? absl::StrFormat(" (%d by an earlier run)", resumed) : "",
+          left, formatBytes(moved), seconds, eta));
     }
   }
   for (const std::string &line : lines)
@@ -988,6 +1414,10 @@ void Run::watch() {
       if (!cluster.failures.empty())
         failure = cluster.failures.front();
       done = cluster.stored.size() >= outputs.size();
+    }
+    if (cancelled()) {
+      failed = true;
+      return;
     }
     if (!failure.empty()) {
       endJob(true, failure);
@@ -1033,6 +1463,14 @@ void Run::printSummary() {
       planSeconds, cluster.nodes.size());
   if (lostCount)
     absl::StrAppend(&summary, absl::StrFormat(", %d lost", lostCount));
+  int64_t resumedUnits = cluster.resumedTiles / std::max(1, outputTensors);
+  if (resumedUnits)
+    absl::StrAppend(&summary,
+                    absl::StrFormat("; resumed: %d of %d units were stored by "
+                                    "an earlier run",
+                                    resumedUnits,
+                                    resumedUnits + static_cast<int64_t>(outputs.size()) /
+                                                       std::max(1, outputTensors)));
   std::printf("%s\n", summary.c_str());
   std::printf("%-5s %-22s %-6s %5s %8s %8s %10s %10s %10s %10s %10s\n", "node",
               "pod", "state", "units", "computes", "busy_s", "loaded", "fetched",
@@ -1111,6 +1549,7 @@ void Run::printSummary() {
                     {"flops", planned.flops},
                     {"nodes", std::move(nodes)},
                     {"lost", static_cast<int64_t>(lostCount)},
+                    {"resumed_units", resumedUnits},
                     {"outputs", std::move(outputsJSON)}};
   std::ofstream out(settings.summaryJson);
   out << llvm::formatv("{0:2}", json::Value(std::move(root))).str() << "\n";
@@ -1119,6 +1558,7 @@ void Run::printSummary() {
 int Run::run() {
   cluster.jobId = randomWord();
   cluster.heartbeatMs = settings.heartbeatMs;
+  cluster.jobFile = settings.job;
   token.resize(16);
   for (size_t i = 0; i < token.size(); i += 8) {
     uint64_t word = randomWord();
@@ -1130,6 +1570,12 @@ int Run::run() {
     cluster.nodes.push_back(std::move(node));
   }
   armInterrupt(cluster.jobId, {});
+  if (!openJournal())
+    return 1;
+  // Interrupted while it waits: an empty journal it made goes; an earlier
+  // run's stays for the next try.
+  if (journalFresh)
+    armInterrupt(cluster.jobId, {journal.path()}, /*wroteOutputs=*/false);
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -1138,10 +1584,12 @@ int Run::run() {
   configureServer(builder);
   builder.RegisterService(&service);
   server = builder.BuildAndStart();
-  if (!server || port == 0)
+  if (!server || port == 0) {
+    leaveJournal();
     return fail(absl::StrCat("cannot listen on '", settings.listen,
                              "': the address is taken (another phobos-sched?) "
                              "or not this machine's"));
+  }
   say(absl::StrFormat("job %016x (%s): listening on %s (%s), waiting for %zu "
                       "pod%s: %s",
                       cluster.jobId, settings.job, settings.listen,
@@ -1153,7 +1601,14 @@ int Run::run() {
     server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
     server->Wait();
   };
-  if (!waitForPods() || !startJob()) {
+  if (!waitForPods()) {
+    if (!cancelled())
+      leaveJournal();
+    shutdown();
+    return 1;
+  }
+  if (!startJob()) {
+    leaveJournal();
     shutdown();
     return 1;
   }
@@ -1163,6 +1618,10 @@ int Run::run() {
     return 1;
   }
   printProgress(true);
+  {
+    absl::MutexLock lock(&cluster.mutex);
+    cluster.phase = "finishing";
+  }
   endJob(false, "");
   bool ok = finishOutputs();
   disarmInterrupt();

@@ -54,13 +54,24 @@ struct PlannedJob {
   std::string ranking;
 };
 
+/// What a resumed job keeps from the run before it.
+struct ResumePoint {
+  /// The @cluster sizes that run planned with: tile ids mean the same tiles.
+  std::map<std::string, int64_t> bindings;
+  /// Output super-tiles (tile ids) stored and verified: their units are
+  /// not planned again.
+  std::vector<int64_t> stored;
+};
+
 /// The cluster compiler, as the runtime sees it.
 class JobPlanner {
 public:
   virtual ~JobPlanner();
   /// Plans the job on these pods (one node each, in order) and builds the
-  /// leaves they need.
-  virtual absl::StatusOr<PlannedJob> plan(const std::vector<PodInfo> &pods) = 0;
+  /// leaves they need; with `resume`, only the units not yet stored, at the
+  /// sizes of the run before.
+  virtual absl::StatusOr<PlannedJob> plan(const std::vector<PodInfo> &pods,
+                                          const ResumePoint *resume) = 0;
   /// Re-plans the units that write `outputs` (tile ids) onto `nodes` nodes
   /// that load every input from storage; planToJSON of the result.
   virtual absl::StatusOr<llvm::json::Value>
@@ -87,6 +98,16 @@ struct RunSettings {
   int progressMs = 1000;
   /// Where to write the summary as JSON (empty: nowhere).
   std::string summaryJson;
+  /// Start with the pods that joined within the join timeout when there
+  /// are at least this many (0: every pod must join).
+  int minPods = 0;
+  /// Names the job and what it reads (16 hex digits): the partial outputs
+  /// and the journal carry it, so a scheduler restarted on the same job
+  /// finds them.
+  std::string jobKey;
+  /// Skip the output super-tiles a journal of the same job says were
+  /// stored (after reading them back); false: start afresh.
+  bool resume = true;
 };
 
 /// Runs the job; returns the process's exit status (0: the outputs are in

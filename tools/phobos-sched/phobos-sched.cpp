@@ -7,7 +7,8 @@
 //              [--variant NAME=V,...]
 //              [--autotune --node-tflops X --link-gbps Y]
 //              [--ingest fetch|direct] [--json] [--ptx-dir DIR] [--chip sm_90]
-// phobos-sched --status ADDR
+// phobos-sched JOB --hostfile FILE [--min-pods N] [--no-resume] ...
+// phobos-sched --status ADDR | --cancel ADDR
 //
 // Reads a job file, imports its @cluster kernel for the cluster compiler,
 // splits it into a cluster program and leaves, binds the job (dims,
@@ -16,7 +17,9 @@
 // leaf to PTX; nothing runs. With --pods it runs the job on those pods
 // (ClusterRun.h): they join, each gets its share, the scheduler follows
 // their progress, re-plans a lost node's work and puts the outputs in
-// place. --status asks a pod what it is doing.
+// place; restarted on the same job and storage, it resumes from the
+// journal beside the output. --status asks a scheduler (or a pod) what its
+// job is doing; --cancel stops a scheduler's job.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,10 +182,30 @@ static cl::list<std::string> storageRoots(
     cl::desc("A directory outputs may be written under (default: the job "
              "file's directory and the current directory)"),
     cl::value_desc("DIR"), cl::CommaSeparated, cl::cat(category));
-static cl::opt<std::string> statusOf("status",
-                                     cl::desc("Ask the pod at ADDR what it is "
-                                              "doing"),
+static cl::opt<std::string>
+    statusOf("status",
+             cl::desc("Ask the scheduler (or the pod) at ADDR what its job is "
+                      "doing"),
+             cl::value_desc("ADDR"), cl::cat(category));
+static cl::opt<std::string> cancelAt("cancel",
+                                     cl::desc("Cancel the job of the "
+                                              "scheduler at ADDR"),
                                      cl::value_desc("ADDR"), cl::cat(category));
+static cl::opt<std::string>
+    hostfile("hostfile",
+             cl::desc("Run JOB on the pods this file lists, one HOST:PORT a "
+                      "line (# comments), instead of --pods"),
+             cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<int> minPods("min-pods",
+                            cl::desc("After --join-timeout, start with the "
+                                     "pods that joined if there are at least "
+                                     "N (default: every pod must join)"),
+                            cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<bool>
+    noResume("no-resume",
+             cl::desc("Start afresh even where a journal says an earlier "
+                      "run of this job stored output super-tiles"),
+             cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "phobos-sched: " << message << "\n";
@@ -693,11 +716,20 @@ public:
   }
 
   absl::StatusOr<runtime::PlannedJob>
-  plan(const std::vector<runtime::PodInfo> &pods) override {
+  plan(const std::vector<runtime::PodInfo> &pods,
+       const runtime::ResumePoint *resume) override {
     cluster::PlanOptions options;
     if (!basePlanOptions(loaded, options))
       return absl::InvalidArgumentError("bad planning options");
     options.nodes = static_cast<int64_t>(pods.size());
+    if (resume) {
+      // The sizes the earlier run chose (the job key covers --cluster), so
+      // that its tile ids name the same super-tiles.
+      for (auto &[name, value] : resume->bindings)
+        options.cluster[name] = value;
+      options.autotune = false;
+      options.storedOutputs = resume->stored;
+    }
     // GPU pods: a node's memory is its device's share.
     bool allGpu = !pods.empty();
     std::map<std::pair<std::string, int>, int> sharers;
@@ -944,6 +976,81 @@ static bool checkFiles(LoadedJob &loaded,
   return true;
 }
 
+/// The pods of --hostfile: one HOST:PORT a line; `#` starts a comment;
+/// blank lines are skipped. Mistakes name the file and the line.
+static std::optional<std::vector<std::string>> readHostfile(const std::string &path) {
+  auto buffer = readRegularFile(path, uint64_t(1) << 20);
+  if (!buffer) {
+    fail("--hostfile: " + llvm::toString(buffer.takeError()));
+    return std::nullopt;
+  }
+  std::vector<std::string> pods;
+  std::map<std::string, unsigned> firstLine;
+  llvm::SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (auto [index, raw] : llvm::enumerate(lines)) {
+    unsigned line = static_cast<unsigned>(index) + 1;
+    StringRef text = raw.split('#').first.trim();
+    if (text.empty())
+      continue;
+    auto at = [&](const llvm::Twine &message) {
+      fail(path + ":" + llvm::Twine(line) + ": " + message);
+      return std::nullopt;
+    };
+    if (text.find_first_of(" \t,") != StringRef::npos)
+      return at("expected one HOST:PORT a line, got '" + text + "'");
+    std::string address = text.str();
+    if (absl::Status status = runtime::checkConnectAddress(address); !status.ok())
+      return at(std::string(status.message()));
+    auto [it, fresh] = firstLine.try_emplace(address, line);
+    if (!fresh)
+      return at("'" + address + "' is listed twice (first at line " +
+                llvm::Twine(it->second) + ")");
+    pods.push_back(address);
+  }
+  if (pods.empty()) {
+    fail("--hostfile: '" + path + "' lists no pod (one HOST:PORT a line)");
+    return std::nullopt;
+  }
+  return pods;
+}
+
+/// Names the job and what it reads, for its partial outputs and journal:
+/// the job file, the kernel's source, the options that change the result
+/// (--cluster, --variant), and the identity (device, inode, size, change
+/// time) of every file the job reads. A resumed scheduler finds the run
+/// before it by this key; changed inputs give another key, so a journal is
+/// never applied to other data.
+static std::string jobKey(const LoadedJob &loaded,
+                          const std::vector<runtime::StorageTensor> &tensors) {
+  std::string material = "phobos-job-key v1\n";
+  auto add = [&](StringRef what, StringRef value) {
+    material += (what + " " + llvm::Twine(value.size()) + "\n" + value + "\n").str();
+  };
+  add("job", loaded.jobSources.getMemoryBuffer(loaded.jobSources.getMainFileID())
+                 ->getBuffer());
+  add("source", loaded.sourceText());
+  add("cluster", clusterSizes);
+  add("variant", variantSpec);
+  for (const runtime::StorageTensor &tensor : tensors) {
+    std::string identity = tensor.name + " " + tensor.path;
+    if (tensor.mode != runtime::StorageTensor::Mode::Write) {
+      struct stat status;
+      if (::stat(tensor.path.c_str(), &status) == 0)
+        identity += llvm::formatv(" {0} {1} {2} {3}.{4} {5}.{6}",
+                                  status.st_dev, status.st_ino, status.st_size,
+                                  status.st_mtim.tv_sec, status.st_mtim.tv_nsec,
+                                  status.st_ctim.tv_sec, status.st_ctim.tv_nsec)
+                        .str();
+    }
+    identity += " " + tensor.layout.describe();
+    add("tensor", identity);
+  }
+  return llvm::formatv("{0:x-16}",
+                       storage::checksum(material.data(), material.size()))
+      .str();
+}
+
 static int runOnPods(LoadedJob &loaded) {
   std::optional<runtime::Credentials> credentials = credentialsFromFlags();
   if (!credentials)
@@ -956,6 +1063,12 @@ static int runOnPods(LoadedJob &loaded) {
   settings.job = loaded.path;
   settings.listen = listenAddress;
   settings.credentials = *credentials;
+  if (!hostfile.empty()) {
+    std::optional<std::vector<std::string>> pods = readHostfile(hostfile);
+    if (!pods)
+      return 1;
+    settings.pods = std::move(*pods);
+  }
   llvm::SmallVector<StringRef> items;
   StringRef(podList).split(items, ',', -1, /*KeepEmpty=*/false);
   std::set<std::string> seen;
@@ -969,6 +1082,14 @@ static int runOnPods(LoadedJob &loaded) {
   }
   if (settings.pods.empty())
     return fail("--pods: give at least one pod address");
+  if (minPods.getNumOccurrences() &&
+      (minPods < 1 || minPods > static_cast<int>(settings.pods.size())))
+    return fail(llvm::formatv("--min-pods: expected 1 to {0} (the pods "
+                              "listed), got {1}",
+                              settings.pods.size(), minPods.getValue())
+                    .str());
+  settings.minPods = minPods;
+  settings.resume = !noResume;
   auto atLeast = [](const char *flag, int value, int least, const char *unit) {
     return fail(llvm::formatv("--{0}: expected at least {1} {2}, got {3}", flag,
                               least, unit, value)
@@ -1000,6 +1121,7 @@ static int runOnPods(LoadedJob &loaded) {
   std::vector<runtime::StorageTensor> tensors;
   if (!checkFiles(loaded, tensors))
     return 1;
+  settings.jobKey = jobKey(loaded, tensors);
   // Mistakes in the planning options (a value outside the @cluster space,
   // sizes that do not divide the job) are found before any pod is waited
   // for: a trial plan on as many nodes as --pods lists. Its warnings would
@@ -1021,37 +1143,130 @@ static int runOnPods(LoadedJob &loaded) {
   return runtime::runCluster(settings, tensors, planner);
 }
 
-/// --status: what a pod is doing.
+/// A failed call to `who` (`the pod at ADDR`) in words.
+static std::string describeCall(const std::string &who,
+                                const grpc::Status &result) {
+  static const char *names[] = {
+      "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+      "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+      "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+  int code = static_cast<int>(result.error_code());
+  std::string tls = runtime::explainTlsFailure(result.error_message());
+  if (!tls.empty())
+    return who + " failed the TLS handshake: " + tls +
+           "; check both machines' --credentials (" + result.error_message() +
+           ")";
+  return who + " answered " +
+         (code >= 0 && code <= 16 ? names[code] : "an error") + ": " +
+         result.error_message();
+}
+
+static std::shared_ptr<grpc::Channel>
+channelTo(const std::string &address, const runtime::Credentials &credentials) {
+  return grpc::CreateCustomChannel(address,
+                                   runtime::channelCredentials(credentials),
+                                   runtime::channelArguments());
+}
+
+/// --status of a scheduler: its job's nodes, units, bytes and ETA.
+static void printJobState(const cluster::wire::JobState &state) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << "scheduler " << statusOf << ": job "
+     << llvm::format_hex_no_prefix(state.job_id(), 16);
+  if (!state.kernel().empty())
+    os << " '" << state.kernel() << "'";
+  os << " (" << state.job() << "): " << state.phase();
+  if (state.phase() == "waiting for pods") {
+    os << ", " << state.pods_joined() << " of " << state.pods_wanted()
+       << " joined\n";
+  } else {
+    os << " for " << llvm::format("%.1f", state.seconds()) << " s\n";
+    int64_t left = state.units_total() - state.units_done() - state.units_resumed();
+    os << "  units: " << state.units_done() + state.units_resumed() << " of "
+       << state.units_total() << " stored";
+    if (state.units_resumed())
+      os << " (" << state.units_resumed() << " by an earlier run)";
+    os << ", " << left << " left; ETA ";
+    if (state.eta_seconds() < 0)
+      os << "unknown (no unit stored yet)\n";
+    else
+      os << llvm::format("%.1f", state.eta_seconds()) << " s\n";
+  }
+  cluster::wire::NodeStats total;
+  for (const cluster::wire::NodeReport &node : state.nodes()) {
+    const cluster::wire::NodeStats &s = node.stats();
+    total.set_loaded_bytes(total.loaded_bytes() + s.loaded_bytes());
+    total.set_fetched_bytes(total.fetched_bytes() + s.fetched_bytes());
+    total.set_peer_bytes(total.peer_bytes() + s.peer_bytes());
+    total.set_stored_bytes(total.stored_bytes() + s.stored_bytes());
+  }
+  int64_t moved = total.loaded_bytes() + total.fetched_bytes() +
+                  total.peer_bytes() + total.stored_bytes();
+  os << "  moved " << runtime::formatBytes(moved) << ": loaded "
+     << runtime::formatBytes(total.loaded_bytes()) << ", fetched "
+     << runtime::formatBytes(total.fetched_bytes()) << ", GPU to GPU "
+     << runtime::formatBytes(total.peer_bytes()) << ", stored "
+     << runtime::formatBytes(total.stored_bytes()) << "\n";
+  os << llvm::formatv("  {0,-5} {1,-22} {2,-9} {3,6} {4,13} {5,8} {6,10} "
+                      "{7,10} {8,10}\n",
+                      "node", "pod", "state", "units", "instructions", "busy_s",
+                      "loaded", "fetched", "stored");
+  for (const cluster::wire::NodeReport &node : state.nodes()) {
+    const cluster::wire::NodeStats &s = node.stats();
+    std::string number =
+        node.node() == UINT32_MAX ? "-" : std::to_string(node.node());
+    os << llvm::formatv(
+        "  {0,-5} {1,-22} {2,-9} {3,6} {4,13} {5,8} {6,10} {7,10} {8,10}\n",
+        number, node.address(), node.state(),
+        std::to_string(node.units_done()) + "/" +
+            std::to_string(node.units_given()),
+        std::to_string(node.retired()) + "/" +
+            std::to_string(node.instructions()),
+        llvm::formatv("{0:F3}", s.busy_ns() / 1e9).str(),
+        runtime::formatBytes(s.loaded_bytes()),
+        runtime::formatBytes(s.fetched_bytes() + s.peer_bytes()),
+        runtime::formatBytes(s.stored_bytes()));
+    if (!node.lost_why().empty())
+      os << "        lost: " << node.lost_why() << "\n";
+  }
+}
+
+/// --status: what the scheduler's job is doing, or, at a pod's address,
+/// what the pod is doing.
 static int queryStatus() {
   std::optional<runtime::Credentials> credentials = credentialsFromFlags();
   if (!credentials)
     return 1;
-  auto channel = grpc::CreateCustomChannel(
-      statusOf, runtime::channelCredentials(*credentials),
-      runtime::channelArguments());
+  auto channel = channelTo(statusOf, *credentials);
+  auto deadline = [] {
+    return std::chrono::system_clock::now() + std::chrono::seconds(5);
+  };
+  {
+    auto scheduler = cluster::wire::Scheduler::NewStub(channel);
+    grpc::ClientContext context;
+    runtime::prepareCall(context, *credentials);
+    context.set_deadline(deadline());
+    cluster::wire::JobState state;
+    grpc::Status result =
+        scheduler->JobStatus(&context, cluster::wire::StatusRequest(), &state);
+    if (result.ok()) {
+      printJobState(state);
+      return 0;
+    }
+    // A pod serves no Scheduler service: ask it as a pod.
+    if (result.error_code() != grpc::StatusCode::UNIMPLEMENTED)
+      return fail(describeCall("the scheduler or pod at " + statusOf, result));
+  }
   auto stub = cluster::wire::Pod::NewStub(channel);
   grpc::ClientContext context;
   runtime::prepareCall(context, *credentials);
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  context.set_deadline(deadline());
   cluster::wire::StatusRequest request;
   cluster::wire::PodStatus status;
   grpc::Status result = stub->Status(&context, request, &status);
-  if (!result.ok()) {
-    static const char *names[] = {
-        "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-        "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-        "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-        "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
-    int code = static_cast<int>(result.error_code());
-    std::string tls = runtime::explainTlsFailure(result.error_message());
-    if (!tls.empty())
-      return fail("the pod at " + statusOf + " failed the TLS handshake: " +
-                  tls + "; check both machines' --credentials (" +
-                  result.error_message() + ")");
-    return fail("the pod at " + statusOf + " answered " +
-                (code >= 0 && code <= 16 ? names[code] : "an error") + ": " +
-                result.error_message());
-  }
+  if (!result.ok())
+    return fail(describeCall("the pod at " + statusOf, result));
   llvm::outs() << "pod " << status.address() << ": " << status.device() << "\n"
                << "  scheduler " << status.scheduler()
                << (status.attached() ? " (attached)" : " (not attached)") << "\n";
@@ -1067,6 +1282,31 @@ static int queryStatus() {
   return 0;
 }
 
+/// --cancel: stop the scheduler's job; its partial outputs are removed.
+static int cancelJob() {
+  std::optional<runtime::Credentials> credentials = credentialsFromFlags();
+  if (!credentials)
+    return 1;
+  auto scheduler =
+      cluster::wire::Scheduler::NewStub(channelTo(cancelAt, *credentials));
+  grpc::ClientContext context;
+  runtime::prepareCall(context, *credentials);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  cluster::wire::CancelRequest request;
+  cluster::wire::CancelReply reply;
+  grpc::Status result = scheduler->Cancel(&context, request, &reply);
+  if (result.error_code() == grpc::StatusCode::UNIMPLEMENTED)
+    return fail(cancelAt + " is a pod, not a scheduler: --cancel ADDR takes "
+                           "the scheduler's --listen address");
+  if (!result.ok())
+    return fail(describeCall("the scheduler at " + cancelAt, result));
+  llvm::outs() << "job " << llvm::format_hex_no_prefix(reply.job_id(), 16)
+               << " of the scheduler at " << cancelAt
+               << " is cancelled: it stops its pods and removes its partial "
+                  "outputs\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -1074,16 +1314,23 @@ int main(int argc, char **argv) {
       argc, argv,
       "phobos-sched: plans cluster jobs and runs them on phobos-pod nodes\n");
   runtime::routeGrpcLogs("sched");
+  if (!statusOf.empty() && !cancelAt.empty())
+    return fail("--status and --cancel: ask one thing at a time");
   if (!statusOf.empty())
     return queryStatus();
+  if (!cancelAt.empty())
+    return cancelJob();
   if (planJob.empty() && runJob.empty())
     return fail("give a job: phobos-sched JOB --pods ADDR,... to run it, or "
                 "phobos-sched --plan JOB to print its plan");
   if (!planJob.empty() && !runJob.empty())
     return fail("--plan JOB plans without running; give the job once");
-  if (!runJob.empty() && podList.empty())
+  if (!runJob.empty() && podList.empty() && hostfile.empty())
     return fail("give the pods to run '" + runJob +
-                "' on: --pods ADDR,ADDR,... (or --plan to only plan it)");
+                "' on: --pods ADDR,ADDR,... or --hostfile FILE (or --plan to "
+                "only plan it)");
+  if (!podList.empty() && !hostfile.empty())
+    return fail("give the pods once: --pods ADDR,... or --hostfile FILE");
   if (ingest != "fetch" && ingest != "direct")
     return fail("--ingest: expected fetch or direct, got '" + ingest + "'");
 

@@ -145,8 +145,8 @@ class Cluster:
             return f.read()
 
     def scheduler(self, job, pods, *extra, credentials=True, heartbeat_ms=100):
-        argv = [self.tool("phobos-sched"), job, "--pods", pods, "--listen",
-                f"127.0.0.1:{self.scheduler_port}", "--progress-ms", "100",
+        argv = [self.tool("phobos-sched"), job] + (["--pods", pods] if pods else []) + [
+                "--listen", f"127.0.0.1:{self.scheduler_port}", "--progress-ms", "100",
                 "--heartbeat-ms", str(heartbeat_ms), "--join-timeout", str(START_SECONDS)]
         if credentials is True:
             argv += ["--credentials", self.credentials]
@@ -769,6 +769,224 @@ def case_sched_interrupted(cluster):
     check(no_partials(job["data"]), "no partial file is left")
     with open(job["output"], "rb") as f:
         check(f.read() == before, "the output is as it was")
+
+
+def journal_of(job):
+    return os.path.join(job["data"], ".c.tensor.phobos.journal")
+
+
+def stored_lines(job):
+    with open(journal_of(job)) as f:
+        return [l.split() for l in f if l.startswith("stored ")]
+
+
+def kill_after_stores(cluster, job, sched, at_least):
+    """Follows the scheduler until its progress line says `at_least` units
+    are stored (of a job not yet done), then kills it with SIGKILL."""
+    killed = []
+
+    def on_line(line):
+        m = re.search(r"progress: job: (\d+) of (\d+) units stored", line)
+        if not killed and m and at_least <= int(m.group(1)) < int(m.group(2)):
+            sched.send_signal(signal.SIGKILL)
+            killed.append(int(m.group(1)))
+            print(f"test| killed the scheduler (kill -9) with {m.group(1)} of "
+                  f"{m.group(2)} units stored", flush=True)
+
+    code, lines = cluster.follow(sched, on_line)
+    check(killed and code == -signal.SIGKILL, "the scheduler was killed mid-job")
+    return lines
+
+
+def case_resume(cluster):
+    """The scheduler killed mid-job (kill -9, no chance to clean up) and
+    started again on the same job: it reads the journal beside the output,
+    reads back and verifies the super-tiles it lists, plans only the rest,
+    and the output is the single-process run's bit for bit. A tile whose
+    bytes in the partial output differ from the journal is computed again; a
+    journal that does not parse is an error at its line."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    with open(job["output"], "rb") as f:
+        before = f.read()
+    pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "300")
+    summary = os.path.join(cluster.tmp, "resume.json")
+
+    def scheduler(*extra):
+        return cluster.scheduler(job["job"], addresses, "--cluster",
+                                 job["cluster"], "--summary-json", summary,
+                                 *extra)
+
+    kill_after_stores(cluster, job, scheduler(), 2)
+    stored = stored_lines(job)
+    print(f"test| the journal lists {len(stored)} stored super-tiles", flush=True)
+    check(len(stored) >= 2, "the journal lists the stored super-tiles")
+    check(not no_partials(job["data"]), "the partial output is left for a resume")
+    with open(job["output"], "rb") as f:
+        check(f.read() == before, "the output is as it was")
+    code, lines = cluster.follow(scheduler())
+    check(code == 0, "the restarted scheduler finished the job")
+    check(any("resuming from the journal" in l and "read back and verified" in l
+              for l in lines), "it resumed from the journal")
+    with open(summary) as f:
+        result = json.load(f)
+    computed = sum(n["units"] for n in result["nodes"])
+    print(f"test| resumed {result['resumed_units']} units, computed {computed}",
+          flush=True)
+    check(result["resumed_units"] >= len(stored) - 1 and
+          result["resumed_units"] + computed == 6,
+          "it computed only the units the first run had not stored")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    check(no_partials(job["data"]) and not os.path.exists(journal_of(job)),
+          "no partial file and no journal are left")
+
+    # A stored super-tile whose bytes did not reach the partial output.
+    cluster.run(cluster.tool("phobos-tensor"), "convert", job["original"],
+                job["output"])
+    kill_after_stores(cluster, job, scheduler(), 1)
+    tile = stored_lines(job)[0]
+    row, col = (int(x) for x in tile[3].split(","))
+    partial = [f for f in os.listdir(job["data"]) if f.endswith(".partial")][0]
+    with open(os.path.join(job["data"], partial), "r+b") as f:
+        f.seek((row * 256 + col) * 4)
+        f.write(b"\xff\xff\xff\x7f")
+    print(f"test| overwrote the first element of tile {tile[1]} in {partial}",
+          flush=True)
+    code, lines = cluster.follow(scheduler())
+    check(code == 0, "the job finished")
+    check(any(f"computing again tile {tile[1]} of C (the partial output holds "
+              "other bytes than the journal recorded)" in l for l in lines),
+          "the damaged tile is computed again")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+
+    # A journal that does not parse: an error at its line, and --no-resume.
+    cluster.run(cluster.tool("phobos-tensor"), "convert", job["original"],
+                job["output"])
+    kill_after_stores(cluster, job, scheduler(), 1)
+    with open(journal_of(job), "a") as f:
+        f.write("stored seven C 0,0 128,128 0\n")
+    count = len(open(journal_of(job)).read().splitlines())
+    code, lines = cluster.follow(scheduler())
+    check(code == 1 and any(l.endswith(
+        f".c.tensor.phobos.journal:{count}: expected 'stored ID TENSOR OFFSETS "
+        "SHAPE CHECKSUM' (offsets and shape of one rank, 16 hex digits), got "
+        "'stored seven C 0,0 128,128 0'; remove the journal, or run with "
+        "--no-resume to start the job afresh") for l in lines),
+          "a damaged journal is an error at its line")
+    code, lines = cluster.follow(scheduler("--no-resume"))
+    check(code == 0 and not any("resuming" in l for l in lines),
+          "--no-resume starts afresh")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    check(no_partials(job["data"]) and not os.path.exists(journal_of(job)),
+          "no partial file and no journal are left")
+
+
+def case_status_cancel(cluster):
+    """phobos-sched --status ADDR of a running job: its nodes, units stored
+    and left, bytes moved and an ETA; --cancel ADDR stops it, and the
+    scheduler removes its partial output."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    with open(job["output"], "rb") as f:
+        before = f.read()
+    sched_address = f"127.0.0.1:{cluster.scheduler_port}"
+
+    def client(*argv):
+        result = cluster.run(cluster.tool("phobos-sched"), *argv,
+                             "--credentials", cluster.credentials, ok=False)
+        for line in (result.stdout + result.stderr).splitlines():
+            print(f"client| {line}", flush=True)
+        return result
+
+    # Waiting for a pod that never comes.
+    waiting = cluster.scheduler(job["job"], f"127.0.0.1:{free_port()}",
+                                "--cluster", job["cluster"])
+    deadline = time.time() + START_SECONDS
+    while time.time() < deadline:
+        result = client("--status", sched_address)
+        if result.returncode == 0:
+            break
+        time.sleep(0.2)
+    check("waiting for pods, 0 of 1 joined" in result.stdout,
+          "--status of a scheduler waiting for its pods")
+    result = client("--cancel", sched_address)
+    check(result.returncode == 0 and "is cancelled" in result.stdout,
+          "--cancel answers")
+    code, lines = cluster.follow(waiting)
+    check(code == 1 and any("cancelled by a client at" in l and
+                            "no output was written" in l for l in lines),
+          "the waiting scheduler stops, saying who cancelled it")
+
+    pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "300")
+    sched = cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"])
+    asked = []
+
+    def on_line(line):
+        m = re.search(r"progress: job: (\d+) of 6 units stored", line)
+        if not asked and m and 1 <= int(m.group(1)) < 6:
+            asked.append(client("--status", sched_address))
+            asked.append(client("--cancel", sched_address))
+
+    code, lines = cluster.follow(sched, on_line)
+    status = asked[0].stdout
+    check(asked and asked[0].returncode == 0 and
+          re.search(r"job [0-9a-f]{16} 'matmul' \(.*matmul.job\): running for", status),
+          "--status names the job and how long it runs")
+    check(re.search(r"units: [1-5] of 6 stored, [1-5] left; ETA [0-9.]+ s", status),
+          "--status says the units stored and left and an ETA")
+    check(re.search(r"moved [0-9.]+ (KiB|MiB): loaded", status) and
+          re.search(r"\n  0 +127\.0\.0\.1:\d+ +(running|done) +\d/3", status),
+          "--status says the bytes moved and each node's state")
+    check(asked[1].returncode == 0, "--cancel of the running job answers")
+    check(code == 1 and any("cancelled by a client at" in l and
+                            "its partial outputs were removed" in l for l in lines),
+          "the scheduler stops the job, saying who cancelled it")
+    check(no_partials(job["data"]) and not os.path.exists(journal_of(job)),
+          "no partial file and no journal are left")
+    with open(job["output"], "rb") as f:
+        check(f.read() == before, "the output is as it was")
+    # The pods are free for the next job.
+    code, _ = cluster.follow(cluster.scheduler(job["job"], addresses,
+                                               "--cluster", job["cluster"]))
+    check(code == 0 and compare(cluster, job["output"], job["reference"]),
+          "the pods run the next job, and C equals the single-process run")
+    result = client("--cancel", pods[0]["address"])
+    check(result.returncode == 1 and "is a pod, not a scheduler" in result.stderr,
+          "--cancel of a pod's address says it is a pod")
+
+
+def case_min_pods(cluster):
+    """--hostfile lists three pods of which one never comes: with
+    --min-pods 2 the job starts with the two after --join-timeout (and a
+    latecomer is refused); with --min-pods 3 it is an error."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods, _ = start_pods(cluster, 2)
+    absent = f"127.0.0.1:{free_port()}"
+    hostfile = os.path.join(cluster.tmp, "pods.txt")
+    with open(hostfile, "w") as f:
+        f.write(f"# the job's pods\n{pods[0]['address']}\n\n{absent}   # never starts\n"
+                f"{pods[1]['address']}\n")
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], "", "--hostfile", hostfile, "--cluster", job["cluster"],
+        "--join-timeout", "2", "--min-pods", "2"))
+    check(code == 0, "the job finished")
+    check(any(f"2 of 3 pods joined within 2 s, at least 2 wanted (--min-pods): "
+              f"starting without {absent}; nodes 0 = {pods[0]['address']}, "
+              f"1 = {pods[1]['address']}" in l for l in lines),
+          "it started with the two pods that came")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], "", "--hostfile", hostfile, "--cluster", job["cluster"],
+        "--join-timeout", "2", "--min-pods", "3"))
+    check(code == 1 and any(f"1 of 3 pods did not join within 2 s: {absent}" in l
+                            and "--min-pods 3 would start with 3 or more, and 2 "
+                            "joined" in l for l in lines),
+          "with --min-pods 3 the missing pod is an error")
 
 
 CASES = {name[len("case_"):]: f for name, f in globals().items()
