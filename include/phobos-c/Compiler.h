@@ -250,6 +250,15 @@ typedef struct PhobosVisualizeRequest {
   /// The page's data (JSON, include/Phobos/Viz/Visualization.h) instead of
   /// the page.
   bool json;
+  /// The launch grid (all 0: the one the kernel's slices infer from
+  /// `dims`).
+  int64_t grid[3];
+  /// Interpreter steps the grid view's run of the whole grid may take (0:
+  /// the default, 2^25, about three seconds).
+  uint64_t maxGridSteps;
+  /// Runs of elements written by one CTA past which the grid view leaves a
+  /// tensor's map out (0: the default, 65536).
+  int64_t maxWriteRuns;
 } PhobosVisualizeRequest;
 
 /// The page phobos-viz writes for the session's program (docs/debugging.md

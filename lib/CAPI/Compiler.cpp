@@ -407,6 +407,25 @@ PhobosError phobosSessionVisualize(PhobosSession session,
                                    request->maxGridElements));
   if (request->maxGridElements > 0)
     options.maxGridElements = request->maxGridElements;
+  if (request->grid[0] || request->grid[1] || request->grid[2]) {
+    std::array<int64_t, 3> grid;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (request->grid[axis] < 1 || request->grid[axis] > INT32_MAX)
+        return makeError(llvm::formatv("grid: the {0} extent is {1}; extents "
+                                       "are between 1 and {2}",
+                                       "xyz"[axis], request->grid[axis],
+                                       INT32_MAX));
+      grid[axis] = request->grid[axis];
+    }
+    options.grid = grid;
+  }
+  if (request->maxGridSteps > 0)
+    options.maxGridSteps = request->maxGridSteps;
+  if (request->maxWriteRuns < 0)
+    return makeError(llvm::formatv("max write runs: {0} is negative",
+                                   request->maxWriteRuns));
+  if (request->maxWriteRuns > 0)
+    options.maxWriteRuns = request->maxWriteRuns;
 
   SessionObject *object = unwrap(session);
   std::optional<llvm::json::Value> data;

@@ -1724,6 +1724,8 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
   std::unique_ptr<RaceChecker> raceChecker;
   if (options.races) {
     raceChecker = std::make_unique<RaceChecker>(kernel, args, options.grid);
+    if (options.writes)
+      raceChecker->keepRacedElements();
     constexpr uint64_t kMaxShadowBytes = uint64_t(16) << 30;
     if (raceChecker->shadowBytes() > kMaxShadowBytes ||
         !raceChecker->allocate())
@@ -1786,8 +1788,11 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
     for (std::thread &thread : pool)
       thread.join();
   }
-  if (raceChecker && !first)
+  if (raceChecker && !first) {
     *options.races = raceChecker->races();
+    if (options.writes)
+      *options.writes = raceChecker->writeMap();
+  }
   if (options.trace)
     for (TracedAccess &access : options.trace->accesses) {
       llvm::sort(access.elements);

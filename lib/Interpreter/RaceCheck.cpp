@@ -167,7 +167,7 @@ void RaceChecker::record(const Site &site, int64_t flat) {
   }
 }
 
-void RaceChecker::report(const Shadow &shadow, int64_t flat, uint64_t earlier,
+void RaceChecker::report(Shadow &shadow, int64_t flat, uint64_t earlier,
                          Access earlierAccess, uint64_t later,
                          Access laterAccess) {
   // One report per unordered pair of ops and accesses: which of the two
@@ -179,6 +179,15 @@ void RaceChecker::report(const Shadow &shadow, int64_t flat, uint64_t earlier,
   auto key = std::make_tuple(a.first, b.first, a.second, b.second,
                              shadow.param);
   std::lock_guard<std::mutex> guard(mutex);
+  if (keepRaced) {
+    if (shadow.raced.empty())
+      shadow.raced.assign(size_t(shadow.elements), 0);
+    // 1: raced; 2: with a second writer.
+    shadow.raced[flat] |= 1 | (earlierAccess != Access::Read &&
+                                       laterAccess != Access::Read
+                                   ? 2
+                                   : 0);
+  }
   auto it = found.find(key);
   if (it != found.end()) {
     ++it->second.count;
@@ -207,4 +216,40 @@ std::vector<Race> RaceChecker::races() const {
   for (const auto &entry : found)
     all.push_back(entry.second);
   return all;
+}
+
+WriteMap RaceChecker::writeMap() const {
+  std::lock_guard<std::mutex> guard(mutex);
+  WriteMap map;
+  for (const auto &entry : shadows) {
+    const Shadow &shadow = entry.second;
+    WriteMap::Tensor &tensor = map.tensors.emplace_back();
+    tensor.param = shadow.param;
+    tensor.writer.assign(size_t(shadow.elements), -1);
+    tensor.flags.assign(size_t(shadow.elements), 0);
+    for (int64_t flat = 0; flat < shadow.elements; ++flat) {
+      uint64_t writer = shadow.writer[flat].load(std::memory_order_relaxed);
+      uint64_t adders[2] = {
+          shadow.adder[0][flat].load(std::memory_order_relaxed),
+          shadow.adder[1][flat].load(std::memory_order_relaxed)};
+      uint64_t first = writer ? writer : adders[0];
+      if (first)
+        tensor.writer[flat] = static_cast<int32_t>(ctaOf(first));
+      // The adder slots hold different CTAs; a second writer is a race.
+      bool several = adders[1] != 0 ||
+                     (writer && adders[0] && ctaOf(writer) != ctaOf(adders[0]));
+      uint8_t flags = several ? WriteMap::kSeveral : 0;
+      if (!shadow.raced.empty() && shadow.raced[flat]) {
+        flags |= WriteMap::kRaced;
+        if (shadow.raced[flat] & 2)
+          flags |= WriteMap::kSeveral;
+      }
+      tensor.flags[flat] = flags;
+    }
+  }
+  llvm::sort(map.tensors,
+             [](const WriteMap::Tensor &a, const WriteMap::Tensor &b) {
+               return a.param < b.param;
+             });
+  return map;
 }

@@ -35,6 +35,9 @@ public:
   RaceChecker(tile::KernelOp kernel, llvm::ArrayRef<Argument> args,
               std::array<int64_t, 3> grid);
 
+  /// Keeps which elements raced, for writeMap.
+  void keepRacedElements() { keepRaced = true; }
+
   /// The bytes the shadow takes (checked against a budget by the caller).
   uint64_t shadowBytes() const { return bytes; }
   /// Allocates the shadow; false when it cannot be had.
@@ -62,10 +65,17 @@ public:
     /// Per element: the first writer, two CTAs that read, two that added
     /// atomically (each (CTA + 1) << 20 | op id; 0: none).
     std::unique_ptr<std::atomic<uint64_t>[]> writer, reader[2], adder[2];
+    /// Per element, with keepRacedElements: whether it raced (1), with a
+    /// second writer (2) (written under the mutex, allocated on the first
+    /// race).
+    std::vector<uint8_t> raced;
   };
 
   /// The races found, one per pair of ops and tensor, in op order.
   std::vector<Race> races() const;
+
+  /// Which CTA wrote each element of each shadowed tensor, after the run.
+  WriteMap writeMap() const;
 
 private:
   static uint64_t pack(int64_t cta, unsigned op) {
@@ -75,7 +85,7 @@ private:
   static unsigned opOf(uint64_t word) { return unsigned(word & 0xFFFFF); }
   /// Keeps `word` in one of the two slots unless a slot has its CTA.
   static void remember(std::atomic<uint64_t> *slots[2], uint64_t word);
-  void report(const Shadow &shadow, int64_t flat, uint64_t earlier,
+  void report(Shadow &shadow, int64_t flat, uint64_t earlier,
               Access earlierAccess, uint64_t later, Access laterAccess);
   std::array<int64_t, 3> ctaIndex(int64_t linear) const;
 
@@ -85,6 +95,7 @@ private:
   std::vector<mlir::Operation *> ops;
   std::vector<llvm::SmallVector<int64_t, 4>> shapes;
   uint64_t bytes = 0;
+  bool keepRaced = false;
   mutable std::mutex mutex;
   /// By the pair of ops (the smaller (op, access) first), their access
   /// kinds and the parameter.

@@ -6,6 +6,8 @@
 #include "Phobos/Runtime/HostTensor.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <random>
@@ -19,6 +21,9 @@ using llvm::json::Object;
 /// The most the inputs of a traced run may take: the page is for problems
 /// small enough to look at.
 static constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 30;
+/// The most elements written that the grid view follows: the race check
+/// keeps 40 bytes of shadow for each.
+static constexpr int64_t kMaxGridWrittenElements = int64_t(1) << 23;
 
 static llvm::StringRef kindName(interp::AccessKind kind) {
   switch (kind) {
@@ -45,6 +50,85 @@ static Array toRuns(llvm::ArrayRef<int64_t> elements) {
   return runs;
 }
 
+namespace {
+/// The arguments of a run as phobos-run makes them: seeded random inputs,
+/// poisoned outputs, float scalars in [0.5, 1.5) and integer ones 1 unless
+/// given; and the page's list of the tensors.
+struct SeededArguments {
+  std::vector<HostTensor> tensors;
+  std::vector<interp::Argument> arguments;
+  Array tensorList;
+  llvm::DenseMap<unsigned, int64_t> tensorIndex;
+  /// Why there are none (too much memory); empty when there are.
+  std::string note;
+};
+} // namespace
+
+static SeededArguments seedArguments(const LaunchContract &contract,
+                                     const VisualizationOptions &options) {
+  SeededArguments seeded;
+  std::mt19937_64 rng(0);
+  std::uniform_real_distribution<double> scalarValue(0.5, 1.5);
+  seeded.tensors.resize(contract.params.size());
+  uint64_t bytes = 0;
+  for (auto [index, slot] : llvm::enumerate(contract.params)) {
+    if (slot.kind == ParamSlot::Kind::Scalar) {
+      interp::ScalarArg scalar;
+      auto given = options.scalars.find(slot.name);
+      double value = given != options.scalars.end() ? given->second
+                     : isFloat(slot.element)        ? scalarValue(rng)
+                                                    : 1;
+      scalar.floatValue = value;
+      scalar.intValue = static_cast<int64_t>(value);
+      seeded.arguments.push_back(scalar);
+      continue;
+    }
+    llvm::SmallVector<int64_t, 4> shape;
+    for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape)) {
+      if (extent < 0 && !options.dims.count(dim)) {
+        seeded.note = "the tensors need dim '" + dim + "'";
+        return seeded;
+      }
+      shape.push_back(extent >= 0 ? extent : options.dims.lookup(dim));
+    }
+    HostTensor &tensor = seeded.tensors[index];
+    tensor = HostTensor(slot.element, shape);
+    bytes += tensor.byteSize();
+    if (bytes > kMaxTensorBytes) {
+      seeded.note = "the tensors take more than 1 GiB; traffic is shown for "
+                    "smaller problems";
+      return seeded;
+    }
+    if (slot.read || !slot.written)
+      tensor.fillRandom(rng);
+    else
+      tensor.poison();
+    interp::TensorArg argument;
+    argument.data = tensor.data();
+    argument.elementType = slot.element;
+    argument.shape.assign(shape.begin(), shape.end());
+    seeded.arguments.push_back(argument);
+    seeded.tensorIndex[index] = seeded.tensorList.size();
+    seeded.tensorList.push_back(Object{{"name", slot.name},
+                                       {"param", static_cast<int64_t>(index)},
+                                       {"shape", Array(shape)},
+                                       {"element", name(slot.element).str()}});
+  }
+  return seeded;
+}
+
+/// "the interpreter stopped at source line L: message".
+static std::string describeStop(const interp::RunError &error,
+                                const StageRecorder &recorder) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "the interpreter stopped";
+  if (unsigned line = recorder.sourceLineOf(error.loc))
+    os << " at source line " << line;
+  os << ": " << error.message;
+  return text;
+}
+
 Object phobos::viz::describeTraffic(tile::KernelOp kernel,
                                     const LaunchContract &contract,
                                     std::optional<std::array<int64_t, 3>> grid,
@@ -62,51 +146,12 @@ Object phobos::viz::describeTraffic(tile::KernelOp kernel,
                        ") is outside the grid (" + std::to_string((*grid)[0]) +
                        ", " + std::to_string((*grid)[1]) + ", " +
                        std::to_string((*grid)[2]) + ")"}};
-  // The arguments as phobos-run makes them: seeded random inputs, poisoned
-  // outputs, float scalars in [0.5, 1.5) and integer ones 1 unless given.
-  std::mt19937_64 rng(0);
-  std::uniform_real_distribution<double> scalarValue(0.5, 1.5);
-  std::vector<HostTensor> tensors(contract.params.size());
-  std::vector<interp::Argument> arguments;
-  Array tensorList;
-  llvm::DenseMap<unsigned, int64_t> tensorIndex;
-  uint64_t bytes = 0;
-  for (auto [index, slot] : llvm::enumerate(contract.params)) {
-    if (slot.kind == ParamSlot::Kind::Scalar) {
-      interp::ScalarArg scalar;
-      auto given = options.scalars.find(slot.name);
-      double value = given != options.scalars.end() ? given->second
-                     : isFloat(slot.element)        ? scalarValue(rng)
-                                                    : 1;
-      scalar.floatValue = value;
-      scalar.intValue = static_cast<int64_t>(value);
-      arguments.push_back(scalar);
-      continue;
-    }
-    llvm::SmallVector<int64_t, 4> shape;
-    for (auto [name, extent] : llvm::zip(slot.dims, slot.staticShape))
-      shape.push_back(extent >= 0 ? extent : options.dims.lookup(name));
-    HostTensor &tensor = tensors[index];
-    tensor = HostTensor(slot.element, shape);
-    bytes += tensor.byteSize();
-    if (bytes > kMaxTensorBytes)
-      return Object{{"note", "the tensors take more than 1 GiB; traffic is "
-                             "shown for smaller problems"}};
-    if (slot.read || !slot.written)
-      tensor.fillRandom(rng);
-    else
-      tensor.poison();
-    interp::TensorArg argument;
-    argument.data = tensor.data();
-    argument.elementType = slot.element;
-    argument.shape.assign(shape.begin(), shape.end());
-    arguments.push_back(argument);
-    tensorIndex[index] = tensorList.size();
-    tensorList.push_back(Object{{"name", slot.name},
-                                {"param", static_cast<int64_t>(index)},
-                                {"shape", Array(shape)},
-                                {"element", name(slot.element).str()}});
-  }
+  SeededArguments seeded = seedArguments(contract, options);
+  if (!seeded.note.empty())
+    return Object{{"note", seeded.note}};
+  std::vector<interp::Argument> &arguments = seeded.arguments;
+  llvm::DenseMap<unsigned, int64_t> &tensorIndex = seeded.tensorIndex;
+  Array &tensorList = seeded.tensorList;
 
   interp::Trace trace;
   trace.cta = options.cta;
@@ -119,15 +164,8 @@ Object phobos::viz::describeTraffic(tile::KernelOp kernel,
   Object result{{"cta", Array{options.cta[0], options.cta[1], options.cta[2]}},
                 {"stage", static_cast<int64_t>(stage)},
                 {"tensors", std::move(tensorList)}};
-  if (error) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "the interpreter stopped";
-    if (unsigned line = recorder.sourceLineOf(error->loc))
-      os << " at source line " << line;
-    os << ": " << error->message;
-    result["note"] = text;
-  }
+  if (error)
+    result["note"] = describeStop(*error, recorder);
   Array accesses;
   for (const interp::TracedAccess &access : trace.accesses) {
     Object entry{{"op", access.op->getName().getStringRef().str()},
@@ -146,4 +184,135 @@ Object phobos::viz::describeTraffic(tile::KernelOp kernel,
   }
   result["accesses"] = std::move(accesses);
   return result;
+}
+
+/// The elements whose `flags` have `flag`, as [first, length] runs.
+static Array flaggedRuns(llvm::ArrayRef<uint8_t> flags, uint8_t flag) {
+  Array runs;
+  for (size_t k = 0; k < flags.size();) {
+    if (!(flags[k] & flag)) {
+      ++k;
+      continue;
+    }
+    size_t end = k + 1;
+    while (end < flags.size() && (flags[end] & flag))
+      ++end;
+    runs.push_back(
+        Array{static_cast<int64_t>(k), static_cast<int64_t>(end - k)});
+    k = end;
+  }
+  return runs;
+}
+
+Object phobos::viz::describeGridWrites(
+    tile::KernelOp kernel, const LaunchContract &contract,
+    std::optional<std::array<int64_t, 3>> grid,
+    const VisualizationOptions &options, const StageRecorder &recorder,
+    unsigned stage) {
+  if (!grid)
+    return Object{{"note", "the grid needs every launch dim"}};
+  SeededArguments seeded = seedArguments(contract, options);
+  if (!seeded.note.empty())
+    return Object{{"note", seeded.note}};
+  // The race check's shadow takes 40 bytes an element written.
+  int64_t written = 0;
+  for (auto [index, slot] : llvm::enumerate(contract.params))
+    if (slot.kind == ParamSlot::Kind::Tensor && slot.written)
+      written += seeded.tensors[index].numElements();
+  if (written > kMaxGridWrittenElements)
+    return Object{{"note", "the kernel writes " + std::to_string(written) +
+                               " elements, more than the grid view follows (" +
+                               std::to_string(kMaxGridWrittenElements) +
+                               "); it is shown for smaller problems"}};
+
+  std::vector<interp::Race> races;
+  interp::WriteMap writes;
+  interp::Options run;
+  run.grid = *grid;
+  // One thread: which of two racing CTAs wrote an element first, and the
+  // race reported first, are then those of the CTAs' order.
+  run.threads = 1;
+  run.races = &races;
+  run.writes = &writes;
+  run.launchStepLimit = options.maxGridSteps;
+  run.stepLimit = std::min(run.stepLimit, options.maxGridSteps);
+  // The interpreter's budget messages name phobos-run's options.
+  Object overBudget{{"note", "the whole grid takes more than " +
+                                 std::to_string(options.maxGridSteps) +
+                                 " interpreter steps (about 100 ns each; "
+                                 "the budget is phobos-viz --max-grid-steps, "
+                                 "max_grid_steps in Python)"}};
+  // Every CTA takes a step at least.
+  uint64_t ctas = llvm::SaturatingMultiply(
+      llvm::SaturatingMultiply(uint64_t((*grid)[0]), uint64_t((*grid)[1])),
+      uint64_t((*grid)[2]));
+  if (ctas > options.maxGridSteps)
+    return overBudget;
+  if (std::optional<interp::RunError> error =
+          interp::runKernel(kernel, seeded.arguments, run)) {
+    if (llvm::StringRef(error->message).contains("did not finish within"))
+      return overBudget;
+    return Object{{"note", describeStop(*error, recorder)}};
+  }
+
+  Array tensors;
+  llvm::DenseMap<unsigned, int64_t> writtenIndex;
+  for (const interp::WriteMap::Tensor &tensor : writes.tensors) {
+    Object entry = *seeded.tensorList[seeded.tensorIndex.lookup(tensor.param)]
+                        .getAsObject();
+    Array runs;
+    int64_t count = 0;
+    llvm::DenseSet<int32_t> ctas;
+    bool omitted = false;
+    for (size_t k = 0; k < tensor.writer.size();) {
+      int32_t cta = tensor.writer[k];
+      size_t end = k + 1;
+      while (end < tensor.writer.size() && tensor.writer[end] == cta)
+        ++end;
+      if (cta >= 0) {
+        count += end - k;
+        ctas.insert(cta);
+        if (static_cast<int64_t>(runs.size()) < options.maxWriteRuns)
+          runs.push_back(Array{static_cast<int64_t>(k),
+                               static_cast<int64_t>(end - k), cta});
+        else
+          omitted = true;
+      }
+      k = end;
+    }
+    entry["written"] = count;
+    entry["ctas"] = static_cast<int64_t>(ctas.size());
+    if (omitted) {
+      entry["omitted"] = "more than " + std::to_string(options.maxWriteRuns) +
+                         " runs of elements by one CTA (phobos-viz "
+                         "--max-write-runs, max_write_runs in Python)";
+    } else {
+      entry["runs"] = std::move(runs);
+      entry["several"] = flaggedRuns(tensor.flags, interp::WriteMap::kSeveral);
+      entry["raced"] = flaggedRuns(tensor.flags, interp::WriteMap::kRaced);
+    }
+    writtenIndex[tensor.param] = tensors.size();
+    tensors.push_back(std::move(entry));
+  }
+
+  Array raceList;
+  for (const interp::Race &race : races) {
+    auto side = [&](const std::string &access, Location loc,
+                    const std::array<int64_t, 3> &cta) {
+      return Object{{"access", access},
+                    {"cta", Array{cta[0], cta[1], cta[2]}},
+                    {"src", static_cast<int64_t>(recorder.sourceLineOf(loc))}};
+    };
+    auto found = writtenIndex.find(race.param);
+    raceList.push_back(Object{
+        {"tensor", found != writtenIndex.end() ? found->second : -1},
+        {"element", Array(race.element)},
+        {"count", static_cast<int64_t>(race.count)},
+        {"first", side(race.firstAccess, race.first, race.firstCta)},
+        {"second", side(race.secondAccess, race.second, race.secondCta)}});
+  }
+  return Object{{"grid", Array{(*grid)[0], (*grid)[1], (*grid)[2]}},
+                {"stage", static_cast<int64_t>(stage)},
+                {"tensors", std::move(tensors)},
+                {"races", std::move(raceList)}};
 }

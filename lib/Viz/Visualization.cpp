@@ -416,15 +416,20 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   recorder.record(*module, "input", ModuleOp::getOperationName());
   // The traffic of one CTA on the interpreter, which runs the kernel as
   // the front end made it (the IR of the first stage).
-  llvm::Expected<std::array<int64_t, 3>> grid = contract.gridFor(options.dims);
-  std::optional<std::array<int64_t, 3>> knownGrid;
+  std::optional<std::array<int64_t, 3>> knownGrid = options.grid;
   std::string gridNote;
-  if (grid)
-    knownGrid = *grid;
-  else
-    gridNote = llvm::toString(grid.takeError());
+  if (!knownGrid) {
+    llvm::Expected<std::array<int64_t, 3>> grid =
+        contract.gridFor(options.dims);
+    if (grid)
+      knownGrid = *grid;
+    else
+      gridNote = llvm::toString(grid.takeError());
+  }
   Object traffic =
       describeTraffic(kernel, contract, knownGrid, options, recorder, 0);
+  Object writes =
+      describeGridWrites(kernel, contract, knownGrid, options, recorder, 0);
   passes.addInstrumentation(std::move(owned));
   if (failed(passes.run(*module)))
     return failure();
@@ -457,10 +462,9 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   data["shared"] = collected.shared ? std::move(*collected.shared)
                                     : Object{{"buffers", Array{}}};
   data["traffic"] = std::move(traffic);
+  data["writes"] = std::move(writes);
   data["missing"] =
-      Array{"grid-wide traffic: which CTA wrote where, and the race check's "
-            "overlaps",
-            "autotuning: the search's table and plot",
+      Array{"autotuning: the search's table and plot",
             "cluster: the per-node plan of a job file"};
   return llvm::json::Value(std::move(data));
 }

@@ -530,38 +530,58 @@ class Kernel:
     # -- the visualizer ---------------------------------------------------------------
 
     def visualize(self, path: str | os.PathLike[str] | None = None, *,
-                  dims: Mapping[str, int] | None = None, chip: str = "sm_90",
-                  cta: Sequence[int] = (0, 0, 0), scalars: Mapping[str, float] | None = None,
-                  max_grid_elements: int | None = None, **variant: int) -> str:
+                  dims: Mapping[str, int] | None = None, grid: Sequence[int] | None = None,
+                  chip: str = "sm_90", cta: Sequence[int] = (0, 0, 0),
+                  scalars: Mapping[str, float] | None = None,
+                  max_grid_elements: int | None = None, max_grid_steps: int | None = None,
+                  max_write_runs: int | None = None, **variant: int) -> str:
         """The page ``phobos-viz`` writes for a variant (keywords; the rest
         take their first value) and a problem (``dims``, the extents of the
         kernel's dims: the grid, and the kernel specialised for them as a
-        launch compiles it), built in this process: one self-contained HTML
+        launch compiles it; ``grid``, 1 to 3 extents, where the slices do
+        not infer it), built in this process: one self-contained HTML
         document with this file's source, the IR after every pass, the
-        layouts, the shared buffers and the memory traffic of the CTA
-        ``cta`` on the interpreter (its scalars from ``scalars``, the others
-        as phobos-run gives them). Written to ``path`` when given; returned
-        either way (docs/debugging.md, "The visualizer")."""
-        page = self._visualize(dims, chip, cta, scalars, max_grid_elements, variant, as_json=False)
+        layouts, the shared buffers, the memory traffic of the CTA ``cta``
+        on the interpreter, and which CTA of the whole grid wrote each
+        element, with the race check's races (the scalars of those runs
+        from ``scalars``, the others as phobos-run gives them). Written to
+        ``path`` when given; returned either way. The page's limits, as
+        phobos-viz's options: ``max_grid_elements`` (a tile's or buffer's
+        grid), ``max_grid_steps`` (the interpreter steps of the whole grid's
+        run), ``max_write_runs`` (a written tensor's map); docs/debugging.md,
+        "The visualizer"."""
+        limits = {"max_grid_elements": max_grid_elements, "max_grid_steps": max_grid_steps,
+                  "max_write_runs": max_write_runs}
+        page = self._visualize(dims, grid, chip, cta, scalars, limits, variant, as_json=False)
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
         return page
 
-    def visualization_data(self, *, dims: Mapping[str, int] | None = None, chip: str = "sm_90",
+    def visualization_data(self, *, dims: Mapping[str, int] | None = None,
+                           grid: Sequence[int] | None = None, chip: str = "sm_90",
                            cta: Sequence[int] = (0, 0, 0),
                            scalars: Mapping[str, float] | None = None,
                            max_grid_elements: int | None = None,
+                           max_grid_steps: int | None = None,
+                           max_write_runs: int | None = None,
                            **variant: int) -> dict[str, Any]:
         """The data of :meth:`visualize`'s page (``phobos-viz --json``): one
         object per panel, in the form include/Phobos/Viz/Visualization.h
         documents."""
-        return json.loads(self._visualize(dims, chip, cta, scalars, max_grid_elements, variant,
+        limits = {"max_grid_elements": max_grid_elements, "max_grid_steps": max_grid_steps,
+                  "max_write_runs": max_write_runs}
+        return json.loads(self._visualize(dims, grid, chip, cta, scalars, limits, variant,
                                           as_json=True))
 
-    def _visualize(self, dims: Mapping[str, int] | None, chip: str, cta: Sequence[int],
-                   scalars: Mapping[str, float] | None, max_grid_elements: int | None,
-                   variant: Mapping[str, int], as_json: bool) -> str:
+    def _visualize(self, dims: Mapping[str, int] | None, grid: Sequence[int] | None, chip: str,
+                   cta: Sequence[int], scalars: Mapping[str, float] | None,
+                   limits: Mapping[str, int | None], variant: Mapping[str, int],
+                   as_json: bool) -> str:
         chosen = self._variant(variant)
+        for name, value in limits.items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or
+                                      value < 1):
+                raise ArgumentError(self.name, name, f"expected a positive integer, got {value!r}")
         extents = []
         for name, value in (dims or {}).items():
             if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
@@ -571,6 +591,15 @@ class Kernel:
                 raise ArgumentError(self.name, "dims", f"{name}={value}: extents are between 1 "
                                     f"and {2**31 - 1}")
             extents.append((name, value))
+        grid3 = (0, 0, 0)
+        if grid is not None:
+            given = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+            if not 1 <= len(given) <= 3 or any(isinstance(extent, bool) or
+                                               not isinstance(extent, int) or
+                                               not 1 <= extent <= 2**31 - 1 for extent in given):
+                raise ArgumentError(self.name, "grid", f"expected 1 to 3 extents between 1 and "
+                                    f"{2**31 - 1}, got {grid!r}")
+            grid3 = given + (1,) * (3 - len(given))
         block = tuple(cta)
         if not 1 <= len(block) <= 3 or any(isinstance(index, bool) or not isinstance(index, int)
                                            or index < 0 for index in block):
@@ -583,17 +612,14 @@ class Kernel:
                 raise ArgumentError(self.name, "scalars", f"{name}: expected a number, got "
                                     f"{value!r}")
             values.append((name, float(value)))
-        if max_grid_elements is not None and (isinstance(max_grid_elements, bool) or not
-                                              isinstance(max_grid_elements, int) or
-                                              max_grid_elements < 1):
-            raise ArgumentError(self.name, "max_grid_elements", f"expected a positive "
-                                f"integer, got {max_grid_elements!r}")
         if not isinstance(chip, str) or not _library.chip_is_supported(chip):
             raise ArgumentError(self.name, "chip", f"unsupported chip {chip!r}; Phobos targets "
                                 "sm_80 to sm_90a")
         try:
-            return self._session().visualize(self.name, chosen, extents, chip, block, values,
-                                             max_grid_elements or 0, as_json)
+            return self._session().visualize(
+                self.name, chosen, extents, chip, block, values,
+                limits.get("max_grid_elements") or 0, as_json, grid3,
+                limits.get("max_grid_steps") or 0, limits.get("max_write_runs") or 0)
         except LibraryError as error:
             raise CompileError(error.message, self.name) from None
 

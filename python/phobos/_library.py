@@ -39,7 +39,9 @@ class _CompileRequest(ctypes.Structure):
 class _VisualizeRequest(ctypes.Structure):
     _fields_ = [("kernel", _StringRef), ("variant", _StringRef), ("dims", _StringRef),
                 ("chip", _StringRef), ("cta", ctypes.c_int64 * 3), ("scalars", _StringRef),
-                ("maxGridElements", ctypes.c_int64), ("json", ctypes.c_bool)]
+                ("maxGridElements", ctypes.c_int64), ("json", ctypes.c_bool),
+                ("grid", ctypes.c_int64 * 3), ("maxGridSteps", ctypes.c_uint64),
+                ("maxWriteRuns", ctypes.c_int64)]
 
 
 class _Argument(ctypes.Structure):
@@ -438,15 +440,17 @@ class Session:
     def visualize(self, kernel: str, variant: Sequence[tuple[str, int]],
                   dims: Sequence[tuple[str, int]], chip: str, cta: tuple[int, int, int],
                   scalars: Sequence[tuple[str, float]], max_grid_elements: int,
-                  json: bool) -> str:
+                  json: bool, grid: tuple[int, int, int] = (0, 0, 0), max_grid_steps: int = 0,
+                  max_write_runs: int = 0) -> str:
         """The page phobos-viz writes for the variant and the problem
-        ``dims`` (its data, JSON text, with ``json``), built in this process
-        (phobosSessionVisualize)."""
+        ``dims`` on ``grid`` (zeros: the one the kernel infers; its data,
+        JSON text, with ``json``), built in this process
+        (phobosSessionVisualize). Limits of 0 take the defaults."""
         arg = _In()
         request = _VisualizeRequest(
             arg(kernel), arg(_spec(variant)), arg(_spec(dims)), arg(chip),
             (ctypes.c_int64 * 3)(*cta), arg(",".join(f"{name}={value!r}" for name, value in scalars)),
-            max_grid_elements, json)
+            max_grid_elements, json, (ctypes.c_int64 * 3)(*grid), max_grid_steps, max_write_runs)
         found = _StringRef()
         with self._lock:
             _check(self._lib, self._lib.phobosSessionVisualize(

@@ -82,6 +82,37 @@ def test_the_data_names_the_python_lines(write_module, tmp_path):
     assert general["traffic"]["note"] == "the grid needs every launch dim"
 
 
+OVERLAP = HEADER + '''@ph.kernel
+def overlap(X: ph.tensor[ph.f32][N], Y: ph.tensor[ph.f32][N]):
+    b: ph.let = ph.program_id(0)
+    Y[b * 48:+64] = X[b * 48:+64] * 2.0
+'''
+
+
+def test_the_grid_view_marks_the_races_at_the_python_lines(write_module, tmp_path):
+    kernel = write_module(OVERLAP, "viz_overlap").overlap
+    line = line_of(tmp_path / "viz_overlap.py", "Y[b * 48:+64] =")
+    writes = kernel.visualization_data(dims={"N": 256}, grid=(4,))["writes"]
+    assert writes["grid"] == [4, 1, 1]
+    [tensor] = writes["tensors"]
+    assert tensor["name"] == "Y" and tensor["written"] == 208 and tensor["ctas"] == 4
+    assert tensor["runs"] == [[0, 64, 0], [64, 48, 1], [112, 48, 2], [160, 48, 3]]
+    assert tensor["raced"] == tensor["several"] == [[48, 16], [96, 16], [144, 16]]
+    assert writes["races"] == [{
+        "tensor": 0, "element": [48], "count": 48,
+        "first": {"access": "write", "cta": [0, 0, 0], "src": line},
+        "second": {"access": "write", "cta": [1, 0, 0], "src": line}}]
+    # The limits, as phobos-viz's options.
+    limited = kernel.visualization_data(dims={"N": 256}, grid=4, max_write_runs=2,
+                                        max_grid_steps=10 ** 6)["writes"]
+    assert "more than 2 runs" in limited["tensors"][0]["omitted"]
+    assert "runs" not in limited["tensors"][0]
+    slow = kernel.visualization_data(dims={"N": 256}, grid=(4, 1), max_grid_steps=2)["writes"]
+    assert slow == {"note": "the whole grid takes more than 2 interpreter steps (about 100 ns "
+                            "each; the budget is phobos-viz --max-grid-steps, max_grid_steps "
+                            "in Python)"}
+
+
 def test_bad_arguments_are_named(write_module):
     kernel = write_module(SAXPY).saxpy
     cases = [
@@ -92,6 +123,10 @@ def test_bad_arguments_are_named(write_module):
         (dict(scalars={"alpha": "two"}), "scalars", "alpha: expected a number, got 'two'"),
         (dict(chip="sm_70"), "chip", "unsupported chip 'sm_70'"),
         (dict(max_grid_elements=0), "max_grid_elements", "expected a positive integer"),
+        (dict(max_grid_steps=-1), "max_grid_steps", "expected a positive integer"),
+        (dict(max_write_runs=True), "max_write_runs", "expected a positive integer"),
+        (dict(grid=(0,)), "grid", "expected 1 to 3 extents between 1 and 2147483647"),
+        (dict(grid=(1, 2, 3, 4)), "grid", "expected 1 to 3 extents"),
         (dict(TILE=64), "TILE", "is not an @autotune dimension of 'saxpy'"),
     ]
     for keywords, param, reason in cases:

@@ -1,17 +1,18 @@
 //===- phobos-viz.cpp - One page that shows a kernel ----------------------===//
 //
 // phobos-viz FILE.ph [--kernel NAME] [--variant NAME=V,...] [--dim NAME=V]...
-//            [--chip sm_90] [--span-map MAP.json] [--cta X,Y,Z]
-//            [--scalar NAME=V]... [--json] [-o PAGE.html]
+//            [--grid X,Y,Z] [--chip sm_90] [--span-map MAP.json]
+//            [--cta X,Y,Z] [--scalar NAME=V]... [--json] [-o PAGE.html]
 //
 // Writes one self-contained HTML page (scripts, styles and data inline; no
 // server, no network) for a kernel variant and a problem: the source with
 // the line of the selected op highlighted, the IR after every pass of the
 // pipeline with what each changed, which thread holds which element of each
 // laid-out tile, the shared buffers with their swizzle, bytes and bank
-// conflicts, and the elements of each tensor each op of one CTA touched (an
-// interpreter run). --json writes the page's data instead (lib/Viz,
-// docs/debugging.md "The visualizer").
+// conflicts, the elements of each tensor each op of one CTA touched (an
+// interpreter run), and which CTA of the whole grid wrote each element, with
+// the race check's races marked. --json writes the page's data instead
+// (lib/Viz, docs/debugging.md "The visualizer").
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +80,21 @@ static cl::opt<bool> jsonOutput("json",
                                 cl::desc("Write the page's data (JSON) "
                                          "instead of the page"),
                                 cl::cat(category));
+static cl::opt<std::string>
+    gridSpec("grid",
+             cl::desc("The launch grid (default: the one the kernel's "
+                      "slices infer from --dim)"),
+             cl::value_desc("X[,Y[,Z]]"), cl::cat(category));
+static cl::opt<uint64_t> maxGridSteps(
+    "max-grid-steps",
+    cl::desc("Interpreter steps (about 100 ns each) the run of the whole "
+             "grid for the grid view may take"),
+    cl::init(viz::kDefaultMaxGridSteps), cl::cat(category));
+static cl::opt<int64_t> maxWriteRuns(
+    "max-write-runs",
+    cl::desc("Runs of elements written by one CTA past which the grid view "
+             "leaves a tensor's map out"),
+    cl::init(viz::kDefaultMaxWriteRuns), cl::cat(category));
 static cl::opt<int64_t> maxGridElements(
     "max-grid-elements",
     cl::desc("Elements of a tile or buffer past which its grid is left out"),
@@ -101,7 +117,15 @@ int main(int argc, char **argv) {
     usage("--chip: unsupported chip '" + chip + "'; Phobos targets " +
           supportedChips());
   options.chip = chip;
+  if (maxGridElements < 1)
+    usage("--max-grid-elements must be at least 1");
+  if (maxGridSteps < 1)
+    usage("--max-grid-steps must be at least 1");
+  if (maxWriteRuns < 1)
+    usage("--max-write-runs must be at least 1");
   options.maxGridElements = maxGridElements;
+  options.maxGridSteps = maxGridSteps;
+  options.maxWriteRuns = maxWriteRuns;
   std::string problem =
       frontend::parseVariantSpec(variantSpec, options.variant);
   if (!problem.empty())
@@ -128,6 +152,19 @@ int main(int argc, char **argv) {
           options.cta[axis] < 0)
         usage("--cta expects X[,Y[,Z]] of block indices, got '" + ctaSpec +
               "'");
+  }
+  if (!gridSpec.empty()) {
+    llvm::SmallVector<llvm::StringRef, 3> parts;
+    llvm::StringRef(gridSpec).split(parts, ',');
+    std::array<int64_t, 3> grid = {1, 1, 1};
+    if (parts.size() > 3)
+      usage("--grid expects X[,Y[,Z]], got '" + gridSpec + "'");
+    for (auto [axis, part] : llvm::enumerate(parts))
+      if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] < 1 ||
+          grid[axis] > INT32_MAX)
+        usage("--grid expects X[,Y[,Z]] of extents between 1 and " +
+              llvm::Twine(INT32_MAX) + ", got '" + gridSpec + "'");
+    options.grid = grid;
   }
   for (const std::string &spec : scalarSpecs) {
     auto [name, text] = llvm::StringRef(spec).split('=');

@@ -47,6 +47,7 @@ using Argument = std::variant<TensorArg, ScalarArg>;
 
 struct Race;
 struct Trace;
+struct WriteMap;
 
 struct Options {
   /// CTAs on each grid axis.
@@ -69,6 +70,10 @@ struct Options {
   /// Where one CTA's accesses of the tensors are recorded (null: none;
   /// the visualizer's memory traffic).
   Trace *trace = nullptr;
+  /// Where the race check leaves which CTA wrote each element of the
+  /// tensors the kernel writes, over the whole grid (null: nowhere; needs
+  /// `races`; the visualizer's grid view).
+  WriteMap *writes = nullptr;
 };
 
 /// How an op touches a tensor's element.
@@ -121,6 +126,31 @@ struct Race {
   std::array<int64_t, 3> firstCta{}, secondCta{};
   /// Elements with a race between these two ops.
   uint64_t count = 0;
+};
+
+/// Which CTA wrote each element of each tensor a kernel writes, over the
+/// whole grid, as the race check's shadow saw it (Options::writes).
+struct WriteMap {
+  /// Flags of an element.
+  enum : uint8_t {
+    /// More than one CTA wrote or atomically added to it.
+    kSeveral = 1,
+    /// An access of it by one CTA races with another CTA's (a Race).
+    kRaced = 2,
+  };
+  struct Tensor {
+    /// The tensor parameter's position (the first, where several share
+    /// one buffer).
+    unsigned param = 0;
+    /// Per element, row-major: the linear index (x + X * (y + Y * z)) of
+    /// the CTA that wrote it first, else of the first that added to it;
+    /// -1: none did.
+    std::vector<int32_t> writer;
+    /// Per element: kSeveral and kRaced.
+    std::vector<uint8_t> flags;
+  };
+  /// In parameter order.
+  std::vector<Tensor> tensors;
 };
 
 /// A run-time error: where in the source, in which CTA, and what.

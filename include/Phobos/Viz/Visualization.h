@@ -23,6 +23,9 @@
 //               "line", "src", "conflicts" (describeBankConflicts)]},
 //    "traffic": {"cta", "stage", "tensors", "accesses": [the elements of
 //                each tensor each op of the CTA touched]} (lib/Viz/Traffic.h),
+//    "writes": {"grid", "stage", "tensors": [which CTA wrote each element
+//               of each written tensor, the elements several wrote, those
+//               that raced], "races": [the race check's]} (Traffic.h),
 //    "missing": [what the page does not show yet]}
 //
 // writeVisualizationPage puts it into the page (Page.cpp); the two are
@@ -41,6 +44,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -60,6 +65,11 @@ namespace phobos::viz {
 /// The version of the page's JSON; raised when a field changes meaning.
 inline constexpr int64_t kFormatVersion = 1;
 
+/// The grid view's defaults: about three seconds of the interpreter, and
+/// at most about 1.3 MB of the page per tensor.
+inline constexpr uint64_t kDefaultMaxGridSteps = uint64_t(1) << 25;
+inline constexpr int64_t kDefaultMaxWriteRuns = 65536;
+
 /// Which kernel, variant and problem a page shows, and how much of it.
 struct VisualizationOptions {
   /// The kernel; empty where the file has only one.
@@ -78,8 +88,17 @@ struct VisualizationOptions {
   /// integers 1, as phobos-run gives them).
   std::array<int64_t, 3> cta = {0, 0, 0};
   llvm::StringMap<double> scalars;
+  /// The launch grid; unset: the one the launch contract infers from
+  /// `dims`.
+  std::optional<std::array<int64_t, 3>> grid;
   /// Elements of a tile or buffer past which its grid is left out.
   int64_t maxGridElements = kDefaultMaxGridElements;
+  /// Interpreter steps the grid view's run of the whole grid may take
+  /// (about 100 ns each); past them it says so.
+  uint64_t maxGridSteps = kDefaultMaxGridSteps;
+  /// Runs of elements written by one CTA past which the grid view leaves a
+  /// tensor's map out (a run is about 20 bytes of the page).
+  int64_t maxWriteRuns = kDefaultMaxWriteRuns;
   /// Changed lines past which a pass's diff is one replacement (LineDiff.h).
   size_t maxDiffEdits = 4000;
 };

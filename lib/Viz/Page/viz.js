@@ -564,6 +564,165 @@
     });
   }
 
+  // ---- Grid-writes panel ----------------------------------------------------
+
+  const writes = data.writes || { note: "no grid view in this page's data" };
+  const writesTensors = writes.tensors || [];
+  // CTAs get light colours, so that the races (strong red) and the
+  // elements several CTAs wrote (dark) stand out.
+  const kNotWritten = [238, 238, 234], kRaced = [214, 0, 0], kSeveral = [58, 36, 92];
+  let shownWrites = -1;
+  let writesView = null; // what the hover and the click need
+  let pickedCta = -1;
+
+  /// A colour per CTA (linear index): hues a golden angle apart, so that
+  /// neighbours differ.
+  function ctaColour(cta) {
+    const hue = (200 + cta * 137.508) % 360, light = 0.74 - 0.08 * ((cta >> 3) % 2);
+    const c = (1 - Math.abs(2 * light - 1)) * 0.75, x = c * (1 - Math.abs((hue / 60) % 2 - 1)), m = light - c / 2;
+    const [r, g, b] = hue < 60 ? [c, x, 0] : hue < 120 ? [x, c, 0] : hue < 180 ? [0, c, x]
+      : hue < 240 ? [0, x, c] : hue < 300 ? [x, 0, c] : [c, 0, x];
+    return [Math.round((r + m) * 255), Math.round((g + m) * 255), Math.round((b + m) * 255)];
+  }
+
+  function ctaName(cta) {
+    const [gx, gy] = writes.grid;
+    return "CTA (" + (cta % gx) + ", " + (Math.floor(cta / gx) % gy) + ", " + Math.floor(cta / (gx * gy)) + ")";
+  }
+
+  function showWritesList() {
+    const select = $("writes-select");
+    const races = writes.races || [];
+    const notes = [];
+    if (writes.grid)
+      notes.push("The whole grid (" + writes.grid.join(" x ") + ") on the interpreter with the race check, inputs seeded as phobos-run seeds them: " +
+        (races.length ? races.length + " unordered pair" + (races.length > 1 ? "s" : "") + " of accesses." : "no race."));
+    if (writes.note) notes.push(writes.note + ".");
+    $("writes-info").textContent = notes.join(" ");
+    races.forEach((race, index) => {
+      const tensor = writesTensors[race.tensor];
+      const row = element("div", "race", "race on " + (tensor ? tensor.name : "?") + "[" + race.element.join(", ") + "]" +
+        (race.count > 1 ? " (" + race.count + " pairs)" : "") + ": " + race.second.access + " by CTA (" + race.second.cta.join(", ") +
+        ")" + (race.second.src ? " at line " + race.second.src : "") + ", unordered with the " + race.first.access + " by CTA (" +
+        race.first.cta.join(", ") + ")" + (race.first.src ? " at line " + race.first.src : ""));
+      row.dataset.index = String(index);
+      row.addEventListener("click", () => selectRace(index));
+      $("writes-races").append(row);
+    });
+    if (!writesTensors.length) {
+      select.append(element("option", "", "(no tensor written)"));
+      select.disabled = true;
+      return;
+    }
+    writesTensors.forEach((tensor, index) => {
+      const option = element("option", "", tensor.name + " (" + tensor.written + " elements written by " + tensor.ctas + " CTA" +
+        (tensor.ctas === 1 ? "" : "s") + (tensor.raced && tensor.raced.length ? ", races" : "") + ")");
+      option.value = String(index);
+      select.append(option);
+    });
+    select.addEventListener("change", () => { pickedCta = -1; showWrites(Number(select.value)); });
+  }
+
+  /// Shows race `index`: its tensor, and the source line of its later access.
+  function selectRace(index) {
+    const race = (writes.races || [])[index];
+    if (!race) return;
+    for (const row of $("writes-races").querySelectorAll(".race")) row.classList.toggle("selected", row.dataset.index === String(index));
+    if (race.tensor >= 0 && race.tensor !== shownWrites) showWrites(race.tensor, false);
+    if (race.second.src) selectSourceLine(race.second.src, false);
+  }
+
+  /// Draws tensor `index` of the grid view; returns the milliseconds it took.
+  function showWrites(index, link = true) {
+    const start = performance.now();
+    const tensor = writesTensors[index];
+    if (!tensor) return 0;
+    shownWrites = index;
+    $("writes-select").value = String(index);
+    const [rows, columns] = gridShape(tensor.shape);
+    const elements = tensor.shape.reduce((a, b) => a * b, 1);
+    const block = elements > kMaxTrafficPixels ? Math.ceil(Math.sqrt(elements / kMaxTrafficPixels)) : 1;
+    const height = Math.ceil(rows / block), width = Math.ceil(columns / block);
+    // Per pixel: the CTA (linear index + 1; 0 none), then the flags.
+    const writer = new Int32Array(width * height), flags = new Uint8Array(width * height);
+    const pixel = (k) => Math.floor(Math.floor(k / columns) / block) * width + Math.floor((k % columns) / block);
+    for (const [first, length, cta] of tensor.runs || [])
+      for (let k = first; k < first + length; ++k) {
+        const p = pixel(k);
+        if (!writer[p]) writer[p] = cta + 1;
+      }
+    for (const [bit, runs] of [[1, tensor.several || []], [2, tensor.raced || []]])
+      for (const [first, length] of runs)
+        for (let k = first; k < first + length; ++k) flags[pixel(k)] |= bit;
+    const canvas = $("writes-canvas");
+    canvas.width = width;
+    canvas.height = height;
+    const context = canvas.getContext("2d");
+    const image = context.createImageData(width, height);
+    for (let p = 0; p < width * height; ++p) {
+      let c = writer[p] ? ctaColour(writer[p] - 1) : kNotWritten;
+      if (flags[p] & 2) c = kRaced;
+      else if (flags[p] & 1) c = kSeveral;
+      const dim = pickedCta >= 0 && writer[p] !== pickedCta + 1;
+      image.data.set([c[0], c[1], c[2], dim ? 60 : 255], p * 4);
+    }
+    context.putImageData(image, 0, 0);
+    const box = canvas.parentElement.clientWidth || 800;
+    const scale = Math.max(1, Math.min(22, Math.floor((box - 16) / width)));
+    canvas.style.width = width * scale + "px";
+    canvas.style.height = height * scale + "px";
+    writesView = { tensor, columns, block, width, height, writer, flags, scale };
+    const legend = $("writes-legend");
+    legend.replaceChildren();
+    const swatch = (colour, text) => {
+      const item = element("span", "");
+      const mark = element("span", "swatch");
+      mark.style.background = "rgb(" + colour.join(",") + ")";
+      item.append(mark, text);
+      legend.append(item);
+    };
+    const ctas = new Set((tensor.runs || []).map((run) => run[2]));
+    [...ctas].slice(0, 8).forEach((cta) => swatch(ctaColour(cta), ctaName(cta)));
+    if (ctas.size > 8) legend.append(element("span", "muted", "... (a colour per CTA)"));
+    swatch(kRaced, "raced");
+    swatch(kSeveral, "written by several CTAs");
+    swatch(kNotWritten, "not written");
+    legend.append(element("span", "muted", tensor.name + ": " + tensor.shape.join("x") + "x" + tensor.element +
+      (block > 1 ? ", a pixel per " + block + "x" + block + " block" : "") + "; " + tensor.written + " elements written by " +
+      tensor.ctas + " CTA" + (tensor.ctas === 1 ? "" : "s") + (tensor.omitted ? "; not drawn: " + tensor.omitted : "")));
+    const race = (writes.races || []).find((r) => r.tensor === index);
+    if (link && race && race.second.src) selectSourceLine(race.second.src, false);
+    return performance.now() - start;
+  }
+
+  function writesElementAt(event) {
+    const view = writesView;
+    if (!view) return null;
+    const rect = $("writes-canvas").getBoundingClientRect();
+    const x = Math.floor((event.clientX - rect.left) / view.scale), y = Math.floor((event.clientY - rect.top) / view.scale);
+    if (x < 0 || x >= view.width || y < 0 || y >= view.height) return null;
+    return { pixel: y * view.width + x, flat: (y * view.block) * view.columns + x * view.block };
+  }
+
+  function wireWrites() {
+    $("writes-canvas").addEventListener("mousemove", (event) => {
+      const at = writesElementAt(event);
+      if (!at) return;
+      const view = writesView;
+      const coords = view.tensor.shape.length === 1 ? [at.flat] : coordsOf(view.tensor.shape, at.flat);
+      const writer = view.writer[at.pixel], flags = view.flags[at.pixel];
+      $("writes-hover").textContent = view.tensor.name + "[" + coords.join(", ") + "]" + (view.block > 1 ? " (block)" : "") + ": " +
+        (writer ? "written by " + ctaName(writer - 1) : "not written") + (flags & 1 ? ", by several CTAs" : "") + (flags & 2 ? ", raced" : "");
+    });
+    $("writes-canvas").addEventListener("click", (event) => {
+      const at = writesElementAt(event);
+      if (!at) return;
+      const writer = writesView.writer[at.pixel];
+      pickedCta = writer && pickedCta !== writer - 1 ? writer - 1 : -1;
+      showWrites(shownWrites, false);
+    });
+  }
+
   // ---- Start ---------------------------------------------------------------
 
   function start() {
@@ -578,6 +737,8 @@
     showShared();
     showTrafficList();
     wireTraffic();
+    showWritesList();
+    wireWrites();
     // The layout panel draws on first view: the canvas needs its width.
     let layoutsShown = false;
     document.querySelector('.tab[data-panel="panel-layouts"]').addEventListener("click", () => {
@@ -585,6 +746,11 @@
       layoutsShown = true;
     });
     if (layoutValues.length) showLayout(0, false);
+    let writesShown = false;
+    document.querySelector('.tab[data-panel="panel-writes"]').addEventListener("click", () => {
+      if (!writesShown && writesTensors.length) showWrites(shownWrites >= 0 ? shownWrites : 0);
+      writesShown = true;
+    });
     let trafficShown = false;
     document.querySelector('.tab[data-panel="panel-traffic"]').addEventListener("click", () => {
       if (!trafficShown && (traffic.accesses || []).length) showTraffic(shownTraffic >= 0 ? shownTraffic : 0);
@@ -599,6 +765,8 @@
     selectSourceLine: (line) => selectSourceLine(line, true),
     showLayout,
     showTraffic,
+    showWrites,
+    selectRace,
     showTab,
     selectedSourceLine: () => selectedSource,
     lastRenderMs: () => lastRenderMs,

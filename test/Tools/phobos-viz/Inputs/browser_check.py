@@ -3,7 +3,8 @@ Selenium) and checks what a user sees: every panel drawn, no error in the
 browser's console, a click on an op's IR line highlighting its source line
 (and a click on a source line its IR lines), the changes of a pass, a tile's
 layout drawn in under a second, the shared buffers with their conflict
-tables and bank grids, one CTA's memory traffic. Prints one fact a line for FileCheck and saves a
+tables and bank grids, one CTA's memory traffic, the whole grid's writes with
+the race check's races. Prints one fact a line for FileCheck and saves a
 screenshot of each panel.
 
 Usage: python3 browser_check.py --screenshots DIR PAGE:SOURCE_LINE:OP ...
@@ -147,6 +148,29 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
     print(f"{name}: traffic of CTA {data['traffic']['cta']}: {len(accesses)} accesses, "
           f"{accesses[0]['op']} {accesses[0]['kind']} {tensor['name']} drawn")
     driver.save_screenshot(os.path.join(shots, f"{name}-traffic.png"))
+
+    # Grid writes: the first written tensor drawn, the races listed; a click
+    # on a race highlights the source line of its later access.
+    driver.find_element(By.CSS_SELECTOR, '.tab[data-panel="panel-writes"]').click()
+    writes = data["writes"]
+    tensors, races = writes.get("tensors", []), writes.get("races", [])
+    check(bool(tensors), f"{name}: no written tensor in the grid view ({writes.get('note')})")
+    check(count(driver, "#writes-select option") == len(tensors), f"{name}: written tensors listed")
+    check(drawn(driver, "#writes-canvas"), f"{name}: the grid writes are not drawn")
+    check(count(driver, "#writes-races .race") == len(races), f"{name}: races listed")
+    milliseconds = driver.execute_script(
+        "return phobosViz.showWrites(arguments[0]);", max(range(len(tensors)),
+                                                          key=lambda i: tensors[i]["written"]))
+    check(milliseconds < 1000, f"{name}: the grid writes took {milliseconds:.0f} ms")
+    print(f"{name}: grid writes of {tensors[0]['name']} by {tensors[0]['ctas']} CTAs of "
+          f"{writes['grid']} drawn, {len(races)} races listed")
+    if races:
+        driver.find_element(By.CSS_SELECTOR, "#writes-races .race").click()
+        selected = driver.find_elements(By.CSS_SELECTOR, "#code .src-line.selected")
+        check(len(selected) == 1 and int(selected[0].get_attribute("data-line")) == races[0]["second"]["src"],
+              f"{name}: the race's source line is not highlighted")
+        print(f"{name}: clicked the first race: source line {races[0]['second']['src']} highlighted")
+    driver.save_screenshot(os.path.join(shots, f"{name}-writes.png"))
     errors = console_errors(driver)
     check(not errors, f"{name}: console errors: {errors}")
     print(f"{name}: no console errors")

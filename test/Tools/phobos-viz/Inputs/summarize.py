@@ -171,6 +171,46 @@ def main() -> None:
             print(f"  line {access['src']} {access['op']} {access['kind']} {tensor['name']} "
                   f"{'x'.join(map(str, tensor['shape']))}: {access['count']} elements in {len(runs)} runs "
                   f"({shown}), {access['masked']} masked, {access['executions']} executions")
+    writes = data["writes"]
+    if "note" in writes:
+        print("writes note: " + writes["note"])
+    if "tensors" in writes:
+        need(writes, ["grid", "stage", "races"], "writes")
+        grid = writes["grid"]
+        ctas = grid[0] * grid[1] * grid[2]
+        print(f"writes of the grid {grid} at pass {writes['stage']}: {len(writes['races'])} races")
+        for tensor in writes["tensors"]:
+            need(tensor, ["name", "param", "shape", "element", "written", "ctas"], "a written tensor")
+            elements = 1
+            for extent in tensor["shape"]:
+                elements *= extent
+            if "omitted" in tensor:
+                print(f"  {tensor['name']}: {tensor['written']} elements by {tensor['ctas']} CTAs, "
+                      f"{tensor['omitted']}")
+                continue
+            runs = tensor["runs"]
+            if sum(length for _, length, _ in runs) != tensor["written"]:
+                fail(f"{tensor['name']}: runs of {tensor['written']} elements do not add up")
+            if len({cta for _, _, cta in runs}) != tensor["ctas"]:
+                fail(f"{tensor['name']}: {tensor['ctas']} CTAs said")
+            ends = [0]
+            for first, length, cta in runs:
+                if first < ends[-1] or first + length > elements or not 0 <= cta < ctas:
+                    fail(f"{tensor['name']}: run {first}+{length} by {cta} out of order or place")
+                ends.append(first + length)
+            shown = ", ".join(f"{first}+{length} by {cta}" for first, length, cta in runs[:4])
+            print(f"  {tensor['name']} {'x'.join(map(str, tensor['shape']))}: {tensor['written']} elements "
+                  f"by {tensor['ctas']} CTAs in {len(runs)} runs ({shown}{', ...' if len(runs) > 4 else ''})")
+            for key in ("several", "raced"):
+                if tensor[key]:
+                    print(f"    {key}: " + ", ".join(f"{first}+{length}" for first, length in tensor[key][:6])
+                          + (", ..." if len(tensor[key]) > 6 else ""))
+        for race in writes["races"]:
+            need(race, ["tensor", "element", "count", "first", "second"], "a race")
+            sides = [f"{side['access']} by CTA {side['cta']} at line {side['src']}"
+                     for side in (race["first"], race["second"])]
+            print(f"  race on {writes['tensors'][race['tensor']]['name']}{race['element']} "
+                  f"({race['count']} pairs): " + " | ".join(sides))
     print("missing: " + " | ".join(item.split(":")[0] for item in data["missing"]))
 
 
