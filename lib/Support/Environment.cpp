@@ -14,6 +14,12 @@ static const EnvironmentVariable kVariables[] = {
     {"HOME", "the kernel cache is ~/.cache/phobos when neither of the above is set"},
     {"PHOBOS_NVJITLINK", "the libnvJitLink the compile pool tries first"},
     {"PHOBOS_CLUSTER_CREDENTIALS", "phobos-sched's and phobos-pod's credentials directory when --credentials is not given"},
+    {"SLURM_JOB_ID", "phobos-sched --slurm: set in an allocation, where it starts its pods with srun"},
+    {"SLURM_NTASKS", "phobos-sched --slurm: how many pods it starts, one Slurm task each"},
+    {"SLURM_JOB_NODELIST", "phobos-pod --slurm: its first host is the scheduler's when --scheduler is not given"},
+    {"SLURM_PROCID", "phobos-pod --slurm: the pod's rank when --rank is not given"},
+    {"SLURM_LOCALID", "phobos-pod --slurm: the GPU of the pod when --device is not given and the task sees several"},
+    {"CUDA_VISIBLE_DEVICES", "phobos-pod --slurm: a task that sees one GPU (Slurm's binding) runs on it"},
 };
 
 llvm::ArrayRef<EnvironmentVariable> phobos::environmentVariables() {

@@ -1,13 +1,15 @@
 //===- phobos-pod.cpp - One node of a Phobos cluster ----------------------===//
 //
 //   phobos-pod --listen ADDR [--scheduler ADDR] [--device N | --interpret]
-//              [--credentials DIR | --insecure]
+//              [--credentials DIR | --insecure] [--rank N] [--slurm] [--one-job]
 //
 // Serves its tiles to the other pods on --listen and attaches to the
 // scheduler: joins, sends heartbeats with its progress, runs the share of
 // each job the scheduler gives it (PodEngine.h), and after a job waits for
 // the next scheduler. One pod per GPU; with --interpret the leaves run on
 // the CPU interpreter, so that the whole cluster path runs without a GPU.
+// Under Slurm (--slurm) what is not given comes from the task's
+// environment: its rank, the scheduler's host and its GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -44,9 +47,21 @@ ABSL_FLAG(std::string, listen, "",
 ABSL_FLAG(std::string, advertise, "",
           "Address the other pods use to reach this one (default: --listen, "
           "with the port it got)");
-ABSL_FLAG(std::string, scheduler, "127.0.0.1:7070",
-          "Address of the scheduler (phobos-sched --listen)");
-ABSL_FLAG(int, device, 0, "The GPU this pod runs on");
+ABSL_FLAG(std::string, scheduler, "",
+          "Address of the scheduler (phobos-sched --listen; default "
+          "127.0.0.1:7070, with --slurm the first host of the allocation, "
+          "port 7070)");
+ABSL_FLAG(int, device, -1,
+          "The GPU this pod runs on (default 0; with --slurm, the task's own)");
+ABSL_FLAG(int, rank, -1,
+          "This pod's place among the job's pods, for a scheduler started "
+          "with --ranks or --slurm (default with --slurm: SLURM_PROCID)");
+ABSL_FLAG(bool, slurm, false,
+          "Run as a Slurm task: --rank, --scheduler and --device default to "
+          "what the task's environment says");
+ABSL_FLAG(bool, one_job, false,
+          "Exit when the first scheduler this pod attaches to lets it go "
+          "(its job ended, or it went away), instead of waiting for the next");
 ABSL_FLAG(bool, interpret, false,
           "Run leaves on the CPU interpreter instead of a GPU");
 ABSL_FLAG(int, threads, 0,
@@ -169,7 +184,7 @@ public:
     status->set_address(address);
     status->set_backend(backend.kind());
     status->set_device(backend.describe());
-    status->set_scheduler(absl::GetFlag(FLAGS_scheduler));
+    status->set_scheduler(scheduler);
     status->set_version(phobos::compilerVersion().str());
     {
       absl::MutexLock lock(&mutex);
@@ -180,7 +195,7 @@ public:
     return grpc::Status::OK;
   }
 
-  std::string address;
+  std::string address, scheduler;
 
 private:
   Backend &backend;
@@ -301,8 +316,9 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
 [[noreturn]] void attachForever(PodService &service, Backend &backend,
                                 const Credentials &credentials,
                                 const EngineOptions &engineOptions,
-                                const std::string &advertise) {
-  std::string scheduler = absl::GetFlag(FLAGS_scheduler);
+                                const std::string &advertise,
+                                const std::string &schedulerAddress, int rank) {
+  std::string scheduler = schedulerAddress;
   // Keepalive pings while attached: a scheduler that stops answering
   // without closing the connection (SIGSTOP, a cable pulled) is left after
   // --scheduler-timeout-ms, instead of never.
@@ -326,6 +342,8 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
     info->set_version(phobos::compilerVersion().str());
     info->set_pid(::getpid());
     info->set_memory_bytes(backend.memoryBytes());
+    if (rank >= 0)
+      info->set_rank(rank);
     stream->Write(join);
     wire::SchedulerMessage first;
     if (!stream->Read(&first)) {
@@ -381,9 +399,45 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
     service.setAttached(false);
     context.TryCancel();
     stream->Finish();
+    if (absl::GetFlag(FLAGS_one_job)) {
+      logLine("pod", "detached; leaving (--one-job)");
+      std::exit(0);
+    }
     logLine("pod", "detached; waiting for the next scheduler");
     absl::SleepFor(absl::Milliseconds(500));
   }
+}
+
+/// The first host of a Slurm host list: `gpu-a` of `gpu-a,gpu-b`, `node07`
+/// of `node[07-09,12]` (each bracket's first value, its digits kept).
+std::string firstSlurmHost(const std::string &list) {
+  std::string host;
+  size_t i = 0;
+  while (i < list.size() && list[i] != ',') {
+    if (list[i] != '[') {
+      host += list[i++];
+      continue;
+    }
+    size_t close = list.find(']', i);
+    if (close == std::string::npos)
+      return "";
+    std::string inside = list.substr(i + 1, close - i - 1);
+    host += inside.substr(0, inside.find_first_of(",-"));
+    i = close + 1;
+  }
+  return host;
+}
+
+/// A non-negative integer from the Slurm variable `name`, or why not.
+absl::StatusOr<int> slurmNumber(const char *name) {
+  std::optional<std::string> value = phobos::getEnvironment(name);
+  if (!value)
+    return absl::NotFoundError(absl::StrCat(name, " is not set"));
+  int number = 0;
+  if (!absl::SimpleAtoi(*value, &number) || number < 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " is '", *value, "', not a task number"));
+  return number;
 }
 
 } // namespace
@@ -428,7 +482,46 @@ int main(int argc, char **argv) {
       die(absl::StrCat("--", flag, ": expected ", least, " to ", most, " ", unit,
                        ", got ", value));
   };
-  inRange("device", absl::GetFlag(FLAGS_device), 0, 1023, "(a CUDA device ordinal)");
+  if (absl::GetFlag(FLAGS_device) != -1)
+    inRange("device", absl::GetFlag(FLAGS_device), 0, 1023, "(a CUDA device ordinal)");
+  if (absl::GetFlag(FLAGS_rank) != -1)
+    inRange("rank", absl::GetFlag(FLAGS_rank), 0, 1 << 20, "(the pod's place)");
+  // Under Slurm, what is not given comes from the task's environment.
+  int rank = absl::GetFlag(FLAGS_rank);
+  int device = absl::GetFlag(FLAGS_device);
+  std::string scheduler = absl::GetFlag(FLAGS_scheduler);
+  if (absl::GetFlag(FLAGS_slurm)) {
+    auto need = [](const absl::StatusOr<int> &value, const char *what) {
+      if (!value.ok())
+        die(absl::StrCat("--slurm: ", value.status().message(),
+                         "; run phobos-pod as a task of srun, or give ", what));
+      return *value;
+    };
+    if (rank < 0)
+      rank = need(slurmNumber("SLURM_PROCID"), "--rank");
+    if (scheduler.empty()) {
+      std::optional<std::string> nodes = phobos::getEnvironment("SLURM_JOB_NODELIST");
+      std::string host = nodes ? firstSlurmHost(*nodes) : "";
+      if (host.empty())
+        die(absl::StrCat("--slurm: SLURM_JOB_NODELIST is ",
+                         nodes ? absl::StrCat("'", *nodes, "', not a host list")
+                               : std::string("not set"),
+                         "; run phobos-pod as a task of srun, or give "
+                         "--scheduler"));
+      scheduler = absl::StrCat(host, ":7070");
+    }
+    // Slurm's GPU binding leaves a task one visible GPU; a task that sees
+    // several takes the one of its local task number.
+    if (device < 0 && !absl::GetFlag(FLAGS_interpret)) {
+      std::optional<std::string> visible = phobos::getEnvironment("CUDA_VISIBLE_DEVICES");
+      device = visible && visible->find(',') == std::string::npos
+                   ? 0
+                   : need(slurmNumber("SLURM_LOCALID"), "--device");
+    }
+  }
+  if (scheduler.empty())
+    scheduler = "127.0.0.1:7070";
+  device = std::max(device, 0);
   inRange("threads", absl::GetFlag(FLAGS_threads), 0, 1024, "threads (0: every core)");
   inRange("io-threads", absl::GetFlag(FLAGS_io_threads), 1, 256, "threads");
   inRange("memory-budget", absl::GetFlag(FLAGS_memory_budget), 0,
@@ -457,8 +550,7 @@ int main(int argc, char **argv) {
     die(std::string(credentials.status().message()));
   if (absl::Status status = checkListenAddress(*credentials, listen); !status.ok())
     die(std::string(status.message()));
-  if (absl::Status status = checkConnectAddress(absl::GetFlag(FLAGS_scheduler));
-      !status.ok())
+  if (absl::Status status = checkConnectAddress(scheduler); !status.ok())
     die(absl::StrCat("--scheduler: ", status.message()));
   if (std::string advertised = absl::GetFlag(FLAGS_advertise); !advertised.empty())
     if (absl::Status status = checkConnectAddress(advertised); !status.ok())
@@ -470,9 +562,9 @@ int main(int argc, char **argv) {
         static_cast<unsigned>(std::max(0, absl::GetFlag(FLAGS_threads))));
   } else {
     absl::StatusOr<std::unique_ptr<Backend>> gpu =
-        createGpuBackend(absl::GetFlag(FLAGS_device));
+        createGpuBackend(device);
     if (!gpu.ok())
-      die(absl::StrCat("GPU ", absl::GetFlag(FLAGS_device), ": ",
+      die(absl::StrCat("GPU ", device, ": ",
                        gpu.status().message(),
                        " (use --interpret to run leaves on the CPU)"));
     backend = std::move(*gpu);
@@ -499,6 +591,7 @@ int main(int argc, char **argv) {
     advertise = absl::StrCat(host, ":", port);
   }
   service.address = advertise;
+  service.scheduler = scheduler;
   if (std::string file = absl::GetFlag(FLAGS_address_file); !file.empty()) {
     std::string temporary = file + ".tmp";
     std::ofstream(temporary) << advertise << "\n";
@@ -517,5 +610,6 @@ int main(int argc, char **argv) {
   engineOptions.dieWhileServing = absl::GetFlag(FLAGS_test_die_while_serving);
   logLine("pod", absl::StrCat("serving tiles on ", advertise, " (", backend->describe(),
                               "; ", credentials->description, ")"));
-  attachForever(service, *backend, *credentials, engineOptions, advertise);
+  attachForever(service, *backend, *credentials, engineOptions, advertise,
+                scheduler, rank);
 }
