@@ -17,6 +17,9 @@ packages=(
   python3-matplotlib
   # The visualizer's browser test (test/Tools/phobos-viz/browser.test).
   chromium chromium-driver python3-selenium
+  # The cluster's Slurm test (test/Tools/cluster-runtime/slurm.test) starts
+  # its own slurmctld and slurmd; the packages' services are not used.
+  slurmctld slurmd slurm-client
 )
 
 missing=()

@@ -94,6 +94,10 @@ struct Link {
 enum class NodeState { Waiting, Joined, Running, Lost };
 
 struct Node {
+  /// What the node is listed by: its address, or `rank N` (--ranks).
+  std::string slot;
+  /// Where it serves tiles: the slot, or the address a ranked pod joined
+  /// with.
   std::string address;
   NodeState state = NodeState::Waiting;
   std::shared_ptr<Link> link;
@@ -131,8 +135,10 @@ struct Cluster {
   /// Output super-tiles of this run, and those an earlier run stored.
   int64_t outputTiles = 0, resumedTiles = 0;
   int outputTensors = 1;
-  /// Pods of --pods that did not join before a --min-pods start.
+  /// Pods of --pods that did not join before a --min-pods start (slots).
   std::set<std::string> leftOut;
+  /// Pods are taken by rank (--ranks), not by address.
+  bool ranked = false;
   /// Who asked to cancel the job (empty: nobody).
   std::string cancelledBy;
 
@@ -151,9 +157,9 @@ struct Cluster {
     return -1;
   }
 
-  int nodeOf(const std::string &address) {
+  int nodeOf(const std::string &slot) {
     for (size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i].address == address)
+      if (nodes[i].slot == slot)
         return static_cast<int>(i);
     return -1;
   }
@@ -186,18 +192,26 @@ public:
     std::string refusal;
     {
       absl::MutexLock lock(&cluster.mutex);
-      node = cluster.nodeOf(link->join.address());
-      if (node < 0 && cluster.leftOut.count(link->join.address())) {
-        refusal = absl::StrCat("'", link->join.address(),
+      // A pod is one of the job's by its address, or by its rank (--ranks).
+      std::string slot = cluster.ranked
+                             ? (link->join.has_rank()
+                                    ? absl::StrCat("rank ", link->join.rank())
+                                    : std::string("a pod without --rank"))
+                             : link->join.address();
+      node = cluster.nodeOf(slot);
+      if (node < 0 && cluster.leftOut.count(slot)) {
+        refusal = absl::StrCat("'", slot,
                                "' did not join within the join timeout, and "
                                "the job started without it (--min-pods)");
       } else if (node < 0) {
         std::vector<std::string> listed;
         for (const Node &n : cluster.nodes)
-          listed.push_back(n.address);
-        refusal = absl::StrCat("'", link->join.address(),
-                               "' is not one of this job's pods (",
-                               absl::StrJoin(listed, ", "), ")");
+          listed.push_back(n.slot);
+        refusal = absl::StrCat("'", slot, "' is not one of this job's pods (",
+                               listed.size() > 8 && cluster.ranked
+                                   ? absl::StrCat("ranks 0 to ", listed.size() - 1)
+                                   : absl::StrJoin(listed, ", "),
+                               ")");
       } else if (cluster.nodes[node].state == NodeState::Lost) {
         refusal = absl::StrCat("node ", node,
                                " was lost; the job goes on without it");
@@ -211,6 +225,7 @@ public:
         Node &entry = cluster.nodes[node];
         entry.link = link;
         entry.join = link->join;
+        entry.address = link->join.address();
         entry.state = NodeState::Joined;
         entry.lastHeard = absl::Now();
         ++cluster.events;
@@ -221,6 +236,7 @@ public:
         std::string chip =
             link->join.chip().empty() ? "" : ", " + link->join.chip();
         say(absl::StrCat("node ", node, " = ", link->join.address(),
+                         cluster.ranked ? absl::StrCat(" (", slot, ")") : "",
                          " joined (", link->join.device(), chip, ", pid ",
                          link->join.pid(), ")"));
         wire::SchedulerMessage welcome;
@@ -739,7 +755,7 @@ bool Run::waitForPods() {
   std::vector<Node> joined;
   for (const Node &node : cluster.nodes)
     if (node.state != NodeState::Joined)
-      missing.push_back(node.address);
+      missing.push_back(node.slot);
     else
       joined.push_back(node);
   if (settings.minPods > 0 &&
@@ -1564,9 +1580,17 @@ int Run::run() {
     uint64_t word = randomWord();
     std::memcpy(&token[i], &word, 8);
   }
-  for (const std::string &address : settings.pods) {
+  cluster.ranked = settings.ranks > 0;
+  std::vector<std::string> slots = settings.pods;
+  if (cluster.ranked) {
+    slots.clear();
+    for (int rank = 0; rank < settings.ranks; ++rank)
+      slots.push_back(absl::StrCat("rank ", rank));
+  }
+  for (const std::string &slot : slots) {
     Node node;
-    node.address = address;
+    node.slot = slot;
+    node.address = slot;
     cluster.nodes.push_back(std::move(node));
   }
   armInterrupt(cluster.jobId, {});
@@ -1590,17 +1614,36 @@ int Run::run() {
                              "': the address is taken (another phobos-sched?) "
                              "or not this machine's"));
   }
+  // The address the pods reach: --listen with the port it got (port 0:
+  // any free one) and, for a wildcard host, this machine's name.
+  std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
+  if (host == "0.0.0.0" || host == "[::]" || host.empty()) {
+    char name[256] = {0};
+    ::gethostname(name, sizeof name - 1);
+    host = name;
+  }
+  std::string address = absl::StrCat(host, ":", port);
   say(absl::StrFormat("job %016x (%s): listening on %s (%s), waiting for %zu "
                       "pod%s: %s",
-                      cluster.jobId, settings.job, settings.listen,
-                      settings.credentials.description, settings.pods.size(),
-                      settings.pods.size() == 1 ? "" : "s",
-                      absl::StrJoin(settings.pods, ", ")));
+                      cluster.jobId, settings.job, address,
+                      settings.credentials.description, slots.size(),
+                      slots.size() == 1 ? "" : "s",
+                      cluster.ranked && slots.size() > 1
+                          ? absl::StrCat("ranks 0 to ", slots.size() - 1)
+                          : absl::StrJoin(slots, ", ")));
   auto shutdown = [&] {
     // Let the pods read their EndJob, then close every call.
     server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
     server->Wait();
+    if (settings.reapPods)
+      settings.reapPods();
   };
+  if (settings.launchPods)
+    if (absl::Status status = settings.launchPods(address); !status.ok()) {
+      leaveJournal();
+      shutdown();
+      return fail(std::string(status.message()));
+    }
   if (!waitForPods()) {
     if (!cancelled())
       leaveJournal();

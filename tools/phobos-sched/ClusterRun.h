@@ -18,6 +18,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -108,6 +109,15 @@ struct RunSettings {
   /// Skip the output super-tiles a journal of the same job says were
   /// stored (after reading them back); false: start afresh.
   bool resume = true;
+  /// > 0: the job's pods are this many ranks (0 to ranks - 1), each a pod
+  /// that joins with that --rank from wherever it listens (Slurm tasks, a
+  /// Kubernetes indexed Job); `pods` is then unused.
+  int ranks = 0;
+  /// Starts the pods once the scheduler listens at `address` (empty: they
+  /// are started by someone else); an error ends the run.
+  std::function<absl::Status(const std::string &address)> launchPods;
+  /// After the job (done or not): waits for the pods it launched.
+  std::function<void()> reapPods;
 };
 
 /// Runs the job; returns the process's exit status (0: the outputs are in

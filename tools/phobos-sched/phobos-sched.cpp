@@ -36,6 +36,7 @@
 #include "Phobos/Target/Pipeline.h"
 
 #include "ClusterRun.h"
+#include "SlurmLaunch.h"
 #include "Phobos/ClusterRuntime/Credentials.h"
 #include "Phobos/ClusterRuntime/Log.h"
 #include "Phobos/ClusterRuntime/TensorStorage.h"
@@ -201,6 +202,27 @@ static cl::opt<int> minPods("min-pods",
                                      "pods that joined if there are at least "
                                      "N (default: every pod must join)"),
                             cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<int>
+    ranks("ranks",
+          cl::desc("Run JOB on N pods taken by rank (their --rank, 0 to N-1) "
+                   "from wherever they listen, instead of --pods"),
+          cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<bool>
+    slurm("slurm",
+          cl::desc("Inside a Slurm allocation: start one pod per task "
+                   "(SLURM_NTASKS, or --ranks) as a job step of its own, "
+                   "with srun"),
+          cl::cat(category));
+static cl::opt<std::string>
+    podArgs("pod-args",
+            cl::desc("--slurm: more arguments for every pod (split on white "
+                     "space), e.g. '--interpret --threads 1'"),
+            cl::value_desc("ARGS"), cl::cat(category));
+static cl::opt<std::string>
+    srunArgs("srun-args",
+             cl::desc("--slurm: more arguments for every pod's srun, e.g. "
+                      "'--gpus-per-task=1'"),
+             cl::value_desc("ARGS"), cl::cat(category));
 static cl::opt<bool>
     noResume("no-resume",
              cl::desc("Start afresh even where a journal says an earlier "
@@ -1063,6 +1085,61 @@ static int runOnPods(LoadedJob &loaded) {
   settings.job = loaded.path;
   settings.listen = listenAddress;
   settings.credentials = *credentials;
+  std::optional<runtime::SlurmLauncher> launcher;
+  if (slurm) {
+    std::optional<std::string> jobId = getEnvironment("SLURM_JOB_ID");
+    if (!jobId)
+      return fail("--slurm: SLURM_JOB_ID is not set: run phobos-sched inside a "
+                  "Slurm allocation (an sbatch script, or salloc)");
+    int tasks = ranks;
+    if (!ranks.getNumOccurrences()) {
+      std::optional<std::string> count = getEnvironment("SLURM_NTASKS");
+      if (!count || !llvm::to_integer(*count, tasks, 10) || tasks < 1)
+        return fail("--slurm: SLURM_NTASKS is " +
+                    (count ? "'" + *count + "'" : std::string("not set")) +
+                    ": give the allocation's tasks (sbatch --ntasks N), or "
+                    "--ranks N");
+    }
+    runtime::SlurmLaunchOptions options;
+    options.pods = tasks;
+    std::string self = llvm::sys::fs::getMainExecutable(
+        "phobos-sched", reinterpret_cast<void *>(&fail));
+    SmallString<256> pod(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(pod, "phobos-pod");
+    options.podPath = pod.str().str();
+    std::string host = StringRef(listenAddress).rsplit(':').first.str();
+    options.podListenHost =
+        StringRef(host).starts_with("127.") || host == "[::1]" ? host : "0.0.0.0";
+    // The pods use the scheduler's credentials (a directory the job reads).
+    if (!credentialsDir.empty())
+      options.podArgs.push_back("--credentials=" + credentialsDir);
+    for (auto [flag, value] :
+         {std::pair<const char *, std::string>{"--ca=", caFile},
+          {"--cert=", certFile}, {"--key=", keyFile},
+          {"--secret-file=", secretFile}})
+      if (!value.empty())
+        options.podArgs.push_back(flag + value);
+    if (insecure)
+      options.podArgs.push_back("--insecure");
+    for (const std::string &argument : runtime::splitArguments(podArgs))
+      options.podArgs.push_back(argument);
+    options.srunArgs = runtime::splitArguments(srunArgs);
+    settings.ranks = tasks;
+    launcher.emplace(std::move(options));
+  } else if (ranks.getNumOccurrences()) {
+    settings.ranks = ranks;
+  }
+  if (settings.ranks > 0 || ranks.getNumOccurrences()) {
+    if (ranks.getNumOccurrences() && (ranks < 1 || ranks > 4096))
+      return fail(llvm::formatv("--ranks: expected 1 to 4096 pods, got {0}",
+                                ranks.getValue())
+                      .str());
+    if (!podList.empty() || !hostfile.empty())
+      return fail("--ranks and --slurm take the pods by rank: give no --pods "
+                  "or --hostfile");
+  } else if (!podArgs.empty() || !srunArgs.empty()) {
+    return fail("--pod-args and --srun-args go with --slurm");
+  }
   if (!hostfile.empty()) {
     std::optional<std::vector<std::string>> pods = readHostfile(hostfile);
     if (!pods)
@@ -1080,13 +1157,15 @@ static int runOnPods(LoadedJob &loaded) {
       return fail("--pods: '" + address + "' is listed twice");
     settings.pods.push_back(address);
   }
-  if (settings.pods.empty())
+  if (settings.pods.empty() && settings.ranks == 0)
     return fail("--pods: give at least one pod address");
+  size_t podCount = settings.ranks > 0 ? static_cast<size_t>(settings.ranks)
+                                       : settings.pods.size();
   if (minPods.getNumOccurrences() &&
-      (minPods < 1 || minPods > static_cast<int>(settings.pods.size())))
+      (minPods < 1 || minPods > static_cast<int>(podCount)))
     return fail(llvm::formatv("--min-pods: expected 1 to {0} (the pods "
                               "listed), got {1}",
-                              settings.pods.size(), minPods.getValue())
+                              podCount, minPods.getValue())
                     .str());
   settings.minPods = minPods;
   settings.resume = !noResume;
@@ -1132,12 +1211,18 @@ static int runOnPods(LoadedJob &loaded) {
     cluster::PlanOptions options;
     if (!basePlanOptions(loaded, options))
       return 1;
-    options.nodes = static_cast<int64_t>(settings.pods.size());
+    options.nodes = static_cast<int64_t>(podCount);
     ScopedDiagnosticHandler errorsOnly(program->getContext(), [](Diagnostic &d) {
       return success(d.getSeverity() != DiagnosticSeverity::Error);
     });
     if (failed(cluster::planProgram(program, options)))
       return 1;
+  }
+  if (launcher) {
+    settings.launchPods = [&](const std::string &address) {
+      return launcher->launch(address);
+    };
+    settings.reapPods = [&] { launcher->reap(); };
   }
   Planner planner(loaded);
   return runtime::runCluster(settings, tensors, planner);
@@ -1325,7 +1410,8 @@ int main(int argc, char **argv) {
                 "phobos-sched --plan JOB to print its plan");
   if (!planJob.empty() && !runJob.empty())
     return fail("--plan JOB plans without running; give the job once");
-  if (!runJob.empty() && podList.empty() && hostfile.empty())
+  if (!runJob.empty() && podList.empty() && hostfile.empty() && !slurm &&
+      !ranks.getNumOccurrences())
     return fail("give the pods to run '" + runJob +
                 "' on: --pods ADDR,ADDR,... or --hostfile FILE (or --plan to "
                 "only plan it)");

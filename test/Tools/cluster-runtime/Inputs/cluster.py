@@ -987,6 +987,179 @@ def case_min_pods(cluster):
                             and "--min-pods 3 would start with 3 or more, and 2 "
                             "joined" in l for l in lines),
           "with --min-pods 3 the missing pod is an error")
+    # Pods taken by rank from wherever they listen (--ranks, as under Slurm
+    # or a Kubernetes indexed Job), in rank order whatever the join order.
+    ranked = [cluster.start_pod(f"rank{r}", "--rank", str(r)) for r in (1, 0)]
+    cluster.wait_addresses(ranked)
+    # C is read and written (rmw): start again from its original content.
+    cluster.run(cluster.tool("phobos-tensor"), "convert", job["original"],
+                job["output"])
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], "", "--ranks", "2", "--cluster", job["cluster"]))
+    check(code == 0 and any(f"node 0 = {ranked[1]['address']} (rank 0) joined" in l
+                            for l in lines),
+          "with --ranks 2 the pods are nodes by their --rank")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+
+
+class Slurm:
+    """A one-node Slurm cluster on loopback for one test: slurmctld and
+    slurmd in the foreground, their state, spool and logs under the test's
+    directory, ports chosen as the scheduler's are. auth/none: nothing
+    leaves the machine, and no munge daemon is needed."""
+
+    def __init__(self, cluster, cpus=4):
+        self.cluster = cluster
+        self.dir = os.path.join(cluster.tmp, "slurm")
+        for sub in ("state", "spool"):
+            os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
+        host = socket.gethostname().split(".")[0]
+        conf = os.path.join(self.dir, "slurm.conf")
+        d = self.dir
+        with open(conf, "w") as f:
+            f.write(f"""ClusterName=phobostest
+SlurmctldHost={host}(127.0.0.1)
+SlurmctldPort={free_port()}
+SlurmdPort={free_port()}
+AuthType=auth/none
+CredType=cred/none
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation={d}/state
+SlurmdSpoolDir={d}/spool
+SlurmctldPidFile={d}/slurmctld.pid
+SlurmdPidFile={d}/slurmd.pid
+SlurmctldLogFile={d}/slurmctld.log
+SlurmdLogFile={d}/slurmd.log
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/builtin
+MpiDefault=none
+ReturnToService=2
+SlurmdParameters=config_overrides
+NodeName=phobos-test NodeHostname={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
+PartitionName=test Nodes=phobos-test Default=YES MaxTime=INFINITE State=UP
+""")
+        self.env = dict(os.environ, SLURM_CONF=conf)
+        self.daemons = []
+        for argv in (["slurmctld", "-D", "-i", "-f", conf],
+                     ["slurmd", "-D", "-N", "phobos-test", "-f", conf]):
+            log = open(os.path.join(d, argv[0] + ".out"), "w")
+            self.daemons.append(subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT, env=self.env))
+            time.sleep(0.5)
+        deadline = time.time() + START_SECONDS
+        while time.time() < deadline:
+            state = self.run("sinfo", "-h", "-o", "%t", ok=False).stdout.strip()
+            if state == "idle":
+                break
+            for daemon in self.daemons:
+                if daemon.poll() is not None:
+                    raise Failure(f"{daemon.args[0]} exited: {self.logs()}")
+            time.sleep(0.2)
+        else:
+            raise Failure(f"the Slurm node did not come up: {self.logs()}")
+
+    def run(self, *argv, ok=True):
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                env=self.env, timeout=60)
+        if ok and result.returncode != 0:
+            raise Failure(f"{' '.join(argv)} failed ({result.returncode}):\n"
+                          f"{result.stdout}{result.stderr}")
+        return result
+
+    def logs(self):
+        text = ""
+        for name in ("slurmctld.out", "slurmd.out", "slurmctld.log", "slurmd.log"):
+            path = os.path.join(self.dir, name)
+            if os.path.exists(path):
+                with open(path) as f:
+                    text += f"--- {name} ---\n{f.read()[-3000:]}"
+        return text
+
+    def stop(self):
+        """Cancels what is left, then stops both daemons and waits for them."""
+        self.run("scancel", "--user", "root", ok=False)
+        time.sleep(0.5)
+        for daemon in reversed(self.daemons):
+            if daemon.poll() is None:
+                daemon.terminate()
+                try:
+                    daemon.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    daemon.kill()
+                    daemon.wait(timeout=10)
+
+
+def case_slurm(cluster):
+    """phobos-sched as the batch step of a Slurm allocation of 3 tasks: it
+    starts 3 interpreter pods, each a job step of its own (srun), and runs
+    the matmul job; one pod's step is killed with scancel --signal=KILL
+    mid-job, and the job ends with the exact output."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    slurm = Slurm(cluster)
+    try:
+        script = os.path.join(cluster.tmp, "matmul.sbatch")
+        output = os.path.join(cluster.tmp, "slurm-job.out")
+        with open(script, "w") as f:
+            f.write(f"""#!/bin/bash
+#SBATCH --ntasks=3
+#SBATCH --job-name=phobos-matmul
+set -euo pipefail
+exec {cluster.tool('phobos-sched')} {job['job']} --slurm \
+    --listen 127.0.0.1:0 --credentials {cluster.credentials} \
+    --cluster {job['cluster']} --heartbeat-ms 100 --progress-ms 100 \
+    --pod-args '--interpret --threads 1 --test-compute-delay-ms 400'
+""")
+        submitted = slurm.run("sbatch", "--parsable", f"--output={output}", script)
+        job_id = submitted.stdout.strip().split(";")[0]
+        print(f"test| submitted Slurm job {job_id}", flush=True)
+
+        def text():
+            if not os.path.exists(output):
+                return ""
+            with open(output) as f:
+                return f.read()
+
+        killed = None
+        deadline = time.time() + JOB_SECONDS
+        while time.time() < deadline:
+            if killed is None and re.search(r"progress: job: [1-4] of 6 units", text()):
+                steps = slurm.run("squeue", "-h", "-s", "-j", job_id, "-o",
+                                  "%i %j").stdout.split("\n")
+                step = [l.split()[0] for l in steps if l.endswith(" phobos-pod-1")]
+                if step:
+                    slurm.run("scancel", "--signal=KILL", step[0])
+                    killed = step[0]
+                    print(f"test| scancel --signal=KILL {step[0]} (the pod of "
+                          "rank 1)", flush=True)
+            state = slurm.run("squeue", "-h", "-j", job_id, "-o", "%T",
+                              ok=False).stdout.strip()
+            if not state:
+                break
+            time.sleep(0.1)
+        for line in text().splitlines():
+            if "progress: node" not in line:
+                print(f"slurm| {line}", flush=True)
+        check(killed, "one pod's step was killed mid-job")
+        accounting = slurm.run("scontrol", "show", "job", job_id, ok=False).stdout
+        check(re.search(r"JobState=COMPLETED", accounting) or
+              "'matmul' done in" in text(), "the Slurm job completed")
+        check(re.search(r"sched: node \d \(127\.0\.0\.1:\d+\) lost: its "
+                        r"connection closed", text()), "the scheduler lost that pod")
+        check("wrote C to" in text(), "the scheduler wrote C")
+        check(compare(cluster, job["output"], job["reference"]),
+              "C equals the single-process run bit for bit")
+        check(no_partials(job["data"]), "no partial file is left")
+    finally:
+        slurm.stop()
+    check(all(d.poll() is not None for d in slurm.daemons),
+          "slurmctld and slurmd are stopped")
 
 
 CASES = {name[len("case_"):]: f for name, f in globals().items()
