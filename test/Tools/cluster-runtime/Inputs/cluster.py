@@ -16,6 +16,7 @@ import argparse
 import fcntl
 import json
 import os
+import pwd
 import random
 import re
 import shutil
@@ -1015,6 +1016,9 @@ class Slurm:
         for sub in ("state", "spool"):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         host = socket.gethostname().split(".")[0]
+        # The daemons run as whoever runs the test (root is not needed:
+        # jobs of the daemons' own user need no privileges).
+        self.user = pwd.getpwuid(os.getuid()).pw_name
         conf = os.path.join(self.dir, "slurm.conf")
         d = self.dir
         with open(conf, "w") as f:
@@ -1024,8 +1028,8 @@ SlurmctldPort={free_port()}
 SlurmdPort={free_port()}
 AuthType=auth/none
 CredType=cred/none
-SlurmUser=root
-SlurmdUser=root
+SlurmUser={self.user}
+SlurmdUser={self.user}
 StateSaveLocation={d}/state
 SlurmdSpoolDir={d}/spool
 SlurmctldPidFile={d}/slurmctld.pid
@@ -1083,7 +1087,7 @@ PartitionName=test Nodes=phobos-test Default=YES MaxTime=INFINITE State=UP
 
     def stop(self):
         """Cancels what is left, then stops both daemons and waits for them."""
-        self.run("scancel", "--user", "root", ok=False)
+        self.run("scancel", "--user", self.user, ok=False)
         time.sleep(0.5)
         for daemon in reversed(self.daemons):
             if daemon.poll() is None:
