@@ -55,6 +55,11 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // anything reads it.
   pm.addNestedPass<tile::KernelOp>(tile::createTileChooseCta());
   pm.addNestedPass<tile::KernelOp>(tile::createTileCheckResources(resources));
+  // A loop that tests a flag fixed before it runs as one copy per value,
+  // so that the canonicalizer folds each copy's masks: attention's
+  // `causal` (Triton's tutorial makes it a tl.constexpr).
+  if (!isPassDisabled("tile-unswitch-loops"))
+    pm.addNestedPass<tile::KernelOp>(tile::createTileUnswitchLoops());
   // Tile level: clean up the source's tiles.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -68,6 +73,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileHoistInvariants());
   kernel.addPass(tile::createTileDropMasks());
   kernel.addPass(tile::createTileSplitRaggedLoops());
+  // Causal attention's mask only on the blocks of the diagonal.
+  if (!isPassDisabled("tile-split-triangular-loops"))
+    kernel.addPass(tile::createTileSplitTriangularLoops());
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createCSEPass());
   // Decide how tiles run: instructions, layouts, shared memory.

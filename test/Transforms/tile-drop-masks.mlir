@@ -218,9 +218,10 @@ phobos.kernel @other_bound(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]
 
 // The kernel's own column checks fold too where every step is whole
 // (`@aligned(N = 64)`, step 64): `where(k + arange(64) < N, s, -3e38)` is `s`,
-// and `N > k + arange(32)` likewise. A check against another bound, one
-// whose columns outrun the step (128 > 64), and one a `where` cannot drop
-// (its first value is a scalar) stay.
+// and `N > k + arange(32)` likewise. A check against another bound and one
+// whose columns outrun the step (128 > 64) stay; one a `where` cannot drop
+// at once (its first value is a scalar) becomes a tile of true, which the
+// canonicalizer folds.
 // CHECK-LABEL: phobos.kernel @aligned_checks
 // CHECK: scf.for %[[K:[^ ]*]] =
 // CHECK-NEXT: %[[X:.*]] = phobos.load
@@ -231,7 +232,8 @@ phobos.kernel @other_bound(%A: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "K"]
 // CHECK-NEXT: %[[C2:.*]] = phobos.add %[[K]]
 // CHECK-NEXT: %[[OTHER:.*]] = phobos.cmp lt, %[[C0]], %{{.*}} : !phobos.tile<64xi32>, i32
 // CHECK-NEXT: %[[LONG:.*]] = phobos.cmp lt, %[[C2]], %{{.*}} : !phobos.tile<128xi32>, i32
-// CHECK-NEXT: %[[SCALAR:.*]] = phobos.cmp lt, %[[C0]], %{{.*}} : !phobos.tile<64xi32>, i32
+// CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: %[[SCALAR:.*]] = phobos.fill %[[TRUE]] : !phobos.tile<64xi1>
 // CHECK-NEXT: %[[S1:.*]] = phobos.select %[[OTHER]], %[[X]]
 // CHECK-NEXT: %[[S2:.*]] = phobos.select %[[SCALAR]], %{{.*}}, %[[X]]
 // CHECK-NEXT: phobos.store %[[X]]

@@ -390,3 +390,62 @@ phobos.kernel @if_of_tiles(%x: !phobos.tensor<?xf32>, %s: f32, %out: !phobos.ten
   phobos.store %r, %out[%c0] : !phobos.tile<128xf32>, !phobos.tensor<?xf32>
   phobos.return
 }
+
+//===----------------------------------------------------------------------===//
+// phobos.select with a constant condition
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A constant flag picks one side. Where that side is narrower than the
+// select, an element-wise user whose result keeps its type takes it as it
+// is (the select's condition here: `cols < N` stays a `where`'s condition,
+// as tile-split-ragged-loops looks for it, and the add takes the scalar); a
+// user that needs the select's shape (the store) gets it broadcast.
+// CHECK-LABEL: phobos.kernel @select_constant
+// CHECK-SAME: (%[[X:[^:]*]]: !phobos.tensor<?x?xf32>, %[[M:[^:]*]]: !phobos.tensor<16x32xi1>, %[[N:[^:]*]]: i32)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[COLS:.*]] = phobos.arange : !phobos.tile<32xi32>
+// CHECK: %[[LT:.*]] = phobos.cmp lt, %[[COLS]], %[[N]] : !phobos.tile<32xi32>, i32
+// CHECK: %[[B:.*]] = phobos.broadcast %[[LT]] : !phobos.tile<32xi1> -> !phobos.tile<16x32xi1>
+// CHECK: %[[T:.*]] = phobos.load %[[X]]
+// CHECK: %[[S:.*]] = phobos.select %[[LT]], %[[T]], %[[ZERO]] : !phobos.tile<32xi1>, !phobos.tile<16x32xf32>, f32
+// CHECK: phobos.store %[[B]], %[[M]]
+// CHECK: phobos.add %[[S]], %[[ZERO]] : !phobos.tile<16x32xf32>, f32
+// CHECK-NOT: phobos.select
+phobos.kernel @select_constant(%X: !phobos.tensor<?x?xf32>, %M: !phobos.tensor<16x32xi1>, %N: i32) {
+  %false = arith.constant false
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.0 : f32
+  %rows = phobos.arange : !phobos.tile<16xi32>
+  %rows2 = phobos.reshape %rows : !phobos.tile<16xi32> -> !phobos.tile<16x1xi32>
+  %cols = phobos.arange : !phobos.tile<32xi32>
+  %le = phobos.cmp le, %cols, %rows2 : !phobos.tile<32xi32>, !phobos.tile<16x1xi32>
+  %lt = phobos.cmp lt, %cols, %N : !phobos.tile<32xi32>, i32
+  %keep = phobos.select %false, %le, %lt : i1, !phobos.tile<16x32xi1>, !phobos.tile<32xi1>
+  %t = phobos.load %X[%c0, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<16x32xf32>
+  %s = phobos.select %keep, %t, %zero : !phobos.tile<16x32xi1>, !phobos.tile<16x32xf32>, f32
+  phobos.store %keep, %M[%c0, %c0] : !phobos.tile<16x32xi1>, !phobos.tensor<16x32xi1>
+  %z = phobos.select %true, %zero, %t : i1, f32, !phobos.tile<16x32xf32>
+  %sum = phobos.add %s, %z : !phobos.tile<16x32xf32>, !phobos.tile<16x32xf32>
+  phobos.store %sum, %X[%c0, %c0] : !phobos.tile<16x32xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// A scalar side chosen for a user that needs a tile becomes a fill.
+// CHECK-LABEL: phobos.kernel @select_constant_scalar
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F:.*]] = phobos.fill %[[ZERO]] : !phobos.tile<16xf32>
+// CHECK: phobos.store %[[F]]
+phobos.kernel @select_constant_scalar(%X: !phobos.tensor<?xf32>) {
+  %true = arith.constant true
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.0 : f32
+  %t = phobos.load %X[%c0] : !phobos.tensor<?xf32> -> !phobos.tile<16xf32>
+  %z = phobos.select %true, %zero, %t : i1, f32, !phobos.tile<16xf32>
+  phobos.store %z, %X[%c0] : !phobos.tile<16xf32>, !phobos.tensor<?xf32>
+  phobos.return
+}

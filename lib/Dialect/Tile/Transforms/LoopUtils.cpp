@@ -34,6 +34,13 @@ bool phobos::tile::isScalarPure(Operation &op) {
          llvm::none_of(op.getResultTypes(), isTile);
 }
 
+bool phobos::tile::runsOncePerKernel(scf::ForOp loop) {
+  Operation *parent = loop->getParentOp();
+  while (isa<scf::IfOp>(parent))
+    parent = parent->getParentOp();
+  return isa<KernelOp>(parent);
+}
+
 bool phobos::tile::runsAtMostOnce(scf::ForOp loop) {
   auto mul = loop.getLowerBound().getDefiningOp<arith::MulIOp>();
   if (!mul || mul.getRhs() != loop.getStep())

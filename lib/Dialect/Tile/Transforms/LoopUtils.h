@@ -30,6 +30,10 @@ bool dependsOnLoop(mlir::Value value, mlir::scf::ForOp loop);
 /// regions, which every thread runs alike.
 bool isScalarPure(mlir::Operation &op);
 
+/// Whether `loop` starts at most once in a kernel: only scf.if ops (an
+/// unswitched loop's branches) stand between it and the kernel.
+bool runsOncePerKernel(mlir::scf::ForOp loop);
+
 /// Whether `loop` runs at most once: it starts at (ub / step) * step, as
 /// the remainder tile-split-ragged-loops leaves does.
 bool runsAtMostOnce(mlir::scf::ForOp loop);

@@ -2,6 +2,7 @@
 
 #include "SliceAnalysis.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -77,8 +78,15 @@ llvm::StringMap<int64_t> phobos::tile::alignedDims(KernelOp kernel) {
   return aligned;
 }
 
-/// Whether `value` is `iv + arange(E)` (either order) with E <= `step`.
+/// Whether `value` is `iv + arange(E)` (either order) with E <= `step`, or
+/// that reshaped to a column [E, 1] (a block of rows).
 static bool isColumnsOf(Value value, Value iv, int64_t step) {
+  if (auto reshape = value.getDefiningOp<ReshapeOp>()) {
+    ArrayRef<int64_t> shape = reshape.getType().getShape();
+    if (shape.size() != 2 || shape[1] != 1)
+      return false;
+    value = reshape.getSource();
+  }
   auto add = value.getDefiningOp<AddOp>();
   if (!add)
     return false;
@@ -101,10 +109,10 @@ unsigned phobos::tile::foldBoundChecks(scf::ForOp loop, Value bound,
           (cmp.getPredicate() == CmpPredicate::gt && cmp.getLhs() == bound &&
            isColumnsOf(cmp.getRhs(), iv, step)))
         checks.push_back(cmp);
-  unsigned folded = 0;
   for (CmpOp cmp : checks) {
-    // Only `where`s whose first value already has the result's type fold;
-    // any other use keeps the check.
+    // A `where` whose first value already has the result's type becomes
+    // that value; any other use (an `and`, a narrower `where`) gets a tile
+    // of true, which the canonicalizer folds.
     for (OpOperand &use : llvm::make_early_inc_range(cmp->getUses())) {
       auto select = dyn_cast<SelectOp>(use.getOwner());
       if (!select || use.getOperandNumber() != 0 ||
@@ -113,10 +121,14 @@ unsigned phobos::tile::foldBoundChecks(scf::ForOp loop, Value bound,
       select.replaceAllUsesWith(select.getTrueValue());
       select.erase();
     }
-    if (cmp->use_empty()) {
-      cmp.erase();
-      ++folded;
+    if (!cmp->use_empty()) {
+      OpBuilder builder(cmp);
+      Value always = arith::ConstantIntOp::create(builder, cmp.getLoc(), 1, 1);
+      cmp.replaceAllUsesWith(
+          FillOp::create(builder, cmp.getLoc(), cmp.getType(), always)
+              .getResult());
     }
+    cmp.erase();
   }
-  return folded;
+  return checks.size();
 }

@@ -40,9 +40,10 @@ std::string dimName(DimOp dim);
 llvm::StringMap<int64_t> alignedDims(KernelOp kernel);
 
 /// Folds the bound checks `iv + arange(E) < bound` (or `bound > ...`, E <=
-/// the step) in `loop`'s own body to true, for a caller that proved
-/// `iv + step <= bound` on every iteration: a `where` on the check becomes
-/// its first value. Returns how many checks it folded.
+/// the step; the columns or, reshaped to [E, 1], the rows) in `loop`'s own
+/// body to true, for a caller that proved `iv + step <= bound` on every
+/// iteration: each becomes a fill of true, which the canonicalizer folds
+/// into the `where`s and `and`s that use it. Returns how many it folded.
 unsigned foldBoundChecks(mlir::scf::ForOp loop, mlir::Value bound,
                          int64_t step);
 

@@ -460,7 +460,7 @@ public:
     // phases count its iterations), and when the readers' release comes at
     // least one iteration before the refill that waits for it.
     if (tma && mayRelease && copied == static_cast<int64_t>(operands.size()) &&
-        isa<KernelOp>(loop->getParentOp())) {
+        runsOncePerKernel(loop)) {
       // Measured, the release pays where the slots' readers are retired by
       // a wgmma wait of their own iteration (tile-defer-dots' form) and the
       // dots the refills follow are wide enough to hide the wait (f16

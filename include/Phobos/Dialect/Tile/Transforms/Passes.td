@@ -81,6 +81,41 @@ def TilePersistent : Pass<"tile-persistent", "::phobos::tile::KernelOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileUnswitchLoops : Pass<"tile-unswitch-loops", "::phobos::tile::KernelOp"> {
+  let summary = "runs a loop as two copies when a boolean the loop reads is fixed before it";
+  let description = [{
+    A loop that reads a scalar `bool` defined before it (a kernel argument
+    such as `causal`, or a test of the extents) runs as
+    `if c { loop with c = true } else { loop with c = false }`: each copy
+    folds its `where(c, a, b)` to one side, so a mask that depends on the
+    flag costs nothing in the iterations that do not need it, and the
+    folded masks can then fold further (tile-split-ragged-loops folds a
+    column check `k + arange(BC) < N` in the mask-free main loop only
+    when it is not hidden under a `where` of the flag). The scalar ops
+    before the loop that compute its bounds or initial values from `c` are
+    copied into each branch with `c` fixed, so `range(0, where(causal,
+    tmin(N, row + BR), N), BC)` becomes `range(0, N, BC)` in the
+    non-causal copy. Triton gets the same code when the author declares
+    the flag `tl.constexpr` (its tutorial's `STAGE`); here the compiler
+    does it for a run-time flag. At most `max-copies` copies of a loop
+    nest are made (each unswitched flag doubles its code), the outermost
+    loops first.
+
+    Before: `scf.for %k ... { %m = phobos.select %causal, %a, %b ... }`
+    After:  `scf.if %causal { scf.for %k ... { phobos.select %true, ... } }
+             else { scf.for %k ... { phobos.select %false, ... } }`,
+            the selects folded by the canonicalizer that follows.
+  }];
+  let options = [
+    Option<"maxCopies", "max-copies", "int64_t", /*default=*/"4",
+           "The most copies of one loop nest (2 to the number of flags unswitched)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numUnswitched", "num-unswitched", "Loops run as two copies">
+  ];
+}
+
 def TileHoistInvariants : Pass<"tile-hoist-invariants", "::phobos::tile::KernelOp"> {
   let summary = "moves loop-invariant loads and computations out of loops";
   let description = [{
@@ -142,6 +177,37 @@ def TileSplitRaggedLoops : Pass<"tile-split-ragged-loops", "::phobos::tile::Kern
   }];
   let statistics = [
     Statistic<"numSplit", "num-split", "Loops split">
+  ];
+}
+
+def TileSplitTriangularLoops : Pass<"tile-split-triangular-loops", "::phobos::tile::KernelOp"> {
+  let summary = "splits a loop at the diagonal of a triangular mask";
+  let description = [{
+    A loop `for k in range(lb, ub, S)` whose body compares a block of
+    columns with a block of rows, one of them moving with `k` (causal
+    attention: `k + arange(BC) <= reshape(row + arange(BR), BR, 1)`), runs
+    as two loops: the iterations where the comparison holds for every
+    element, with it folded to true, and the ones that cross the diagonal,
+    which keep it. The forward pass of causal attention computes its mask
+    only in the one or two blocks on the diagonal (Triton's tutorial
+    writes this split by hand as two stages); the backward's dK/dV loop
+    over query blocks keeps it only in the first ones.
+
+    For `a + arange(E) <= b + arange(F)` (either on either axis) every
+    element holds when `a + E - 1 <= b` (`<`: `a + E <= b`); with `a` the
+    induction variable that is a prefix of the iterations, ending at
+    `lb + (floor((b - E + 1 - lb) / S) + 1) * S`, with `b` the induction
+    variable a suffix, from `lb + ceil((a + E - 1 - lb) / S) * S`; either
+    point is clamped to `[lb, ub]`. The carried values pass from the first
+    loop to the second. One comparison is split on per loop.
+
+    Before: `scf.for %k = %c0 to %end step %c64 { %m = phobos.cmp le, %cols, %rows ... }`
+    After:  `%split = ...`, `scf.for %k = %c0 to %split step %c64 { %m = phobos.fill %true ... }`,
+            `scf.for %k = %split to %end step %c64 { %m = phobos.cmp le, %cols, %rows ... }`
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numSplit", "num-split", "Loops split at a diagonal">
   ];
 }
 
