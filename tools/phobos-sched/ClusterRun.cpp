@@ -1381,8 +1381,9 @@ void Run::printProgress(bool force) {
                  node.stats.peer_bytes() + node.stats.stored_bytes();
       double seconds = absl::ToDoubleSeconds(now - startedAt);
       int64_t left = total - resumed - done;
-      std::string eta = done > 0 ? absl::StrFormat("%.1f s", seconds / done * left)
-                                 : "unknown";
+      std::string eta = left == 0 ? "0.0 s"
+                        : done > 0    ? absl::StrFormat("%.1f s", seconds / done * left)
+                                      : "unknown";
       lines.push_back(absl::StrFormat(
           "job: %d of %d units stored%s, %d left, moved %s in %.1f s, ETA %s",
           done + resumed, total,

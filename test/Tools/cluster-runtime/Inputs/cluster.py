@@ -1160,6 +1160,29 @@ exec {cluster.tool('phobos-sched')} {job['job']} --slurm \
         check(compare(cluster, job["output"], job["reference"]),
               "C equals the single-process run bit for bit")
         check(no_partials(job["data"]), "no partial file is left")
+
+        # The attention job through sbatch too, every pod left alone.
+        flash = flash_job(cluster, 3072, 192)
+        with open(script, "w") as f:
+            f.write(f"""#!/bin/bash
+#SBATCH --ntasks=3
+set -euo pipefail
+exec {cluster.tool('phobos-sched')} {flash['job']} --slurm \\
+    --listen 127.0.0.1:0 --credentials {cluster.credentials} \\
+    --pod-args '--interpret --threads 1'
+""")
+        output = os.path.join(cluster.tmp, "slurm-flash.out")
+        job_id = slurm.run("sbatch", "--parsable", f"--output={output}",
+                           script).stdout.strip().split(";")[0]
+        deadline = time.time() + JOB_SECONDS
+        while time.time() < deadline and slurm.run(
+                "squeue", "-h", "-j", job_id, "-o", "%T", ok=False).stdout.strip():
+            time.sleep(0.1)
+        for line in text().splitlines():
+            if "progress: " not in line and "pod: " not in line:
+                print(f"slurm| {line}", flush=True)
+        check(compare(cluster, flash["output"], flash["reference"]),
+              "O of the attention job equals the single-process run bit for bit")
     finally:
         slurm.stop()
     check(all(d.poll() is not None for d in slurm.daemons),
