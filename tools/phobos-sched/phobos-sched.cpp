@@ -36,6 +36,7 @@
 #include "Phobos/Target/Pipeline.h"
 
 #include "ClusterRun.h"
+#include "JobClient.h"
 #include "SlurmLaunch.h"
 #include "Phobos/ClusterRuntime/Credentials.h"
 #include "Phobos/ClusterRuntime/Log.h"
@@ -1228,170 +1229,6 @@ static int runOnPods(LoadedJob &loaded) {
   return runtime::runCluster(settings, tensors, planner);
 }
 
-/// A failed call to `who` (`the pod at ADDR`) in words.
-static std::string describeCall(const std::string &who,
-                                const grpc::Status &result) {
-  static const char *names[] = {
-      "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-      "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-      "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
-  int code = static_cast<int>(result.error_code());
-  std::string tls = runtime::explainTlsFailure(result.error_message());
-  if (!tls.empty())
-    return who + " failed the TLS handshake: " + tls +
-           "; check both machines' --credentials (" + result.error_message() +
-           ")";
-  return who + " answered " +
-         (code >= 0 && code <= 16 ? names[code] : "an error") + ": " +
-         result.error_message();
-}
-
-static std::shared_ptr<grpc::Channel>
-channelTo(const std::string &address, const runtime::Credentials &credentials) {
-  return grpc::CreateCustomChannel(address,
-                                   runtime::channelCredentials(credentials),
-                                   runtime::channelArguments());
-}
-
-/// --status of a scheduler: its job's nodes, units, bytes and ETA.
-static void printJobState(const cluster::wire::JobState &state) {
-  llvm::raw_ostream &os = llvm::outs();
-  os << "scheduler " << statusOf << ": job "
-     << llvm::format_hex_no_prefix(state.job_id(), 16);
-  if (!state.kernel().empty())
-    os << " '" << state.kernel() << "'";
-  os << " (" << state.job() << "): " << state.phase();
-  if (state.phase() == "waiting for pods") {
-    os << ", " << state.pods_joined() << " of " << state.pods_wanted()
-       << " joined\n";
-  } else {
-    os << " for " << llvm::format("%.1f", state.seconds()) << " s\n";
-    int64_t left = state.units_total() - state.units_done() - state.units_resumed();
-    os << "  units: " << state.units_done() + state.units_resumed() << " of "
-       << state.units_total() << " stored";
-    if (state.units_resumed())
-      os << " (" << state.units_resumed() << " by an earlier run)";
-    os << ", " << left << " left; ETA ";
-    if (state.eta_seconds() < 0)
-      os << "unknown (no unit stored yet)\n";
-    else
-      os << llvm::format("%.1f", state.eta_seconds()) << " s\n";
-  }
-  cluster::wire::NodeStats total;
-  for (const cluster::wire::NodeReport &node : state.nodes()) {
-    const cluster::wire::NodeStats &s = node.stats();
-    total.set_loaded_bytes(total.loaded_bytes() + s.loaded_bytes());
-    total.set_fetched_bytes(total.fetched_bytes() + s.fetched_bytes());
-    total.set_peer_bytes(total.peer_bytes() + s.peer_bytes());
-    total.set_stored_bytes(total.stored_bytes() + s.stored_bytes());
-  }
-  int64_t moved = total.loaded_bytes() + total.fetched_bytes() +
-                  total.peer_bytes() + total.stored_bytes();
-  os << "  moved " << runtime::formatBytes(moved) << ": loaded "
-     << runtime::formatBytes(total.loaded_bytes()) << ", fetched "
-     << runtime::formatBytes(total.fetched_bytes()) << ", GPU to GPU "
-     << runtime::formatBytes(total.peer_bytes()) << ", stored "
-     << runtime::formatBytes(total.stored_bytes()) << "\n";
-  os << llvm::formatv("  {0,-5} {1,-22} {2,-9} {3,6} {4,13} {5,8} {6,10} "
-                      "{7,10} {8,10}\n",
-                      "node", "pod", "state", "units", "instructions", "busy_s",
-                      "loaded", "fetched", "stored");
-  for (const cluster::wire::NodeReport &node : state.nodes()) {
-    const cluster::wire::NodeStats &s = node.stats();
-    std::string number =
-        node.node() == UINT32_MAX ? "-" : std::to_string(node.node());
-    os << llvm::formatv(
-        "  {0,-5} {1,-22} {2,-9} {3,6} {4,13} {5,8} {6,10} {7,10} {8,10}\n",
-        number, node.address(), node.state(),
-        std::to_string(node.units_done()) + "/" +
-            std::to_string(node.units_given()),
-        std::to_string(node.retired()) + "/" +
-            std::to_string(node.instructions()),
-        llvm::formatv("{0:F3}", s.busy_ns() / 1e9).str(),
-        runtime::formatBytes(s.loaded_bytes()),
-        runtime::formatBytes(s.fetched_bytes() + s.peer_bytes()),
-        runtime::formatBytes(s.stored_bytes()));
-    if (!node.lost_why().empty())
-      os << "        lost: " << node.lost_why() << "\n";
-  }
-}
-
-/// --status: what the scheduler's job is doing, or, at a pod's address,
-/// what the pod is doing.
-static int queryStatus() {
-  std::optional<runtime::Credentials> credentials = credentialsFromFlags();
-  if (!credentials)
-    return 1;
-  auto channel = channelTo(statusOf, *credentials);
-  auto deadline = [] {
-    return std::chrono::system_clock::now() + std::chrono::seconds(5);
-  };
-  {
-    auto scheduler = cluster::wire::Scheduler::NewStub(channel);
-    grpc::ClientContext context;
-    runtime::prepareCall(context, *credentials);
-    context.set_deadline(deadline());
-    cluster::wire::JobState state;
-    grpc::Status result =
-        scheduler->JobStatus(&context, cluster::wire::StatusRequest(), &state);
-    if (result.ok()) {
-      printJobState(state);
-      return 0;
-    }
-    // A pod serves no Scheduler service: ask it as a pod.
-    if (result.error_code() != grpc::StatusCode::UNIMPLEMENTED)
-      return fail(describeCall("the scheduler or pod at " + statusOf, result));
-  }
-  auto stub = cluster::wire::Pod::NewStub(channel);
-  grpc::ClientContext context;
-  runtime::prepareCall(context, *credentials);
-  context.set_deadline(deadline());
-  cluster::wire::StatusRequest request;
-  cluster::wire::PodStatus status;
-  grpc::Status result = stub->Status(&context, request, &status);
-  if (!result.ok())
-    return fail(describeCall("the pod at " + statusOf, result));
-  llvm::outs() << "pod " << status.address() << ": " << status.device() << "\n"
-               << "  scheduler " << status.scheduler()
-               << (status.attached() ? " (attached)" : " (not attached)") << "\n";
-  if (status.job_id())
-    llvm::outs() << "  job " << llvm::format_hex_no_prefix(status.job_id(), 16)
-                 << ": node " << status.node() << ", " << status.retired()
-                 << " of " << status.instructions()
-                 << " instructions retired, busy "
-                 << llvm::format("%.3f", status.stats().busy_ns() / 1e9)
-                 << " s\n";
-  else
-    llvm::outs() << "  idle\n";
-  return 0;
-}
-
-/// --cancel: stop the scheduler's job; its partial outputs are removed.
-static int cancelJob() {
-  std::optional<runtime::Credentials> credentials = credentialsFromFlags();
-  if (!credentials)
-    return 1;
-  auto scheduler =
-      cluster::wire::Scheduler::NewStub(channelTo(cancelAt, *credentials));
-  grpc::ClientContext context;
-  runtime::prepareCall(context, *credentials);
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  cluster::wire::CancelRequest request;
-  cluster::wire::CancelReply reply;
-  grpc::Status result = scheduler->Cancel(&context, request, &reply);
-  if (result.error_code() == grpc::StatusCode::UNIMPLEMENTED)
-    return fail(cancelAt + " is a pod, not a scheduler: --cancel ADDR takes "
-                           "the scheduler's --listen address");
-  if (!result.ok())
-    return fail(describeCall("the scheduler at " + cancelAt, result));
-  llvm::outs() << "job " << llvm::format_hex_no_prefix(reply.job_id(), 16)
-               << " of the scheduler at " << cancelAt
-               << " is cancelled: it stops its pods and removes its partial "
-                  "outputs\n";
-  return 0;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -1401,10 +1238,13 @@ int main(int argc, char **argv) {
   runtime::routeGrpcLogs("sched");
   if (!statusOf.empty() && !cancelAt.empty())
     return fail("--status and --cancel: ask one thing at a time");
-  if (!statusOf.empty())
-    return queryStatus();
-  if (!cancelAt.empty())
-    return cancelJob();
+  if (!statusOf.empty() || !cancelAt.empty()) {
+    std::optional<runtime::Credentials> credentials = credentialsFromFlags();
+    if (!credentials)
+      return 1;
+    return statusOf.empty() ? runtime::cancelJob(cancelAt, *credentials)
+                            : runtime::queryStatus(statusOf, *credentials);
+  }
   if (planJob.empty() && runJob.empty())
     return fail("give a job: phobos-sched JOB --pods ADDR,... to run it, or "
                 "phobos-sched --plan JOB to print its plan");
