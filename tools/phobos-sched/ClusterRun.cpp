@@ -548,6 +548,49 @@ wire::Segment toSegment(const json::Object &program, const PlanTables &tables,
   return segment;
 }
 
+/// Where the plan puts output super-tile `id`: its tensor, offsets and
+/// shape (tile ids number each tensor's super-tiles row-major, from its
+/// `first_tile`). False when no tensor of the plan has that tile.
+bool planGeometry(const json::Object &plan, int64_t id,
+                  storage::JournalTile &out) {
+  const json::Array *list = plan.getArray("tensors");
+  for (size_t t = 0; list && t < list->size(); ++t) {
+    const json::Object *tensor = (*list)[t].getAsObject();
+    const json::Array *grid = tensor ? tensor->getArray("grid") : nullptr;
+    const json::Array *split = tensor ? tensor->getArray("split") : nullptr;
+    const json::Array *super = tensor ? tensor->getArray("super_shape") : nullptr;
+    if (!grid || !split || !super || split->size() != super->size())
+      continue;
+    int64_t first = integer(tensor->get("first_tile")), count = 1;
+    for (const json::Value &extent : *grid)
+      count *= integer(&extent);
+    if (id < first || id >= first + count)
+      continue;
+    // Row-major coordinates over the split axes, last fastest.
+    std::vector<int64_t> coords(grid->size());
+    int64_t linear = id - first;
+    for (size_t axis = grid->size(); axis-- > 0;) {
+      int64_t extent = std::max<int64_t>(1, integer(&(*grid)[axis]));
+      coords[axis] = linear % extent;
+      linear /= extent;
+    }
+    out.id = static_cast<uint32_t>(id);
+    out.tensor = text(*tensor, "name");
+    out.offsets.clear();
+    out.shape.clear();
+    size_t next = 0;
+    for (size_t axis = 0; axis < super->size(); ++axis) {
+      int64_t extent = integer(&(*super)[axis]);
+      bool cut = (*split)[axis].getAsString().value_or("") != "";
+      out.offsets.push_back(cut && next < coords.size() ? coords[next++] * extent
+                                                        : 0);
+      out.shape.push_back(extent);
+    }
+    return true;
+  }
+  return false;
+}
+
 /// The node programs of a plan, by node.
 std::vector<const json::Object *> nodePrograms(const json::Object &plan) {
   std::vector<const json::Object *> programs;
@@ -893,7 +936,8 @@ bool Run::openJournal() {
       const std::vector<int64_t> &shape = file->second.info().shape;
       bool inside = tile.offsets.size() == shape.size();
       for (size_t axis = 0; inside && axis < shape.size(); ++axis)
-        inside = tile.offsets[axis] + tile.shape[axis] <= shape[axis];
+        inside = tile.shape[axis] <= shape[axis] &&
+                 tile.offsets[axis] <= shape[axis] - tile.shape[axis];
       int64_t elements = 1;
       for (int64_t extent : tile.shape)
         elements *= extent;
@@ -979,6 +1023,23 @@ bool Run::startJob() {
   if (!planned.ranking.empty())
     std::printf("%s", planned.ranking.c_str());
   const json::Object &root = *planned.plan.getAsObject();
+  // A resumed tile must be where this plan puts the tile of that id: the
+  // bytes were checked at the journal's place, the unit is skipped by id.
+  for (const storage::JournalTile &tile : journalContents.stored) {
+    storage::JournalTile expected;
+    if (!planGeometry(root, tile.id, expected) || expected.tensor != tile.tensor ||
+        expected.offsets != tile.offsets || expected.shape != tile.shape) {
+      std::fprintf(stderr,
+                   "phobos-sched: the journal %s lists tile %u as %s at %s "
+                   "(shape %s), which is not where this job's plan puts it; "
+                   "remove the journal, or run with --no-resume to start the "
+                   "job afresh\n",
+                   journal.path().c_str(), tile.id, tile.tensor.c_str(),
+                   absl::StrJoin(tile.offsets, ",").c_str(),
+                   absl::StrJoin(tile.shape, ",").c_str());
+      return false;
+    }
+  }
   PlanTables tables(root);
   std::vector<const json::Object *> programs = nodePrograms(root);
   if (programs.size() != cluster.nodes.size()) {

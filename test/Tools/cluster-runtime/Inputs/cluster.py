@@ -866,6 +866,21 @@ def case_resume(cluster):
     cluster.run(cluster.tool("phobos-tensor"), "convert", job["original"],
                 job["output"])
     kill_after_stores(cluster, job, scheduler(), 1)
+    # A journal line whose tile id and place disagree (its bytes checked at
+    # one place, another unit skipped): an error, not a wrong output.
+    with open(journal_of(job)) as f:
+        good = f.read()
+    first = [l for l in good.splitlines() if l.startswith("stored ")][0].split()
+    other = "5" if first[1] != "5" else "6"
+    with open(journal_of(job), "w") as f:
+        f.write(good.replace(" ".join(first), " ".join([first[0], other] + first[2:])))
+    code, lines = cluster.follow(scheduler())
+    check(code == 1 and any(f"lists tile {other} as C at {first[3]} (shape "
+                            f"{first[4]}), which is not where this job's plan "
+                            "puts it" in l for l in lines),
+          "a journal line at the wrong place for its tile is an error")
+    with open(journal_of(job), "w") as f:
+        f.write(good)
     with open(journal_of(job), "a") as f:
         f.write("stored seven C 0,0 128,128 0\n")
     count = len(open(journal_of(job)).read().splitlines())
