@@ -342,9 +342,11 @@ public:
       return status;
     }
     absl::MutexLock lock(&cluster.mutex);
-    if (cluster.finished)
+    // Once every output is stored the job is not stopped any more: what a
+    // cancel would remove is the finished result.
+    if (cluster.finished || cluster.phase == "finishing")
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "the job has ended");
+                          "the job has ended, or stored all of its outputs");
     if (cluster.cancelledBy.empty()) {
       cluster.cancelledBy = absl::StrCat("a client at ", context->peer());
       if (!request->reason().empty())
@@ -1492,6 +1494,8 @@ void Run::watch() {
       if (!cluster.failures.empty())
         failure = cluster.failures.front();
       done = cluster.stored.size() >= outputs.size();
+      if (done && cluster.cancelledBy.empty())
+        cluster.phase = "finishing";
     }
     if (cancelled()) {
       failed = true;
@@ -1723,10 +1727,6 @@ int Run::run() {
     return 1;
   }
   printProgress(true);
-  {
-    absl::MutexLock lock(&cluster.mutex);
-    cluster.phase = "finishing";
-  }
   endJob(false, "");
   bool ok = finishOutputs();
   disarmInterrupt();

@@ -928,6 +928,18 @@ def case_status_cancel(cluster):
         time.sleep(0.2)
     check("waiting for pods, 0 of 1 joined" in result.stdout,
           "--status of a scheduler waiting for its pods")
+    # Only the cluster's clients may look or stop: a wrong secret is refused.
+    wrong = os.path.join(cluster.tmp, "wrong-secret")
+    with open(wrong, "w") as f:
+        f.write("not-the-cluster-secret-at-all\n")
+    result = client("--cancel", sched_address, "--secret-file", wrong)
+    check(result.returncode == 1 and
+          f"the scheduler at {sched_address} answered UNAUTHENTICATED" in result.stderr,
+          "--cancel with a wrong secret is refused with UNAUTHENTICATED")
+    result = client("--status", sched_address, "--secret-file", wrong)
+    check(result.returncode == 1 and "answered UNAUTHENTICATED" in result.stderr,
+          "--status with a wrong secret is refused with UNAUTHENTICATED")
+    check(waiting.poll() is None, "the scheduler still waits")
     result = client("--cancel", sched_address)
     check(result.returncode == 0 and "is cancelled" in result.stdout,
           "--cancel answers")
