@@ -196,8 +196,9 @@ llvm::json::Value Report::toJSON() const {
         {"spill_bytes", result.spillBytes}});
   }
   llvm::json::Object dimsObject;
+  // An owned key: the JSON may outlive this report.
   for (auto &entry : dims)
-    dimsObject[entry.getKey()] = entry.getValue();
+    dimsObject[entry.getKey().str()] = entry.getValue();
   llvm::json::Array order;
   for (const std::string &name : variantOrder)
     order.push_back(name);
