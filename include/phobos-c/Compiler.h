@@ -259,6 +259,13 @@ typedef struct PhobosVisualizeRequest {
   /// Runs of elements written by one CTA past which the grid view leaves a
   /// tensor's map out (0: the default, 65536).
   int64_t maxWriteRuns;
+  /// The autotuning panel's search: a report phobos-tune --json wrote, and
+  /// its file's name for messages (empty: the tuning cache's record at
+  /// `cacheDir` for these dims, if any).
+  PhobosStringRef tuningReport;
+  PhobosStringRef tuningReportFile;
+  /// The kernel cache whose tuning records are read (empty: none).
+  PhobosStringRef cacheDir;
 } PhobosVisualizeRequest;
 
 /// The page phobos-viz writes for the session's program (docs/debugging.md

@@ -426,6 +426,11 @@ PhobosError phobosSessionVisualize(PhobosSession session,
                                    request->maxWriteRuns));
   if (request->maxWriteRuns > 0)
     options.maxWriteRuns = request->maxWriteRuns;
+  options.tuningReportText = unwrap(request->tuningReport).str();
+  options.tuningReportFile = unwrap(request->tuningReportFile).str();
+  if (options.tuningReportFile.empty())
+    options.tuningReportFile = "<tuning report>";
+  options.cacheDir = unwrap(request->cacheDir).str();
 
   SessionObject *object = unwrap(session);
   std::optional<llvm::json::Value> data;

@@ -16,6 +16,7 @@
 
 #include "StageRecorder.h"
 #include "Traffic.h"
+#include "Tuning.h"
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
@@ -371,6 +372,11 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
       describeSource(sourceMgr, context, options.spanMap);
   if (failed(source))
     return failure();
+  FailureOr<Object> tuning = describeTuning(
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer(),
+      contract.kernel, options, context);
+  if (failed(tuning))
+    return failure();
 
   // An op's source line: the `.ph` file's, or through the span map the
   // Python file's (also where the front end already relocated the ops).
@@ -463,8 +469,7 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
                                     : Object{{"buffers", Array{}}};
   data["traffic"] = std::move(traffic);
   data["writes"] = std::move(writes);
-  data["missing"] =
-      Array{"autotuning: the search's table and plot",
-            "cluster: the per-node plan of a job file"};
+  data["tuning"] = std::move(*tuning);
+  data["missing"] = Array{"cluster: the per-node plan of a job file"};
   return llvm::json::Value(std::move(data));
 }

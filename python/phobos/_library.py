@@ -41,7 +41,8 @@ class _VisualizeRequest(ctypes.Structure):
                 ("chip", _StringRef), ("cta", ctypes.c_int64 * 3), ("scalars", _StringRef),
                 ("maxGridElements", ctypes.c_int64), ("json", ctypes.c_bool),
                 ("grid", ctypes.c_int64 * 3), ("maxGridSteps", ctypes.c_uint64),
-                ("maxWriteRuns", ctypes.c_int64)]
+                ("maxWriteRuns", ctypes.c_int64), ("tuningReport", _StringRef),
+                ("tuningReportFile", _StringRef), ("cacheDir", _StringRef)]
 
 
 class _Argument(ctypes.Structure):
@@ -441,16 +442,20 @@ class Session:
                   dims: Sequence[tuple[str, int]], chip: str, cta: tuple[int, int, int],
                   scalars: Sequence[tuple[str, float]], max_grid_elements: int,
                   json: bool, grid: tuple[int, int, int] = (0, 0, 0), max_grid_steps: int = 0,
-                  max_write_runs: int = 0) -> str:
+                  max_write_runs: int = 0, tuning_report: str = "",
+                  tuning_report_file: str = "", cache_dir: str = "") -> str:
         """The page phobos-viz writes for the variant and the problem
         ``dims`` on ``grid`` (zeros: the one the kernel infers; its data,
         JSON text, with ``json``), built in this process
-        (phobosSessionVisualize). Limits of 0 take the defaults."""
+        (phobosSessionVisualize). Limits of 0 take the defaults. The
+        autotuning panel shows ``tuning_report`` (phobos-tune --json's
+        text), else the record in the kernel cache at ``cache_dir``."""
         arg = _In()
         request = _VisualizeRequest(
             arg(kernel), arg(_spec(variant)), arg(_spec(dims)), arg(chip),
             (ctypes.c_int64 * 3)(*cta), arg(",".join(f"{name}={value!r}" for name, value in scalars)),
-            max_grid_elements, json, (ctypes.c_int64 * 3)(*grid), max_grid_steps, max_write_runs)
+            max_grid_elements, json, (ctypes.c_int64 * 3)(*grid), max_grid_steps, max_write_runs,
+            arg(tuning_report), arg(tuning_report_file), arg(cache_dir))
         found = _StringRef()
         with self._lock:
             _check(self._lib, self._lib.phobosSessionVisualize(

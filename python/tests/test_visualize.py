@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import numpy as np
 import pytest
 
 from conftest import HEADER, tool_dir
@@ -111,6 +112,41 @@ def test_the_grid_view_marks_the_races_at_the_python_lines(write_module, tmp_pat
     assert slow == {"note": "the whole grid takes more than 2 interpreter steps (about 100 ns "
                             "each; the budget is phobos-viz --max-grid-steps, max_grid_steps "
                             "in Python)"}
+
+
+SCALE = HEADER + '''@ph.kernel
+@ph.autotune(BLOCK=[64, 128])
+def scale(x: ph.tensor[ph.f32][N], out: ph.tensor[ph.f32][N]):
+    base: ph.let = ph.program_id(0) * BLOCK
+    out[base:base + BLOCK] = 2.0 * x[base:base + BLOCK]
+'''
+
+
+def test_the_autotuning_panel_shows_what_tune_remembered(write_module, tmp_path):
+    kernel = write_module(SCALE).scale
+    assert "no search of this source and kernel for N=1000" in \
+        kernel.visualization_data(dims={"N": 1000})["tuning"]["note"]
+    x, out = np.ones(1000, np.float32), np.zeros(1000, np.float32)
+    tuned = kernel.tune(None, x, out, quiet=True, warmup=0, rep=1)
+    tuning = kernel.visualization_data(dims={"N": 1000})["tuning"]
+    assert tuning["from"] == "cache" and tuning["record"]["chip"] == "interpreter"
+    report = tuning["report"]
+    assert report["kernel"] == "scale" and report["dims"] == {"N": 1000}
+    assert report["best_variant"] == tuned.best
+    assert sorted(v["variant"]["BLOCK"] for v in report["variants"]) == [64, 128]
+    # A report file instead, as phobos-tune --json writes it.
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(tuned.report))
+    tuning = kernel.visualization_data(dims={"N": 999}, tuning_report=path)["tuning"]
+    assert tuning["from"] == "report" and tuning["report"]["best_variant"] == tuned.best
+    path.write_text(json.dumps(dict(tuned.report, kernel="saxpy")))
+    with pytest.raises(CompileError) as caught:
+        kernel.visualize(tuning_report=path)
+    assert f"{path}:1:1: error: the tuning report is of kernel 'saxpy', not 'scale'" in \
+        str(caught.value)
+    with pytest.raises(ArgumentError) as caught:
+        kernel.visualize(tuning_report=tmp_path / "missing.json")
+    assert caught.value.param == "tuning_report" and "cannot read" in caught.value.reason
 
 
 def test_bad_arguments_are_named(write_module):

@@ -2,7 +2,8 @@
 //
 // phobos-viz FILE.ph [--kernel NAME] [--variant NAME=V,...] [--dim NAME=V]...
 //            [--grid X,Y,Z] [--chip sm_90] [--span-map MAP.json]
-//            [--cta X,Y,Z] [--scalar NAME=V]... [--json] [-o PAGE.html]
+//            [--cta X,Y,Z] [--scalar NAME=V]... [--tuning-report R.json]
+//            [--cache-dir DIR] [--json] [-o PAGE.html]
 //
 // Writes one self-contained HTML page (scripts, styles and data inline; no
 // server, no network) for a kernel variant and a problem: the source with
@@ -10,8 +11,9 @@
 // pipeline with what each changed, which thread holds which element of each
 // laid-out tile, the shared buffers with their swizzle, bytes and bank
 // conflicts, the elements of each tensor each op of one CTA touched (an
-// interpreter run), and which CTA of the whole grid wrote each element, with
-// the race check's races marked. --json writes the page's data instead
+// interpreter run), which CTA of the whole grid wrote each element, with
+// the race check's races marked, and the autotuner's search (a report, or
+// the tuning cache's record). --json writes the page's data instead
 // (lib/Viz, docs/debugging.md "The visualizer").
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +21,7 @@
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
+#include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Chips.h"
 #include "Phobos/Support/Files.h"
 #include "Phobos/Viz/Visualization.h"
@@ -80,6 +83,16 @@ static cl::opt<bool> jsonOutput("json",
                                 cl::desc("Write the page's data (JSON) "
                                          "instead of the page"),
                                 cl::cat(category));
+static cl::opt<std::string> tuningReportFile(
+    "tuning-report",
+    cl::desc("The autotuning panel's search: a report phobos-tune --json "
+             "wrote (default: the tuning cache's record for these dims)"),
+    cl::value_desc("FILE.json"), cl::cat(category));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("The kernel cache whose tuning records the autotuning panel "
+             "reads (default: $PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
+    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string>
     gridSpec("grid",
              cl::desc("The launch grid (default: the one the kernel's "
@@ -172,6 +185,15 @@ int main(int argc, char **argv) {
     if (name.empty() || text.getAsDouble(value))
       usage("--scalar expects NAME=NUMBER, got '" + spec + "'");
     options.scalars[name] = value;
+  }
+
+  options.cacheDir = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  if (!tuningReportFile.empty()) {
+    auto report = readInputFile(tuningReportFile);
+    if (!report)
+      usage("--tuning-report: " + llvm::toString(report.takeError()));
+    options.tuningReportText = (*report)->getBuffer().str();
+    options.tuningReportFile = tuningReportFile;
   }
 
   auto buffer = readInputFile(inputFile);

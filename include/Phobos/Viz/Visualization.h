@@ -23,6 +23,8 @@
 //               "line", "src", "conflicts" (describeBankConflicts)]},
 //    "traffic": {"cta", "stage", "tensors", "accesses": [the elements of
 //                each tensor each op of the CTA touched]} (lib/Viz/Traffic.h),
+//    "tuning": {"from": "report" | "cache", "record", "report": the
+//               search's report (phobos-tune --json)} (lib/Viz/Tuning.h),
 //    "writes": {"grid", "stage", "tensors": [which CTA wrote each element
 //               of each written tensor, the elements several wrote, those
 //               that raced], "races": [the race check's]} (Traffic.h),
@@ -99,6 +101,13 @@ struct VisualizationOptions {
   /// Runs of elements written by one CTA past which the grid view leaves a
   /// tensor's map out (a run is about 20 bytes of the page).
   int64_t maxWriteRuns = kDefaultMaxWriteRuns;
+  /// A search's report (what phobos-tune --json writes) for the autotuning
+  /// panel, and its file's name for messages; empty: the tuning cache's
+  /// record at `cacheDir` for this source, kernel, dims and chip, if any.
+  std::string tuningReportText, tuningReportFile;
+  /// The kernel cache's root, where the tuning records are (empty: none is
+  /// looked up).
+  std::string cacheDir;
   /// Changed lines past which a pass's diff is one replacement (LineDiff.h).
   size_t maxDiffEdits = 4000;
 };

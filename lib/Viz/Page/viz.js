@@ -723,6 +723,95 @@
     });
   }
 
+  // ---- Autotuning panel -----------------------------------------------------
+
+  const tuning = data.tuning || { note: "no autotuning data in this page" };
+
+  function variantLabel(report, variant) {
+    const names = (report.variant_order || []).filter((name) => name in variant);
+    for (const name of Object.keys(variant).sort()) if (!names.includes(name)) names.push(name);
+    return names.map((name) => name + "=" + variant[name]).join(",") || "-";
+  }
+
+  /// Whether `variant` is the one this page shows.
+  function isShownVariant(variant) {
+    return data.variant.length > 0 && data.variant.every(([name, value]) => variant[name] === value);
+  }
+
+  function svgElement(tag, attributes, text) {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  /// Draws the panel; returns the milliseconds it took.
+  function showTuning() {
+    const start = performance.now();
+    const report = tuning.report;
+    if (!report) {
+      $("tuning-info").textContent = (tuning.note || "no search") + ".";
+      return performance.now() - start;
+    }
+    const variants = report.variants || [];
+    const timed = variants.filter((v) => v.status === "ok" && typeof v.time_ms === "number")
+      .sort((a, b) => a.time_ms - b.time_ms);
+    const counts = {};
+    for (const v of variants) counts[v.status] = (counts[v.status] || 0) + 1;
+    const from = tuning.from === "cache"
+      ? "the tuning cache's record (" + tuning.record.chip + (tuning.record.general ? ", general kernels" : "") + ": " + tuning.record.path + ")"
+      : "a report file";
+    $("tuning-info").textContent = "phobos-tune's search of " + report.kernel + " on " + report.device + ", " +
+      (Object.entries(report.dims || {}).map(([n, v]) => n + "=" + v).join(", ") || "no dims") + ", " + (report.date || "undated") +
+      ", from " + from + ": " + variants.length + " variants, " + Object.entries(counts).map(([k, n]) => n + " " + k).join(", ") +
+      "; checked with " + (report.checked_with || "?") + "; " + (report.wall_s || 0).toFixed(1) + " s.";
+
+    // The plot: one bar per timed variant, fastest first.
+    const plot = $("tuning-plot");
+    plot.replaceChildren();
+    if (timed.length) {
+      const labels = timed.map((v) => variantLabel(report, v.variant));
+      const labelWidth = Math.min(360, 8 + 7 * Math.max(...labels.map((l) => l.length)));
+      const barWidth = 420, row = 18, slowest = timed[timed.length - 1].time_ms || 1;
+      const svg = svgElement("svg", { width: labelWidth + barWidth + 170, height: timed.length * row + 6, role: "img",
+        "aria-label": "time of each timed variant" });
+      timed.forEach((v, k) => {
+        const y = 3 + k * row, width = Math.max(1, barWidth * v.time_ms / slowest);
+        const best = report.best_variant && variantLabel(report, report.best_variant) === labels[k];
+        svg.append(svgElement("text", { x: labelWidth - 6, y: y + 12, "text-anchor": "end" }, labels[k]));
+        const bar = svgElement("rect", { x: labelWidth, y: y + 2, width, height: row - 5,
+          fill: best ? "#2e9d4a" : "#7c9cc9", class: "tuning-bar" });
+        if (isShownVariant(v.variant)) { bar.setAttribute("stroke", "#1d1f21"); bar.setAttribute("stroke-width", "1.5"); }
+        svg.append(bar);
+        svg.append(svgElement("text", { x: labelWidth + width + 6, y: y + 12 },
+          v.time_ms.toPrecision(4) + " ms" + (typeof v.ratio_to_best === "number" ? "  " + v.ratio_to_best.toFixed(2) + "x" : "")));
+      });
+      plot.append(svg);
+    }
+
+    // The table: every variant, timed ones first, then the dropped.
+    const table = element("table");
+    const head = element("tr");
+    for (const title of ["variant", "status", "time (ms)", "vs best", "max rel err", "compile (ms)", "regs", "spill (B)", "smem (KiB)", "reason"])
+      head.append(element("th", "", title));
+    table.append(head);
+    const dropped = variants.filter((v) => !timed.includes(v));
+    const number = (value, digits) => typeof value === "number" && value >= 0 ? value.toFixed(digits) : "-";
+    for (const v of timed.concat(dropped)) {
+      const best = report.best_variant && variantLabel(report, report.best_variant) === variantLabel(report, v.variant);
+      const tr = element("tr", (best ? "best" : v.status === "ok" ? "" : "dropped") + (isShownVariant(v.variant) ? " shown" : ""));
+      const compile = v.compile_ms && typeof v.compile_ms.total === "number" ? v.compile_ms.total.toFixed(0) : "-";
+      for (const cell of [variantLabel(report, v.variant), best ? "best" : v.status, number(v.time_ms, 4), number(v.ratio_to_best, 2) + (typeof v.ratio_to_best === "number" ? "x" : ""),
+        typeof v.max_rel_err === "number" ? v.max_rel_err.toExponential(1) : "-", compile,
+        v.registers >= 0 ? String(v.registers) : "-", v.spill_bytes >= 0 ? String(v.spill_bytes) : "-",
+        v.shared_bytes >= 0 ? (v.shared_bytes / 1024).toFixed(1) : "-", (isShownVariant(v.variant) ? "(this page's variant) " : "") + (v.reason || "")])
+        tr.append(element("td", "", cell));
+      table.append(tr);
+    }
+    $("tuning-table").replaceChildren(table);
+    return performance.now() - start;
+  }
+
   // ---- Start ---------------------------------------------------------------
 
   function start() {
@@ -739,6 +828,7 @@
     wireTraffic();
     showWritesList();
     wireWrites();
+    showTuning();
     // The layout panel draws on first view: the canvas needs its width.
     let layoutsShown = false;
     document.querySelector('.tab[data-panel="panel-layouts"]').addEventListener("click", () => {
@@ -767,6 +857,7 @@
     showTraffic,
     showWrites,
     selectRace,
+    showTuning,
     showTab,
     selectedSourceLine: () => selectedSource,
     lastRenderMs: () => lastRenderMs,

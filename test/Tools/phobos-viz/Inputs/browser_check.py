@@ -4,7 +4,7 @@ browser's console, a click on an op's IR line highlighting its source line
 (and a click on a source line its IR lines), the changes of a pass, a tile's
 layout drawn in under a second, the shared buffers with their conflict
 tables and bank grids, one CTA's memory traffic, the whole grid's writes with
-the race check's races. Prints one fact a line for FileCheck and saves a
+the race check's races, the autotuner's search. Prints one fact a line for FileCheck and saves a
 screenshot of each panel.
 
 Usage: python3 browser_check.py --screenshots DIR PAGE:SOURCE_LINE:OP ...
@@ -171,6 +171,24 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
               f"{name}: the race's source line is not highlighted")
         print(f"{name}: clicked the first race: source line {races[0]['second']['src']} highlighted")
     driver.save_screenshot(os.path.join(shots, f"{name}-writes.png"))
+
+    # Autotuning: a bar per timed variant, a row per variant; or the note.
+    driver.find_element(By.CSS_SELECTOR, '.tab[data-panel="panel-tuning"]').click()
+    report = data["tuning"].get("report")
+    if report:
+        timed = sum(1 for v in report["variants"] if v["status"] == "ok")
+        check(count(driver, "#tuning-plot rect.tuning-bar") == timed, f"{name}: tuning bars")
+        check(count(driver, "#tuning-table tr") == len(report["variants"]) + 1, f"{name}: tuning rows")
+        check(count(driver, "#tuning-table tr.best") == (1 if report["best"] >= 0 else 0),
+              f"{name}: the best row")
+        shown = count(driver, "#tuning-table tr.shown")
+        print(f"{name}: autotuning: {timed} bars, {len(report['variants'])} rows, "
+              f"{shown} of them this page's variant")
+        driver.save_screenshot(os.path.join(shots, f"{name}-tuning.png"))
+    else:
+        info = driver.find_element(By.ID, "tuning-info").text
+        check(info.startswith(data["tuning"]["note"]), f"{name}: the tuning note is not shown")
+        print(f"{name}: autotuning: the note is shown")
     errors = console_errors(driver)
     check(not errors, f"{name}: console errors: {errors}")
     print(f"{name}: no console errors")

@@ -211,6 +211,31 @@ def main() -> None:
                      for side in (race["first"], race["second"])]
             print(f"  race on {writes['tensors'][race['tensor']]['name']}{race['element']} "
                   f"({race['count']} pairs): " + " | ".join(sides))
+    tuning = data["tuning"]
+    if "note" in tuning:
+        print("tuning note: " + tuning["note"])
+    if "report" in tuning:
+        need(tuning, ["from"], "tuning")
+        report = tuning["report"]
+        need(report, ["kernel", "chip", "device", "backend", "dims", "variants", "best", "variant_order"],
+             "the tuning report")
+        where = (f"the cache ({tuning['record']['chip']}"
+                 f"{', general' if tuning['record']['general'] else ''})"
+                 if tuning["from"] == "cache" else "a report")
+        statuses = {}
+        for variant in report["variants"]:
+            need(variant, ["variant", "status", "time_ms", "compile_ms"], "a tuned variant")
+            statuses[variant["status"]] = statuses.get(variant["status"], 0) + 1
+        best = report["variants"][report["best"]] if report["best"] >= 0 else None
+        if best is not None and (best["status"] != "ok" or any(
+                v["status"] == "ok" and v["time_ms"] < best["time_ms"] for v in report["variants"])):
+            fail("the best variant is not the fastest timed one")
+        labels = sorted(",".join(f"{n}={v['variant'][n]}" for n in report["variant_order"])
+                        for v in report["variants"])
+        print(f"tuning of {report['kernel']} from {where} on {report['device']}, "
+              + ",".join(f"{n}={v}" for n, v in sorted(report["dims"].items())) + ": "
+              f"{' '.join(labels)}; " + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+              + (", a best" if best is not None else ", no best"))
     print("missing: " + " | ".join(item.split(":")[0] for item in data["missing"]))
 
 
