@@ -876,16 +876,14 @@ bool Run::openJournal() {
   journal = std::move(*locked);
   absl::StatusOr<storage::JournalContents> earlier = journal.read();
   journalFresh = earlier.ok() && earlier->key.empty() && !earlier->tornTail;
-  if (!settings.resume)
-    return true;
-  if (!earlier.ok()) {
+  if (!earlier.ok() && settings.resume) {
     std::fprintf(stderr,
                  "phobos-sched: %s; remove the journal, or run with "
                  "--no-resume to start the job afresh\n",
                  std::string(earlier.status().message()).c_str());
     return false;
   }
-  if (earlier->key.empty())
+  if (!earlier.ok() || earlier->key.empty())
     return true;
   // The partial outputs an earlier run left, as this job names them: a
   // journal never makes the scheduler touch another file.
@@ -893,17 +891,19 @@ bool Run::openJournal() {
   for (const StorageTensor &tensor : tensors)
     if (tensor.mode != StorageTensor::Mode::Read)
       outputsByName[tensor.name] = &tensor;
-  if (earlier->key != settings.jobKey) {
+  if (earlier->key != settings.jobKey || !settings.resume) {
+    // Set aside: another job's (or one whose files changed), or --no-resume.
     for (auto &[name, path] : earlier->partials) {
       auto tensor = outputsByName.find(name);
       if (tensor != outputsByName.end() &&
           path == partialPath(tensor->second->path, earlier->key))
         ::unlink(path.c_str());
     }
-    say(absl::StrFormat("the journal %s is of another job, or its files "
-                        "changed since (job key %s, this job %s): starting "
-                        "afresh",
-                        journal.path(), earlier->key, settings.jobKey));
+    if (settings.resume)
+      say(absl::StrFormat("the journal %s is of another job, or its files "
+                          "changed since (job key %s, this job %s): starting "
+                          "afresh",
+                          journal.path(), earlier->key, settings.jobKey));
     return true;
   }
   std::map<std::string, storage::TensorFile> files;
