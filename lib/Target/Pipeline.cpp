@@ -27,10 +27,10 @@
 using namespace mlir;
 
 /// The canonicalizer over per-thread code: an unrolled kernel is one block
-/// of 10^4 to 10^5 ops. Its default top-down traversal spent 330 ms on the
-/// 128 x 128 x 16 sgemm's 10,000 lines after convert-tile-to-gpu (88 % of
-/// the MLIR passes); bottom-up, 21 ms, and the PTX of every example
-/// variant is byte-identical.
+/// of 10^4 to 10^5 ops, and the default top-down traversal revisits most of
+/// them after every fold, which made it most of the MLIR pipeline's time.
+/// Bottom-up folds operands before their users, so one sweep does nearly
+/// all the work; the PTX of every example variant is byte-identical.
 static std::unique_ptr<Pass> createPerThreadCanonicalizer() {
   GreedyRewriteConfig config;
   config.setUseTopDownTraversal(false);
@@ -64,7 +64,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &kernel = pm.nest<tile::KernelOp>();
-  // GEMM-like grids run in groups of tile rows: 6 % at 8192^3 (f16, H200).
+  // GEMM-like grids run in groups of tile rows, for L2 reuse.
   if (!isPassDisabled("tile-group-blocks"))
     kernel.addPass(tile::createTileGroupBlocks());
   // @persistent: the CTAs the GPU holds at once loop over the tiles.
@@ -90,9 +90,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
       options.synchronousDots.hasValue()
           ? options.synchronousDots.getValue()
           : phobos::getExperiments().syncDots.value_or(options.synchronousDots.getValue());
-  // Attention's P @ V under the next iteration's softmax. (tile-prefetch-
-  // dots, the next S under this softmax, is not here: on the H200 it gained
-  // nothing at D 64 and cost 8 % at D 128; docs/benchmarks.md.)
+  // Attention's P @ V under the next iteration's softmax. (Prefetching the
+  // next S under this softmax was tried and removed: it holds a second S in
+  // registers and lost at D 128; docs/benchmarks-log.md.)
   if (!synchronousDots && !isPassDisabled("tile-defer-dots"))
     kernel.addPass(tile::createTileDeferDots());
   kernel.addPass(tile::createTileAssignLayouts());
@@ -149,8 +149,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // The per-thread code is 10^4 to 10^5 ops, and each dialect conversion
   // walks them all: phobos-convert-gpu-to-nvvm does the work of four
   // upstream conversions in one walk. (scf-to-cf keeps its rollback:
-  // without it, it was 0.5 ms faster on the 128 x 64 x 16 sgemm and the
-  // last canonicalizer 0.5 ms slower.)
+  // without it the time it saved went to the last canonicalizer.)
   OpPassManager &gpuModule = pm.nest<gpu::GPUModuleOp>();
   gpuModule.addPass(createSCFToControlFlowPass());
   gpuModule.addPass(createConvertGPUToNVVM());

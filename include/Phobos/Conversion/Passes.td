@@ -72,8 +72,8 @@ def ConvertGPUToNVVM : Pass<"phobos-convert-gpu-to-nvvm", "::mlir::gpu::GPUModul
     (`wgmma.mma_async`) become inline PTX. Upstream does this in four
     passes; here it is one dialect conversion without rollback, so the
     unrolled code (10^4 to 10^5 ops) is walked once and no change is
-    logged for undoing: the whole MLIR pipeline of the sgemm variants takes
-    12-20 % less time, and the PTX is the same.
+    logged for undoing, which is most of the conversions' time; the PTX is
+    the same.
 
     A loop's `llvm.loop_annotation` (which scf-to-cf leaves on its back
     edge) becomes the branch's own `loop_annotation`, the one the LLVM IR

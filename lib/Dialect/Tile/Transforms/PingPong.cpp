@@ -7,9 +7,8 @@
 // MMAs only after w - 1 has issued its own, so that w - 1's softmax
 // overlaps w's MMAs. This pass places that order (phobos.warpgroup_turn)
 // around the MMAs of a consumer loop; the GPU lowering makes each turn a
-// named barrier. On the H200 it measured neutral for Phobos's f16
-// attention (docs/benchmarks.md, eleventh session): the warpgroups drift
-// apart on their own there.
+// named barrier. Where the warpgroups already drift apart on their own
+// the order changes little (docs/benchmarks-log.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -23,10 +23,11 @@ def TileGroupBlocks : Pass<"tile-group-blocks", "::phobos::tile::KernelOp"> {
     one column of B and all of A. The relabelling is a bijection of the
     launched grid (`pid = y * gx + x`, then Triton's grouped mapping, the
     last group smaller), so any grid, even one larger than the contract's,
-    still runs every CTA once. Measured (f16 GEMM 8192^3, 128 x 256 x 64
-    tiles), groups of 8 or 16 were 6 % faster than the x-fastest order and
-    groups of 4 3 % (docs/benchmarks.md). Other kernels (attention: block.y is the head
-    whose K and V all its CTAs read) are left alone.
+    still runs every CTA once. Groups of 8 are the default because the
+    L2 reuse grows with the group until the CTAs running at once no
+    longer fit in one (docs/benchmarks-log.md has the sweep). Other kernels
+    (attention: block.y is the head whose K and V all its CTAs read) are
+    left alone.
 
     Before: `%m = phobos.block_id x`, `%n = phobos.block_id y`
     After:  `%m = phobos.block_id x group 8`, `%n = phobos.block_id y group 8`
@@ -269,10 +270,10 @@ def TileDeferDots : Pass<"tile-defer-dots", "::phobos::tile::KernelOp"> {
     the overlap needs the deferred dot to run about as long as the softmax
     beside it, so its accumulator must be at least `min-columns` wide
     (tf32 counting twice: it runs at half the f16 rate) and its depth (S's
-    columns) at least `min-depth`. Measured on the H200 (f16 attention,
-    docs/benchmarks.md): D 128 with BC 128 11 % faster, BC 64 5 %, BC 32
-    6 % slower; D 64 5 % slower (and one CTA per SM instead of two at
-    BC 64); tf32 D 64, BC 128 4 % faster.
+    columns) at least `min-depth`: below that the registers the deferred
+    dot holds across the softmax cost more than the overlap wins (at D 64
+    the kernel drops from two CTAs per SM to one). The defaults follow the
+    measurements in docs/benchmarks-log.md.
 
     Before:
     ```mlir
@@ -533,16 +534,14 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     release must come at least an iteration before the refill that waits
     for it (else the loop keeps the barrier), and every operand must come
     through TMA (a slot stored by every thread needs the barrier anyway).
-    Measured, it pays only where a wgmma wait of the iteration retires the
-    readers and the dots the refills follow are wide enough to hide the
-    wait (f16 attention D 128 after tile-defer-dots, alternated in one run:
-    BC 128 7 % faster, but BC 64 4 % slower; docs/benchmarks.md): the
-    iteration's first wgmma dot must have `release-min-columns` columns
-    (128; tf32 counts twice). With synchronous dots (attention D 64, two
-    CTAs an SM: 5 % slower) or a GEMM's dot retired in the next
-    iteration (no faster) the barrier stays too, unless
-    `release-everywhere`. `release-slots=false` keeps the barrier
-    everywhere.
+    It pays only where a wgmma wait of the iteration retires the readers
+    and the dots the refills follow are wide enough to hide the wait, so
+    the iteration's first wgmma dot must have `release-min-columns`
+    columns (128; tf32 counts twice). With synchronous dots or a GEMM's dot
+    retired in the next iteration the mbarrier wait only adds latency, and
+    the barrier stays, unless `release-everywhere`
+    (docs/benchmarks-log.md has the A/B). `release-slots=false` keeps the
+    barrier everywhere.
 
     Operands staged through registers: when an asynchronous copy would
     move an operand in narrower pieces than its layout's loads and stores
@@ -575,7 +574,7 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
            /*default=*/"false",
            "With release-slots: also where the readers retire at a "
            "synchronous dot or in the next iteration, or the first dot is "
-           "narrow (measured no faster)">,
+           "narrow (no faster there; docs/benchmarks-log.md)">,
     Option<"releaseMinColumns", "release-min-columns", "int64_t",
            /*default=*/"128",
            "With release-slots: the columns the iteration's first wgmma dot "
@@ -654,10 +653,9 @@ def TileChooseOccupancy : Pass<"tile-choose-occupancy", "::phobos::tile::KernelO
     "Small enough": in every block, the mma accumulators the block's dots
     produce take at most half of the registers a thread may use at two
     CTAs per SM (65536 / (2 x CTA size), at most 255), and two CTAs' shared
-    memory fits in `max-shared-bytes`. Measured on the H200: the 128x128
-    f16 GEMM (64 accumulator registers per thread) runs 23% faster and f16
-    attention with 128x64 blocks (D = 64) 17% faster; bigger accumulators
-    (128 registers) spill and run slower, so they are left alone. Kernels
+    memory fits in `max-shared-bytes`. Bigger accumulators would spill
+    under half the registers, which costs more than the second CTA hides,
+    so they are left alone (docs/benchmarks-log.md has both cases). Kernels
     without mma dots, and kernels that give `minBlocks`, are not touched.
   }];
   let options = [
@@ -692,10 +690,9 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::phobos::tile::KernelOp"
     waits for every read, a read for every write, since the last barrier;
     a write need not wait for a write, since memory written twice is read
     in between or holds a dead value). `byte-ranges` compares the bytes each access touches instead,
-    which places fewer barriers (flash attention 17 -> 12 per kernel) but,
-    measured on the H200, gains nothing there and lets LLVM interleave
-    independent tile ops across the missing barriers, which doubled the
-    time of the register-bound gated linear attention (spills). Barriers
+    which places fewer barriers but lets LLVM interleave independent tile
+    ops across the missing ones, which raises register pressure: a
+    register-bound kernel then spills (docs/benchmarks-log.md). Barriers
     also bound how far LLVM reorders a kernel's tile ops. Multi-stage
     pipelines need the byte-range form (a write of the next stage must not
     wait for reads of the current one).
@@ -840,8 +837,8 @@ def TilePingPong : Pass<"tile-pingpong", "::phobos::tile::KernelOp"> {
     mbarrier waits, casts and scalar arithmetic between the first and the
     last (nothing there may wait for the other warpgroups), and with tile
     work other than dots after them. GEMM main loops (nothing but MMAs)
-    are left alone. On the H200 the f16 attention measured neutral to 1 %
-    faster with it (docs/benchmarks.md).
+    are left alone. Where the warpgroups already drift apart on their own
+    the order changes little (docs/benchmarks-log.md has the measurement).
 
     Before:
     ```mlir
