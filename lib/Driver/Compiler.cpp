@@ -8,7 +8,7 @@
 #include "Phobos/Runtime/CudaDriver.h"
 #include "Phobos/Support/Experiments.h"
 #include "Phobos/Target/PTXEmitter.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

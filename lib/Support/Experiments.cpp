@@ -27,8 +27,8 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"allocator-defaults", "1: the compile pool keeps glibc's allocator settings"},
 };
 
-/// The optimisations `without=` may leave out (lib/Target/Pipeline.cpp adds
-/// each unless it is named; the kernels stay correct without them).
+/// The optimisations `without=` may leave out (lib/Target/PassPipeline.cpp
+/// adds each unless it is named; the kernels stay correct without them).
 static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
     "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops",

@@ -4,7 +4,7 @@
 
 #include "Phobos/Dialect/Cluster/IR/ClusterDialect.h"
 #include "Phobos/Dialect/Tile/IR/TileDialect.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"

@@ -5,7 +5,7 @@
 #include "Phobos/Conversion/Passes.h"
 #include "Phobos/Dialect/Cluster/Transforms/Passes.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"

@@ -22,7 +22,7 @@
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Target/LaunchContract.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"

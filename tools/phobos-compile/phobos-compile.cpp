@@ -26,7 +26,7 @@
 #include "Phobos/Driver/Session.h"
 #include "Phobos/Support/Experiments.h"
 #include "Phobos/Support/Files.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"

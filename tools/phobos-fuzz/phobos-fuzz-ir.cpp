@@ -22,7 +22,7 @@
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/InitAllPasses.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"

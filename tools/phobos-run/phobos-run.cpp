@@ -26,7 +26,7 @@
 #include "Phobos/Support/Experiments.h"
 #include "Phobos/Support/Files.h"
 #include "Phobos/Target/LaunchContract.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"

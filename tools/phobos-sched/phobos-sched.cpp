@@ -33,7 +33,7 @@
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Environment.h"
 #include "Phobos/Support/Files.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "ClusterRun.h"
 #include "JobClient.h"

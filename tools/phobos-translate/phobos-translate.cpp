@@ -9,7 +9,7 @@
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/InitAllDialects.h"
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/Pass/PassManager.h"
 

@@ -1,4 +1,4 @@
-//===- Pipeline.h - The tile-dialect-to-PTX pipeline ------------*- C++ -*-===//
+//===- PassPipeline.h - The tile-dialect-to-PTX pass pipeline ---*- C++ -*-===//
 //
 // One function builds the GPU pipeline every tool runs (phobos-opt
 // --phobos-to-nvvm, phobos-translate --phobos-to-ptx, phobos-compile), and
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PHOBOS_TARGET_PIPELINE_H
-#define PHOBOS_TARGET_PIPELINE_H
+#ifndef PHOBOS_TARGET_PASSPIPELINE_H
+#define PHOBOS_TARGET_PASSPIPELINE_H
 
 #include "Phobos/Support/Chips.h"
 
@@ -78,4 +78,4 @@ mlir::FailureOr<std::string> serializeToPTX(mlir::ModuleOp module,
 
 } // namespace phobos
 
-#endif // PHOBOS_TARGET_PIPELINE_H
+#endif // PHOBOS_TARGET_PASSPIPELINE_H

@@ -1,6 +1,6 @@
-//===- Pipeline.cpp - The tile-dialect-to-PTX pipeline --------------------===//
+//===- PassPipeline.cpp - The tile-dialect-to-PTX pass pipeline -----------===//
 
-#include "Phobos/Target/Pipeline.h"
+#include "Phobos/Target/PassPipeline.h"
 #include "Phobos/Target/PTXEmitter.h"
 
 #include "Phobos/Conversion/Passes.h"
