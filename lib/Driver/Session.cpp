@@ -14,7 +14,7 @@
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Support/Chips.h"
 #include "Phobos/Support/Files.h"
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/BuildLaunchContract.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"

@@ -19,7 +19,7 @@
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/BuildLaunchContract.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"

@@ -21,7 +21,7 @@
 #include "Phobos/Reference/Reference.h"
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Runtime/TuningCache.h"
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/BuildLaunchContract.h"
 #include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/IR/Diagnostics.h"

@@ -25,7 +25,7 @@
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/Support/Chips.h"
 #include "Phobos/Support/Files.h"
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/BuildLaunchContract.h"
 #include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/IR/Diagnostics.h"

@@ -25,7 +25,7 @@
 #include "Phobos/Driver/Session.h"
 #include "Phobos/Support/Experiments.h"
 #include "Phobos/Support/Files.h"
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/BuildLaunchContract.h"
 #include "Phobos/Target/PassPipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -10,7 +10,7 @@
 #define PHOBOS_DRIVER_COMPILER_H
 
 #include "Phobos/Frontend/MLIRGen.h"
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/BuildLaunchContract.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

@@ -4,9 +4,9 @@
 // (tensors with their element type and dim names, scalars), the index
 // width, the CTA size, the shared memory, the @aligned promises and the
 // grid as a function of the dims. Derived from the tile-dialect kernel by
-// the compiler (Phobos/Target/LaunchContract.h); written beside the PTX as
-// JSON; read by every launcher. Plain C++ and LLVM Support: a program that
-// only launches cached kernels needs no MLIR.
+// the compiler (Phobos/Target/BuildLaunchContract.h); written beside the
+// PTX as JSON; read by every launcher. Plain C++ and LLVM Support: a
+// program that only launches cached kernels needs no MLIR.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
-//===- LaunchContract.cpp - What a launch of a kernel must agree to -------===//
+//===- BuildLaunchContract.cpp - A launch contract from a kernel ----------===//
 
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Target/BuildLaunchContract.h"
 
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/IR/ElementTypes.h"

@@ -1,12 +1,12 @@
-//===- LaunchContract.h - A kernel's launch contract, from its IR -*- C++ -*-===//
+//===- BuildLaunchContract.h - A launch contract from a kernel --*- C++ -*-===//
 //
 // The compiler's side of the launch contract (Phobos/Runtime/LaunchContract.h):
 // deriving it from a bound tile-dialect kernel.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PHOBOS_TARGET_LAUNCHCONTRACT_H
-#define PHOBOS_TARGET_LAUNCHCONTRACT_H
+#ifndef PHOBOS_TARGET_BUILDLAUNCHCONTRACT_H
+#define PHOBOS_TARGET_BUILDLAUNCHCONTRACT_H
 
 #include "Phobos/Runtime/LaunchContract.h"
 
@@ -35,4 +35,4 @@ bool usesReducedPrecision(tile::KernelOp kernel);
 
 } // namespace phobos
 
-#endif // PHOBOS_TARGET_LAUNCHCONTRACT_H
+#endif // PHOBOS_TARGET_BUILDLAUNCHCONTRACT_H

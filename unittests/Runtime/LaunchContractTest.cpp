@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Phobos/Target/LaunchContract.h"
+#include "Phobos/Runtime/LaunchContract.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
