@@ -114,7 +114,7 @@ constexpr llvm::StringLiteral kKernelFaultHint =
     "line";
 } // namespace
 
-struct Driver::Impl {
+struct CudaDriver::Impl {
   void *library = nullptr;
   Api api;
   int ordinal = 0;
@@ -153,7 +153,7 @@ struct Driver::Impl {
   /// The driver resources belong to: the one already made (for whatever
   /// device), else device 0's.
   static llvm::Expected<Impl &> current();
-  static llvm::Expected<Driver &> acquire(std::optional<int> device);
+  static llvm::Expected<CudaDriver &> acquire(std::optional<int> device);
   /// Opens the library, resolves the entry points and initialises the
   /// driver.
   static llvm::Expected<std::unique_ptr<Impl>> load();
@@ -167,9 +167,9 @@ namespace {
 /// is what drivers handle worst.
 struct DriverState {
   std::mutex mutex;
-  Driver *driver = nullptr;
+  CudaDriver *driver = nullptr;
   /// The initialised driver until a device opens.
-  std::unique_ptr<Driver::Impl> loaded;
+  std::unique_ptr<CudaDriver::Impl> loaded;
   /// Why loading failed: a missing or broken driver does not change while
   /// the process runs, so it is not retried. A device that fails to open
   /// is not remembered: another ordinal may work.
@@ -187,7 +187,7 @@ DriverState &driverState() {
 thread_local bool contextIsCurrent = false;
 } // namespace
 
-llvm::Expected<std::unique_ptr<Driver::Impl>> Driver::Impl::load() {
+llvm::Expected<std::unique_ptr<CudaDriver::Impl>> CudaDriver::Impl::load() {
   auto impl = std::make_unique<Impl>();
   impl->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!impl->library) {
@@ -247,7 +247,7 @@ llvm::Expected<std::unique_ptr<Driver::Impl>> Driver::Impl::load() {
   return std::move(impl);
 }
 
-llvm::Error Driver::Impl::openDevice(int ordinal) {
+llvm::Error CudaDriver::Impl::openDevice(int ordinal) {
   this->ordinal = ordinal;
   if (llvm::Error error =
           check(api.cuDeviceGet(&device, ordinal), "cuDeviceGet",
@@ -292,7 +292,8 @@ llvm::Error Driver::Impl::openDevice(int ordinal) {
   return llvm::Error::success();
 }
 
-llvm::Expected<Driver &> Driver::Impl::acquire(std::optional<int> device) {
+llvm::Expected<CudaDriver &>
+CudaDriver::Impl::acquire(std::optional<int> device) {
   DriverState &state = driverState();
   std::lock_guard<std::mutex> lock(state.mutex);
   if (state.failure)
@@ -308,7 +309,7 @@ llvm::Expected<Driver &> Driver::Impl::acquire(std::optional<int> device) {
     }
     if (llvm::Error error = state.loaded->openDevice(device.value_or(0)))
       return std::move(error);
-    state.driver = new Driver(std::move(state.loaded));
+    state.driver = new CudaDriver(std::move(state.loaded));
   }
   Impl &impl = *state.driver->impl;
   if (device && *device != impl.ordinal)
@@ -325,49 +326,49 @@ llvm::Expected<Driver &> Driver::Impl::acquire(std::optional<int> device) {
   return *state.driver;
 }
 
-llvm::Expected<Driver::Impl &> Driver::Impl::current() {
-  llvm::Expected<Driver &> driver = acquire(std::nullopt);
+llvm::Expected<CudaDriver::Impl &> CudaDriver::Impl::current() {
+  llvm::Expected<CudaDriver &> driver = acquire(std::nullopt);
   if (!driver)
     return driver.takeError();
   return *driver->impl;
 }
 
 //===----------------------------------------------------------------------===//
-// Driver
+// CudaDriver
 //===----------------------------------------------------------------------===//
 
-Driver::Driver(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
-Driver::~Driver() = default;
+CudaDriver::CudaDriver(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+CudaDriver::~CudaDriver() = default;
 
-llvm::Expected<Driver &> Driver::get(int device) {
+llvm::Expected<CudaDriver &> CudaDriver::get(int device) {
   return Impl::acquire(device);
 }
 
-std::string Driver::describeDevice() const {
+std::string CudaDriver::describeDevice() const {
   return llvm::formatv("{0} (sm_{1}{2}, {3} GiB)", impl->deviceName,
                        impl->capability[0], impl->capability[1],
                        impl->totalMemoryBytes >> 30)
       .str();
 }
 
-std::array<int, 2> Driver::computeCapability() const {
+std::array<int, 2> CudaDriver::computeCapability() const {
   return impl->capability;
 }
 
-std::string Driver::targetChip() const {
+std::string CudaDriver::targetChip() const {
   return chipForCapability(impl->capability);
 }
 
-int64_t Driver::totalMemoryBytes() const {
+int64_t CudaDriver::totalMemoryBytes() const {
   return static_cast<int64_t>(impl->totalMemoryBytes);
 }
 
-int64_t Driver::maxSharedMemoryPerBlock() const {
+int64_t CudaDriver::maxSharedMemoryPerBlock() const {
   return impl->maxSharedOptinBytes;
 }
 
-int Driver::ordinal() const { return impl->ordinal; }
-int64_t Driver::l2CacheBytes() const { return impl->l2CacheBytes; }
+int CudaDriver::ordinal() const { return impl->ordinal; }
+int64_t CudaDriver::l2CacheBytes() const { return impl->l2CacheBytes; }
 
 //===----------------------------------------------------------------------===//
 // DeviceBuffer
@@ -378,7 +379,7 @@ llvm::Expected<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
   // cuMemAlloc rejects 0 bytes; an empty buffer needs no memory.
   if (bytes == 0)
     return std::move(buffer);
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   CUdeviceptr pointer = 0;
@@ -409,7 +410,7 @@ DeviceBuffer::~DeviceBuffer() {
     return;
   // A destructor cannot report; a failing free means the context is
   // already broken, and the next checked call will say so.
-  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
     (void)driver->api.cuMemFree(pointer);
   else
     llvm::consumeError(driver.takeError());
@@ -422,7 +423,7 @@ llvm::Error DeviceBuffer::copyFromHost(const void *data, size_t count) {
         bytes);
   if (count == 0)
     return llvm::Error::success();
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   if (llvm::Error error =
@@ -444,7 +445,7 @@ llvm::Error DeviceBuffer::copyToHost(void *data, size_t count) const {
         bytes);
   if (count == 0)
     return llvm::Error::success();
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   return driver->check(driver->api.cuMemcpyDtoH(data, pointer, count),
@@ -454,7 +455,7 @@ llvm::Error DeviceBuffer::copyToHost(void *data, size_t count) const {
 llvm::Error DeviceBuffer::fill(uint8_t byte) {
   if (bytes == 0)
     return llvm::Error::success();
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   if (llvm::Error error = driver->check(
@@ -474,7 +475,7 @@ llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count,
         bytes);
   if (count == 0)
     return llvm::Error::success();
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   CUstream handle = static_cast<CUstream>(stream.handle());
@@ -491,7 +492,7 @@ llvm::Error DeviceBuffer::fill(uint8_t byte, const Stream &stream) {
     return error;
   if (bytes == 0)
     return llvm::Error::success();
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   return driver->check(
@@ -502,7 +503,7 @@ llvm::Error DeviceBuffer::fill(uint8_t byte, const Stream &stream) {
 llvm::Error DeviceBuffer::fillAsync(uint8_t byte, const Stream &stream) {
   if (bytes == 0)
     return llvm::Error::success();
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   return driver->check(
@@ -514,7 +515,7 @@ llvm::Error DeviceBuffer::fillAsync(uint8_t byte, const Stream &stream) {
 llvm::Expected<std::string> DeviceBuffer::ipcHandle() const {
   if (!pointer)
     return llvm::createStringError("an empty device buffer has no IPC handle");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   CUipcMemHandle handle;
@@ -535,7 +536,7 @@ llvm::Expected<IpcMapping> IpcMapping::open(llvm::StringRef handle) {
         "an IPC handle has %zu bytes, not %zu", sizeof ipc.reserved,
         handle.size());
   std::memcpy(ipc.reserved, handle.data(), sizeof ipc.reserved);
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   CUdeviceptr pointer = 0;
@@ -563,7 +564,7 @@ IpcMapping &IpcMapping::operator=(IpcMapping &&other) noexcept {
 IpcMapping::~IpcMapping() {
   if (!pointer)
     return;
-  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
     (void)driver->api.cuIpcCloseMemHandle(pointer);
   else
     llvm::consumeError(driver.takeError());
@@ -573,7 +574,7 @@ llvm::Expected<PinnedBuffer> PinnedBuffer::allocate(size_t bytes) {
   PinnedBuffer buffer;
   if (bytes == 0)
     return std::move(buffer);
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   void *memory = nullptr;
@@ -602,7 +603,7 @@ PinnedBuffer &PinnedBuffer::operator=(PinnedBuffer &&other) noexcept {
 PinnedBuffer::~PinnedBuffer() {
   if (!memory)
     return;
-  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
     (void)driver->api.cuMemFreeHost(memory);
   else
     llvm::consumeError(driver.takeError());
@@ -613,7 +614,7 @@ PinnedBuffer::~PinnedBuffer() {
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<Stream> Stream::create() {
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   CUstream handle = nullptr;
@@ -640,7 +641,7 @@ Stream &Stream::operator=(Stream &&other) noexcept {
 Stream::~Stream() {
   if (!stream)
     return;
-  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
     (void)driver->api.cuStreamDestroy(static_cast<CUstream>(stream));
   else
     llvm::consumeError(driver.takeError());
@@ -649,7 +650,7 @@ Stream::~Stream() {
 llvm::Error Stream::synchronize() {
   if (!stream)
     return llvm::createStringError("cannot synchronize a stream never created");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   return driver->check(
@@ -658,7 +659,7 @@ llvm::Error Stream::synchronize() {
 }
 
 llvm::Expected<Event> Event::create() {
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   CUevent handle = nullptr;
@@ -686,7 +687,7 @@ Event &Event::operator=(Event &&other) noexcept {
 Event::~Event() {
   if (!event)
     return;
-  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
     (void)driver->api.cuEventDestroy(static_cast<CUevent>(event));
   else
     llvm::consumeError(driver.takeError());
@@ -695,7 +696,7 @@ Event::~Event() {
 llvm::Error Event::record(const Stream &stream) {
   if (!event)
     return llvm::createStringError("cannot record an event never created");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   return driver->check(
@@ -707,7 +708,7 @@ llvm::Error Event::record(const Stream &stream) {
 llvm::Expected<float> Event::elapsedMs(const Event &start, const Event &end) {
   if (!start.event || !end.event)
     return llvm::createStringError("cannot time events never created");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   if (llvm::Error error = driver->check(
@@ -735,7 +736,7 @@ llvm::Error Function::setMaxDynamicSharedMemory(int64_t bytes) {
     return llvm::createStringError(
         "%lld bytes of dynamic shared memory is not a valid request",
         static_cast<long long>(bytes));
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   return driver->check(
@@ -753,7 +754,7 @@ llvm::Error Function::setMaxDynamicSharedMemory(int64_t bytes) {
 llvm::Expected<std::array<int, 2>> Function::registersAndSpills() const {
   if (!function)
     return llvm::createStringError("no kernel function");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   std::array<int, 2> result = {0, 0};
@@ -775,7 +776,7 @@ llvm::Expected<int64_t> Function::residentCtas(int64_t threads,
                                                int64_t sharedBytes) const {
   if (!function)
     return llvm::createStringError("no kernel function");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   int perSM = 0;
@@ -793,7 +794,7 @@ llvm::Error Function::launch(const LaunchConfig &config,
                              const Stream &stream) const {
   if (!function)
     return llvm::createStringError("no kernel function");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   // cuLaunchKernel only reads the array, but takes it as `void **`.
@@ -898,7 +899,7 @@ llvm::Error phobos::cuda::encodeTensorMap(const TensorMapRequest &request,
   llvm::Expected<TiledArguments> args = tiledArguments(request);
   if (!args)
     return args.takeError();
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   return driver->check(callEncode(driver->api.cuTensorMapEncodeTiled, *args,
@@ -944,7 +945,7 @@ bool phobos::cuda::ptxHasLineInfo(llvm::StringRef ptx) {
 }
 
 llvm::Expected<Module> Module::load(llvm::StringRef image) {
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   // PTX must be NUL-terminated and a StringRef need not be; the copy costs
@@ -992,7 +993,7 @@ Module &Module::operator=(Module &&other) noexcept {
 Module::~Module() {
   if (!module)
     return;
-  if (llvm::Expected<Driver::Impl &> driver = Driver::Impl::current())
+  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
     (void)driver->api.cuModuleUnload(static_cast<CUmodule>(module));
   else
     llvm::consumeError(driver.takeError());
@@ -1001,7 +1002,7 @@ Module::~Module() {
 llvm::Expected<Function> Module::getFunction(llvm::StringRef name) const {
   if (!module)
     return llvm::createStringError("no module loaded");
-  llvm::Expected<Driver::Impl &> driver = Driver::Impl::current();
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   CUfunction handle = nullptr;

@@ -40,7 +40,7 @@ struct GpuLoaded : Loaded {
 
 class GpuBackend : public Backend {
 public:
-  GpuBackend(cuda::Driver &driver, std::string target, cuda::Stream stream)
+  GpuBackend(cuda::CudaDriver &driver, std::string target, cuda::Stream stream)
       : driver(driver), target(std::move(target)), stream(std::move(stream)) {}
 
   std::string describe() const override {
@@ -233,7 +233,7 @@ private:
     return gpu.function.launch(config, bound.params(), stream);
   }
 
-  cuda::Driver &driver;
+  cuda::CudaDriver &driver;
   std::string target;
   cuda::Stream stream;
   Instance timed;
@@ -348,7 +348,7 @@ private:
 
 llvm::Expected<std::unique_ptr<Backend>>
 phobos::tune::makeGpuBackend(llvm::StringRef chip) {
-  llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
+  llvm::Expected<cuda::CudaDriver &> driver = cuda::CudaDriver::get();
   if (!driver)
     return driver.takeError();
   std::string target = chip.str();

@@ -1,8 +1,9 @@
 """The CUDA driver API through ctypes: just what launching needs.
 
 Nothing links against libcuda: it is opened on the first GPU launch. The
-library object can be replaced (``Driver(lib=...)``) by a stand-in with the
-same functions, which is how the launch path is tested without a GPU.
+library object can be replaced (``CudaDriver(lib=...)``) by a stand-in with
+the same functions, which is how the launch path is tested without a GPU.
+(``CudaDriver``, not ``Driver``: lib/Driver is the compiler's front door.)
 """
 
 from __future__ import annotations
@@ -83,10 +84,10 @@ def _open_libcuda() -> Any:
                                  f"{exc}; NumPy arrays run on the CPU interpreter instead") from None
 
 
-class Driver:
+class CudaDriver:
     """One process's view of the CUDA driver."""
 
-    _instance: "Driver | None" = None
+    _instance: "CudaDriver | None" = None
     _lock = threading.Lock()
 
     def __init__(self, lib: Any = None) -> None:
@@ -109,10 +110,10 @@ class Driver:
         self._context_lock = threading.Lock()
 
     @classmethod
-    def get(cls) -> "Driver":
+    def get(cls) -> "CudaDriver":
         with cls._lock:
             if cls._instance is None:
-                cls._instance = Driver()
+                cls._instance = CudaDriver()
             return cls._instance
 
     # -- errors -----------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from phobos import _library, _tuner
 from phobos._arrays import _ITEMSIZE, ArrayInfo, describe, stream_handle
-from phobos._cuda import Driver
+from phobos._cuda import CudaDriver
 from phobos._contract import (Bound, Contract, bind, grid_extents, parameter_types,
                               within_limits)
 from phobos._errors import ArgumentError, CompileError, KernelRuntimeError, PhobosError, RaceError
@@ -422,7 +422,7 @@ class Kernel:
 
     def _launch_gpu(self, grid: Any, args: Sequence[Any], infos: list[ArrayInfo | None],
                     stream: Any, given: Mapping[str, Any]) -> None:
-        driver = Driver.get()
+        driver = CudaDriver.get()
         device = next(info.device for info in infos if info is not None and info.device >= 0)
         chip = driver.chip(device)
         variant = self._choose(given, infos, chip, grid, args, stream)

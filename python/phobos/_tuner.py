@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from phobos import _library, _tools
 from phobos._arrays import describe, stream_handle
 from phobos._contract import bind, grid_extents
-from phobos._cuda import Driver
+from phobos._cuda import CudaDriver
 from phobos._errors import ArgumentError, PhobosError
 
 _NUMPY_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32",
@@ -118,7 +118,7 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
     infos = [describe(arg) for arg in args]
     on_gpu = any(info is not None and info.device >= 0 for info in infos)
     if on_gpu:
-        driver = Driver.get()
+        driver = CudaDriver.get()
         device = next(info.device for info in infos if info is not None and info.device >= 0)
         chip, backend = driver.chip(device), "gpu"
     else:
@@ -255,7 +255,7 @@ def tune(kernel: Any, grid: Any, args: Sequence[Any], reference: Callable[..., A
         # The outputs hold the best variant's result, as one launch leaves them.
         kernel.launch(grid, args, stream, **best)
         if on_gpu:
-            Driver.get().synchronize(stream_handle(stream, infos, device))
+            CudaDriver.get().synchronize(stream_handle(stream, infos, device))
     return TuneResult(best, rows, report)
 
 

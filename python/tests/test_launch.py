@@ -162,8 +162,8 @@ class FakeLibcuda:
 @pytest.fixture
 def fake_gpu(monkeypatch):
     lib = FakeLibcuda()
-    driver = _cuda.Driver(lib=lib)
-    monkeypatch.setattr(_cuda.Driver, "_instance", driver)
+    driver = _cuda.CudaDriver(lib=lib)
+    monkeypatch.setattr(_cuda.CudaDriver, "_instance", driver)
     import phobos._arrays as arrays_module
     monkeypatch.setattr(arrays_module, "_pointer_device", driver.pointer_device)
     return lib
@@ -270,7 +270,7 @@ def test_device_chip_enables_sm_90a_features():
     compute capability, and sm_90a (wgmma) on an sm_90 card."""
     from phobos import _cuda
 
-    driver = object.__new__(_cuda.Driver)  # no libcuda: only chip() is used
+    driver = object.__new__(_cuda.CudaDriver)  # no libcuda: only chip() is used
     driver.chips = {}
     capabilities = {0: (9, 0), 1: (8, 0), 2: (8, 9)}
 

@@ -359,7 +359,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
               std::array<int64_t, 3> grid, bool timing, unsigned runs,
               std::vector<double> &times, std::string &backend) {
   tile::KernelOp kernelOp = *sourceModule.getOps<tile::KernelOp>().begin();
-  llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
+  llvm::Expected<cuda::CudaDriver &> driver = cuda::CudaDriver::get();
   if (!driver)
     return reportError(driver.takeError());
   // The chip: --chip, or the device's own compute capability.
@@ -609,7 +609,7 @@ bool Program::useTunedVariant(const LaunchContract::DimValues &dims) {
   // The tuning cache answers without searching.
   std::string tuningChip = interpret ? std::string("interpreter") : chip;
   if (!interpret && chip.getNumOccurrences() == 0) {
-    if (llvm::Expected<cuda::Driver &> driver = cuda::Driver::get()) {
+    if (llvm::Expected<cuda::CudaDriver &> driver = cuda::CudaDriver::get()) {
       tuningChip = driver->targetChip();
     } else {
       llvm::consumeError(driver.takeError()); // reported when it runs

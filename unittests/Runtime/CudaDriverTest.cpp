@@ -32,10 +32,10 @@ bool driverLibraryPresent() {
 
 /// The driver, or skips the test where there is no usable GPU.
 #define GET_DRIVER_OR_SKIP(driver)                                             \
-  llvm::Expected<Driver &> driver##OrError = Driver::get();                    \
+  llvm::Expected<CudaDriver &> driver##OrError = CudaDriver::get();            \
   if (!driver##OrError)                                                        \
     GTEST_SKIP() << "no GPU: " << llvm::toString(driver##OrError.takeError()); \
-  Driver &driver = *driver##OrError;
+  CudaDriver &driver = *driver##OrError;
 
 std::string errorText(llvm::Error error) {
   return llvm::toString(std::move(error));
@@ -44,7 +44,7 @@ std::string errorText(llvm::Error error) {
 TEST(CudaDriverTest, MissingDriverIsReported) {
   if (driverLibraryPresent())
     GTEST_SKIP() << "libcuda.so.1 is present on this machine";
-  llvm::Expected<Driver &> driver = Driver::get();
+  llvm::Expected<CudaDriver &> driver = CudaDriver::get();
   ASSERT_FALSE(static_cast<bool>(driver));
   std::string message = errorText(driver.takeError());
   EXPECT_NE(message.find("cannot open libcuda.so.1 (no NVIDIA driver on this "
@@ -53,7 +53,7 @@ TEST(CudaDriverTest, MissingDriverIsReported) {
       << message;
 
   // The failure is remembered and every entry point reports it.
-  EXPECT_EQ(errorText(Driver::get().takeError()), message);
+  EXPECT_EQ(errorText(CudaDriver::get().takeError()), message);
   EXPECT_EQ(errorText(DeviceBuffer::allocate(16).takeError()), message);
   EXPECT_EQ(errorText(Module::load(".version 7.0").takeError()), message);
   EXPECT_EQ(errorText(Stream::create().takeError()), message);
@@ -127,7 +127,7 @@ TEST(CudaDriverTest, BadOrdinalIsNotRemembered) {
     GTEST_SKIP() << "no libcuda.so.1 on this machine";
   // Run first (or alone), the bad ordinal fails in cuDeviceGet; after
   // another test opened device 0, it is refused as a second device.
-  llvm::Expected<Driver &> bad = Driver::get(999);
+  llvm::Expected<CudaDriver &> bad = CudaDriver::get(999);
   ASSERT_FALSE(static_cast<bool>(bad));
   std::string message = errorText(bad.takeError());
   EXPECT_TRUE(message.find("cuDeviceGet failed: CUDA_ERROR_INVALID_DEVICE") ==
@@ -150,7 +150,7 @@ TEST(CudaDriverTest, DescribesTheDevice) {
   EXPECT_EQ(description.substr(description.size() - 5), " GiB)");
   RecordProperty("device", description);
   // One process, one device.
-  llvm::Expected<Driver &> other = Driver::get(1);
+  llvm::Expected<CudaDriver &> other = CudaDriver::get(1);
   ASSERT_FALSE(static_cast<bool>(other));
   EXPECT_NE(errorText(other.takeError()).find("already in use on device 0"),
             std::string::npos);

@@ -48,12 +48,12 @@ llvm::Error encodeTensorMapWith(EncodeTiledFunction encode,
 
 /// The loaded driver, its primary context on one device, and its entry
 /// points. One per process; created on first use.
-class Driver {
+class CudaDriver {
 public:
   /// Opens libcuda.so.1, initialises it and makes the primary context of
   /// `device` current. Fails with a clear message where there is no driver
   /// or no device.
-  static llvm::Expected<Driver &> get(int device = 0);
+  static llvm::Expected<CudaDriver &> get(int device = 0);
 
   /// "NVIDIA H200 (sm_90, 139 GiB)".
   std::string describeDevice() const;
@@ -72,10 +72,10 @@ public:
   int64_t l2CacheBytes() const;
 
   struct Impl;
-  ~Driver();
+  ~CudaDriver();
 
 private:
-  explicit Driver(std::unique_ptr<Impl> impl);
+  explicit CudaDriver(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
   friend class Module;
   friend class DeviceBuffer;

@@ -65,7 +65,7 @@ private:
 
 class GpuBackend : public Backend {
 public:
-  GpuBackend(cuda::Driver &driver, cuda::Stream stream)
+  GpuBackend(cuda::CudaDriver &driver, cuda::Stream stream)
       : driver(driver), stream(std::move(stream)) {
     // The chip the scheduler compiles this pod's leaves for: sm_90a on an
     // sm_90 card, as every other launcher targets it.
@@ -300,7 +300,7 @@ private:
     int64_t residentCtas = 0;
   };
 
-  cuda::Driver &driver;
+  cuda::CudaDriver &driver;
   cuda::Stream stream;
   std::string chipName;
   std::vector<Leaf> leaves;
@@ -316,7 +316,7 @@ PinnedStaging::~PinnedStaging() { owner.giveBack(std::move(buffer)); }
 
 absl::StatusOr<std::unique_ptr<Backend>>
 phobos::cluster::runtime::createGpuBackend(int device) {
-  llvm::Expected<cuda::Driver &> driver = cuda::Driver::get(device);
+  llvm::Expected<cuda::CudaDriver &> driver = cuda::CudaDriver::get(device);
   if (!driver)
     return absl::UnavailableError(llvm::toString(driver.takeError()));
   llvm::Expected<cuda::Stream> stream = cuda::Stream::create();
