@@ -266,6 +266,13 @@ typedef struct PhobosVisualizeRequest {
   PhobosStringRef tuningReportFile;
   /// The kernel cache whose tuning records are read (empty: none).
   PhobosStringRef cacheDir;
+  /// The cluster panel: the plan phobos-sched --plan JOB --json wrote, and
+  /// after a run its --summary-json, each with its file's name for
+  /// messages (empty: no panel).
+  PhobosStringRef clusterPlan;
+  PhobosStringRef clusterPlanFile;
+  PhobosStringRef clusterSummary;
+  PhobosStringRef clusterSummaryFile;
 } PhobosVisualizeRequest;
 
 /// The page phobos-viz writes for the session's program (docs/debugging.md

@@ -431,6 +431,14 @@ PhobosError phobosSessionVisualize(PhobosSession session,
   if (options.tuningReportFile.empty())
     options.tuningReportFile = "<tuning report>";
   options.cacheDir = unwrap(request->cacheDir).str();
+  options.clusterPlanText = unwrap(request->clusterPlan).str();
+  options.clusterPlanFile = unwrap(request->clusterPlanFile).str();
+  if (options.clusterPlanFile.empty())
+    options.clusterPlanFile = "<cluster plan>";
+  options.clusterSummaryText = unwrap(request->clusterSummary).str();
+  options.clusterSummaryFile = unwrap(request->clusterSummaryFile).str();
+  if (options.clusterSummaryFile.empty())
+    options.clusterSummaryFile = "<job summary>";
 
   SessionObject *object = unwrap(session);
   std::optional<llvm::json::Value> data;

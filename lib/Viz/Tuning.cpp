@@ -15,10 +15,10 @@ using namespace phobos;
 using namespace phobos::viz;
 using llvm::json::Object;
 
-FailureOr<Object> phobos::viz::describeTuning(StringRef source,
-                                              StringRef kernel,
-                                              const VisualizationOptions &options,
-                                              MLIRContext *context) {
+FailureOr<Object>
+phobos::viz::describeTuning(StringRef source, StringRef kernel,
+                            const VisualizationOptions &options,
+                            MLIRContext *context) {
   if (!options.tuningReportText.empty()) {
     Location at = FileLineColLoc::get(context, options.tuningReportFile, 1, 1);
     llvm::Expected<llvm::json::Value> json =
@@ -78,9 +78,10 @@ FailureOr<Object> phobos::viz::describeTuning(StringRef source,
                                    " has no readable report: " +
                                    llvm::toString(report.takeError())}};
       return Object{{"from", "cache"},
-                    {"record", Object{{"chip", chip},
-                                      {"general", general},
-                                      {"path", cache.recordPath(key.digest())}}},
+                    {"record",
+                     Object{{"chip", chip},
+                            {"general", general},
+                            {"path", cache.recordPath(key.digest())}}},
                     {"report", report->toJSON()}};
     }
   std::string dims = key.dimsText();

@@ -14,6 +14,7 @@
 #include "Phobos/Viz/Visualization.h"
 #include "Phobos/Viz/LineDiff.h"
 
+#include "Cluster.h"
 #include "StageRecorder.h"
 #include "Traffic.h"
 #include "Tuning.h"
@@ -377,6 +378,10 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
       contract.kernel, options, context);
   if (failed(tuning))
     return failure();
+  FailureOr<Object> clusterPanel =
+      describeCluster(contract.kernel, options, context);
+  if (failed(clusterPanel))
+    return failure();
 
   // An op's source line: the `.ph` file's, or through the span map the
   // Python file's (also where the front end already relocated the ops).
@@ -470,6 +475,11 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   data["traffic"] = std::move(traffic);
   data["writes"] = std::move(writes);
   data["tuning"] = std::move(*tuning);
-  data["missing"] = Array{"cluster: the per-node plan of a job file"};
+  data["cluster"] = std::move(*clusterPanel);
+  data["missing"] =
+      Array{"cluster program: its IR (the panel shows the plan phobos-sched "
+            "made of it)",
+            "cluster timeline: measured per instruction (a job summary has "
+            "each node's totals)"};
   return llvm::json::Value(std::move(data));
 }

@@ -535,7 +535,9 @@ class Kernel:
                   scalars: Mapping[str, float] | None = None,
                   max_grid_elements: int | None = None, max_grid_steps: int | None = None,
                   max_write_runs: int | None = None,
-                  tuning_report: str | os.PathLike[str] | None = None, **variant: int) -> str:
+                  tuning_report: str | os.PathLike[str] | None = None,
+                  cluster_plan: str | os.PathLike[str] | None = None,
+                  cluster_summary: str | os.PathLike[str] | None = None, **variant: int) -> str:
         """The page ``phobos-viz`` writes for a variant (keywords; the rest
         take their first value) and a problem (``dims``, the extents of the
         kernel's dims: the grid, and the kernel specialised for them as a
@@ -547,7 +549,10 @@ class Kernel:
         element, with the race check's races (the scalars of those runs
         from ``scalars``, the others as phobos-run gives them), and the
         autotuner's search: ``tuning_report`` (a file phobos-tune --json
-        wrote), else what :meth:`tune` remembered for these dims. Written to
+        wrote), else what :meth:`tune` remembered for these dims, and for
+        an @ph.cluster kernel the plan of a job (``cluster_plan``, what
+        phobos-sched --plan JOB --json wrote; ``cluster_summary``, its
+        --summary-json after a run). Written to
         ``path`` when given; returned either way. The page's limits, as
         phobos-viz's options: ``max_grid_elements`` (a tile's or buffer's
         grid), ``max_grid_steps`` (the interpreter steps of the whole grid's
@@ -555,7 +560,9 @@ class Kernel:
         "The visualizer"."""
         limits = {"max_grid_elements": max_grid_elements, "max_grid_steps": max_grid_steps,
                   "max_write_runs": max_write_runs}
-        page = self._visualize(dims, grid, chip, cta, scalars, limits, tuning_report, variant,
+        files = {"tuning_report": tuning_report, "cluster_plan": cluster_plan,
+                 "cluster_summary": cluster_summary}
+        page = self._visualize(dims, grid, chip, cta, scalars, limits, files, variant,
                                as_json=False)
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
@@ -569,28 +576,34 @@ class Kernel:
                            max_grid_steps: int | None = None,
                            max_write_runs: int | None = None,
                            tuning_report: str | os.PathLike[str] | None = None,
+                           cluster_plan: str | os.PathLike[str] | None = None,
+                           cluster_summary: str | os.PathLike[str] | None = None,
                            **variant: int) -> dict[str, Any]:
         """The data of :meth:`visualize`'s page (``phobos-viz --json``): one
         object per panel, in the form include/Phobos/Viz/Visualization.h
         documents."""
         limits = {"max_grid_elements": max_grid_elements, "max_grid_steps": max_grid_steps,
                   "max_write_runs": max_write_runs}
-        return json.loads(self._visualize(dims, grid, chip, cta, scalars, limits, tuning_report,
+        files = {"tuning_report": tuning_report, "cluster_plan": cluster_plan,
+                 "cluster_summary": cluster_summary}
+        return json.loads(self._visualize(dims, grid, chip, cta, scalars, limits, files,
                                           variant, as_json=True))
 
     def _visualize(self, dims: Mapping[str, int] | None, grid: Sequence[int] | None, chip: str,
                    cta: Sequence[int], scalars: Mapping[str, float] | None,
                    limits: Mapping[str, int | None],
-                   tuning_report: str | os.PathLike[str] | None, variant: Mapping[str, int],
+                   files: Mapping[str, str | os.PathLike[str] | None], variant: Mapping[str, int],
                    as_json: bool) -> str:
         chosen = self._variant(variant)
-        report_text = ""
-        if tuning_report is not None:
+        texts: dict[str, tuple[str, str]] = {}
+        for param, path in files.items():
+            texts[param] = ("", "")
+            if path is None:
+                continue
             try:
-                report_text = Path(tuning_report).read_text(encoding="utf-8")
+                texts[param] = (Path(path).read_text(encoding="utf-8"), str(path))
             except (OSError, UnicodeDecodeError, TypeError) as error:
-                raise ArgumentError(self.name, "tuning_report", f"cannot read {tuning_report!r}: "
-                                    f"{error}") from None
+                raise ArgumentError(self.name, param, f"cannot read {path!r}: {error}") from None
         for name, value in limits.items():
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or
                                       value < 1):
@@ -633,7 +646,8 @@ class Kernel:
                 self.name, chosen, extents, chip, block, values,
                 limits.get("max_grid_elements") or 0, as_json, grid3,
                 limits.get("max_grid_steps") or 0, limits.get("max_write_runs") or 0,
-                report_text, str(tuning_report or ""), _library.default_cache_dir())
+                texts["tuning_report"][0], texts["tuning_report"][1], _library.default_cache_dir(),
+                (texts["cluster_plan"], texts["cluster_summary"]))
         except LibraryError as error:
             raise CompileError(error.message, self.name) from None
 

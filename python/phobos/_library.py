@@ -42,7 +42,9 @@ class _VisualizeRequest(ctypes.Structure):
                 ("maxGridElements", ctypes.c_int64), ("json", ctypes.c_bool),
                 ("grid", ctypes.c_int64 * 3), ("maxGridSteps", ctypes.c_uint64),
                 ("maxWriteRuns", ctypes.c_int64), ("tuningReport", _StringRef),
-                ("tuningReportFile", _StringRef), ("cacheDir", _StringRef)]
+                ("tuningReportFile", _StringRef), ("cacheDir", _StringRef),
+                ("clusterPlan", _StringRef), ("clusterPlanFile", _StringRef),
+                ("clusterSummary", _StringRef), ("clusterSummaryFile", _StringRef)]
 
 
 class _Argument(ctypes.Structure):
@@ -443,19 +445,24 @@ class Session:
                   scalars: Sequence[tuple[str, float]], max_grid_elements: int,
                   json: bool, grid: tuple[int, int, int] = (0, 0, 0), max_grid_steps: int = 0,
                   max_write_runs: int = 0, tuning_report: str = "",
-                  tuning_report_file: str = "", cache_dir: str = "") -> str:
+                  tuning_report_file: str = "", cache_dir: str = "",
+                  cluster_files: Sequence[tuple[str, str]] = (("", ""), ("", ""))) -> str:
         """The page phobos-viz writes for the variant and the problem
         ``dims`` on ``grid`` (zeros: the one the kernel infers; its data,
         JSON text, with ``json``), built in this process
         (phobosSessionVisualize). Limits of 0 take the defaults. The
         autotuning panel shows ``tuning_report`` (phobos-tune --json's
-        text), else the record in the kernel cache at ``cache_dir``."""
+        text), else the record in the kernel cache at ``cache_dir``. The
+        cluster panel shows ``cluster_files``: (text, file name) of a plan
+        (phobos-sched --plan JOB --json) and of a job summary."""
         arg = _In()
         request = _VisualizeRequest(
             arg(kernel), arg(_spec(variant)), arg(_spec(dims)), arg(chip),
             (ctypes.c_int64 * 3)(*cta), arg(",".join(f"{name}={value!r}" for name, value in scalars)),
             max_grid_elements, json, (ctypes.c_int64 * 3)(*grid), max_grid_steps, max_write_runs,
-            arg(tuning_report), arg(tuning_report_file), arg(cache_dir))
+            arg(tuning_report), arg(tuning_report_file), arg(cache_dir),
+            arg(cluster_files[0][0]), arg(cluster_files[0][1]), arg(cluster_files[1][0]),
+            arg(cluster_files[1][1]))
         found = _StringRef()
         with self._lock:
             _check(self._lib, self._lib.phobosSessionVisualize(

@@ -149,6 +149,39 @@ def test_the_autotuning_panel_shows_what_tune_remembered(write_module, tmp_path)
     assert caught.value.param == "tuning_report" and "cannot read" in caught.value.reason
 
 
+def test_the_cluster_panel_draws_a_plan_of_this_kernel(write_module, tmp_path):
+    kernel = write_module(SAXPY, "viz_cluster").saxpy
+    assert kernel.visualization_data()["cluster"] == {
+        "note": "no cluster plan given (phobos-sched --plan JOB --json writes one)"}
+    # A plan of two nodes: node 1 fetches what node 0 loaded.
+    plan = {"program": "saxpy", "nodes": 2, "node_programs": [
+        {"node": 0, "peak_bytes": 1024, "instructions": [
+            {"id": 0, "node": 0, "kind": "allocate", "bytes": 1024, "deps": [],
+             "tile": {"id": 5, "tensor": "x", "coords": [0]}},
+            {"id": 1, "node": 0, "kind": "load", "bytes": 1024, "deps": [0],
+             "tile": {"id": 5, "tensor": "x", "coords": [0]}}]},
+        {"node": 1, "peak_bytes": 1024, "instructions": [
+            {"id": 2, "node": 1, "kind": "allocate", "bytes": 1024, "deps": [],
+             "tile": {"id": 5, "tensor": "x", "coords": [0]}},
+            {"id": 3, "node": 1, "kind": "fetch", "bytes": 1024, "deps": [2], "from": 0,
+             "tile": {"id": 5, "tensor": "x", "coords": [0]}}]}]}
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan))
+    cluster = kernel.visualization_data(cluster_plan=path)["cluster"]
+    assert [(i["id"], i["level"], i.get("source")) for i in cluster["instructions"]] == [
+        (0, 0, None), (1, 1, None), (2, 0, None), (3, 2, 1)]
+    assert cluster["links"] == [{"from": 0, "to": 1, "bytes": 1024}]
+    assert cluster["instructions"][3]["label"] == "fetch x[0]"
+    path.write_text(json.dumps(dict(plan, program="matmul")))
+    with pytest.raises(CompileError) as caught:
+        kernel.visualize(cluster_plan=path)
+    assert f"{path}:1:1: error: the cluster plan is of program 'matmul', not kernel 'saxpy'" in \
+        str(caught.value)
+    with pytest.raises(ArgumentError) as caught:
+        kernel.visualize(cluster_summary=tmp_path / "none.json")
+    assert caught.value.param == "cluster_summary"
+
+
 def test_bad_arguments_are_named(write_module):
     kernel = write_module(SAXPY).saxpy
     cases = [

@@ -3,7 +3,8 @@
 // phobos-viz FILE.ph [--kernel NAME] [--variant NAME=V,...] [--dim NAME=V]...
 //            [--grid X,Y,Z] [--chip sm_90] [--span-map MAP.json]
 //            [--cta X,Y,Z] [--scalar NAME=V]... [--tuning-report R.json]
-//            [--cache-dir DIR] [--json] [-o PAGE.html]
+//            [--cache-dir DIR] [--cluster-plan PLAN.json
+//            [--cluster-summary S.json]] [--json] [-o PAGE.html]
 //
 // Writes one self-contained HTML page (scripts, styles and data inline; no
 // server, no network) for a kernel variant and a problem: the source with
@@ -12,9 +13,9 @@
 // laid-out tile, the shared buffers with their swizzle, bytes and bank
 // conflicts, the elements of each tensor each op of one CTA touched (an
 // interpreter run), which CTA of the whole grid wrote each element, with
-// the race check's races marked, and the autotuner's search (a report, or
-// the tuning cache's record). --json writes the page's data instead
-// (lib/Viz, docs/debugging.md "The visualizer").
+// the race check's races marked, the autotuner's search (a report, or the
+// tuning cache's record) and a cluster job's plan. --json writes the page's
+// data instead (lib/Viz, docs/debugging.md "The visualizer").
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <tuple>
 
 using namespace phobos;
 namespace cl = llvm::cl;
@@ -93,6 +95,16 @@ static cl::opt<std::string> cacheDir(
     cl::desc("The kernel cache whose tuning records the autotuning panel "
              "reads (default: $PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
     cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> clusterPlanFile(
+    "cluster-plan",
+    cl::desc("The cluster panel: the plan phobos-sched --plan JOB --json "
+             "wrote"),
+    cl::value_desc("PLAN.json"), cl::cat(category));
+static cl::opt<std::string> clusterSummaryFile(
+    "cluster-summary",
+    cl::desc("With --cluster-plan: what phobos-sched --summary-json wrote "
+             "after running it"),
+    cl::value_desc("SUMMARY.json"), cl::cat(category));
 static cl::opt<std::string>
     gridSpec("grid",
              cl::desc("The launch grid (default: the one the kernel's "
@@ -194,6 +206,20 @@ int main(int argc, char **argv) {
       usage("--tuning-report: " + llvm::toString(report.takeError()));
     options.tuningReportText = (*report)->getBuffer().str();
     options.tuningReportFile = tuningReportFile;
+  }
+
+  for (auto [file, text, name, option] :
+       {std::tuple{&clusterPlanFile, &options.clusterPlanText,
+                   &options.clusterPlanFile, "--cluster-plan"},
+        std::tuple{&clusterSummaryFile, &options.clusterSummaryText,
+                   &options.clusterSummaryFile, "--cluster-summary"}}) {
+    if (file->empty())
+      continue;
+    auto read = readInputFile(*file);
+    if (!read)
+      usage(llvm::Twine(option) + ": " + llvm::toString(read.takeError()));
+    *text = (*read)->getBuffer().str();
+    *name = *file;
   }
 
   auto buffer = readInputFile(inputFile);

@@ -25,6 +25,9 @@
 //                each tensor each op of the CTA touched]} (lib/Viz/Traffic.h),
 //    "tuning": {"from": "report" | "cache", "record", "report": the
 //               search's report (phobos-tune --json)} (lib/Viz/Tuning.h),
+//    "cluster": {"nodes", "tensors", "leaves", "instructions": [each
+//                node's, with its DAG level], "links", "node_totals",
+//                "summary"} (lib/Viz/Cluster.h),
 //    "writes": {"grid", "stage", "tensors": [which CTA wrote each element
 //               of each written tensor, the elements several wrote, those
 //               that raced], "races": [the race check's]} (Traffic.h),
@@ -108,6 +111,11 @@ struct VisualizationOptions {
   /// The kernel cache's root, where the tuning records are (empty: none is
   /// looked up).
   std::string cacheDir;
+  /// The cluster panel: the plan phobos-sched --plan JOB --json wrote, and
+  /// after a run its --summary-json, with their files' names for messages
+  /// (empty: no panel).
+  std::string clusterPlanText, clusterPlanFile;
+  std::string clusterSummaryText, clusterSummaryFile;
   /// Changed lines past which a pass's diff is one replacement (LineDiff.h).
   size_t maxDiffEdits = 4000;
 };

@@ -812,6 +812,169 @@
     return performance.now() - start;
   }
 
+  // ---- Cluster panel --------------------------------------------------------
+
+  const cluster = data.cluster || { note: "no cluster plan in this page" };
+  const kindColours = { allocate: "#c9c9c4", load: "#4f7fc4", fetch: "#2aa39a", compute: "#e08a2e", store: "#3f9a4a", free: "#e6e6e1" };
+  const kindShort = { allocate: "al", load: "ld", fetch: "fe", compute: "co", store: "st", free: "fr" };
+  let instructionNodes = new Map(); // id -> [svg groups]
+
+  function formatBytes(bytes) {
+    const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let value = bytes, unit = 0;
+    while (value >= 1024 && unit < units.length - 1) { value /= 1024; ++unit; }
+    return (unit ? value.toFixed(1) : String(value)) + " " + units[unit];
+  }
+
+  function describeInstruction(instruction) {
+    return "node " + instruction.node + " #" + instruction.id + ": " + (instruction.label || instruction.kind) + ", " +
+      formatBytes(instruction.bytes) + (instruction.kind === "fetch" ? " from node " + instruction.from : "") +
+      (instruction.deps.length ? "; after #" + instruction.deps.join(", #") : "") + "; level " + instruction.level;
+  }
+
+  function instructionBox(instruction, x, y, width, height) {
+    const group = svgElement("g", { class: "instr", "data-id": instruction.id });
+    group.append(svgElement("title", {}, describeInstruction(instruction)));
+    group.append(svgElement("rect", { x, y, width, height, rx: 2, fill: kindColours[instruction.kind] || "#999" }));
+    group.addEventListener("mouseenter", () => { $("cluster-hover").textContent = describeInstruction(instruction); });
+    group.addEventListener("click", () => markInstruction(instruction.id));
+    if (!instructionNodes.has(instruction.id)) instructionNodes.set(instruction.id, []);
+    instructionNodes.get(instruction.id).push(group);
+    return group;
+  }
+
+  /// Marks instruction `id` and those it depends on (a fetch: its source too).
+  function markInstruction(id) {
+    for (const groups of instructionNodes.values()) for (const g of groups) g.classList.remove("marked");
+    const byId = new Map(cluster.instructions.map((i) => [i.id, i]));
+    const instruction = byId.get(id);
+    if (!instruction) return 0;
+    const marked = [id].concat(instruction.deps, instruction.source !== undefined ? [instruction.source] : []);
+    for (const m of marked) for (const g of instructionNodes.get(m) || []) g.classList.add("marked");
+    $("cluster-hover").textContent = describeInstruction(instruction);
+    return marked.length;
+  }
+
+  /// Draws the panel; returns the milliseconds it took.
+  function showCluster() {
+    const start = performance.now();
+    if (!cluster.instructions) {
+      $("cluster-info").textContent = (cluster.note || "no plan") + ".";
+      return performance.now() - start;
+    }
+    instructionNodes = new Map();
+    const instructions = cluster.instructions, nodes = cluster.nodes;
+    const byId = new Map(instructions.map((i) => [i.id, i]));
+    const moved = cluster.links.reduce((sum, link) => sum + link.bytes, 0);
+    $("cluster-info").textContent = "Job " + (cluster.job || "?") + ": program " + cluster.program + " on " + nodes + " node" +
+      (nodes === 1 ? "" : "s") + "; dims " + Object.entries(cluster.dims || {}).map(([n, v]) => n + "=" + v).join(", ") +
+      "; @cluster " + Object.entries(cluster.bindings || {}).map(([n, v]) => n + "=" + v).join(", ") + "; " +
+      instructions.length + " instructions in " + cluster.levels + " levels; " + formatBytes(moved) + " between nodes.";
+    const legend = $("cluster-legend");
+    legend.replaceChildren();
+    for (const [kind, colour] of Object.entries(kindColours)) {
+      const item = element("span", "");
+      const mark = element("span", "swatch");
+      mark.style.background = colour;
+      item.append(mark, kind);
+      legend.append(item);
+    }
+
+    // The DAG: per node a lane, per level a column, the instructions of one
+    // (node, level) stacked; dependencies as lines, fetches across lanes.
+    const box = 14, gap = 4, column = 110, laneLabel = 64;
+    const stacks = new Map(); // "node,level" -> count
+    const place = new Map(); // id -> [x, y]
+    const laneDepth = new Array(nodes).fill(1);
+    for (const i of instructions) {
+      const key = i.node + "," + i.level;
+      const k = stacks.get(key) || 0;
+      stacks.set(key, k + 1);
+      laneDepth[i.node] = Math.max(laneDepth[i.node], k + 1);
+    }
+    const laneTop = [];
+    let top = 4;
+    for (let n = 0; n < nodes; ++n) { laneTop.push(top); top += laneDepth[n] * (box + gap) + 12; }
+    const dag = svgElement("svg", { width: laneLabel + cluster.levels * column + 20, height: top, role: "img", "aria-label": "the plan's DAG" });
+    for (let n = 0; n < nodes; ++n) {
+      dag.append(svgElement("rect", { x: 0, y: laneTop[n] - 4, width: laneLabel + cluster.levels * column + 20,
+        height: laneDepth[n] * (box + gap) + 8, fill: n % 2 ? "#f4f4f1" : "#fbfbfa" }));
+      dag.append(svgElement("text", { x: 4, y: laneTop[n] + 11 }, "node " + n));
+    }
+    stacks.clear();
+    for (const i of instructions) {
+      const key = i.node + "," + i.level;
+      const k = stacks.get(key) || 0;
+      stacks.set(key, k + 1);
+      place.set(i.id, [laneLabel + i.level * column, laneTop[i.node] + k * (box + gap)]);
+    }
+    const edges = svgElement("g", {});
+    for (const i of instructions) {
+      const [x, y] = place.get(i.id);
+      const before = i.deps.map((d) => [d, "#9a9a95"]).concat(i.source !== undefined ? [[i.source, "#c0392b"]] : []);
+      for (const [d, colour] of before) {
+        const from = place.get(d);
+        if (!from) continue;
+        edges.append(svgElement("line", { x1: from[0] + column - 30, y1: from[1] + box / 2, x2: x, y2: y + box / 2,
+          stroke: colour, "stroke-width": colour === "#c0392b" ? 1.4 : 0.7 }));
+      }
+    }
+    dag.append(edges);
+    for (const i of instructions) {
+      const [x, y] = place.get(i.id);
+      const group = instructionBox(i, x, y, column - 30, box);
+      const tile = ((i.label || "").match(/\w+\[[^\]]*\]/) || [i.leaf || ""])[0].replace(/ /g, "");
+      group.append(svgElement("text", { x: x + 2, y: y + 10.5 }, (kindShort[i.kind] + " " + tile).slice(0, 13)));
+      dag.append(group);
+    }
+    $("cluster-dag").replaceChildren(dag);
+
+    // Each node's instructions in the order their dependencies allow.
+    const perNode = Array.from({ length: nodes }, () => []);
+    for (const i of instructions) perNode[i.node].push(i);
+    for (const list of perNode) list.sort((a, b) => a.level - b.level || a.id - b.id);
+    const longest = Math.max(1, ...perNode.map((l) => l.length));
+    const step = Math.max(3, Math.min(14, Math.floor(900 / longest)));
+    const timeline = svgElement("svg", { width: laneLabel + longest * step + 20, height: nodes * 22 + 4, role: "img",
+      "aria-label": "each node's instructions in order" });
+    perNode.forEach((list, n) => {
+      timeline.append(svgElement("text", { x: 4, y: n * 22 + 15 }, "node " + n));
+      list.forEach((i, k) => timeline.append(instructionBox(i, laneLabel + k * step, n * 22 + 4, Math.max(2, step - 1), 16)));
+    });
+    $("cluster-timeline").replaceChildren(timeline);
+
+    // Tables: each node's totals (and what the run measured), each link.
+    const tables = $("cluster-tables");
+    tables.replaceChildren();
+    const table = (caption, headers, rows) => {
+      const t = element("table");
+      t.append(element("caption", "", caption));
+      const head = element("tr");
+      for (const h of headers) head.append(element("th", "", h));
+      t.append(head);
+      for (const row of rows) {
+        const tr = element("tr");
+        for (const cell of row) tr.append(element("td", "", String(cell)));
+        t.append(tr);
+      }
+      tables.append(t);
+    };
+    table("Each node's plan", ["node", "instructions", "computes", "loaded", "fetched", "served", "stored", "peak"],
+      cluster.node_totals.map((t) => [t.node, t.instructions, t.computes, formatBytes(t.loaded), formatBytes(t.fetched),
+        formatBytes(t.served), formatBytes(t.stored), formatBytes(t.peak_bytes)]));
+    table("Bytes per link (fetches, holder to reader)", ["from", "to", "bytes"],
+      cluster.links.map((l) => [l.from, l.to, formatBytes(l.bytes)]));
+    if (cluster.summary) {
+      const summary = cluster.summary;
+      table("Measured (the scheduler's summary: " + summary.seconds.toFixed(3) + " s)",
+        ["node", "state", "units", "computes", "busy (s)", "loaded", "fetched", "served", "stored"],
+        summary.nodes.map((n) => [n.node, n.state || "", n.units ?? "", n.computes ?? "",
+          typeof n.busy_seconds === "number" ? n.busy_seconds.toFixed(3) : "", formatBytes(n.loaded_bytes || 0),
+          formatBytes(n.fetched_bytes || 0), formatBytes(n.served_bytes || 0), formatBytes(n.stored_bytes || 0)]));
+    }
+    return performance.now() - start;
+  }
+
   // ---- Start ---------------------------------------------------------------
 
   function start() {
@@ -829,6 +992,13 @@
     showWritesList();
     wireWrites();
     showTuning();
+    // The cluster panel draws on first view: its lanes need the page laid out.
+    let clusterShown = false;
+    document.querySelector('.tab[data-panel="panel-cluster"]').addEventListener("click", () => {
+      if (!clusterShown) showCluster();
+      clusterShown = true;
+    });
+    if (!cluster.instructions) showCluster();
     // The layout panel draws on first view: the canvas needs its width.
     let layoutsShown = false;
     document.querySelector('.tab[data-panel="panel-layouts"]').addEventListener("click", () => {
@@ -858,6 +1028,8 @@
     showWrites,
     selectRace,
     showTuning,
+    showCluster,
+    markInstruction,
     showTab,
     selectedSourceLine: () => selectedSource,
     lastRenderMs: () => lastRenderMs,

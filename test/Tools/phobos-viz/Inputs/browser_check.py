@@ -4,7 +4,7 @@ browser's console, a click on an op's IR line highlighting its source line
 (and a click on a source line its IR lines), the changes of a pass, a tile's
 layout drawn in under a second, the shared buffers with their conflict
 tables and bank grids, one CTA's memory traffic, the whole grid's writes with
-the race check's races, the autotuner's search. Prints one fact a line for FileCheck and saves a
+the race check's races, the autotuner's search, a cluster job's plan. Prints one fact a line for FileCheck and saves a
 screenshot of each panel.
 
 Usage: python3 browser_check.py --screenshots DIR PAGE:SOURCE_LINE:OP ...
@@ -189,6 +189,30 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
         info = driver.find_element(By.ID, "tuning-info").text
         check(info.startswith(data["tuning"]["note"]), f"{name}: the tuning note is not shown")
         print(f"{name}: autotuning: the note is shown")
+    # Cluster: the plan's DAG and per-node order drawn (in under a second),
+    # a click on a fetch marking it and what it waits for; or the note.
+    driver.find_element(By.CSS_SELECTOR, '.tab[data-panel="panel-cluster"]').click()
+    cluster = data["cluster"]
+    if "instructions" in cluster:
+        milliseconds = driver.execute_script("return phobosViz.showCluster();")
+        check(milliseconds < 1000, f"{name}: the cluster plan took {milliseconds:.0f} ms")
+        drawn_boxes = count(driver, "#cluster-dag g.instr") + count(driver, "#cluster-timeline g.instr")
+        check(drawn_boxes == 2 * len(cluster["instructions"]), f"{name}: {drawn_boxes} instruction boxes")
+        fetch = next((i for i in cluster["instructions"] if i["kind"] == "fetch"), cluster["instructions"][-1])
+        box = driver.find_element(By.CSS_SELECTOR, f'#cluster-dag g.instr[data-id="{fetch["id"]}"]')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        box.click()
+        marked = count(driver, "#cluster-dag g.instr.marked")
+        expected = 1 + len(fetch["deps"]) + (1 if "source" in fetch else 0)
+        check(marked == expected, f"{name}: {marked} instructions marked, {expected} expected")
+        tables = count(driver, "#cluster-tables table")
+        print(f"{name}: cluster plan of {len(cluster['instructions'])} instructions on {cluster['nodes']} nodes "
+              f"drawn in under a second; a {fetch['kind']} clicked: {marked} marked; {tables} tables")
+        driver.save_screenshot(os.path.join(shots, f"{name}-cluster.png"))
+    else:
+        info = driver.find_element(By.ID, "cluster-info").text
+        check(info.startswith(cluster["note"]), f"{name}: the cluster note is not shown")
+        print(f"{name}: cluster: the note is shown")
     errors = console_errors(driver)
     check(not errors, f"{name}: console errors: {errors}")
     print(f"{name}: no console errors")

@@ -236,6 +236,38 @@ def main() -> None:
               + ",".join(f"{n}={v}" for n, v in sorted(report["dims"].items())) + ": "
               f"{' '.join(labels)}; " + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
               + (", a best" if best is not None else ", no best"))
+    cluster = data["cluster"]
+    if "note" in cluster:
+        print("cluster note: " + cluster["note"])
+    if "instructions" in cluster:
+        need(cluster, ["program", "nodes", "dims", "bindings", "tensors", "leaves", "levels", "links",
+                       "node_totals"], "cluster")
+        instructions = {i["id"]: i for i in cluster["instructions"]}
+        kinds = {}
+        for i in cluster["instructions"]:
+            need(i, ["id", "node", "kind", "bytes", "deps", "label", "level"], "an instruction")
+            kinds[i["kind"]] = kinds.get(i["kind"], 0) + 1
+            before = i["deps"] + ([i["source"]] if "source" in i else [])
+            if any(instructions[d]["level"] >= i["level"] for d in before):
+                fail(f"instruction {i['id']} is not after what it depends on")
+            if i["kind"] == "fetch" and "source" in i and instructions[i["source"]]["node"] != i["from"]:
+                fail(f"fetch {i['id']}: its source is not on its holder")
+        if max(i["level"] for i in cluster["instructions"]) + 1 != cluster["levels"]:
+            fail("the levels do not match the instructions'")
+        fetched = sum(i["bytes"] for i in cluster["instructions"] if i["kind"] == "fetch")
+        if sum(link["bytes"] for link in cluster["links"]) != fetched:
+            fail("the links do not carry the fetched bytes")
+        print(f"cluster {cluster['program']} on {cluster['nodes']} nodes, "
+              + ",".join(f"{n}={v}" for n, v in sorted(cluster["bindings"].items()))
+              + f": {len(instructions)} instructions in {cluster['levels']} levels ("
+              + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + ")")
+        for total in cluster["node_totals"]:
+            print(f"  node {total['node']}: {total['instructions']} instructions, {total['computes']} computes, "
+                  f"loaded {total['loaded']}, fetched {total['fetched']}, served {total['served']}, "
+                  f"stored {total['stored']}")
+        print("  links: " + ", ".join(f"{l['from']}->{l['to']} {l['bytes']}" for l in cluster["links"]))
+        if "summary" in cluster:
+            print(f"  measured: {len(cluster['summary']['nodes'])} nodes")
     print("missing: " + " | ".join(item.split(":")[0] for item in data["missing"]))
 
 

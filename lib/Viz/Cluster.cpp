@@ -1,0 +1,325 @@
+//===- Cluster.cpp - The cluster panel's data -----------------------------===//
+//
+// Reads the plan's JSON (Planning.h, planToJSON, as phobos-sched --json
+// prints it) rather than planning here: the job file's binding lives in
+// phobos-sched, and the page shows the plan that tool made. Checks what it
+// draws (ids, kinds, dependencies) and computes the DAG's levels, the
+// fetches' sources and the bytes per link.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cluster.h"
+
+#include "Phobos/Support/Json.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <functional>
+#include <map>
+
+using namespace mlir;
+using namespace phobos;
+using namespace phobos::viz;
+using llvm::json::Array;
+using llvm::json::Object;
+using JsonValue = llvm::json::Value;
+
+namespace {
+/// One instruction as the page draws it.
+struct Instruction {
+  int64_t id = 0, node = 0, bytes = 0;
+  std::string kind, label, leaf;
+  std::vector<int64_t> deps;
+  /// A fetch's holder, and the tile it fetches (-1: none).
+  int64_t from = -1, tile = -1;
+  /// The tile a load or allocate brings in, the tiles a compute writes.
+  std::vector<int64_t> holds;
+  int64_t source = -1;
+  int64_t level = 0;
+};
+
+/// "A[1, 0]": a tile's tensor and super-tile coordinates.
+std::string tileLabel(const Object &tile) {
+  std::string label = tile.getString("tensor").value_or("?").str() + "[";
+  if (const Array *coords = tile.getArray("coords"))
+    for (auto [index, coord] : llvm::enumerate(*coords))
+      label += (index ? ", " : "") +
+               std::to_string(coord.getAsInteger().value_or(0));
+  return label + "]";
+}
+} // namespace
+
+/// The plan's instructions, checked; an error message when they are not.
+static std::string readInstructions(const Object &plan,
+                                    std::vector<Instruction> &out) {
+  const Array *programs = plan.getArray("node_programs");
+  if (!programs)
+    return "it has no \"node_programs\" array";
+  static const llvm::StringSet<> kinds = {"allocate", "load",  "fetch",
+                                          "compute",  "store", "free"};
+  for (const JsonValue &program : *programs) {
+    const Object *object = program.getAsObject();
+    const Array *instructions =
+        object ? object->getArray("instructions") : nullptr;
+    if (!instructions)
+      return "a node program has no \"instructions\" array";
+    for (const JsonValue &entry : *instructions) {
+      const Object *row = entry.getAsObject();
+      if (!row)
+        return "an instruction is not an object";
+      Instruction instruction;
+      std::optional<int64_t> id = row->getInteger("id");
+      std::optional<int64_t> node = row->getInteger("node");
+      std::optional<llvm::StringRef> kind = row->getString("kind");
+      const Array *deps = row->getArray("deps");
+      if (!id || !node || !kind || !deps)
+        return "an instruction lacks its \"id\", \"node\", \"kind\" or "
+               "\"deps\"";
+      if (!kinds.contains(*kind))
+        return "instruction " + std::to_string(*id) + " is of an unknown "
+               "kind '" + kind->str() + "'";
+      instruction.id = *id;
+      instruction.node = *node;
+      instruction.kind = kind->str();
+      instruction.bytes = row->getInteger("bytes").value_or(0);
+      for (const JsonValue &dep : *deps) {
+        std::optional<int64_t> value = dep.getAsInteger();
+        if (!value)
+          return "instruction " + std::to_string(*id) +
+                 " has a dependency that is not an id";
+        instruction.deps.push_back(*value);
+      }
+      if (const Object *tile = row->getObject("tile")) {
+        instruction.label = instruction.kind + " " + tileLabel(*tile);
+        int64_t tileId = tile->getInteger("id").value_or(-1);
+        if (instruction.kind == "fetch")
+          instruction.tile = tileId;
+        else if (instruction.kind == "load" || instruction.kind == "allocate")
+          instruction.holds.push_back(tileId);
+      }
+      if (instruction.kind == "fetch")
+        instruction.from = row->getInteger("from").value_or(-1);
+      if (instruction.kind == "compute") {
+        instruction.leaf = row->getString("leaf").value_or("").str();
+        instruction.label = "compute " + instruction.leaf;
+        if (const Array *writes = row->getArray("writes"))
+          for (const JsonValue &tile : *writes)
+            instruction.holds.push_back(tile.getAsInteger().value_or(-1));
+        if (const Array *tiles = row->getArray("tiles"))
+          for (const JsonValue &tile : *tiles)
+            if (const Object *object = tile.getAsObject())
+              if (llvm::is_contained(instruction.holds,
+                                     object->getInteger("id").value_or(-2)))
+                instruction.label += " " + tileLabel(*object);
+      }
+      out.push_back(std::move(instruction));
+    }
+  }
+  return "";
+}
+
+FailureOr<Object>
+phobos::viz::describeCluster(StringRef kernel,
+                             const VisualizationOptions &options,
+                             MLIRContext *context) {
+  if (options.clusterPlanText.empty()) {
+    if (!options.clusterSummaryText.empty()) {
+      emitError(FileLineColLoc::get(context, options.clusterSummaryFile, 1, 1))
+          << "a cluster summary needs the plan it ran (phobos-sched --plan "
+             "JOB --json)";
+      return failure();
+    }
+    return Object{{"note", "no cluster plan given (phobos-sched --plan JOB "
+                           "--json writes one)"}};
+  }
+  Location at = FileLineColLoc::get(context, options.clusterPlanFile, 1, 1);
+  auto notAPlan = [&](const llvm::Twine &why) -> FailureOr<Object> {
+    emitError(at) << "not a cluster plan (phobos-sched --plan JOB --json): "
+                  << why;
+    return failure();
+  };
+  llvm::Expected<JsonValue> parsed = parseJson(options.clusterPlanText);
+  if (!parsed)
+    return notAPlan(llvm::toString(parsed.takeError()));
+  const Object *plan = parsed->getAsObject();
+  if (!plan)
+    return notAPlan("it is not a JSON object");
+  StringRef program = plan->getString("program").value_or("");
+  if (program != kernel) {
+    emitError(at) << "the cluster plan is of program '" << program
+                  << "', not kernel '" << kernel << "'";
+    return failure();
+  }
+  std::vector<Instruction> instructions;
+  std::string problem = readInstructions(*plan, instructions);
+  if (!problem.empty())
+    return notAPlan(problem);
+  int64_t nodes = plan->getInteger("nodes").value_or(0);
+  llvm::DenseMap<int64_t, size_t> byId;
+  for (auto [index, instruction] : llvm::enumerate(instructions)) {
+    if (!byId.try_emplace(instruction.id, index).second)
+      return notAPlan("instruction id " + std::to_string(instruction.id) +
+                      " is used twice");
+    if (instruction.node < 0 || instruction.node >= nodes ||
+        (instruction.kind == "fetch" &&
+         (instruction.from < 0 || instruction.from >= nodes)))
+      return notAPlan("instruction " + std::to_string(instruction.id) +
+                      " names a node outside the plan's " +
+                      std::to_string(nodes));
+  }
+  // A fetch's source: the instruction on its holder that brings the tile
+  // in (a load, or the compute that writes it).
+  std::map<std::pair<int64_t, int64_t>, int64_t> holder;
+  for (const Instruction &instruction : instructions)
+    for (int64_t tile : instruction.holds)
+      if (instruction.kind != "allocate" ||
+          !holder.count({instruction.node, tile}))
+        holder[{instruction.node, tile}] = instruction.id;
+  for (Instruction &instruction : instructions)
+    if (instruction.kind == "fetch") {
+      auto found = holder.find({instruction.from, instruction.tile});
+      if (found != holder.end())
+        instruction.source = found->second;
+    }
+  // Levels: the longest chain of dependencies (and fetch sources) before
+  // each instruction, with a check for cycles.
+  std::vector<int> state(instructions.size(), 0); // 1: visiting, 2: done
+  int64_t depth = 0;
+  std::string cycle;
+  std::function<int64_t(size_t)> levelOf = [&](size_t index) -> int64_t {
+    Instruction &instruction = instructions[index];
+    if (state[index] == 2)
+      return instruction.level;
+    if (state[index] == 1) {
+      cycle = "instruction " + std::to_string(instruction.id) +
+              " depends on itself";
+      return 0;
+    }
+    state[index] = 1;
+    int64_t level = 0;
+    llvm::SmallVector<int64_t> before(instruction.deps.begin(),
+                                      instruction.deps.end());
+    if (instruction.source >= 0)
+      before.push_back(instruction.source);
+    for (int64_t dep : before) {
+      auto found = byId.find(dep);
+      if (found == byId.end()) {
+        cycle = "instruction " + std::to_string(instruction.id) +
+                " depends on an unknown id " + std::to_string(dep);
+        return 0;
+      }
+      level = std::max(level, levelOf(found->second) + 1);
+      if (!cycle.empty())
+        return 0;
+    }
+    state[index] = 2;
+    instruction.level = level;
+    depth = std::max(depth, level + 1);
+    return level;
+  };
+  for (size_t index = 0; index < instructions.size() && cycle.empty(); ++index)
+    levelOf(index);
+  if (!cycle.empty())
+    return notAPlan(cycle);
+
+  Array rows;
+  std::map<std::pair<int64_t, int64_t>, int64_t> links;
+  struct Totals {
+    int64_t instructions = 0, computes = 0, loaded = 0, fetched = 0,
+            served = 0, stored = 0;
+  };
+  std::vector<Totals> totals(nodes);
+  for (const Instruction &instruction : instructions) {
+    Object row{{"id", instruction.id},
+               {"node", instruction.node},
+               {"kind", instruction.kind},
+               {"bytes", instruction.bytes},
+               {"deps", Array(instruction.deps)},
+               {"label", instruction.label},
+               {"level", instruction.level}};
+    Totals &total = totals[instruction.node];
+    ++total.instructions;
+    if (instruction.kind == "compute") {
+      row["leaf"] = instruction.leaf;
+      ++total.computes;
+    } else if (instruction.kind == "load") {
+      total.loaded += instruction.bytes;
+    } else if (instruction.kind == "store") {
+      total.stored += instruction.bytes;
+    } else if (instruction.kind == "fetch") {
+      row["from"] = instruction.from;
+      if (instruction.source >= 0)
+        row["source"] = instruction.source;
+      total.fetched += instruction.bytes;
+      totals[instruction.from].served += instruction.bytes;
+      links[{instruction.from, instruction.node}] += instruction.bytes;
+    }
+    rows.push_back(std::move(row));
+  }
+  Array linkRows;
+  for (auto &[pair, bytes] : links)
+    linkRows.push_back(
+        Object{{"from", pair.first}, {"to", pair.second}, {"bytes", bytes}});
+  Array totalRows;
+  const Array *programs = plan->getArray("node_programs");
+  for (auto [node, total] : llvm::enumerate(totals)) {
+    int64_t peak = 0;
+    for (const JsonValue &program : *programs)
+      if (const Object *object = program.getAsObject())
+        if (object->getInteger("node") == static_cast<int64_t>(node))
+          peak = object->getInteger("peak_bytes").value_or(0);
+    totalRows.push_back(Object{{"node", static_cast<int64_t>(node)},
+                               {"instructions", total.instructions},
+                               {"computes", total.computes},
+                               {"loaded", total.loaded},
+                               {"fetched", total.fetched},
+                               {"served", total.served},
+                               {"stored", total.stored},
+                               {"peak_bytes", peak}});
+  }
+  auto copy = [&](StringRef key) -> JsonValue {
+    const JsonValue *value = plan->get(key);
+    return value ? *value : JsonValue(nullptr);
+  };
+  Object result{{"job", copy("job")},
+                {"program", program.str()},
+                {"nodes", nodes},
+                {"dims", copy("dims")},
+                {"bindings", copy("bindings")},
+                {"tensors", copy("tensors")},
+                {"leaves", copy("leaves")},
+                {"instructions", std::move(rows)},
+                {"levels", depth},
+                {"links", std::move(linkRows)},
+                {"node_totals", std::move(totalRows)}};
+
+  if (!options.clusterSummaryText.empty()) {
+    Location summaryAt =
+        FileLineColLoc::get(context, options.clusterSummaryFile, 1, 1);
+    llvm::Expected<JsonValue> summary = parseJson(options.clusterSummaryText);
+    const Object *object = summary ? summary->getAsObject() : nullptr;
+    const Array *summaryNodes = object ? object->getArray("nodes") : nullptr;
+    if (!summaryNodes) {
+      emitError(summaryAt)
+          << "not a job summary (phobos-sched --summary-json): "
+          << (summary ? std::string("it has no \"nodes\" array")
+                      : llvm::toString(summary.takeError()));
+      return failure();
+    }
+    StringRef ran = object->getString("program").value_or("");
+    if (ran != program) {
+      emitError(summaryAt) << "the job summary is of program '" << ran
+                           << "', not '" << program << "'";
+      return failure();
+    }
+    result["summary"] =
+        Object{{"seconds", object->getNumber("seconds").value_or(0.0)},
+               {"flops", object->getNumber("flops").value_or(0.0)},
+               {"nodes", JsonValue(Array(*summaryNodes))}};
+  }
+  return result;
+}
