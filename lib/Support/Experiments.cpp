@@ -31,8 +31,7 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
 /// adds each unless it is named; the kernels stay correct without them).
 static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
-    "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops",
-    "tile-split-triangular-loops"};
+    "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops"};
 
 llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
 phobos::experimentSettings() {

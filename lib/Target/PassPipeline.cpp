@@ -73,9 +73,6 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileHoistInvariants());
   kernel.addPass(tile::createTileDropMasks());
   kernel.addPass(tile::createTileSplitRaggedLoops());
-  // Causal attention's mask only on the blocks of the diagonal.
-  if (!isPassDisabled("tile-split-triangular-loops"))
-    kernel.addPass(tile::createTileSplitTriangularLoops());
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createCSEPass());
   // Decide how tiles run: instructions, layouts, shared memory.

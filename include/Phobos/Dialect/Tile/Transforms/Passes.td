@@ -181,37 +181,6 @@ def TileSplitRaggedLoops : Pass<"tile-split-ragged-loops", "::phobos::tile::Kern
   ];
 }
 
-def TileSplitTriangularLoops : Pass<"tile-split-triangular-loops", "::phobos::tile::KernelOp"> {
-  let summary = "splits a loop at the diagonal of a triangular mask";
-  let description = [{
-    A loop `for k in range(lb, ub, S)` whose body compares a block of
-    columns with a block of rows, one of them moving with `k` (causal
-    attention: `k + arange(BC) <= reshape(row + arange(BR), BR, 1)`), runs
-    as two loops: the iterations where the comparison holds for every
-    element, with it folded to true, and the ones that cross the diagonal,
-    which keep it. The forward pass of causal attention computes its mask
-    only in the one or two blocks on the diagonal (Triton's tutorial
-    writes this split by hand as two stages); the backward's dK/dV loop
-    over query blocks keeps it only in the first ones.
-
-    For `a + arange(E) <= b + arange(F)` (either on either axis) every
-    element holds when `a + E - 1 <= b` (`<`: `a + E <= b`); with `a` the
-    induction variable that is a prefix of the iterations, ending at
-    `lb + (floor((b - E + 1 - lb) / S) + 1) * S`, with `b` the induction
-    variable a suffix, from `lb + ceil((a + E - 1 - lb) / S) * S`; either
-    point is clamped to `[lb, ub]`. The carried values pass from the first
-    loop to the second. One comparison is split on per loop.
-
-    Before: `scf.for %k = %c0 to %end step %c64 { %m = phobos.cmp le, %cols, %rows ... }`
-    After:  `%split = ...`, `scf.for %k = %c0 to %split step %c64 { %m = phobos.fill %true ... }`,
-            `scf.for %k = %split to %end step %c64 { %m = phobos.cmp le, %cols, %rows ... }`
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
-  let statistics = [
-    Statistic<"numSplit", "num-split", "Loops split at a diagonal">
-  ];
-}
-
 def TileSelectMma : Pass<"tile-select-mma", "::phobos::tile::KernelOp"> {
   let summary = "chooses the instructions each dot runs on";
   let description = [{
