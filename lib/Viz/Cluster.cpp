@@ -10,11 +10,17 @@
 
 #include "Cluster.h"
 
+#include "Phobos/Dialect/Cluster/IR/ClusterOps.h"
+#include "Phobos/Dialect/Cluster/Transforms/Passes.h"
+#include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Support/Json.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -322,4 +328,43 @@ phobos::viz::describeCluster(StringRef kernel,
                {"nodes", JsonValue(Array(*summaryNodes))}};
   }
   return result;
+}
+
+Object
+phobos::viz::describeClusterProgram(llvm::SourceMgr &sourceMgr,
+                                    MLIRContext *context, StringRef kernel,
+                                    const VisualizationOptions &options) {
+  // The split's errors are the page's note, not the page's failure: the
+  // single-GPU panels stand without it.
+  std::string errors;
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+      errors += (errors.empty() ? "" : "; ") + diagnostic.str();
+    return success();
+  });
+  frontend::ImportOptions import;
+  import.kernelName = kernel.str();
+  import.markCluster = true;
+  for (const auto &entry : options.variant)
+    import.variant[entry.getKey()] = entry.getValue();
+  OwningOpRef<ModuleOp> module =
+      frontend::importPhobos(sourceMgr, context, import);
+  if (!module)
+    return Object{{"note", "the cluster import failed: " + errors}};
+  PassManager split(context);
+  split.addPass(cluster::createClusterSplit());
+  if (failed(split.run(*module)))
+    return Object{{"note", "phobos-cluster-split refused the kernel: " +
+                               errors}};
+  Array lines;
+  for (cluster::ProgramOp program : module->getOps<cluster::ProgramOp>()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    program->print(os);
+    llvm::SmallVector<StringRef> split;
+    StringRef(text).split(split, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef line : split)
+      lines.push_back(line.str());
+  }
+  return Object{{"lines", std::move(lines)}};
 }

@@ -17,6 +17,10 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/JSON.h"
 
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
 namespace mlir {
 class MLIRContext;
 } // namespace mlir
@@ -42,6 +46,14 @@ namespace phobos::viz {
 mlir::FailureOr<llvm::json::Object>
 describeCluster(llvm::StringRef kernel, const VisualizationOptions &options,
                 mlir::MLIRContext *context);
+
+/// The cluster program phobos-cluster-split makes of the @cluster kernel
+/// `kernel` of `sourceMgr`'s main buffer (what phobos-sched plans), as
+/// lines of IR; or why there is none (the split's errors, caught).
+llvm::json::Object describeClusterProgram(llvm::SourceMgr &sourceMgr,
+                                          mlir::MLIRContext *context,
+                                          llvm::StringRef kernel,
+                                          const VisualizationOptions &options);
 
 } // namespace phobos::viz
 

@@ -382,6 +382,9 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
       describeCluster(contract.kernel, options, context);
   if (failed(clusterPanel))
     return failure();
+  if (kernel.getClusterAttr())
+    (*clusterPanel)["program_ir"] =
+        describeClusterProgram(sourceMgr, context, contract.kernel, options);
 
   // An op's source line: the `.ph` file's, or through the span map the
   // Python file's (also where the front end already relocated the ops).
@@ -477,9 +480,7 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   data["tuning"] = std::move(*tuning);
   data["cluster"] = std::move(*clusterPanel);
   data["missing"] =
-      Array{"cluster program: its IR (the panel shows the plan phobos-sched "
-            "made of it)",
-            "cluster timeline: measured per instruction (a job summary has "
+      Array{"cluster timeline: measured per instruction (a job summary has "
             "each node's totals)"};
   return llvm::json::Value(std::move(data));
 }

@@ -151,8 +151,11 @@ def test_the_autotuning_panel_shows_what_tune_remembered(write_module, tmp_path)
 
 def test_the_cluster_panel_draws_a_plan_of_this_kernel(write_module, tmp_path):
     kernel = write_module(SAXPY, "viz_cluster").saxpy
-    assert kernel.visualization_data()["cluster"] == {
-        "note": "no cluster plan given (phobos-sched --plan JOB --json writes one)"}
+    cluster = kernel.visualization_data()["cluster"]
+    assert cluster["note"] == "no cluster plan given (phobos-sched --plan JOB --json writes one)"
+    # The @ph.cluster kernel's cluster program: the split refuses this one,
+    # and says why at the page.
+    assert cluster["program_ir"]["note"].startswith("phobos-cluster-split refused the kernel: ")
     # A plan of two nodes: node 1 fetches what node 0 loaded.
     plan = {"program": "saxpy", "nodes": 2, "node_programs": [
         {"node": 0, "peak_bytes": 1024, "instructions": [

@@ -855,9 +855,32 @@
     return marked.length;
   }
 
+  /// The cluster program's IR, or why there is none.
+  function showClusterProgram() {
+    const listing = $("cluster-program");
+    const program = cluster.program_ir;
+    if (!program) {
+      listing.replaceChildren(element("div", "muted", "(not an @cluster kernel)"));
+      return 0;
+    }
+    if (!program.lines) {
+      listing.replaceChildren(element("div", "muted", program.note + "."));
+      return 0;
+    }
+    const fragment = document.createDocumentFragment();
+    program.lines.forEach((text, index) => {
+      const row = element("div", "cluster-line");
+      row.append(element("span", "no", String(index + 1)), element("span", "text", text));
+      fragment.append(row);
+    });
+    listing.replaceChildren(fragment);
+    return program.lines.length;
+  }
+
   /// Draws the panel; returns the milliseconds it took.
   function showCluster() {
     const start = performance.now();
+    showClusterProgram();
     if (!cluster.instructions) {
       $("cluster-info").textContent = (cluster.note || "no plan") + ".";
       return performance.now() - start;

@@ -206,8 +206,12 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
         expected = 1 + len(fetch["deps"]) + (1 if "source" in fetch else 0)
         check(marked == expected, f"{name}: {marked} instructions marked, {expected} expected")
         tables = count(driver, "#cluster-tables table")
+        program = cluster.get("program_ir", {})
+        check(count(driver, "#cluster-program .cluster-line") == len(program.get("lines", [])),
+              f"{name}: the cluster program's lines")
         print(f"{name}: cluster plan of {len(cluster['instructions'])} instructions on {cluster['nodes']} nodes "
-              f"drawn in under a second; a {fetch['kind']} clicked: {marked} marked; {tables} tables")
+              f"drawn in under a second; a {fetch['kind']} clicked: {marked} marked; {tables} tables; "
+              f"the cluster program in {len(program.get('lines', []))} lines")
         driver.save_screenshot(os.path.join(shots, f"{name}-cluster.png"))
     else:
         info = driver.find_element(By.ID, "cluster-info").text

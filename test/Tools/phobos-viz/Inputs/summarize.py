@@ -239,6 +239,14 @@ def main() -> None:
     cluster = data["cluster"]
     if "note" in cluster:
         print("cluster note: " + cluster["note"])
+    program = cluster.get("program_ir")
+    if program is not None:
+        if "lines" in program:
+            print(f"cluster program: {len(program['lines'])} lines, "
+                  + ", ".join(line.strip().split(" ")[0] for line in program["lines"]
+                              if line.startswith("  phobos_cluster.")))
+        else:
+            print("cluster program note: " + program["note"])
     if "instructions" in cluster:
         need(cluster, ["program", "nodes", "dims", "bindings", "tensors", "leaves", "levels", "links",
                        "node_totals"], "cluster")
