@@ -273,6 +273,9 @@ typedef struct PhobosVisualizeRequest {
   PhobosStringRef clusterPlanFile;
   PhobosStringRef clusterSummary;
   PhobosStringRef clusterSummaryFile;
+  /// Lines of IR past which a pass is listed by its counts alone (0: no
+  /// limit).
+  int64_t maxIrLines;
 } PhobosVisualizeRequest;
 
 /// The page phobos-viz writes for the session's program (docs/debugging.md

@@ -439,6 +439,10 @@ PhobosError phobosSessionVisualize(PhobosSession session,
   options.clusterSummaryFile = unwrap(request->clusterSummaryFile).str();
   if (options.clusterSummaryFile.empty())
     options.clusterSummaryFile = "<job summary>";
+  if (request->maxIrLines < 0)
+    return makeError(llvm::formatv("max IR lines: {0} is negative",
+                                   request->maxIrLines));
+  options.maxIrLines = static_cast<size_t>(request->maxIrLines);
 
   SessionObject *object = unwrap(session);
   std::optional<llvm::json::Value> data;

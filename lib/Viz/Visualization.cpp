@@ -129,16 +129,30 @@ FailureOr<Object> describeSource(llvm::SourceMgr &sourceMgr,
 }
 
 /// The passes panel: the first stage whole, each later one as its edits
-/// from the one before.
-Array describePasses(std::deque<PrintedStage> &stages, size_t maxEdits) {
+/// from the one before; a stage of more than `maxLines` lines (0: no
+/// limit) by its counts alone, and the next one shown whole again.
+Array describePasses(std::deque<PrintedStage> &stages, size_t maxEdits,
+                     size_t maxLines) {
   Array passes;
   const PrintedStage *previous = nullptr;
+  bool previousOmitted = false;
   for (PrintedStage &stage : stages) {
     Object entry{{"pass", stage.pass},
                  {"anchor", stage.anchor},
                  {"lines", static_cast<int64_t>(stage.lines.size())}};
-    if (!previous) {
+    if (maxLines && stage.lines.size() > maxLines) {
+      entry["omitted"] = true;
+      if (previous)
+        entry["changed"] = stage.lines != previous->lines;
+      passes.push_back(std::move(entry));
+      previous = &stage;
+      previousOmitted = true;
+      continue;
+    }
+    if (!previous || previousOmitted) {
       entry["text"] = linesToJson(stage.lines);
+      if (previous)
+        entry["changed"] = stage.lines != previous->lines;
     } else if (stage.lines == previous->lines) {
       entry["changed"] = false;
     } else {
@@ -171,10 +185,12 @@ Array describePasses(std::deque<PrintedStage> &stages, size_t maxEdits) {
       entry["added"] = added;
       entry["removed"] = removed;
     }
-    if (!previous || stage.sourceLines != previous->sourceLines)
+    if (!previous || previousOmitted ||
+        stage.sourceLines != previous->sourceLines)
       entry["src"] = numbersToJson(stage.sourceLines);
     passes.push_back(std::move(entry));
     previous = &stage;
+    previousOmitted = false;
   }
   return passes;
 }
@@ -469,7 +485,8 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   data["warps"] = collected.warps;
   if (collected.sharedBytes)
     data["shared_bytes"] = *collected.sharedBytes;
-  data["passes"] = describePasses(recorder.getStages(), options.maxDiffEdits);
+  data["passes"] = describePasses(recorder.getStages(), options.maxDiffEdits,
+                                  options.maxIrLines);
   data["layouts"] = collected.layouts
                         ? std::move(*collected.layouts)
                         : Object{{"values", Array{}}, {"layouts", Array{}}};

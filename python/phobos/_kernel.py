@@ -534,7 +534,7 @@ class Kernel:
                   chip: str = "sm_90", cta: Sequence[int] = (0, 0, 0),
                   scalars: Mapping[str, float] | None = None,
                   max_grid_elements: int | None = None, max_grid_steps: int | None = None,
-                  max_write_runs: int | None = None,
+                  max_write_runs: int | None = None, max_ir_lines: int | None = None,
                   tuning_report: str | os.PathLike[str] | None = None,
                   cluster_plan: str | os.PathLike[str] | None = None,
                   cluster_summary: str | os.PathLike[str] | None = None, **variant: int) -> str:
@@ -556,10 +556,11 @@ class Kernel:
         ``path`` when given; returned either way. The page's limits, as
         phobos-viz's options: ``max_grid_elements`` (a tile's or buffer's
         grid), ``max_grid_steps`` (the interpreter steps of the whole grid's
-        run), ``max_write_runs`` (a written tensor's map); docs/debugging.md,
+        run), ``max_write_runs`` (a written tensor's map), ``max_ir_lines``
+        (a pass's IR, past which it is listed by its counts); docs/debugging.md,
         "The visualizer"."""
         limits = {"max_grid_elements": max_grid_elements, "max_grid_steps": max_grid_steps,
-                  "max_write_runs": max_write_runs}
+                  "max_write_runs": max_write_runs, "max_ir_lines": max_ir_lines}
         files = {"tuning_report": tuning_report, "cluster_plan": cluster_plan,
                  "cluster_summary": cluster_summary}
         page = self._visualize(dims, grid, chip, cta, scalars, limits, files, variant,
@@ -575,6 +576,7 @@ class Kernel:
                            max_grid_elements: int | None = None,
                            max_grid_steps: int | None = None,
                            max_write_runs: int | None = None,
+                           max_ir_lines: int | None = None,
                            tuning_report: str | os.PathLike[str] | None = None,
                            cluster_plan: str | os.PathLike[str] | None = None,
                            cluster_summary: str | os.PathLike[str] | None = None,
@@ -583,7 +585,7 @@ class Kernel:
         object per panel, in the form include/Phobos/Viz/Visualization.h
         documents."""
         limits = {"max_grid_elements": max_grid_elements, "max_grid_steps": max_grid_steps,
-                  "max_write_runs": max_write_runs}
+                  "max_write_runs": max_write_runs, "max_ir_lines": max_ir_lines}
         files = {"tuning_report": tuning_report, "cluster_plan": cluster_plan,
                  "cluster_summary": cluster_summary}
         return json.loads(self._visualize(dims, grid, chip, cta, scalars, limits, files,
@@ -647,7 +649,8 @@ class Kernel:
                 limits.get("max_grid_elements") or 0, as_json, grid3,
                 limits.get("max_grid_steps") or 0, limits.get("max_write_runs") or 0,
                 texts["tuning_report"][0], texts["tuning_report"][1], _library.default_cache_dir(),
-                (texts["cluster_plan"], texts["cluster_summary"]))
+                (texts["cluster_plan"], texts["cluster_summary"]),
+                limits.get("max_ir_lines") or 0)
         except LibraryError as error:
             raise CompileError(error.message, self.name) from None
 

@@ -44,7 +44,8 @@ class _VisualizeRequest(ctypes.Structure):
                 ("maxWriteRuns", ctypes.c_int64), ("tuningReport", _StringRef),
                 ("tuningReportFile", _StringRef), ("cacheDir", _StringRef),
                 ("clusterPlan", _StringRef), ("clusterPlanFile", _StringRef),
-                ("clusterSummary", _StringRef), ("clusterSummaryFile", _StringRef)]
+                ("clusterSummary", _StringRef), ("clusterSummaryFile", _StringRef),
+                ("maxIrLines", ctypes.c_int64)]
 
 
 class _Argument(ctypes.Structure):
@@ -446,7 +447,8 @@ class Session:
                   json: bool, grid: tuple[int, int, int] = (0, 0, 0), max_grid_steps: int = 0,
                   max_write_runs: int = 0, tuning_report: str = "",
                   tuning_report_file: str = "", cache_dir: str = "",
-                  cluster_files: Sequence[tuple[str, str]] = (("", ""), ("", ""))) -> str:
+                  cluster_files: Sequence[tuple[str, str]] = (("", ""), ("", "")),
+                  max_ir_lines: int = 0) -> str:
         """The page phobos-viz writes for the variant and the problem
         ``dims`` on ``grid`` (zeros: the one the kernel infers; its data,
         JSON text, with ``json``), built in this process
@@ -462,7 +464,7 @@ class Session:
             max_grid_elements, json, (ctypes.c_int64 * 3)(*grid), max_grid_steps, max_write_runs,
             arg(tuning_report), arg(tuning_report_file), arg(cache_dir),
             arg(cluster_files[0][0]), arg(cluster_files[0][1]), arg(cluster_files[1][0]),
-            arg(cluster_files[1][1]))
+            arg(cluster_files[1][1]), max_ir_lines)
         found = _StringRef()
         with self._lock:
             _check(self._lib, self._lib.phobosSessionVisualize(

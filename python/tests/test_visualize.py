@@ -51,6 +51,11 @@ def test_the_page_is_the_one_phobos_viz_writes(write_module, tmp_path):
                           capture_output=True, text=True, check=True)
     assert json.loads(data.stdout) == module.saxpy.visualization_data(
         dims={"N": 300}, cta=(4,), scalars={"alpha": 2}, BLOCK=64)
+    # A smaller page: the per-thread IR listed by its counts alone.
+    small = module.saxpy.visualize(dims={"N": 300}, BLOCK=64, max_ir_lines=150)
+    assert len(small) < len(page)
+    passes = module.saxpy.visualization_data(dims={"N": 300}, BLOCK=64, max_ir_lines=150)["passes"]
+    assert any(p.get("omitted") for p in passes) and "text" in passes[0]
 
 
 def test_the_data_names_the_python_lines(write_module, tmp_path):
@@ -197,6 +202,7 @@ def test_bad_arguments_are_named(write_module):
         (dict(max_grid_elements=0), "max_grid_elements", "expected a positive integer"),
         (dict(max_grid_steps=-1), "max_grid_steps", "expected a positive integer"),
         (dict(max_write_runs=True), "max_write_runs", "expected a positive integer"),
+        (dict(max_ir_lines=0), "max_ir_lines", "expected a positive integer"),
         (dict(grid=(0,)), "grid", "expected 1 to 3 extents between 1 and 2147483647"),
         (dict(grid=(1, 2, 3, 4)), "grid", "expected 1 to 3 extents"),
         (dict(TILE=64), "TILE", "is not an @autotune dimension of 'saxpy'"),

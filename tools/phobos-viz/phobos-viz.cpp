@@ -120,6 +120,11 @@ static cl::opt<int64_t> maxWriteRuns(
     cl::desc("Runs of elements written by one CTA past which the grid view "
              "leaves a tensor's map out"),
     cl::init(viz::kDefaultMaxWriteRuns), cl::cat(category));
+static cl::opt<int64_t> maxIrLines(
+    "max-ir-lines",
+    cl::desc("Lines of IR past which a pass is listed by its counts alone "
+             "(0: no limit; the per-thread IR is most of a page's bytes)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<int64_t> maxGridElements(
     "max-grid-elements",
     cl::desc("Elements of a tile or buffer past which its grid is left out"),
@@ -148,6 +153,9 @@ int main(int argc, char **argv) {
     usage("--max-grid-steps must be at least 1");
   if (maxWriteRuns < 1)
     usage("--max-write-runs must be at least 1");
+  if (maxIrLines < 0)
+    usage("--max-ir-lines must be at least 0");
+  options.maxIrLines = static_cast<size_t>(maxIrLines);
   options.maxGridElements = maxGridElements;
   options.maxGridSteps = maxGridSteps;
   options.maxWriteRuns = maxWriteRuns;

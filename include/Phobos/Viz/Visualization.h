@@ -11,8 +11,10 @@
 //    "warps": 4, "shared_bytes": 0,
 //    "source": {"file", "language": "phobos" | "python", "lines": [...],
 //               "hidden": [1-based lines the code panel hides (@cluster)]},
-//    "passes": [{"pass", "anchor", "lines", "text" (the first) |
-//                "edits": [["=", n] | ["-", n] | ["+", [lines]]],
+//    "passes": [{"pass", "anchor", "lines", "text" (the first, and the
+//                first after an omitted one) |
+//                "edits": [["=", n] | ["-", n] | ["+", [lines]]] |
+//                "omitted": true (more than maxIrLines lines),
 //                "changed", "added", "removed",
 //                "src": [source line of each IR line, 0: none]
 //                       (where it differs from the stage before)}],
@@ -116,6 +118,10 @@ struct VisualizationOptions {
   /// (empty: no panel).
   std::string clusterPlanText, clusterPlanFile;
   std::string clusterSummaryText, clusterSummaryFile;
+  /// Lines of IR past which a pass is listed by its counts alone (0: no
+  /// limit): the per-thread IR after convert-tile-to-gpu is most of a
+  /// page's bytes.
+  size_t maxIrLines = 0;
   /// Changed lines past which a pass's diff is one replacement (LineDiff.h).
   size_t maxDiffEdits = 4000;
 };

@@ -95,7 +95,8 @@
     if (texts[index]) return texts[index];
     const pass = passes[index];
     let lines;
-    if (index === 0) lines = pass.text;
+    if (pass.omitted) return null; // past --max-ir-lines: counts only
+    if (pass.text) lines = pass.text;
     else if (!pass.changed) lines = textOf(index - 1);
     else {
       const before = textOf(index - 1);
@@ -129,7 +130,10 @@
       const name = element("span", "name", index + ". " + pass.pass);
       name.title = "ran on " + pass.anchor + "; " + pass.lines + " lines";
       const delta = element("span", "delta");
-      if (index === 0) delta.textContent = pass.lines + " lines";
+      if (pass.omitted) {
+        item.classList.add("unchanged");
+        delta.textContent = pass.lines + " lines, not shown";
+      } else if (pass.text) delta.textContent = pass.lines + " lines";
       else if (!pass.changed) {
         item.classList.add("unchanged");
         delta.textContent = "unchanged";
@@ -162,10 +166,16 @@
       item.classList.toggle("active", Number(item.dataset.index) === index);
     const pass = passes[index];
     const lines = textOf(index);
+    if (!lines) {
+      $("ir-title").textContent = index + ". " + pass.pass + " on " + pass.anchor + " (" + pass.lines + " lines)";
+      $("ir").replaceChildren(irRow(0, "The IR after this pass has " + pass.lines +
+        " lines, more than the page keeps (phobos-viz --max-ir-lines).", 0, "skip"));
+      return;
+    }
     const src = sourcesOf(index);
-    const changesOnly = $("diff-toggle").checked && index > 0 && pass.changed;
+    const changesOnly = $("diff-toggle").checked && index > 0 && pass.changed && !!pass.edits;
     $("ir-title").textContent = index + ". " + pass.pass + " on " + pass.anchor + " (" + lines.length + " lines" +
-      (index > 0 ? (pass.changed ? ", +" + pass.added + " -" + pass.removed : ", unchanged") : "") + ")";
+      (pass.edits ? ", +" + pass.added + " -" + pass.removed : index > 0 && !pass.changed ? ", unchanged" : "") + ")";
     const fragment = document.createDocumentFragment();
     if (!changesOnly) {
       lines.forEach((text, k) => fragment.append(irRow(k + 1, text, src[k], "")));

@@ -110,6 +110,13 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
           f"{name}: diff of tile-allocate-shared drawn as +{added} -{removed}")
     print(f"{name}: changes of tile-allocate-shared: +{added} -{removed}")
     driver.find_element(By.ID, "diff-toggle").click()
+    # A pass past --max-ir-lines is shown by its counts.
+    omitted = [i for i, p in enumerate(data["passes"]) if p.get("omitted")]
+    if omitted:
+        driver.find_element(By.CSS_SELECTOR, f'.pass-item[data-index="{omitted[0]}"]').click()
+        check(count(driver, "#ir .ir-line.skip") == 1 and count(driver, "#ir .ir-line") == 1,
+              f"{name}: an omitted pass is not shown by its counts")
+        print(f"{name}: {len(omitted)} passes omitted (--max-ir-lines), one shown by its counts")
 
     # The layouts: the largest tile the page draws, timed.
     driver.find_element(By.CSS_SELECTOR, '.tab[data-panel="panel-layouts"]').click()

@@ -28,8 +28,13 @@ def rebuild(passes: list[dict]) -> list[list[str]]:
     """Each pass's IR, from the first text and the edits after it."""
     texts: list[list[str]] = []
     for index, stage in enumerate(passes):
-        if index == 0:
+        if stage.get("omitted"):
+            texts.append(None)
+            continue
+        if "text" in stage:
             lines = list(stage["text"])
+        elif texts[-1] is None:
+            fail(f"pass {index}: edits of an omitted pass")
         elif not stage["changed"]:
             lines = texts[-1]
         else:
@@ -73,13 +78,17 @@ def main() -> None:
     sources: list[list[int]] = []
     for index, stage in enumerate(passes):
         need(stage, ["pass", "anchor", "lines"], f"pass {index}")
+        if stage.get("omitted"):
+            sources.append(None)
+            print(f"pass {index} {stage['pass']} on {stage['anchor']}: {stage['lines']} lines, omitted")
+            continue
         src = stage.get("src", sources[-1] if sources else None)
         if src is None or len(src) != stage["lines"]:
             fail(f"pass {index}: no source line for each IR line")
         if any(line < 0 or line > len(source["lines"]) for line in src):
             fail(f"pass {index}: a source line outside the source")
         sources.append(src)
-        change = ("text" if index == 0 else
+        change = ("text" if "text" in stage else
                   f"+{stage['added']} -{stage['removed']}" if stage["changed"] else "unchanged")
         print(f"pass {index} {stage['pass']} on {stage['anchor']}: {stage['lines']} lines, {change}")
 
