@@ -176,6 +176,18 @@ llvm::Error fail(const llvm::Twine &message) {
 
 } // namespace
 
+/// The float64 reference `options` asks for (by name, else the one its
+/// catalog names for `kernelName`) and that name; null where none is known.
+static std::pair<std::unique_ptr<reference::Reference>, std::string>
+chooseReference(const Options &options, llvm::StringRef kernelName) {
+  if (!options.references)
+    return {nullptr, options.reference};
+  std::string name = options.reference.empty()
+                         ? options.references->defaultFor(kernelName).str()
+                         : options.reference;
+  return {options.references->make(name), name};
+}
+
 /// The extents every GPU launch of the search shares, which the variants
 /// are specialised for: the timed problem's when the variants are checked
 /// on it too (a float64 reference, no check, or only compiling) or on the
@@ -187,13 +199,9 @@ specializationExtents(const Options &options, llvm::StringRef kernelName) {
   if (!options.specialize)
     return {};
   CheckMode mode = options.checkDimsOnly ? CheckMode::Interpreter : options.check;
-  if (mode == CheckMode::Reference) {
-    std::string name = options.reference.empty()
-                           ? reference::defaultReferenceFor(kernelName).str()
-                           : options.reference;
-    if (!reference::makeReference(name))
-      mode = CheckMode::Interpreter;
-  }
+  if (mode == CheckMode::Reference &&
+      !chooseReference(options, kernelName).first)
+    mode = CheckMode::Interpreter;
   if (options.compileOnly || mode == CheckMode::Reference ||
       mode == CheckMode::None)
     return options.problem.dims;
@@ -595,13 +603,13 @@ llvm::Error Search::chooseCheck() {
   checkMode = options.checkDimsOnly ? CheckMode::Interpreter : options.check;
   switch (checkMode) {
   case CheckMode::Reference: {
-    std::string name = options.reference.empty()
-                           ? reference::defaultReferenceFor(kernelName).str()
-                           : options.reference;
-    std::unique_ptr<reference::Reference> made = reference::makeReference(name);
+    auto [made, name] = chooseReference(options, kernelName);
     if (!made && !options.reference.empty())
       return fail("--reference: unknown reference '" + name + "' (known: " +
-                  llvm::join(reference::referenceNames(), ", ") + ")");
+                  (options.references
+                       ? llvm::join(options.references->names(), ", ")
+                       : std::string("none")) +
+                  ")");
     if (made) {
       reference = std::make_unique<RememberingReference>(std::move(made));
       report.checkedWith = "float64 reference '" + name + "'";

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExampleReferences.h"
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
@@ -1102,14 +1103,15 @@ struct ReferenceCheck {
 /// The reference, checked against the tensors before anything runs.
 ReferenceCheck loadReference(const LaunchContract &contract,
                              const reference::Problem &inputs) {
+  const reference::Catalog &references = examples::exampleReferences();
   ReferenceCheck loaded;
   loaded.name = referenceName.empty()
-                    ? reference::defaultReferenceFor(contract.kernel).str()
+                    ? references.defaultFor(contract.kernel).str()
                     : referenceName.getValue();
-  loaded.reference = reference::makeReference(loaded.name);
+  loaded.reference = references.make(loaded.name);
   if (!loaded.reference) {
     std::string known;
-    for (const std::string &n : reference::referenceNames())
+    for (const std::string &n : references.names())
       known += (known.empty() ? "" : ", ") + n;
     usage(loaded.name.empty()
               ? "--check: no reference is known for kernel '" +

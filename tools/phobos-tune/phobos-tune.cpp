@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExampleReferences.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Runtime/NpyFile.h"
 #include "Phobos/Tune/Tuner.h"
@@ -237,6 +238,7 @@ int main(int argc, char **argv) {
   options.compileOnly = compileOnly;
   options.useCubin = !noCubin;
   options.cacheDir = cacheDir;
+  options.references = &examples::exampleReferences();
   options.reference = referenceName;
   options.tolerance = tolerance;
   options.seed = seed.getNumOccurrences()

@@ -1,5 +1,6 @@
 //===- CompareTest.cpp - Checking outputs against a reference -------------===//
 
+#include "ExampleReferences.h"
 #include "Phobos/Reference/Reference.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -17,7 +18,7 @@ namespace {
 struct AddCase {
   HostTensor a, b, c;
   Problem problem;
-  std::unique_ptr<Reference> reference = makeReference("add");
+  std::unique_ptr<Reference> reference = examples::exampleReferences().make("add");
 
   explicit AddCase(int64_t n)
       : a(ElementType::F32, {n}), b(ElementType::F32, {n}), c(ElementType::F32, {n}) {

@@ -1,9 +1,11 @@
-//===- Reference.h - Float64 references of the example kernels --*- C++ -*-===//
+//===- Reference.h - Checking outputs against a reference -------*- C++ -*-===//
 //
-// Independently written float64 implementations of what each example
-// kernel computes, element by element, so that a check can compare every
-// element of a small output or a sample of a large one. They know nothing
-// of tiles, variants or the compiler.
+// A float64 reference computes what a kernel should, element by element,
+// so that a check can compare every element of a small output or a sample
+// of a large one; references know nothing of tiles, variants or the
+// compiler. This library holds the interface and the check every tool
+// shares; no reference of any particular kernel: the examples' are in
+// examples/references, and the tools that check them pass a Catalog.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,12 +56,18 @@ public:
   virtual std::vector<Signature> signatures() const = 0;
 };
 
-/// A fresh reference by name (saxpy, add, gemm, attention, gla, softmax,
-/// layernorm), or null.
-std::unique_ptr<Reference> makeReference(llvm::StringRef name);
-std::vector<std::string> referenceNames();
-/// The reference the example kernel of this name computes, or "".
-llvm::StringRef defaultReferenceFor(llvm::StringRef kernelName);
+/// References by name, and which one a kernel of a given name computes:
+/// what a check takes instead of knowing any kernel (the examples' catalog
+/// is examples/references/ExampleReferences.h).
+class Catalog {
+public:
+  virtual ~Catalog() = default;
+  /// A fresh reference by name, or null.
+  virtual std::unique_ptr<Reference> make(llvm::StringRef name) const = 0;
+  virtual std::vector<std::string> names() const = 0;
+  /// The reference the kernel of this name computes, or "".
+  virtual llvm::StringRef defaultFor(llvm::StringRef kernelName) const = 0;
+};
 
 /// The error of an output against its expected values, one element pair
 /// at a time: the one rule every check uses (phobos-run --check, and

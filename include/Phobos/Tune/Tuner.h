@@ -36,6 +36,10 @@
 #include <utility>
 #include <vector>
 
+namespace phobos::reference {
+class Catalog;
+} // namespace phobos::reference
+
 namespace phobos::tune {
 
 /// A value for every @autotune name, in source order.
@@ -46,7 +50,8 @@ std::string variantText(const Variant &variant);
 
 /// How the variants are checked.
 enum class CheckMode {
-  /// A float64 reference of lib/Reference (by name), on the timed problem.
+  /// A float64 reference of Options::references (by name), on the timed
+  /// problem.
   Reference,
   /// Expected outputs given as arrays (`--check-input`/`--expect`): what
   /// the Python package passes for a reference written in Python.
@@ -104,7 +109,12 @@ struct Options {
 
   Problem problem;
   CheckMode check = CheckMode::Reference;
-  /// The float64 reference (empty: the example kernel's by name).
+  /// The float64 references CheckMode::Reference chooses from (phobos-tune
+  /// passes the examples', examples/references); none: a kernel is checked
+  /// on the interpreter instead.
+  const reference::Catalog *references = nullptr;
+  /// The float64 reference (empty: the one `references` names for the
+  /// kernel).
   std::string reference;
   /// The check problem of CheckMode::Interpreter and Expected (dims, and
   /// the given tensors); empty dims: chosen small (smallCheckDims).
