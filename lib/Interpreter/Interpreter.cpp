@@ -193,6 +193,12 @@ private:
   /// Adds the steps not yet counted to the launch's total.
   bool flushSteps(Operation *op);
   bool exec(Operation *op);
+  /// The op families exec() dispatches to: each runs an op of its family
+  /// and answers none for any other.
+  std::optional<bool> execIndexOp(Operation *op);
+  std::optional<bool> execGlobalOp(Operation *op);
+  std::optional<bool> execTileOp(Operation *op);
+  std::optional<bool> execStagingOp(Operation *op);
   bool fail(Operation *op, const llvm::Twine &message);
   /// Where the race check and the trace (when there are) record `op`'s
   /// accesses of `tensor`, looked up once per op; note() records one
@@ -482,8 +488,36 @@ bool Cta::runBlock(mlir::Block &block, llvm::SmallVectorImpl<RtValue> &yielded) 
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+/// One op, by its family; each family's function answers none for an op
+/// of another family.
 bool Cta::exec(Operation *op) {
+  if (std::optional<bool> done = execIndexOp(op))
+    return *done;
+  if (std::optional<bool> done = execGlobalOp(op))
+    return *done;
+  if (std::optional<bool> done = execTileOp(op))
+    return *done;
+  if (std::optional<bool> done = execStagingOp(op))
+    return *done;
   return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case([&](tile::DotOp o) { return execDot(o); })
+      .Case([&](tile::ReduceOp o) { return execReduce(o); })
+      .Case([&](scf::ForOp o) { return execFor(o); })
+      .Case([&](scf::WhileOp o) { return execWhile(o); })
+      .Case([&](scf::IfOp o) { return execIf(o); })
+      .Case<tile::AddOp, tile::SubOp, tile::MulOp, tile::DivOp, tile::RemOp,
+            tile::MaxOp, tile::MinOp, tile::AndOp, tile::OrOp, tile::CmpOp,
+            tile::SelectOp>([&](Operation *o) { return execBinary(o); })
+      .Case<tile::NegOp, tile::NotOp, tile::AbsOp, tile::ExpOp, tile::LogOp,
+            tile::SqrtOp, tile::RsqrtOp>(
+          [&](Operation *o) { return execUnary(o); })
+      .Default([&](Operation *o) { return execArith(o); });
+}
+
+/// Where the CTA is: its block and tile indices, the grid, a tensor's
+/// extents.
+std::optional<bool> Cta::execIndexOp(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<bool>>(op)
       .Case([&](tile::BlockIdOp o) {
         int64_t id = blockId[static_cast<int>(o.getAxis())];
         if (std::optional<uint32_t> group = o.getGroup()) {
@@ -519,6 +553,12 @@ bool Cta::exec(Operation *op) {
                                 get(o.getTensor()).tensor->shape[o.getIndex()]));
         return true;
       })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Global memory: tile loads and stores, atomic adds, scalar accesses.
+std::optional<bool> Cta::execGlobalOp(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<bool>>(op)
       .Case([&](tile::LoadOp o) { return execLoad(o); })
       .Case([&](tile::StoreOp o) { return execStore(o); })
       .Case([&](tile::AtomicAddOp o) { return execAtomicAdd(o); })
@@ -547,6 +587,13 @@ bool Cta::exec(Operation *op) {
           storeInt(tensor.elementType, tensor.data, flat, value.asI());
         return true;
       })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Tiles made and rearranged: fill, arange, reshape, broadcast, cast,
+/// transpose, tril, cumsum.
+std::optional<bool> Cta::execTileOp(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<bool>>(op)
       .Case([&](tile::FillOp o) {
         auto type = o.getType();
         auto result = Tile::make(type.getShape(), elementOf(type));
@@ -661,7 +708,14 @@ bool Cta::exec(Operation *op) {
         setTile(o, result);
         return true;
       })
-      .Case([&](tile::DotOp o) { return execDot(o); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Shared memory and what orders it: staged buffers and their slots,
+/// asynchronous and TMA copies, mbarriers, warp roles, barriers, and the
+/// layout changes that move a tile between threads.
+std::optional<bool> Cta::execStagingOp(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<bool>>(op)
       // Staged buffers: slots are views into one storage. Asynchronous
       // copies land when a wait retires their group; reading a slot
       // before then is an error, so the waits tile-insert-barriers
@@ -735,17 +789,7 @@ bool Cta::exec(Operation *op) {
       // do the consumer warpgroups' turns.
       .Case<tile::BarrierOp, tile::WarpgroupTurnOp>(
           [&](Operation *) { return true; })
-      .Case([&](tile::ReduceOp o) { return execReduce(o); })
-      .Case([&](scf::ForOp o) { return execFor(o); })
-      .Case([&](scf::WhileOp o) { return execWhile(o); })
-      .Case([&](scf::IfOp o) { return execIf(o); })
-      .Case<tile::AddOp, tile::SubOp, tile::MulOp, tile::DivOp, tile::RemOp,
-            tile::MaxOp, tile::MinOp, tile::AndOp, tile::OrOp, tile::CmpOp,
-            tile::SelectOp>([&](Operation *o) { return execBinary(o); })
-      .Case<tile::NegOp, tile::NotOp, tile::AbsOp, tile::ExpOp, tile::LogOp,
-            tile::SqrtOp, tile::RsqrtOp>(
-          [&](Operation *o) { return execUnary(o); })
-      .Default([&](Operation *o) { return execArith(o); });
+      .Default([](Operation *) { return std::nullopt; });
 }
 
 //===----------------------------------------------------------------------===//
