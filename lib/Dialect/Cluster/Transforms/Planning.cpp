@@ -319,6 +319,26 @@ private:
   unsigned tileId(unsigned tensor, ArrayRef<int64_t> coords);
   void generate(unsigned node, ArrayRef<unsigned> unitIds);
 
+  // The steps of plan(); each that can fail says why on `why`.
+  /// Splits every tensor into super-tiles of the @cluster sizes, which the
+  /// leaves' tiles must divide.
+  bool splitTensors(const llvm::StringMap<int64_t> &sizes,
+                    llvm::raw_ostream &why);
+  /// The units of work, row-major over the units' grid: the super-tiles
+  /// each refers to, its leaf calls, and its node (the owner of its output).
+  bool enumerateUnits(const llvm::StringMap<int64_t> &sizes,
+                      llvm::raw_ostream &why);
+  /// Keeps the units that write the wanted outputs, or those a resumed job
+  /// has not stored yet, dealt to the nodes anew; when autotuning, fails
+  /// where fewer units than nodes are left.
+  bool selectUnits(llvm::raw_ostream &why);
+  /// Each node's instructions; the holders of stored tiles, and what they
+  /// serve.
+  void generateNodes();
+  /// Each node's peak memory and the cost model's times; fails past the
+  /// VRAM.
+  bool costNodes(llvm::raw_ostream &why);
+
   ProgramOp program;
   const PlanOptions &options;
   llvm::StringMap<int64_t> dims;
@@ -489,7 +509,15 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
   units.clear();
   nodes.clear();
   llvm::raw_string_ostream why(reason);
+  if (!splitTensors(sizes, why) || !enumerateUnits(sizes, why) ||
+      !selectUnits(why))
+    return false;
+  generateNodes();
+  return costNodes(why);
+}
 
+bool Planner::splitTensors(const llvm::StringMap<int64_t> &sizes,
+                           llvm::raw_ostream &why) {
   // Super-tiles divide the problem; the leaf's tiles divide super-tiles.
   unsigned nextTile = 0;
   for (TensorOp op : program.getBody().front().getOps<TensorOp>()) {
@@ -562,7 +590,11 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
       }
     }
   }
+  return true;
+}
 
+bool Planner::enumerateUnits(const llvm::StringMap<int64_t> &sizes,
+                             llvm::raw_ostream &why) {
   // The units, row-major over the grid, and what each does.
   UnitsOp unitsOp = program.getUnits();
   SmallVector<int64_t> extents;
@@ -642,6 +674,10 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
       }
     units.push_back(std::move(unit));
   }
+  return true;
+}
+
+bool Planner::selectUnits(llvm::raw_ostream &why) {
   if (!options.outputs.empty()) {
     // Only the units that write one of the given outputs, dealt anew.
     llvm::DenseSet<int64_t> wanted(options.outputs.begin(),
@@ -681,7 +717,10 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
         << " nodes idle";
     return false;
   }
+  return true;
+}
 
+void Planner::generateNodes() {
   // Holders: the node of the first unit that reads a tile from storage.
   holders.assign(tiles.size(), -1);
   for (const Unit &unit : units)
@@ -708,7 +747,9 @@ bool Planner::plan(const llvm::StringMap<int64_t> &sizes, std::string &reason) {
         holder.instrs[buffer.free].serves++;
         holder.cost.outBytes += tensors[tiles[tile].first].tileBytes;
       }
+}
 
+bool Planner::costNodes(llvm::raw_ostream &why) {
   // Memory and the cost model.
   for (NodeProgram &node : nodes) {
     int64_t live = 0;
