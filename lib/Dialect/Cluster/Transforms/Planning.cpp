@@ -677,38 +677,39 @@ bool Planner::enumerateUnits(const llvm::StringMap<int64_t> &sizes,
   return true;
 }
 
+/// Keeps the units with an output super-tile that `wanted` accepts, dealt
+/// to the nodes anew in order.
+static void keepUnitsWriting(std::vector<Unit> &units, int64_t nodes,
+                             llvm::function_ref<bool(unsigned)> wanted) {
+  std::vector<Unit> kept;
+  for (Unit &unit : units)
+    if (llvm::any_of(unit.refs, [&](const TileRef &ref) {
+          return writesStorage(ref.access) && wanted(ref.tile);
+        })) {
+      unit.node = kept.size() % nodes;
+      kept.push_back(std::move(unit));
+    }
+  units = std::move(kept);
+}
+
 bool Planner::selectUnits(llvm::raw_ostream &why) {
   if (!options.outputs.empty()) {
-    // Only the units that write one of the given outputs, dealt anew.
+    // Only the units that write one of the given outputs.
     llvm::DenseSet<int64_t> wanted(options.outputs.begin(),
                                    options.outputs.end());
-    std::vector<Unit> kept;
-    for (Unit &unit : units)
-      if (llvm::any_of(unit.refs, [&](const TileRef &ref) {
-            return writesStorage(ref.access) && wanted.contains(ref.tile);
-          })) {
-        unit.node = kept.size() % options.nodes;
-        kept.push_back(std::move(unit));
-      }
-    if (kept.empty()) {
+    keepUnitsWriting(units, options.nodes,
+                     [&](unsigned tile) { return wanted.contains(tile); });
+    if (units.empty()) {
       why << "no unit of work writes the given outputs";
       return false;
     }
-    units = std::move(kept);
   }
   if (!options.storedOutputs.empty()) {
     // A resumed job: only the units with an output not yet stored.
     llvm::DenseSet<int64_t> stored(options.storedOutputs.begin(),
                                    options.storedOutputs.end());
-    std::vector<Unit> kept;
-    for (Unit &unit : units)
-      if (llvm::any_of(unit.refs, [&](const TileRef &ref) {
-            return writesStorage(ref.access) && !stored.contains(ref.tile);
-          })) {
-        unit.node = kept.size() % options.nodes;
-        kept.push_back(std::move(unit));
-      }
-    units = std::move(kept);
+    keepUnitsWriting(units, options.nodes,
+                     [&](unsigned tile) { return !stored.contains(tile); });
   }
   if (static_cast<int64_t>(units.size()) < options.nodes && options.autotune) {
     why << units.size()
