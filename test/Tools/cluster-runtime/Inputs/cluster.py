@@ -1157,10 +1157,15 @@ exec {cluster.tool('phobos-sched')} {job['job']} --slurm \
             with open(output) as f:
                 return f.read()
 
+        # The pod is killed once the job is planned and before its last
+        # units are stored: any "progress: job" line up to 4 of 6 (the first
+        # comes 100 ms after planning, the units take 400 ms each on one
+        # thread), a window of more than a second.
         killed = None
+        states = []
         deadline = time.time() + JOB_SECONDS
         while time.time() < deadline:
-            if killed is None and re.search(r"progress: job: [1-4] of 6 units", text()):
+            if killed is None and re.search(r"progress: job: [0-4] of 6 units", text()):
                 steps = slurm.run("squeue", "-h", "-s", "-j", job_id, "-o",
                                   "%i %j").stdout.split("\n")
                 step = [l.split()[0] for l in steps if l.endswith(" phobos-pod-1")]
@@ -1173,10 +1178,23 @@ exec {cluster.tool('phobos-sched')} {job['job']} --slurm \
                               ok=False).stdout.strip()
             if not state:
                 break
+            if not states or states[-1] != state:
+                states.append(state)
             time.sleep(0.1)
         for line in text().splitlines():
             if "progress: node" not in line:
                 print(f"slurm| {line}", flush=True)
+        if not killed:
+            # What the job did, where lit shows it (standard error comes
+            # before FileCheck's complaint about standard output).
+            accounting = slurm.run("scontrol", "show", "job", job_id, ok=False)
+            shown = "\n".join(l for l in text().splitlines()
+                              if "progress: node" not in l)
+            print(f"slurm.test: no pod step was killed; the job went through "
+                  f"{' -> '.join(states) or 'no state squeue saw'}\n"
+                  f"{accounting.stdout}{accounting.stderr}\n"
+                  f"--- job output ---\n{shown[-4000:]}\n{slurm.logs()}",
+                  file=sys.stderr, flush=True)
         check(killed, "one pod's step was killed mid-job")
         accounting = slurm.run("scontrol", "show", "job", job_id, ok=False).stdout
         check(re.search(r"JobState=COMPLETED", accounting) or
@@ -1234,6 +1252,9 @@ def main():
         CASES[args.case](cluster)
     except (Failure, subprocess.TimeoutExpired) as error:
         print(f"FAILED: {error}", flush=True)
+        # Also on standard error, which lit shows before FileCheck's error.
+        print(f"{args.case}: FAILED: {str(error)[-6000:]}", file=sys.stderr,
+              flush=True)
         for pod in cluster.pods:
             print(f"--- {pod['name']} log ---\n{cluster.log(pod)}")
         return 1
