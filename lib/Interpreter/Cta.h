@@ -227,6 +227,23 @@ private:
   }
   size_t traceEntry(const TensorArg &tensor, Operation *op,
                     RaceChecker::Access access);
+  /// Records element `k` (row-major) of a slice of `tileShape` at
+  /// `offsets` as masked, by its index on each axis of the tensor; only
+  /// where the trace follows the access (the race check needs no more than
+  /// note()'s -1).
+  void noteMasked(const AccessSite &site, llvm::ArrayRef<int64_t> offsets,
+                  llvm::ArrayRef<int64_t> pointAxes,
+                  llvm::ArrayRef<int64_t> tileShape, int64_t k);
+  void noteMasked(const AccessSite &site, llvm::ArrayRef<int64_t> index) {
+    if (site.traced != SIZE_MAX)
+      traceMasked(trace->accesses[site.traced], index);
+  }
+  static void traceMasked(TracedAccess &entry, llvm::ArrayRef<int64_t> index) {
+    if (entry.maskedElements.size() < TracedAccess::kMaxMaskedElements)
+      entry.maskedElements.emplace_back(index.begin(), index.end());
+    else
+      entry.truncated = true;
+  }
   static void traceElement(TracedAccess &entry, int64_t flat) {
     if (flat < 0)
       ++entry.masked;

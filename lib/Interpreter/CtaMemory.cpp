@@ -64,6 +64,25 @@ static bool sliceIndices(const TensorArg &tensor, llvm::ArrayRef<int64_t> offset
   return brokenAxis < 0;
 }
 
+void Cta::noteMasked(const AccessSite &site, llvm::ArrayRef<int64_t> offsets,
+                     llvm::ArrayRef<int64_t> pointAxes,
+                     llvm::ArrayRef<int64_t> tileShape, int64_t k) {
+  if (site.traced == SIZE_MAX)
+    return;
+  llvm::SmallVector<int64_t, 4> tileIndex(tileShape.size(), 0);
+  for (size_t axis = tileShape.size(); axis-- > 0;) {
+    tileIndex[axis] = k % tileShape[axis];
+    k /= tileShape[axis];
+  }
+  llvm::SmallVector<int64_t, 4> index;
+  for (size_t axis = 0, t = 0; axis < offsets.size(); ++axis)
+    index.push_back(offsets[axis] +
+                    (llvm::is_contained(pointAxes, static_cast<int64_t>(axis))
+                         ? 0
+                         : tileIndex[t++]));
+  traceMasked(trace->accesses[site.traced], index);
+}
+
 bool Cta::execLoad(tile::LoadOp op) {
   const TensorArg &tensor = *get(op.getTensor()).tensor;
   llvm::SmallVector<int64_t, 4> offsets;
@@ -79,8 +98,10 @@ bool Cta::execLoad(tile::LoadOp op) {
   AccessSite race = raceSite(tensor, op, RaceChecker::Access::Read);
   for (size_t k = 0; k < flat.size(); ++k) {
     note(race, flat[k]);
-    if (flat[k] < 0)
+    if (flat[k] < 0) {
+      noteMasked(race, offsets, op.getPointAxes(), result->shape, k);
       continue; // masked: reads zero
+    }
     if (result->isFloat())
       result->f[k] = loadFloat(tensor.elementType, tensor.data, flat[k]);
     else
@@ -191,6 +212,10 @@ bool Cta::execTmaCopy(tile::TmaCopyOp op) {
       if (row < 0 || row >= rows || col < 0 || col >= cols || plane < 0 ||
           plane >= planes) {
         note(race, -1);
+        if (rank == 3)
+          noteMasked(race, {plane, row, col});
+        else
+          noteMasked(race, {row, col});
         continue;
       }
       int64_t flat = (plane * rows + row) * cols + col, k = r * shape[1] + c;
@@ -359,6 +384,8 @@ bool Cta::execAsyncCopy(tile::AsyncCopyOp op) {
     bool inside = enabled && flat[k] >= 0;
     if (enabled)
       note(race, flat[k]);
+    if (enabled && !inside)
+      noteMasked(race, offsets, op.getPointAxes(), slice.getShape(), k);
     if (!inside)
       continue; // zero-filled
     if (destination.storage->isFloat())
@@ -408,8 +435,10 @@ bool Cta::execStore(tile::StoreOp op) {
   AccessSite race = raceSite(tensor, op, RaceChecker::Access::Write);
   for (size_t k = 0; k < flat.size(); ++k) {
     note(race, flat[k]);
-    if (flat[k] < 0)
+    if (flat[k] < 0) {
+      noteMasked(race, offsets, op.getPointAxes(), value->shape, k);
       continue; // masked: not stored
+    }
     if (value->isFloat())
       storeFloat(tensor.elementType, tensor.data, flat[k], value->f[k]);
     else
@@ -429,8 +458,8 @@ bool Cta::execAtomicAdd(tile::AtomicAddOp op) {
   std::vector<int64_t> flat;
   std::vector<double> addF;
   std::vector<int64_t> addI;
+  llvm::SmallVector<int64_t, 4> offsets;
   if (value.kind == RtValue::Kind::Tile) {
-    llvm::SmallVector<int64_t, 4> offsets;
     for (Value offset : op.getOffsets())
       offsets.push_back(get(offset).i);
     int64_t broken;
@@ -452,8 +481,11 @@ bool Cta::execAtomicAdd(tile::AtomicAddOp op) {
   std::lock_guard<std::mutex> guard(atomicLock);
   for (size_t k = 0; k < flat.size(); ++k) {
     note(race, flat[k]);
-    if (flat[k] < 0)
+    if (flat[k] < 0) {
+      // A scalar access out of range stops the run; only a slice masks.
+      noteMasked(race, offsets, op.getPointAxes(), value.tile->shape, k);
       continue; // masked: not added
+    }
     if (isFloat(element))
       storeFloat(element, tensor.data, flat[k],
                  loadFloat(element, tensor.data, flat[k]) + addF[k]);

@@ -652,6 +652,10 @@ std::optional<RunError> phobos::interp::runKernel(tile::KernelOp kernel,
       access.elements.erase(
           std::unique(access.elements.begin(), access.elements.end()),
           access.elements.end());
+      std::vector<llvm::SmallVector<int64_t, 4>> &masked =
+          access.maskedElements;
+      llvm::sort(masked);
+      masked.erase(std::unique(masked.begin(), masked.end()), masked.end());
     }
   return first;
 }

@@ -50,6 +50,37 @@ static Array toRuns(llvm::ArrayRef<int64_t> elements) {
   return runs;
 }
 
+/// The masked elements of `access` (outside `tensor`), drawn apart: the
+/// box that holds the tensor and all of them ("box": {"origin", "shape"},
+/// per axis), the number of them, and where they lie in the box, as
+/// row-major runs.
+static void describeMasked(const interp::TracedAccess &access,
+                           const HostTensor &tensor, Object &entry) {
+  llvm::ArrayRef<int64_t> shape = tensor.getShape();
+  size_t rank = shape.size();
+  llvm::SmallVector<int64_t, 4> lower(rank, 0), upper(shape);
+  for (const llvm::SmallVector<int64_t, 4> &index : access.maskedElements)
+    for (size_t axis = 0; axis < rank; ++axis) {
+      lower[axis] = std::min(lower[axis], index[axis]);
+      upper[axis] = std::max(upper[axis], index[axis] + 1);
+    }
+  llvm::SmallVector<int64_t, 4> extent(rank);
+  for (size_t axis = 0; axis < rank; ++axis)
+    extent[axis] = upper[axis] - lower[axis];
+  // Sorted indices give sorted row-major positions in the box.
+  std::vector<int64_t> positions;
+  positions.reserve(access.maskedElements.size());
+  for (const llvm::SmallVector<int64_t, 4> &index : access.maskedElements) {
+    int64_t position = 0;
+    for (size_t axis = 0; axis < rank; ++axis)
+      position = position * extent[axis] + (index[axis] - lower[axis]);
+    positions.push_back(position);
+  }
+  entry["box"] = Object{{"origin", Array(lower)}, {"shape", Array(extent)}};
+  entry["masked_elements"] = static_cast<int64_t>(positions.size());
+  entry["masked_runs"] = toRuns(positions);
+}
+
 namespace {
 /// The arguments of a run as phobos-run makes them: seeded random inputs,
 /// poisoned outputs, float scalars in [0.5, 1.5) and integer ones 1 unless
@@ -180,6 +211,8 @@ Object phobos::viz::describeTraffic(tile::KernelOp kernel,
                  {"executions", access.executions}};
     if (access.truncated)
       entry["truncated"] = true;
+    if (!access.maskedElements.empty())
+      describeMasked(access, seeded.tensors[access.param], entry);
     accesses.push_back(std::move(entry));
   }
   result["accesses"] = std::move(accesses);

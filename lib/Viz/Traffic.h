@@ -32,7 +32,13 @@ namespace phobos::viz {
 ///    "accesses": [{"op", "line", "src", "tensor" (index in "tensors"),
 ///                  "kind": "read" | "write" | "atomic add",
 ///                  "count": elements, "runs": [[first, length], ...],
-///                  "masked", "executions", "truncated" (when so)}]}
+///                  "masked", "executions", "truncated" (when so),
+///                  and where a mask left elements alone:
+///                  "masked_elements": how many (each once),
+///                  "box": {"origin", "shape"} (per axis: the region that
+///                         holds the tensor and those elements),
+///                  "masked_runs": [[first, length], ...] (row-major in
+///                                 the box)}]}
 ///
 /// or {"note": why there is none} (no grid, a run-time error, too much
 /// memory).

@@ -91,6 +91,10 @@ struct TracedAccess {
   /// Elements of its slices outside the tensor, which a mask left alone
   /// (counted once per execution).
   int64_t masked = 0;
+  /// Those elements, each as its index on every axis of the tensor (one of
+  /// them below 0 or past the extent), sorted, once each; at most
+  /// kMaxMaskedElements recorded (else `truncated`).
+  std::vector<llvm::SmallVector<int64_t, 4>> maskedElements;
   /// Times the op ran (a load in a loop runs once an iteration).
   int64_t executions = 0;
   /// More elements were touched than a trace keeps (kMaxElements): the
@@ -98,6 +102,7 @@ struct TracedAccess {
   bool truncated = false;
 
   static constexpr size_t kMaxElements = size_t(1) << 22;
+  static constexpr size_t kMaxMaskedElements = size_t(1) << 20;
 };
 
 /// What one CTA of a launch read and wrote (Options::trace).

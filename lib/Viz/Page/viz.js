@@ -480,10 +480,16 @@
 
   const traffic = data.traffic || { note: "no traffic in this page's data" };
   const trafficColours = { read: [47, 111, 196], write: [214, 110, 28], "atomic add": [142, 68, 173] };
+  /// Elements a mask left alone (outside the tensor), an element of the
+  /// tensor the access did not touch, and the rest of the box around the
+  /// tensor that holds the masked ones.
+  const kMaskedColour = [120, 180, 40], kUntouched = [228, 228, 224], kOutside = [255, 255, 255];
+  /// A pixel's state: what the colour of the access, of a mask, or neither.
+  const kTouched = 1, kMasked = 2, kOutsideTensor = 3;
   /// Tensors past this many elements are drawn a block of elements a pixel.
   const kMaxTrafficPixels = 1 << 22;
   let shownTraffic = -1;
-  let trafficView = null; // what the hover needs: shape, rows, columns, block, touched
+  let trafficView = null; // what the hover needs: the box, its grid, block, states
 
   function showTrafficList() {
     const select = $("traffic-select");
@@ -507,7 +513,9 @@
     select.addEventListener("change", () => showTraffic(Number(select.value)));
   }
 
-  /// Draws access `index` over its tensor; returns the milliseconds it took.
+  /// Draws access `index` over its tensor, and its masked elements apart
+  /// around it (in the box that holds both); returns the milliseconds it
+  /// took.
   function showTraffic(index, link = true) {
     const start = performance.now();
     const access = (traffic.accesses || [])[index];
@@ -515,40 +523,86 @@
     shownTraffic = index;
     $("traffic-select").value = String(index);
     const tensor = traffic.tensors[access.tensor];
-    const [rows, columns] = gridShape(tensor.shape);
-    const elements = tensor.shape.reduce((a, b) => a * b, 1);
+    const box = access.box || { origin: tensor.shape.map(() => 0), shape: tensor.shape };
+    const [rows, columns] = gridShape(box.shape);
+    const elements = box.shape.reduce((a, b) => a * b, 1);
     const block = elements > kMaxTrafficPixels ? Math.ceil(Math.sqrt(elements / kMaxTrafficPixels)) : 1;
     const height = Math.ceil(rows / block), width = Math.ceil(columns / block);
-    const touched = new Uint8Array(width * height);
-    for (const [first, length] of access.runs)
-      for (let k = first; k < first + length; ++k) {
-        const row = Math.floor(k / columns), column = k % columns;
-        touched[Math.floor(row / block) * width + Math.floor(column / block)] = 1;
+    const states = new Uint8Array(width * height);
+    const mark = (position, state) => {
+      const pixel = Math.floor(Math.floor(position / columns) / block) * width + Math.floor((position % columns) / block);
+      if (states[pixel] !== kTouched) states[pixel] = state;
+    };
+    // A tensor element's position in the box: the same when the box is the
+    // tensor.
+    const rank = box.shape.length;
+    const shifted = access.box !== undefined;
+    const inBox = (flat) => {
+      if (!shifted) return flat;
+      let position = 0, stride = 1;
+      for (let axis = rank - 1; axis >= 0; --axis) {
+        const extent = tensor.shape[axis];
+        position += (flat % extent - box.origin[axis]) * stride;
+        flat = Math.floor(flat / extent);
+        stride *= box.shape[axis];
       }
+      return position;
+    };
+    if (shifted) {
+      // Box elements outside the tensor, then the masked ones.
+      const index = new Array(rank).fill(0);
+      for (let position = 0; position < elements; ++position) {
+        let inside = true;
+        for (let axis = 0; axis < rank; ++axis) {
+          const at = index[axis] + box.origin[axis];
+          if (at < 0 || at >= tensor.shape[axis]) { inside = false; break; }
+        }
+        if (!inside) mark(position, kOutsideTensor);
+        for (let axis = rank - 1; axis >= 0; --axis) {
+          if (++index[axis] < box.shape[axis]) break;
+          index[axis] = 0;
+        }
+      }
+      for (const [first, length] of access.masked_runs)
+        for (let k = first; k < first + length; ++k) mark(k, kMasked);
+    }
+    for (const [first, length] of access.runs)
+      for (let k = first; k < first + length; ++k) mark(inBox(k), kTouched);
     const canvas = $("traffic-canvas");
     canvas.width = width;
     canvas.height = height;
     const image = canvas.getContext("2d").createImageData(width, height);
     const colour = trafficColours[access.kind] || [0, 0, 0];
+    const fills = [kUntouched, colour, kMaskedColour, kOutside];
     for (let p = 0; p < width * height; ++p) {
-      const c = touched[p] ? colour : [228, 228, 224];
+      const c = fills[states[p]];
       image.data.set([c[0], c[1], c[2], 255], p * 4);
     }
     canvas.getContext("2d").putImageData(image, 0, 0);
     // Small tensors get bigger cells; the pixels stay square.
-    const box = canvas.parentElement.clientWidth || 800;
-    const scale = Math.max(1, Math.min(22, Math.floor((box - 16) / width)));
+    const boxWidth = canvas.parentElement.clientWidth || 800;
+    const scale = Math.max(1, Math.min(22, Math.floor((boxWidth - 16) / width)));
     canvas.style.width = width * scale + "px";
     canvas.style.height = height * scale + "px";
-    trafficView = { tensor, columns, block, width, touched, scale };
+    trafficView = { tensor, box, columns, block, width, states, scale };
     const legend = $("traffic-legend");
-    const swatch = element("span", "swatch");
-    swatch.style.background = "rgb(" + colour.join(",") + ")";
-    legend.replaceChildren(element("span", "", ""));
-    legend.firstChild.append(swatch, access.kind + " by " + access.op);
+    const entry = (fill, text) => {
+      const item = element("span", "", "");
+      const swatch = element("span", "swatch");
+      swatch.style.background = "rgb(" + fill.join(",") + ")";
+      item.append(swatch, text);
+      return item;
+    };
+    legend.replaceChildren(entry(colour, access.kind + " by " + access.op));
+    if (shifted) {
+      legend.append(entry(kMaskedColour, "masked (outside " + tensor.name + ", left alone)"));
+      legend.append(entry(kOutside, "outside " + tensor.name));
+    }
     legend.append(element("span", "muted", tensor.name + ": " + tensor.shape.join("x") + "x" + tensor.element +
+      (shifted ? ", drawn in the box from [" + box.origin.join(", ") + "] of " + box.shape.join("x") : "") +
       (block > 1 ? ", a pixel per " + block + "x" + block + " block" : "") + "; " + access.count + " elements touched over " +
-      access.executions + " execution" + (access.executions > 1 ? "s" : "") + ", " + access.masked + " masked" +
+      access.executions + " execution" + (access.executions > 1 ? "s" : "") + ", " +
+      (shifted ? access.masked_elements + " masked (" + access.masked + " over every execution)" : access.masked + " masked") +
       (access.truncated ? " (the list is cut short)" : "")));
     if (access.line) {
       const irLink = element("a", "", "IR line " + access.line + " of pass " + traffic.stage);
@@ -567,10 +621,13 @@
       const rect = $("traffic-canvas").getBoundingClientRect();
       const x = Math.floor((event.clientX - rect.left) / view.scale), y = Math.floor((event.clientY - rect.top) / view.scale);
       if (x < 0 || x >= view.width || y < 0) return;
-      const flat = (y * view.block) * view.columns + x * view.block;
-      const coords = view.tensor.shape.length === 1 ? [flat] : coordsOf(view.tensor.shape, flat);
+      const position = (y * view.block) * view.columns + x * view.block;
+      const coords = (view.box.shape.length === 1 ? [position] : coordsOf(view.box.shape, position))
+        .map((at, axis) => at + view.box.origin[axis]);
+      const state = view.states[y * view.width + x];
       $("traffic-hover").textContent = view.tensor.name + "[" + coords.join(", ") + "]" + (view.block > 1 ? " (block)" : "") +
-        (view.touched[y * view.width + x] ? ": touched" : ": not touched");
+        (state === kTouched ? ": touched" : state === kMasked ? ": masked (outside the tensor)"
+          : state === kOutsideTensor ? ": outside the tensor" : ": not touched");
     });
   }
 

@@ -3,7 +3,8 @@ Selenium) and checks what a user sees: every panel drawn, no error in the
 browser's console, a click on an op's IR line highlighting its source line
 (and a click on a source line its IR lines), the changes of a pass, a tile's
 layout drawn in under a second, the shared buffers with their conflict
-tables and bank grids, one CTA's memory traffic, the whole grid's writes with
+tables and bank grids, one CTA's memory traffic (masked elements drawn
+apart, a cell each), the whole grid's writes with
 the race check's races, the autotuner's search, a cluster job's plan. Prints one fact a line for FileCheck and saves a
 screenshot of each panel.
 
@@ -154,6 +155,28 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
     tensor = data["traffic"]["tensors"][accesses[0]["tensor"]]
     print(f"{name}: traffic of CTA {data['traffic']['cta']}: {len(accesses)} accesses, "
           f"{accesses[0]['op']} {accesses[0]['kind']} {tensor['name']} drawn")
+    # An access with masked elements: they are drawn apart, a cell each in
+    # their own colour (the legend's), around the tensor.
+    masked = next((i for i, a in enumerate(accesses) if a.get("masked_runs")), None)
+    if masked is not None:
+        access = accesses[masked]
+        milliseconds = driver.execute_script("return phobosViz.showTraffic(arguments[0]);", masked)
+        check(milliseconds < 1000, f"{name}: the traffic took {milliseconds:.0f} ms")
+        legend = driver.find_element(By.ID, "traffic-legend").text
+        check("masked (outside" in legend, f"{name}: no legend entry for the masked elements: {legend}")
+        swatches = driver.execute_script(
+            "return [...document.querySelectorAll('#traffic-legend .swatch')].map(s => s.style.background);")
+        cells = driver.execute_script(
+            "const c = arguments[0], d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            "const rgb = arguments[1].match(/\\d+/g).map(Number); let n = 0;"
+            "for (let p = 0; p < d.length; p += 4) if (d[p] === rgb[0] && d[p + 1] === rgb[1] && d[p + 2] === rgb[2]) ++n;"
+            "return [n, c.width * c.height];", driver.find_element(By.ID, "traffic-canvas"), swatches[1])
+        box = access["box"]["shape"]
+        check(cells[0] == access["masked_elements"],
+              f"{name}: {cells[0]} masked cells drawn, {access['masked_elements']} expected")
+        tensor = data["traffic"]["tensors"][access["tensor"]]
+        print(f"{name}: {access['op']} {access['kind']} {tensor['name']}: {cells[0]} masked cells drawn apart "
+              f"in a box of {'x'.join(map(str, box))} ({cells[1]} cells)")
     driver.save_screenshot(os.path.join(shots, f"{name}-traffic.png"))
 
     # Grid writes: the first written tensor drawn, the races listed; a click

@@ -24,6 +24,40 @@ def need(obj: dict, keys: list[str], where: str) -> None:
             fail(f"{where} has no '{key}'")
 
 
+def summarize_masked(access: dict, tensor: dict) -> None:
+    """The masked elements drawn apart: every one outside the tensor, inside
+    the box, and the box the least that holds them and the tensor."""
+    need(access, ["masked_elements", "box"], "a masked access")
+    origin, extent = access["box"]["origin"], access["box"]["shape"]
+    shape = tensor["shape"]
+    box_elements = 1
+    for size in extent:
+        box_elements *= size
+    runs = access["masked_runs"]
+    if sum(length for _, length in runs) != access["masked_elements"]:
+        fail(f"{access['op']}: masked runs do not add up to {access['masked_elements']}")
+    if access["masked_elements"] > access["masked"]:
+        fail(f"{access['op']}: more masked elements than masked accesses")
+    lower, upper = [0] * len(shape), list(shape)
+    for first, length in runs:
+        if first < 0 or first + length > box_elements:
+            fail(f"{access['op']}: a masked run outside the box")
+        for position in range(first, first + length):
+            index = []
+            for size, at in zip(reversed(extent), reversed(origin)):
+                index.insert(0, position % size + at)
+                position //= size
+            if all(0 <= i < n for i, n in zip(index, shape)):
+                fail(f"{access['op']}: masked element {index} lies inside {tensor['name']}")
+            lower = [min(a, b) for a, b in zip(lower, index)]
+            upper = [max(a, b + 1) for a, b in zip(upper, index)]
+    if lower != origin or [b - a for a, b in zip(lower, upper)] != extent:
+        fail(f"{access['op']}: the box is not the least that holds the tensor and the masked elements")
+    shown = ", ".join(f"{first}+{length}" for first, length in runs[:4]) + (", ..." if len(runs) > 4 else "")
+    print(f"    masked apart: {access['masked_elements']} elements in the box from {origin} of "
+          f"{'x'.join(map(str, extent))}, {len(runs)} runs ({shown})")
+
+
 def rebuild(passes: list[dict]) -> list[list[str]]:
     """Each pass's IR, from the first text and the edits after it."""
     texts: list[list[str]] = []
@@ -180,6 +214,8 @@ def main() -> None:
             print(f"  line {access['src']} {access['op']} {access['kind']} {tensor['name']} "
                   f"{'x'.join(map(str, tensor['shape']))}: {access['count']} elements in {len(runs)} runs "
                   f"({shown}), {access['masked']} masked, {access['executions']} executions")
+            if "masked_runs" in access:
+                summarize_masked(access, tensor)
     writes = data["writes"]
     if "note" in writes:
         print("writes note: " + writes["note"])
