@@ -15,7 +15,8 @@ from typing import Any, Mapping
 
 import phobos
 from phobos import lang
-from phobos._frontend import Translation, parse_source, translate_tree
+from phobos._frontend import parse_source, translate_tree
+from phobos._translation import Translation
 
 
 def globals_from_imports(tree: ast.Module) -> dict[str, Any]:
