@@ -1,10 +1,11 @@
 //===- Cluster.cpp - The cluster panel's data -----------------------------===//
 //
-// Reads the plan's JSON (Planning.h, planToJSON, as phobos-sched --json
-// prints it) rather than planning here: the job file's binding lives in
-// phobos-sched, and the page shows the plan that tool made. Checks what it
-// draws (ids, kinds, dependencies) and computes the DAG's levels, the
-// fetches' sources and the bytes per link.
+// Plans a job file as phobos-sched --plan does (the job bound to the
+// program phobos-cluster-split makes of the page's kernel, JobBinding.h,
+// then planProgram), or reads a plan phobos-sched --plan JOB --json wrote;
+// either way the plan's JSON (planToJSON) is what the panel is drawn from.
+// Checks what it draws (ids, kinds, dependencies) and computes the DAG's
+// levels, the fetches' sources and the bytes per link.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 
 #include "Phobos/Dialect/Cluster/IR/ClusterOps.h"
 #include "Phobos/Dialect/Cluster/Transforms/Passes.h"
+#include "Phobos/Dialect/Cluster/Transforms/Planning.h"
+#include "Phobos/Job/JobBinding.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Support/Json.h"
 
@@ -20,6 +23,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -128,29 +133,146 @@ static std::string readInstructions(const Object &plan,
   return "";
 }
 
+/// The @cluster kernel `kernel` of `sourceMgr`'s main buffer, imported for
+/// the cluster compiler and split (phobos-cluster-split); null after an
+/// error, reported to `context`.
+static OwningOpRef<ModuleOp>
+importClusterProgram(llvm::SourceMgr &sourceMgr, MLIRContext *context,
+                     StringRef kernel, const VisualizationOptions &options) {
+  frontend::ImportOptions import;
+  import.kernelName = kernel.str();
+  import.markCluster = true;
+  for (const auto &entry : options.variant)
+    import.variant[entry.getKey()] = entry.getValue();
+  OwningOpRef<ModuleOp> module =
+      frontend::importPhobos(sourceMgr, context, import);
+  if (!module)
+    return nullptr;
+  PassManager split(context);
+  split.addPass(cluster::createClusterSplit());
+  if (failed(split.run(*module)))
+    return nullptr;
+  return module;
+}
+
+/// Plans options.clusterJob as phobos-sched --plan JOB --json does: the
+/// job read, its kernel (this page's, from this page's file) split and
+/// bound, planned on the given nodes. Mistakes in the job are errors at
+/// its lines; the planner's at the kernel's.
+static FailureOr<JsonValue> planJob(llvm::SourceMgr &sourceMgr,
+                                    StringRef kernel,
+                                    const VisualizationOptions &options,
+                                    MLIRContext *context) {
+  const VisualizationOptions::ClusterJob &given = options.clusterJob;
+  llvm::SourceMgr jobSources;
+  jobSources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(given.text, given.file),
+      llvm::SMLoc());
+  auto errorAt = [&](llvm::SMLoc loc, const llvm::Twine &message) {
+    unsigned line = 1, column = 1;
+    if (loc.isValid())
+      std::tie(line, column) = jobSources.getLineAndColumn(loc);
+    emitError(FileLineColLoc::get(context, given.file, line, column))
+        << message;
+  };
+  // The parser prints its one mistake as FILE:LINE:COL: error: MESSAGE.
+  std::string parseErrors;
+  llvm::raw_string_ostream parseOs(parseErrors);
+  std::optional<job::Job> job = job::parseJob(jobSources, parseOs);
+  if (!job) {
+    StringRef first = StringRef(parseErrors).split('\n').first;
+    auto [place, message] = first.split(": error: ");
+    auto [rest, columnText] = place.rsplit(':');
+    StringRef lineText = rest.rsplit(':').second;
+    unsigned line = 1, column = 1;
+    if (message.empty() || lineText.getAsInteger(10, line) ||
+        columnText.getAsInteger(10, column))
+      message = first;
+    emitError(FileLineColLoc::get(context, given.file, line, column))
+        << message;
+    return failure();
+  }
+  StringRef page = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                       ->getBufferIdentifier();
+  std::string source = job::resolveSource(*job, given.file);
+  bool same = false;
+  if (source.empty() || llvm::sys::fs::equivalent(source, page, same) ||
+      !same) {
+    errorAt(job->sourceLoc, "the job's source '" + job->source +
+                                "' is not this page's file '" + page + "'");
+    return failure();
+  }
+  if (!job->kernel.empty() && job->kernel != kernel) {
+    errorAt(job->kernelLoc, "the job's kernel '" + job->kernel +
+                                "' is not this page's kernel '" + kernel +
+                                "'");
+    return failure();
+  }
+  OwningOpRef<ModuleOp> module =
+      importClusterProgram(sourceMgr, context, kernel, options);
+  if (!module)
+    return failure();
+  auto programs = module->getOps<cluster::ProgramOp>();
+  if (programs.empty()) {
+    errorAt(job->sourceLoc,
+            "kernel '" + kernel + "' has no @cluster attribute");
+    return failure();
+  }
+  cluster::ProgramOp program = *programs.begin();
+  cluster::PlanOptions plan;
+  if (!job::bindJob(*job, program, plan.dims, errorAt))
+    return failure();
+  plan.nodes = given.nodes;
+  plan.vramBytes = given.vramBytes;
+  for (const auto &size : given.sizes)
+    plan.cluster[size.getKey()] = size.getValue();
+  plan.ingest =
+      given.directIngest ? cluster::Ingest::Direct : cluster::Ingest::Fetch;
+  if (failed(cluster::planProgram(program, plan)))
+    return failure();
+  JsonValue json = cluster::planToJSON(program);
+  Object *root = json.getAsObject();
+  root->insert({"job", given.file});
+  root->insert({"source", page.str()});
+  return json;
+}
+
 FailureOr<Object>
-phobos::viz::describeCluster(StringRef kernel,
+phobos::viz::describeCluster(llvm::SourceMgr &sourceMgr, StringRef kernel,
                              const VisualizationOptions &options,
                              MLIRContext *context) {
-  if (options.clusterPlanText.empty()) {
+  bool planHere = !options.clusterJob.text.empty();
+  if (options.clusterPlanText.empty() && !planHere) {
     if (!options.clusterSummaryText.empty()) {
       emitError(FileLineColLoc::get(context, options.clusterSummaryFile, 1, 1))
-          << "a cluster summary needs the plan it ran (phobos-sched --plan "
-             "JOB --json)";
+          << "a cluster summary needs the plan it ran (a job, or the plan "
+             "phobos-sched --plan JOB --json wrote)";
       return failure();
     }
-    return Object{{"note", "no cluster plan given (phobos-sched --plan JOB "
-                           "--json writes one)"}};
+    return Object{{"note", "no cluster job or plan given (phobos-viz "
+                           "--cluster-job JOB plans one)"}};
   }
-  Location at = FileLineColLoc::get(context, options.clusterPlanFile, 1, 1);
+  Location at = FileLineColLoc::get(
+      context, planHere ? options.clusterJob.file : options.clusterPlanFile,
+      1, 1);
   auto notAPlan = [&](const llvm::Twine &why) -> FailureOr<Object> {
     emitError(at) << "not a cluster plan (phobos-sched --plan JOB --json): "
                   << why;
     return failure();
   };
-  llvm::Expected<JsonValue> parsed = parseJson(options.clusterPlanText);
-  if (!parsed)
-    return notAPlan(llvm::toString(parsed.takeError()));
+  std::optional<JsonValue> parsed;
+  if (planHere) {
+    FailureOr<JsonValue> planned =
+        planJob(sourceMgr, kernel, options, context);
+    if (failed(planned))
+      return failure();
+    parsed = std::move(*planned);
+  } else {
+    llvm::Expected<JsonValue> read = parseJson(options.clusterPlanText);
+    if (!read)
+      return notAPlan(llvm::toString(read.takeError()));
+    parsed = std::move(*read);
+  }
   const Object *plan = parsed->getAsObject();
   if (!plan)
     return notAPlan("it is not a JSON object");
@@ -342,18 +464,9 @@ phobos::viz::describeClusterProgram(llvm::SourceMgr &sourceMgr,
       errors += (errors.empty() ? "" : "; ") + diagnostic.str();
     return success();
   });
-  frontend::ImportOptions import;
-  import.kernelName = kernel.str();
-  import.markCluster = true;
-  for (const auto &entry : options.variant)
-    import.variant[entry.getKey()] = entry.getValue();
   OwningOpRef<ModuleOp> module =
-      frontend::importPhobos(sourceMgr, context, import);
+      importClusterProgram(sourceMgr, context, kernel, options);
   if (!module)
-    return Object{{"note", "the cluster import failed: " + errors}};
-  PassManager split(context);
-  split.addPass(cluster::createClusterSplit());
-  if (failed(split.run(*module)))
     return Object{{"note", "phobos-cluster-split refused the kernel: " +
                                errors}};
   Array lines;

@@ -1,6 +1,7 @@
 //===- Cluster.h - The cluster panel's data ---------------------*- C++ -*-===//
 //
-// A cluster job as phobos-sched plans it (its --plan JOB --json output):
+// A cluster job as phobos-sched plans it (planned here from the job file,
+// or read from its --plan JOB --json output):
 // the program's tensors and leaves, every node's instructions (allocate,
 // load, fetch, compute, store, free) with their dependencies, laid out in
 // dependency levels for the page's DAG and per-node timeline, the bytes
@@ -27,7 +28,9 @@ class MLIRContext;
 
 namespace phobos::viz {
 
-/// The panel's data for kernel `kernel`:
+/// The panel's data for kernel `kernel` of `sourceMgr`'s main buffer, of
+/// the job options.clusterJob gives (planned here) or the plan
+/// options.clusterPlanText holds:
 ///
 ///   {"job", "program", "nodes", "dims", "bindings", "tensors", "leaves",
 ///    "instructions": [{"id", "node", "kind", "bytes", "deps", "label",
@@ -44,7 +47,8 @@ namespace phobos::viz {
 /// or {"note": why there is none}. A plan or summary that is not one, or is
 /// of another program, is an error at its file; failure then.
 mlir::FailureOr<llvm::json::Object>
-describeCluster(llvm::StringRef kernel, const VisualizationOptions &options,
+describeCluster(llvm::SourceMgr &sourceMgr, llvm::StringRef kernel,
+                const VisualizationOptions &options,
                 mlir::MLIRContext *context);
 
 /// The cluster program phobos-cluster-split makes of the @cluster kernel

@@ -395,7 +395,7 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   if (failed(tuning))
     return failure();
   FailureOr<Object> clusterPanel =
-      describeCluster(contract.kernel, options, context);
+      describeCluster(sourceMgr, contract.kernel, options, context);
   if (failed(clusterPanel))
     return failure();
   if (kernel.getClusterAttr())

@@ -157,7 +157,7 @@ def test_the_autotuning_panel_shows_what_tune_remembered(write_module, tmp_path)
 def test_the_cluster_panel_draws_a_plan_of_this_kernel(write_module, tmp_path):
     kernel = write_module(SAXPY, "viz_cluster").saxpy
     cluster = kernel.visualization_data()["cluster"]
-    assert cluster["note"] == "no cluster plan given (phobos-sched --plan JOB --json writes one)"
+    assert cluster["note"] == "no cluster job or plan given (phobos-viz --cluster-job JOB plans one)"
     # The @ph.cluster kernel's cluster program: the split refuses this one,
     # and says why at the page.
     assert cluster["program_ir"]["note"].startswith("phobos-cluster-split refused the kernel: ")

@@ -28,6 +28,7 @@
 #include "Phobos/Dialect/Cluster/Transforms/Planning.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/InitAllDialects.h"
+#include "Phobos/Job/JobBinding.h"
 #include "Phobos/Job/JobFile.h"
 #include "Phobos/Driver/Session.h"
 #include "Phobos/Runtime/KernelCache.h"
@@ -235,150 +236,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-namespace {
-/// Binds the job's tensors and scalars to the program, reporting mistakes
-/// at the job's lines.
-class JobBinder {
-public:
-  JobBinder(const job::Job &job, llvm::SourceMgr &jobSources,
-            cluster::ProgramOp program)
-      : job(job), jobSources(jobSources), program(program) {}
-
-  bool bind(llvm::StringMap<int64_t> &dims);
-
-private:
-  bool error(llvm::SMLoc loc, const llvm::Twine &message) {
-    job::reportError(jobSources, loc, message, llvm::errs());
-    return false;
-  }
-
-  const job::Job &job;
-  llvm::SourceMgr &jobSources;
-  cluster::ProgramOp program;
-};
-} // namespace
-
-/// `A: tensor<f32>[M, K]`, as the kernel declares it.
-static std::string describeParam(cluster::TensorOp tensor) {
-  std::string text = (tensor.getSymName() + ": tensor<").str();
-  llvm::raw_string_ostream os(text);
-  os << tensor.getTensorType().getElementType() << ">[";
-  llvm::interleaveComma(tensor.getDims(), os, [&](Attribute dim) {
-    os << cast<StringAttr>(dim).getValue();
-  });
-  os << "]";
-  return text;
-}
-
-bool JobBinder::bind(llvm::StringMap<int64_t> &dims) {
-  MLIRContext *ctx = program.getContext();
-  Builder builder(ctx);
-  StringRef kernel = program.getSymName();
-  llvm::StringSet<> kernelDims;
-  for (const job::Dim &dim : job.dims)
-    dims[dim.name] = dim.value;
-
-  for (cluster::TensorOp tensor :
-       program.getBody().front().getOps<cluster::TensorOp>()) {
-    const job::Tensor *given = job.findTensor(tensor.getSymName());
-    if (!given)
-      return error(job.sourceLoc, "the job gives no tensor '" +
-                                      tensor.getSymName() + "' (kernel '" +
-                                      kernel + "' has " +
-                                      describeParam(tensor) + ")");
-    Type element = tensor.getTensorType().getElementType();
-    std::string spelled;
-    llvm::raw_string_ostream os(spelled);
-    os << element;
-    if (spelled != name(given->element))
-      return error(given->elementLoc, "tensor '" + given->name + "' is " +
-                                          spelled + " in kernel '" + kernel +
-                                          "', not " + name(given->element));
-    if (static_cast<int64_t>(given->shape.size()) != tensor.getRank())
-      return error(given->shapeLoc,
-                   "tensor '" + given->name + "' has rank " +
-                       llvm::Twine(tensor.getRank()) + " in kernel '" + kernel +
-                       "' (" + describeParam(tensor) + "), but the job gives " +
-                       llvm::Twine(given->shape.size()) + " extents");
-    for (unsigned axis = 0; axis < tensor.getRank(); ++axis) {
-      StringRef dim = cast<StringAttr>(tensor.getDims()[axis]).getValue();
-      kernelDims.insert(dim);
-      int64_t extent = given->shape[axis];
-      int64_t fixed = tensor.getTensorType().getDimSize(axis);
-      if (!ShapedType::isDynamic(fixed) && fixed != extent)
-        return error(given->shapeLoc,
-                     "axis " + llvm::Twine(axis) + " of '" + given->name +
-                         "' is " + llvm::Twine(fixed) + " in kernel '" +
-                         kernel + "', but the job gives " +
-                         llvm::Twine(extent));
-      auto [it, inserted] = dims.try_emplace(dim, extent);
-      if (!inserted && it->second != extent)
-        return error(given->shapeLoc,
-                     "axis " + llvm::Twine(axis) + " of '" + given->name +
-                         "' is dim " + dim + ", which is " +
-                         llvm::Twine(it->second) + ", but the shape says " +
-                         llvm::Twine(extent));
-    }
-    // The job's mode against what the kernel does.
-    cluster::AccessMode kernelMode = tensor.getMode();
-    job::Mode mode = given->mode;
-    if (kernelMode == cluster::AccessMode::read && mode != job::Mode::Read)
-      return error(given->modeLoc, "kernel '" + kernel + "' only reads '" +
-                                       given->name + "', so its mode is read");
-    if (kernelMode == cluster::AccessMode::write && mode != job::Mode::Write)
-      return error(given->modeLoc, "kernel '" + kernel + "' only writes '" +
-                                       given->name + "', so its mode is write");
-    if (kernelMode == cluster::AccessMode::rmw && mode == job::Mode::Read)
-      return error(given->modeLoc,
-                   "kernel '" + kernel + "' writes '" + given->name +
-                       "', so its mode is rmw (or write, to start from zeros)");
-    tensor.setMode(mode == job::Mode::Read    ? cluster::AccessMode::read
-                   : mode == job::Mode::Write ? cluster::AccessMode::write
-                                              : cluster::AccessMode::rmw);
-    tensor.setShapeAttr(builder.getDenseI64ArrayAttr(given->shape));
-    tensor.setUriAttr(builder.getStringAttr(given->uri));
-  }
-  for (const job::Tensor &given : job.tensors)
-    if (!program.lookupTensor(given.name))
-      return error(given.loc, "'" + given.name +
-                                  "' is not a tensor parameter of kernel '" +
-                                  kernel + "'");
-  for (const job::Dim &dim : job.dims)
-    if (!kernelDims.contains(dim.name))
-      return error(dim.loc, "'" + dim.name + "' is not a dim of kernel '" +
-                                kernel + "'");
-
-  for (cluster::ScalarOp scalar :
-       program.getBody().front().getOps<cluster::ScalarOp>()) {
-    const job::Scalar *given = job.findScalar(scalar.getSymName());
-    std::string spelled;
-    llvm::raw_string_ostream os(spelled);
-    os << scalar.getType();
-    if (!given)
-      return error(job.sourceLoc, "the job gives no scalar '" +
-                                      scalar.getSymName() + "' (kernel '" +
-                                      kernel + "' has " + scalar.getSymName() +
-                                      ": " + spelled + ")");
-    if (spelled != name(given->type))
-      return error(given->typeLoc, "scalar '" + given->name + "' is " +
-                                       spelled + " in kernel '" + kernel +
-                                       "', not " + name(given->type));
-    Type type = scalar.getType();
-    TypedAttr value;
-    if (auto floatType = dyn_cast<FloatType>(type))
-      value = builder.getFloatAttr(floatType, given->value);
-    else
-      value = builder.getIntegerAttr(type, static_cast<int64_t>(given->value));
-    scalar.setValueAttr(value);
-  }
-  for (const job::Scalar &given : job.scalars)
-    if (!program.lookupScalar(given.name))
-      return error(given.loc, "'" + given.name +
-                                  "' is not a scalar parameter of kernel '" +
-                                  kernel + "'");
-  return true;
-}
-
 /// Picks the job's @cluster kernel from the imported module and drops the
 /// others.
 static tile::KernelOp selectKernel(ModuleOp module, const job::Job &job,
@@ -513,7 +370,11 @@ static bool loadJob(const std::string &path, MLIRContext &context,
   loaded.program = *loaded.module->getOps<cluster::ProgramOp>().begin();
 
   // The job's tensors, scalars and dims.
-  return JobBinder(job, loaded.jobSources, loaded.program).bind(loaded.dims);
+  return job::bindJob(job, loaded.program, loaded.dims,
+                      [&](llvm::SMLoc loc, const llvm::Twine &message) {
+                        job::reportError(loaded.jobSources, loc, message,
+                                         llvm::errs());
+                      });
 }
 
 /// The options every plan of this invocation shares.

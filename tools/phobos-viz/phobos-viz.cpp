@@ -3,8 +3,10 @@
 // phobos-viz FILE.ph [--kernel NAME] [--variant NAME=V,...] [--dim NAME=V]...
 //            [--grid X,Y,Z] [--chip sm_90] [--span-map MAP.json]
 //            [--cta X,Y,Z] [--scalar NAME=V]... [--tuning-report R.json]
-//            [--cache-dir DIR] [--cluster-plan PLAN.json
-//            [--cluster-summary S.json]] [--json] [-o PAGE.html]
+//            [--cache-dir DIR] [--cluster-job JOB [--nodes N] [--vram B]
+//            [--cluster NAME=V,...] [--ingest fetch|direct]
+//            | --cluster-plan PLAN.json] [--cluster-summary S.json]
+//            [--json] [-o PAGE.html]
 //
 // Writes one self-contained HTML page (scripts, styles and data inline; no
 // server, no network) for a kernel variant and a problem: the source with
@@ -14,11 +16,13 @@
 // conflicts, the elements of each tensor each op of one CTA touched (an
 // interpreter run), which CTA of the whole grid wrote each element, with
 // the race check's races marked, the autotuner's search (a report, or the
-// tuning cache's record) and a cluster job's plan. --json writes the page's
+// tuning cache's record) and a cluster job's plan (planned here, or read),
+// with what a run of it measured. --json writes the page's
 // data instead (lib/Viz, docs/debugging.md "The visualizer").
 //
 //===----------------------------------------------------------------------===//
 
+#include "Phobos/Dialect/Cluster/Transforms/Planning.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
@@ -102,9 +106,34 @@ static cl::opt<std::string> clusterPlanFile(
     cl::value_desc("PLAN.json"), cl::cat(category));
 static cl::opt<std::string> clusterSummaryFile(
     "cluster-summary",
-    cl::desc("With --cluster-plan: what phobos-sched --summary-json wrote "
-             "after running it"),
+    cl::desc("With --cluster-job or --cluster-plan: what phobos-sched "
+             "--summary-json wrote after running it"),
     cl::value_desc("SUMMARY.json"), cl::cat(category));
+static cl::opt<std::string> clusterJobFile(
+    "cluster-job",
+    cl::desc("The cluster panel: plan this job (its source is this kernel's "
+             "file) as phobos-sched --plan JOB does"),
+    cl::value_desc("JOB"), cl::cat(category));
+static cl::opt<int64_t> clusterNodes("nodes",
+                                     cl::desc("--cluster-job: the nodes to "
+                                              "plan for"),
+                                     cl::init(1), cl::cat(category));
+static cl::opt<int64_t> clusterVram("vram",
+                                    cl::desc("--cluster-job: a node's memory "
+                                             "in bytes (default: no limit)"),
+                                    cl::value_desc("BYTES"), cl::init(0),
+                                    cl::cat(category));
+static cl::opt<std::string>
+    clusterSizes("cluster",
+                 cl::desc("--cluster-job: @cluster sizes, NAME=V,... (the "
+                          "rest take their first value)"),
+                 cl::value_desc("NAME=V,..."), cl::cat(category));
+static cl::opt<std::string>
+    clusterIngest("ingest",
+                  cl::desc("--cluster-job: fetch (each input super-tile "
+                           "loaded once, fetched by the other nodes) or "
+                           "direct (every node loads its own)"),
+                  cl::init("fetch"), cl::cat(category));
 static cl::opt<std::string>
     gridSpec("grid",
              cl::desc("The launch grid (default: the one the kernel's "
@@ -216,11 +245,42 @@ int main(int argc, char **argv) {
     options.tuningReportFile = tuningReportFile;
   }
 
+  if (!clusterJobFile.empty() && !clusterPlanFile.empty())
+    usage("--cluster-job plans the job, --cluster-plan reads a plan: give "
+          "one");
+  for (const cl::Option *option :
+       std::initializer_list<const cl::Option *>{&clusterNodes, &clusterVram,
+                                                 &clusterSizes,
+                                                 &clusterIngest})
+    if (option->getNumOccurrences() && clusterJobFile.empty())
+      usage("--" + option->ArgStr + " is an option of --cluster-job");
+  if (clusterNodes < 1)
+    usage("--nodes must be at least 1");
+  if (clusterVram < 0)
+    usage("--vram must be at least 0");
+  if (clusterIngest != "fetch" && clusterIngest != "direct")
+    usage("--ingest expects fetch or direct, got '" + clusterIngest + "'");
+  options.clusterJob.nodes = clusterNodes;
+  options.clusterJob.vramBytes = clusterVram;
+  options.clusterJob.directIngest = clusterIngest == "direct";
+  {
+    std::vector<std::string> sizes;
+    llvm::SmallVector<llvm::StringRef> items;
+    llvm::StringRef(clusterSizes).split(items, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef item : items)
+      sizes.push_back(item.str());
+    std::string problem = cluster::parseNameValues(
+        sizes, options.clusterJob.sizes, "--cluster");
+    if (!problem.empty())
+      usage(problem);
+  }
   for (auto [file, text, name, option] :
        {std::tuple{&clusterPlanFile, &options.clusterPlanText,
                    &options.clusterPlanFile, "--cluster-plan"},
         std::tuple{&clusterSummaryFile, &options.clusterSummaryText,
-                   &options.clusterSummaryFile, "--cluster-summary"}}) {
+                   &options.clusterSummaryFile, "--cluster-summary"},
+        std::tuple{&clusterJobFile, &options.clusterJob.text,
+                   &options.clusterJob.file, "--cluster-job"}}) {
     if (file->empty())
       continue;
     auto read = readInputFile(*file);

@@ -118,6 +118,20 @@ struct VisualizationOptions {
   /// (empty: no panel).
   std::string clusterPlanText, clusterPlanFile;
   std::string clusterSummaryText, clusterSummaryFile;
+  /// Or a job the page plans itself, as phobos-sched --plan JOB does: the
+  /// job file's text and name (its source must be this page's file), and
+  /// the planner's options (Planning.h, PlanOptions).
+  struct ClusterJob {
+    std::string text, file;
+    int64_t nodes = 1;
+    /// A node's memory in bytes; 0: no limit.
+    int64_t vramBytes = 0;
+    /// @cluster sizes given; the others take their first value.
+    llvm::StringMap<int64_t> sizes;
+    /// Every node loads its own input super-tiles (Ingest::Direct) rather
+    /// than fetching them from the node that loaded them.
+    bool directIngest = false;
+  } clusterJob;
   /// Lines of IR past which a pass is listed by its counts alone (0: no
   /// limit): the per-thread IR after convert-tile-to-gpu is most of a
   /// page's bytes.
