@@ -90,10 +90,16 @@ ABSL_FLAG(std::string, store_writes, "auto",
           "a machine write one file at once), write (pwrite), or auto (map on "
           "tmpfs, ramfs, ext4, XFS and btrfs, write elsewhere)");
 ABSL_FLAG(bool, verbose, false, "Log every instruction");
+ABSL_FLAG(std::string, log_time, "utc",
+          "How log lines give the time: utc (ISO 8601, the default) or "
+          "elapsed (seconds since the start)");
 ABSL_FLAG(std::string, address_file, "",
           "Write the advertised address to this file once serving");
 ABSL_FLAG(int, test_compute_delay_ms, 0,
           "Testing: sleep this long before every compute");
+ABSL_FLAG(bool, test_skip_compute, false,
+          "Measuring: run no leaf (the outputs are not the kernel's), so that "
+          "a job's time is its loads, fetches and stores");
 ABSL_FLAG(
     int, test_start_delay_ms, 0,
     "Testing: sleep this long before taking up a job the scheduler starts "
@@ -102,6 +108,10 @@ ABSL_FLAG(bool, test_die_while_serving, false,
           "Testing: exit in the middle of serving the first tile");
 
 namespace {
+
+/// Who this pod's log lines say speaks: `pod ADDR`, with `(rank R)` under
+/// --rank; `pod` until it listens. Set once, before the threads that log.
+std::string logName = "pod";
 
 [[noreturn]] void die(const std::string &message) {
   std::fprintf(stderr, "phobos-pod: %s\n", message.c_str());
@@ -254,7 +264,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
   auto endJob = [&](const std::string &how) {
     if (!job)
       return;
-    logLine("pod", absl::StrFormat("job %016x %s", job->jobId(), how));
+    logLine(logName, absl::StrFormat("job %016x %s", job->jobId(), how));
     service.setCurrent(nullptr);
     job->shutdown();
     job.reset();
@@ -266,7 +276,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
         absl::SleepFor(absl::Milliseconds(delay));
       const wire::StartJob &start = message.start();
       endJob("replaced by a new job");
-      logLine("pod", absl::StrFormat(
+      logLine(logName, absl::StrFormat(
                          "job %016x: node %d of %d, %d instructions, kernel '%s'",
                          start.job_id(), start.node(), start.peers_size(),
                          start.segment().instructions_size(), start.kernel()));
@@ -281,7 +291,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
           [&wakeBeat] { wakeBeat(false); });
       service.setCurrent(job);
       if (absl::Status status = job->start(); !status.ok()) {
-        logLine("pod", absl::StrCat("cannot start the job: ", status.message()));
+        logLine(logName, absl::StrCat("cannot start the job: ", status.message()));
         wire::PodMessage report;
         report.mutable_failure()->set_job_id(jobId);
         report.mutable_failure()->set_message(
@@ -293,7 +303,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
         job->addSegment(message.add().segment());
     } else if (message.has_lost()) {
       if (job && job->jobId() == message.lost().job_id()) {
-        logLine("pod", absl::StrCat("node ", message.lost().node(),
+        logLine(logName, absl::StrCat("node ", message.lost().node(),
                                     " is lost; its tiles come from storage"));
         job->nodeLost(message.lost().node());
       }
@@ -358,7 +368,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
       if (why != lastWait) {
         // A TLS failure will not pass by itself: say which and why.
         std::string tls = explainTlsFailure(status.error_message());
-        logLine("pod", tls.empty()
+        logLine(logName, tls.empty()
                            ? absl::StrCat("waiting for the scheduler at ",
                                           scheduler, " (", why, ")")
                            : absl::StrCat("the scheduler at ", scheduler,
@@ -374,7 +384,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
     if (first.has_refusal()) {
       std::string why = absl::StrCat("refused: ", first.refusal().reason());
       if (why != lastWait) {
-        logLine("pod", absl::StrCat("the scheduler at ", scheduler, " ", why,
+        logLine(logName, absl::StrCat("the scheduler at ", scheduler, " ", why,
                                     "; trying again"));
         lastWait = why;
       }
@@ -389,7 +399,7 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
       die("the scheduler's first message was not a welcome");
     }
     lastWait.clear();
-    logLine("pod", absl::StrFormat(
+    logLine(logName, absl::StrFormat(
                        "attached to the scheduler at %s as node %d of job %016x",
                        scheduler, first.welcome().node(),
                        first.welcome().job_id()));
@@ -400,10 +410,10 @@ void runSession(grpc::ClientReaderWriter<wire::PodMessage, wire::SchedulerMessag
     context.TryCancel();
     stream->Finish();
     if (absl::GetFlag(FLAGS_one_job)) {
-      logLine("pod", "detached; leaving (--one-job)");
+      logLine(logName, "detached; leaving (--one-job)");
       std::exit(0);
     }
-    logLine("pod", "detached; waiting for the next scheduler");
+    logLine(logName, "detached; waiting for the next scheduler");
     absl::SleepFor(absl::Milliseconds(500));
   }
 }
@@ -463,6 +473,10 @@ int main(int argc, char **argv) {
       absl::ParseCommandLine(static_cast<int>(arguments.size()), arguments.data());
   if (positional.size() > 1)
     die(absl::StrCat("unexpected argument '", positional[1], "'"));
+  if (std::string clock = absl::GetFlag(FLAGS_log_time); clock == "elapsed")
+    setLogClock(LogClock::Elapsed);
+  else if (clock != "utc")
+    die(absl::StrCat("--log-time: expected utc or elapsed, got '", clock, "'"));
   routeGrpcLogs("pod");
   std::string listen = absl::GetFlag(FLAGS_listen);
   if (listen.empty())
@@ -607,8 +621,14 @@ int main(int argc, char **argv) {
   engineOptions.verbose = absl::GetFlag(FLAGS_verbose);
   engineOptions.storeWrites = storeWrites;
   engineOptions.computeDelayMs = std::max(0, absl::GetFlag(FLAGS_test_compute_delay_ms));
+  engineOptions.skipCompute = absl::GetFlag(FLAGS_test_skip_compute);
   engineOptions.dieWhileServing = absl::GetFlag(FLAGS_test_die_while_serving);
-  logLine("pod", absl::StrCat("serving tiles on ", advertise, " (", backend->describe(),
+  logName = rank >= 0 ? absl::StrCat("pod ", advertise, " (rank ", rank, ")")
+                      : absl::StrCat("pod ", advertise);
+  routeGrpcLogs(logName);
+  engineOptions.logName = absl::StrCat("pod ", advertise);
+  engineOptions.rank = rank;
+  logLine(logName, absl::StrCat("serving tiles on ", advertise, " (", backend->describe(),
                               "; ", credentials->description, ")"));
   attachForever(service, *backend, *credentials, engineOptions, advertise,
                 scheduler, rank);

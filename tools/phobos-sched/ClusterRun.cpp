@@ -14,6 +14,7 @@
 #include "Phobos/ClusterRuntime/OutputJournal.h"
 #include "phobos_cluster.grpc.pb.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -22,7 +23,10 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdarg>
 #include <csignal>
 #include <cstring>
 #include <cstdio>
@@ -43,6 +47,12 @@ JobPlanner::~JobPlanner() = default;
 namespace {
 
 void say(absl::string_view message) { logLine("sched", message, stdout); }
+
+/// For the interrupt handler (onInterrupt, below): the output super-tiles in
+/// the journal (an earlier run's verified ones included), and whether every
+/// store reached it.
+std::atomic<int64_t> interruptStoredTiles{0};
+std::atomic<bool> interruptJournalWhole{true};
 
 /// Messages to one pod, written by a thread of their own.
 class Outbox {
@@ -367,8 +377,12 @@ private:
       return;
     storage::JournalTile line = geometry->second;
     line.checksum = checksum;
-    if (absl::Status status = cluster.journal->append(line); !status.ok()) {
+    absl::Status status = cluster.journal->append(line);
+    if (status.ok())
+      interruptStoredTiles.fetch_add(1);
+    if (!status.ok()) {
       cluster.journalBroken = true;
+      interruptJournalWhole.store(false);
       say(absl::StrCat(status.message(), "; the job goes on, but a scheduler "
                                          "restarted on it would compute every "
                                          "super-tile again"));
@@ -607,52 +621,95 @@ uint64_t randomWord() {
   return (static_cast<uint64_t>(device()) << 32) ^ device();
 }
 
-/// SIGINT, SIGTERM and SIGHUP while a job's partial outputs exist: the
-/// handler (async-signal-safe: unlink, write, raise) removes them and says
-/// so, then the signal takes its default course. Without it the scheduler
-/// died silently and left the partial files.
+/// SIGINT, SIGTERM and SIGHUP (Ctrl-C, Slurm's time limit, a closed
+/// terminal) while a job's partial outputs exist. Once a super-tile is
+/// journaled, the partial outputs and the journal are kept for the same
+/// command to resume from, and the handler says how many super-tiles they
+/// hold: a job that ran into its time limit goes on where it stopped.
+/// Before that, or when the journal could not be written, there is nothing
+/// to resume: the handler removes them. Either way it says what became of
+/// the job, and the signal then takes its default course (the process ends
+/// by it: a non-zero status). The handler is async-signal-safe: it reads
+/// atomics and prebuilt text, and calls only unlink, write and raise.
 struct InterruptCleanup {
   std::vector<std::string> paths;
   std::vector<const char *> raw;
-  std::string messages[3];
+  /// What is said when the files are removed (or none existed), by signal.
+  std::string removed[3];
+  /// When they are kept: `kept[i]`, the number of stored super-tiles,
+  /// `keptRest`.
+  std::string kept[3], keptRest;
+  bool resumable = false;
 };
 InterruptCleanup *interruptCleanup = nullptr;
 constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+void writeAll(const std::string &text) {
+  ssize_t ignored = ::write(2, text.data(), text.size());
+  (void)ignored;
+}
+
 extern "C" void onInterrupt(int signal) {
   if (InterruptCleanup *cleanup = interruptCleanup) {
-    for (const char *path : cleanup->raw)
-      ::unlink(path);
-    for (int i = 0; i < 3; ++i)
-      if (kInterruptSignals[i] == signal) {
-        const std::string &message = cleanup->messages[i];
-        ssize_t ignored = ::write(2, message.data(), message.size());
-        (void)ignored;
-      }
+    int which = 0;
+    while (which < 2 && kInterruptSignals[which] != signal)
+      ++which;
+    int64_t stored = interruptStoredTiles.load();
+    if (cleanup->resumable && stored > 0 && interruptJournalWhole.load()) {
+      char digits[24];
+      int length = 0;
+      for (int64_t value = stored; value > 0 && length < 20; value /= 10)
+        digits[length++] = static_cast<char>('0' + value % 10);
+      std::string number(digits, digits + length);
+      std::reverse(number.begin(), number.end());
+      writeAll(cleanup->kept[which]);
+      writeAll(number);
+      writeAll(cleanup->keptRest);
+    } else {
+      for (const char *path : cleanup->raw)
+        ::unlink(path);
+      writeAll(cleanup->removed[which]);
+    }
   }
   ::signal(signal, SIG_DFL);
   ::raise(signal);
 }
 
-/// From now on SIGINT, SIGTERM and SIGHUP remove `partials` (none: before
-/// they exist, or after a failed job removed them) and say what became of
-/// the job.
+/// From now on SIGINT, SIGTERM and SIGHUP say what became of the job and,
+/// unless `resumable` and a super-tile is journaled, remove `partials`
+/// (none: before they exist, or after a failed job removed them).
+/// `totalTiles` and `journal` go into the line that says how to resume.
 void armInterrupt(uint64_t jobId, const std::vector<std::string> &partials,
-                  bool wroteOutputs = true) {
+                  bool wroteOutputs = true, bool resumable = false,
+                  int64_t totalTiles = 0, const std::string &journal = "") {
   static InterruptCleanup cleanup;
   interruptCleanup = nullptr; // not read while it changes
   cleanup.paths = partials;
   cleanup.raw.clear();
   for (const std::string &path : cleanup.paths)
     cleanup.raw.push_back(path.c_str());
+  cleanup.resumable = resumable;
   const char *names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
-  for (int i = 0; i < 3; ++i)
-    cleanup.messages[i] = absl::StrFormat(
-        "phobos-sched: job %016x interrupted by %s: stopped; %s\n", jobId,
-        names[i],
-        partials.empty() || !wroteOutputs ? "no output was written"
-                         : "its partial outputs were removed and the outputs "
-                           "are as they were");
+  for (int i = 0; i < 3; ++i) {
+    std::string head =
+        absl::StrFormat("phobos-sched: job %016x interrupted by %s: stopped; ",
+                        jobId, names[i]);
+    cleanup.removed[i] = absl::StrCat(
+        head,
+        partials.empty() || !wroteOutputs
+            ? "no output was written"
+        : resumable ? "no output super-tile was stored yet, so its partial "
+                      "outputs were removed and the outputs are as they were"
+                    : "its partial outputs were removed and the outputs are "
+                      "as they were",
+        "\n");
+    cleanup.kept[i] = head;
+  }
+  cleanup.keptRest = absl::StrFormat(
+      "%s output super-tiles are stored in its partial outputs, kept with "
+      "the journal %s: run the same command again to resume (--no-resume "
+      "starts afresh and removes them); the outputs are as they were\n",
+      totalTiles > 0 ? absl::StrCat(" of ", totalTiles) : "", journal);
   interruptCleanup = &cleanup;
   for (int signal : kInterruptSignals)
     ::signal(signal, onInterrupt);
@@ -703,7 +760,18 @@ public:
   int run();
 
 private:
+  /// run() but the failed job's summary.
+  int runJob();
   bool waitForPods();
+  /// waitForPods' wait, the cluster's lock held.
+  bool awaitPods();
+  /// While pods are awaited, every second: asks each awaited pod of a
+  /// known address for its status, as a client with this scheduler's
+  /// credentials, so that a pod that cannot join is named with the cause
+  /// (a TLS handshake that fails, a secret that differs); gRPC's own lines
+  /// of a failed handshake name neither the pod nor, on the side that
+  /// rejected a certificate, the cause.
+  void probePods(const std::atomic<bool> &stop);
   /// Locks the job's journal and, when it is this job's, verifies what it
   /// says was stored; fills `resumePoint`. False on an error (said). Runs
   /// before the scheduler listens: a second scheduler on the same output,
@@ -727,6 +795,12 @@ private:
   void printProgress(bool force);
   void printSummary();
   int fail(const std::string &message);
+  /// Prints an error (printf-style, with its "phobos-sched: " and newline)
+  /// to stderr; the first is the job's error in the summary.
+  void report(const char *format, ...) __attribute__((format(printf, 2, 3)));
+  /// --summary-json: what became of the job (`done`, `failed`, `cancelled`),
+  /// the error of one that did not finish, the nodes and their bytes.
+  void writeSummaryJson(const std::string &outcome);
   /// Waits (mutex held) for the next event or `timeout`.
   void waitForEvent(absl::Duration timeout) {
     struct Seen {
@@ -764,11 +838,34 @@ private:
   absl::Time lastProgress = absl::InfinitePast();
   std::vector<std::string> written;
   bool failed = false;
+  /// The first error reported (without "phobos-sched: ").
+  std::string error;
+  /// What probePods found keeps an awaited pod away, by its address (under
+  /// the cluster's lock).
+  std::map<std::string, std::string> podTrouble;
 };
 
 int Run::fail(const std::string &message) {
-  std::fprintf(stderr, "phobos-sched: %s\n", message.c_str());
+  report("phobos-sched: %s\n", message.c_str());
   return 1;
+}
+
+void Run::report(const char *format, ...) {
+  char buffer[4096];
+  va_list arguments;
+  va_start(arguments, format);
+  std::vsnprintf(buffer, sizeof buffer, format, arguments);
+  va_end(arguments);
+  std::fputs(buffer, stderr);
+  std::fflush(stderr);
+  // The first error is the job's; later ones follow from it.
+  if (error.empty()) {
+    error = buffer;
+    if (absl::StartsWith(error, "phobos-sched: "))
+      error = error.substr(std::strlen("phobos-sched: "));
+    while (!error.empty() && error.back() == '\n')
+      error.pop_back();
+  }
 }
 
 void Run::send(int node, wire::SchedulerMessage message) {
@@ -782,6 +879,84 @@ void Run::send(int node, wire::SchedulerMessage message) {
 }
 
 bool Run::waitForPods() {
+  std::atomic<bool> stop{false};
+  std::thread prober;
+  if (!cluster.ranked)
+    prober = std::thread([&] { probePods(stop); });
+  bool joined = awaitPods();
+  stop.store(true);
+  if (prober.joinable())
+    prober.join();
+  return joined;
+}
+
+void Run::probePods(const std::atomic<bool> &stop) {
+  auto pause = [&](absl::Duration length) {
+    for (absl::Time end = absl::Now() + length; !stop.load() && absl::Now() < end;)
+      absl::SleepFor(absl::Milliseconds(50));
+  };
+  pause(absl::Seconds(1));
+  while (!stop.load()) {
+    std::vector<std::pair<size_t, std::string>> awaited;
+    {
+      absl::MutexLock lock(&cluster.mutex);
+      for (size_t i = 0; i < cluster.nodes.size(); ++i)
+        if (cluster.nodes[i].state == NodeState::Waiting)
+          awaited.push_back({i, cluster.nodes[i].slot});
+    }
+    for (auto &[node, address] : awaited) {
+      if (stop.load())
+        return;
+      auto channel = grpc::CreateCustomChannel(
+          address, channelCredentials(settings.credentials), channelArguments());
+      auto stub = wire::Pod::NewStub(channel);
+      grpc::ClientContext context;
+      prepareCall(context, settings.credentials);
+      context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+      wire::StatusRequest request;
+      wire::PodStatus status;
+      grpc::Status result = stub->Status(&context, request, &status);
+      // What keeps the pod away, and whether it is worth a line now (a pod
+      // not started yet is not).
+      std::string why;
+      bool tell = false;
+      std::string tls = explainTlsFailure(result.error_message(), "the pod",
+                                          "this scheduler");
+      if (result.ok()) {
+        why = absl::StrCat("it answers, ",
+                           status.attached() ? "attached to" : "looking for",
+                           " the scheduler at ", status.scheduler());
+      } else if (!tls.empty()) {
+        why = absl::StrCat("the TLS handshake between it and this scheduler "
+                           "fails: ", tls);
+        tell = true;
+      } else if (result.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+                 result.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+        why = absl::StrCat("it refuses this scheduler: ", result.error_message());
+        tell = true;
+      } else if (absl::StrContains(result.error_message(), "onnection refused")) {
+        why = "nothing listens there";
+      } else {
+        why = absl::StrCat("it does not answer (", result.error_message(), ")");
+      }
+      absl::MutexLock lock(&cluster.mutex);
+      if (node >= cluster.nodes.size() ||
+          cluster.nodes[node].state != NodeState::Waiting)
+        continue;
+      std::string &last = podTrouble[address];
+      if (why == last)
+        continue;
+      last = why;
+      if (tell)
+        say(absl::StrCat("node ", node, " = ", address, " cannot join: ", why,
+                         "; check that pod's --credentials against this "
+                         "scheduler's"));
+    }
+    pause(absl::Seconds(1));
+  }
+}
+
+bool Run::awaitPods() {
   absl::Time deadline = absl::Now() + absl::Milliseconds(settings.joinTimeoutMs);
   absl::MutexLock lock(&cluster.mutex);
   while (true) {
@@ -796,13 +971,19 @@ bool Run::waitForPods() {
   }
   if (!cluster.cancelledBy.empty())
     return false;
-  std::vector<std::string> missing;
+  std::vector<std::string> missing, explained;
   std::vector<Node> joined;
   for (const Node &node : cluster.nodes)
-    if (node.state != NodeState::Joined)
+    if (node.state != NodeState::Joined) {
       missing.push_back(node.slot);
-    else
+      auto trouble = podTrouble.find(node.slot);
+      explained.push_back(trouble == podTrouble.end()
+                              ? node.slot
+                              : absl::StrCat(node.slot, " (", trouble->second,
+                                             ")"));
+    } else {
       joined.push_back(node);
+    }
   if (settings.minPods > 0 &&
       static_cast<int>(joined.size()) >= settings.minPods) {
     // Start with those that came, numbered in --pods order; the others are
@@ -828,13 +1009,14 @@ bool Run::waitForPods() {
                             "and %zu joined",
                             settings.minPods, settings.minPods, joined.size())
           : "";
-  std::fprintf(stderr,
+  report(
                "phobos-sched: %zu of %zu pods did not join within %.0f s: %s "
                "(is each running with --scheduler %s and the cluster's "
                "credentials?)%s\n",
                missing.size(), missing.size() + joined.size(),
-               settings.joinTimeoutMs / 1000.0, absl::StrJoin(missing, ", ").c_str(),
-               settings.listen.c_str(), fewest.c_str());
+               settings.joinTimeoutMs / 1000.0,
+               absl::StrJoin(explained, ", ").c_str(), settings.listen.c_str(),
+               fewest.c_str());
   return false;
 }
 
@@ -849,7 +1031,7 @@ bool Run::cancelled() {
   endJob(true, absl::StrCat("the job was cancelled by ", by));
   bool hadPartials = !partials.empty();
   removePartials();
-  std::fprintf(stderr, "phobos-sched: job %016llx cancelled by %s: stopped; %s\n",
+  report("phobos-sched: job %016llx cancelled by %s: stopped; %s\n",
                static_cast<unsigned long long>(cluster.jobId), by.c_str(),
                hadPartials ? "its partial outputs were removed and the outputs "
                              "are as they were"
@@ -863,13 +1045,13 @@ bool Run::openJournal() {
     if (tensor.mode != StorageTensor::Mode::Read && !first)
       first = &tensor;
   if (!first) {
-    std::fprintf(stderr, "phobos-sched: internal error: the job has no output\n");
+    report("phobos-sched: internal error: the job has no output\n");
     return false;
   }
   absl::StatusOr<storage::OutputJournal> locked =
       storage::OutputJournal::lock(journalPath(first->path));
   if (!locked.ok()) {
-    std::fprintf(stderr, "phobos-sched: %s\n",
+    report("phobos-sched: %s\n",
                  std::string(locked.status().message()).c_str());
     return false;
   }
@@ -877,7 +1059,7 @@ bool Run::openJournal() {
   absl::StatusOr<storage::JournalContents> earlier = journal.read();
   journalFresh = earlier.ok() && earlier->key.empty() && !earlier->tornTail;
   if (!earlier.ok() && settings.resume) {
-    std::fprintf(stderr,
+    report(
                  "phobos-sched: %s; remove the journal, or run with "
                  "--no-resume to start the job afresh\n",
                  std::string(earlier.status().message()).c_str());
@@ -1017,7 +1199,7 @@ bool Run::startJob() {
   absl::StatusOr<PlannedJob> plan =
       planner.plan(pods, resumePoint ? &*resumePoint : nullptr);
   if (!plan.ok()) {
-    std::fprintf(stderr, "phobos-sched: %s\n",
+    report("phobos-sched: %s\n",
                  std::string(plan.status().message()).c_str());
     return false;
   }
@@ -1031,7 +1213,7 @@ bool Run::startJob() {
     storage::JournalTile expected;
     if (!planGeometry(root, tile.id, expected) || expected.tensor != tile.tensor ||
         expected.offsets != tile.offsets || expected.shape != tile.shape) {
-      std::fprintf(stderr,
+      report(
                    "phobos-sched: the journal %s lists tile %u as %s at %s "
                    "(shape %s), which is not where this job's plan puts it; "
                    "remove the journal, or run with --no-resume to start the "
@@ -1045,7 +1227,7 @@ bool Run::startJob() {
   PlanTables tables(root);
   std::vector<const json::Object *> programs = nodePrograms(root);
   if (programs.size() != cluster.nodes.size()) {
-    std::fprintf(stderr, "phobos-sched: internal error: %zu node programs for "
+    report("phobos-sched: internal error: %zu node programs for "
                          "%zu pods\n",
                  programs.size(), cluster.nodes.size());
     return false;
@@ -1062,7 +1244,7 @@ bool Run::startJob() {
       absl::StatusOr<storage::TensorFile> file = storage::TensorFile::create(
           partial, tensor.layout, /*exclusive=*/true);
       if (!file.ok()) {
-        std::fprintf(stderr, "phobos-sched: tensor '%s': %s\n",
+        report("phobos-sched: tensor '%s': %s\n",
                      tensor.name.c_str(),
                      std::string(file.status().message()).c_str());
         removePartials();
@@ -1076,7 +1258,11 @@ bool Run::startJob() {
     for (auto &[name, path] : partials)
       paths.push_back(path);
     paths.push_back(journal.path());
-    armInterrupt(cluster.jobId, paths);
+    interruptStoredTiles.store(
+        static_cast<int64_t>(journalContents.stored.size()));
+    interruptJournalWhole.store(true);
+    armInterrupt(cluster.jobId, paths, /*wroteOutputs=*/true,
+                 /*resumable=*/true, /*totalTiles=*/0, journal.path());
   }
   // The journal as this run starts: the plan's sizes, the partial files and
   // what an earlier run stored (verified).
@@ -1087,7 +1273,7 @@ bool Run::startJob() {
       journalContents.bindings[entry.first.str()] = integer(&entry.second);
   journalContents.partials = partials;
   if (absl::Status status = journal.rewrite(journalContents); !status.ok()) {
-    std::fprintf(stderr, "phobos-sched: %s\n",
+    report("phobos-sched: %s\n",
                  std::string(status.message()).c_str());
     removePartials();
     return false;
@@ -1235,6 +1421,15 @@ bool Run::startJob() {
   cluster.resumedTiles =
       resumePoint ? static_cast<int64_t>(resumePoint->stored.size()) : 0;
   cluster.outputTensors = std::max(1, outputTensors);
+  {
+    std::vector<std::string> paths;
+    for (auto &[name, path] : partials)
+      paths.push_back(path);
+    paths.push_back(journal.path());
+    armInterrupt(cluster.jobId, paths, /*wroteOutputs=*/true,
+                 /*resumable=*/true, cluster.outputTiles + cluster.resumedTiles,
+                 journal.path());
+  }
   planSeconds = absl::ToDoubleSeconds(absl::Now() - planStart);
   std::string bindings;
   if (const json::Object *b = root.getObject("bindings"))
@@ -1377,7 +1572,7 @@ bool Run::finishOutputs() {
       status = absl::UnavailableError(absl::StrCat(
           "cannot move ", partial, " to ", tensor.path, ": ", std::strerror(errno)));
     if (!status.ok()) {
-      std::fprintf(stderr, "phobos-sched: tensor '%s': %s\n", tensor.name.c_str(),
+      report("phobos-sched: tensor '%s': %s\n", tensor.name.c_str(),
                    std::string(status.message()).c_str());
       removePartials();
       return false;
@@ -1504,7 +1699,7 @@ void Run::watch() {
     if (!failure.empty()) {
       endJob(true, failure);
       removePartials();
-      std::fprintf(stderr, "phobos-sched: job %016llx failed: %s; no output was "
+      report("phobos-sched: job %016llx failed: %s; no output was "
                            "written\n",
                    static_cast<unsigned long long>(cluster.jobId), failure.c_str());
       failed = true;
@@ -1534,7 +1729,7 @@ void Run::watch() {
 
 void Run::printSummary() {
   double seconds = absl::ToDoubleSeconds(doneAt - startedAt);
-  absl::MutexLock lock(&cluster.mutex);
+  cluster.mutex.Lock();
   int lostCount = 0;
   for (const Node &node : cluster.nodes)
     lostCount += node.state == NodeState::Lost;
@@ -1595,8 +1790,23 @@ void Run::printSummary() {
     std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 
+  cluster.mutex.Unlock();
+  writeSummaryJson("done");
+}
+
+void Run::writeSummaryJson(const std::string &outcome) {
   if (settings.summaryJson.empty())
     return;
+  absl::MutexLock lock(&cluster.mutex);
+  bool started = startedAt != absl::Time();
+  double seconds = !started ? 0
+                   : doneAt != absl::Time()
+                       ? absl::ToDoubleSeconds(doneAt - startedAt)
+                       : absl::ToDoubleSeconds(absl::Now() - startedAt);
+  int per = std::max(1, outputTensors);
+  int lostCount = 0;
+  for (const Node &node : cluster.nodes)
+    lostCount += node.state == NodeState::Lost;
   json::Array nodes;
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
     const Node &node = cluster.nodes[i];
@@ -1604,9 +1814,11 @@ void Run::printSummary() {
     json::Object object{{"node", static_cast<int64_t>(i)},
                         {"address", node.address},
                         {"device", node.join.device()},
-                        {"state", stateName(node)},
-                        {"units", static_cast<int64_t>(node.storedHere.size() /
-                                                       std::max(1, outputTensors))},
+                        {"state", node.state == NodeState::Running &&
+                                          node.retired < node.instructions
+                                      ? std::string("running")
+                                      : stateName(node)},
+                        {"units", static_cast<int64_t>(node.storedHere.size() / per)},
                         {"computes", s.computes()},
                         {"busy_seconds", s.busy_ns() / 1e9},
                         {"loaded_bytes", s.loaded_bytes()},
@@ -1621,23 +1833,51 @@ void Run::printSummary() {
     }
     nodes.push_back(std::move(object));
   }
+  for (const std::string &slot : cluster.leftOut)
+    nodes.push_back(json::Object{{"address", slot}, {"state", "left out"}});
   json::Array outputsJSON;
   for (const std::string &line : written)
     outputsJSON.push_back(line);
-  json::Object root{{"job", absl::StrFormat("%016x", cluster.jobId)},
-                    {"program", text(*planned.plan.getAsObject(), "program")},
-                    {"seconds", seconds},
-                    {"plan_seconds", planSeconds},
-                    {"flops", planned.flops},
-                    {"nodes", std::move(nodes)},
-                    {"lost", static_cast<int64_t>(lostCount)},
-                    {"resumed_units", resumedUnits},
-                    {"outputs", std::move(outputsJSON)}};
+  int64_t resumedUnits = cluster.resumedTiles / per;
+  const json::Object *plan = planned.plan.getAsObject();
+  json::Object root{
+      {"job", absl::StrFormat("%016x", cluster.jobId)},
+      {"job_file", settings.job},
+      {"program", plan ? text(*plan, "program") : cluster.kernel},
+      {"outcome", outcome},
+      {"seconds", seconds},
+      {"plan_seconds", planSeconds},
+      {"flops", planned.flops},
+      {"nodes", std::move(nodes)},
+      {"lost", static_cast<int64_t>(lostCount)},
+      {"units_total", static_cast<int64_t>(outputs.size()) / per + resumedUnits},
+      {"units_stored", static_cast<int64_t>(cluster.stored.size()) / per},
+      {"resumed_units", resumedUnits},
+      {"outputs", std::move(outputsJSON)}};
+  if (outcome != "done")
+    root["error"] = error;
   std::ofstream out(settings.summaryJson);
   out << llvm::formatv("{0:2}", json::Value(std::move(root))).str() << "\n";
+  if (!out)
+    std::fprintf(stderr, "phobos-sched: --summary-json: cannot write '%s'\n",
+                 settings.summaryJson.c_str());
 }
 
 int Run::run() {
+  int status = runJob();
+  setTlsFailureHook(nullptr);
+  if (status != 0) {
+    bool cancelledJob;
+    {
+      absl::MutexLock lock(&cluster.mutex);
+      cancelledJob = !cluster.cancelledBy.empty();
+    }
+    writeSummaryJson(cancelledJob ? "cancelled" : "failed");
+  }
+  return status;
+}
+
+int Run::runJob() {
   cluster.jobId = randomWord();
   cluster.heartbeatMs = settings.heartbeatMs;
   cluster.jobFile = settings.job;
@@ -1697,7 +1937,26 @@ int Run::run() {
                       cluster.ranked && slots.size() > 1
                           ? absl::StrCat("ranks 0 to ", slots.size() - 1)
                           : absl::StrJoin(slots, ", ")));
+  // gRPC's line of a failed handshake names no pod: while pods of known
+  // addresses are awaited, probePods names the pod and the cause instead;
+  // otherwise the line says which pods have not joined.
+  setTlsFailureHook([this](const std::string &meaning) -> std::string {
+    absl::MutexLock lock(&cluster.mutex);
+    std::vector<std::string> awaited;
+    for (const Node &node : cluster.nodes)
+      if (node.state == NodeState::Waiting)
+        awaited.push_back(node.slot);
+    if (!awaited.empty() && !cluster.ranked)
+      return "";
+    return absl::StrCat("a TLS handshake with a pod or client failed: ",
+                        meaning,
+                        awaited.empty()
+                            ? std::string(" (every pod of the job has joined)")
+                            : absl::StrCat(" (not joined yet: ",
+                                           absl::StrJoin(awaited, ", "), ")"));
+  });
   auto shutdown = [&] {
+    setTlsFailureHook(nullptr);
     // Let the pods read their EndJob, then close every call.
     server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
     server->Wait();

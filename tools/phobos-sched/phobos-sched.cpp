@@ -170,8 +170,15 @@ static cl::opt<int> progressMs("progress-ms",
                                cl::desc("How often progress is printed"),
                                cl::init(1000), cl::cat(category));
 static cl::opt<std::string>
-    summaryJson("summary-json", cl::desc("Write the job's summary as JSON"),
+    summaryJson("summary-json",
+                cl::desc("Write the job's summary as JSON (for failed and "
+                         "cancelled jobs too)"),
                 cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string>
+    logTime("log-time",
+            cl::desc("How log lines give the time: utc (ISO 8601, the "
+                     "default) or elapsed (seconds since the start)"),
+            cl::value_desc("utc|elapsed"), cl::init("utc"), cl::cat(category));
 static cl::opt<std::string>
     cacheDir("cache-dir",
              cl::desc("The kernel cache for compiled leaves (default: "
@@ -1096,6 +1103,10 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "phobos-sched: plans cluster jobs and runs them on phobos-pod nodes\n");
+  if (logTime == "elapsed")
+    runtime::setLogClock(runtime::LogClock::Elapsed);
+  else if (logTime != "utc")
+    return fail("--log-time: expected utc or elapsed, got '" + logTime + "'");
   runtime::routeGrpcLogs("sched");
   if (!statusOf.empty() && !cancelAt.empty())
     return fail("--status and --cancel: ask one thing at a time");

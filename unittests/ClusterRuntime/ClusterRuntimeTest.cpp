@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/ClusterRuntime/Credentials.h"
+#include "Phobos/ClusterRuntime/Log.h"
 #include "Phobos/ClusterRuntime/PodEngine.h"
 #include "Phobos/ClusterRuntime/TensorStorage.h"
 #include "phobos_cluster.grpc.pb.h"
@@ -19,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -177,6 +179,65 @@ TEST_F(CredentialsTest, ACertificateTheCaSignedForAnotherNameIsRefused) {
   EXPECT_EQ(status.error_message(),
             "the client certificate names printer.example, CN=printer, not "
             "'phobos-cluster': the cluster CA signed it for something else");
+}
+
+TEST_F(CredentialsTest, AnExpiredCertificateIsRefusedAtStart) {
+  // Expired, it would fail every handshake on the other side as
+  // "certificate verify failed"; the tool says so when it starts.
+  std::string dir = *directory;
+  std::string make =
+      "cd " + dir + " && printf 'subjectAltName=DNS:phobos-cluster\\n"
+      "extendedKeyUsage=serverAuth,clientAuth\\n' > old.ext && "
+      "openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+      "-keyout old.key -out old.csr -subj /CN=old > /dev/null 2>&1 && "
+      "openssl x509 -req -in old.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+      "-out old.pem -days -1 -extfile old.ext > /dev/null 2>&1";
+  ASSERT_EQ(std::system(make.c_str()), 0);
+  CredentialOptions options;
+  options.caFile = dir + "/ca.pem";
+  options.certFile = dir + "/old.pem";
+  options.keyFile = dir + "/old.key";
+  absl::StatusOr<Credentials> loaded = loadCredentials(options);
+  ASSERT_FALSE(loaded.ok());
+  std::string message(loaded.status().message());
+  EXPECT_NE(message.find("the certificate '" + dir + "/old.pem' expired on "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("scripts/cluster-credentials.sh"), std::string::npos);
+}
+
+TEST(Log, TlsFailuresNameBothSidesAndTheCause) {
+  std::string raw = "Handshake failed with fatal error SSL_ERROR_SSL: "
+                    "error:0A000086:SSL routines::certificate verify failed.";
+  EXPECT_EQ(explainTlsFailure(raw, "the pod", "this scheduler"),
+            "the pod's certificate is not signed by this scheduler's cluster CA "
+            "(the two machines have different credentials), or has expired");
+  EXPECT_EQ(explainTlsFailure(raw),
+            "the other side's certificate is not signed by this side's cluster "
+            "CA (the two machines have different credentials), or has expired");
+  EXPECT_EQ(explainTlsFailure("SSL routines::wrong version number"),
+            "one side speaks plaintext (--insecure) and the other TLS");
+  EXPECT_EQ(explainTlsFailure("Connection refused"), "");
+}
+
+TEST(Log, TimestampsAreUtcWithMillisecondsOrElapsed) {
+  setLogClock(LogClock::Utc);
+  std::string utc = logTimestamp();
+  // [2026-12-06T02:50:01.173Z]
+  ASSERT_EQ(utc.size(), 26u) << utc;
+  EXPECT_EQ(utc.front(), '[');
+  EXPECT_EQ(utc.substr(utc.size() - 2), "Z]");
+  EXPECT_EQ(utc[5], '-');
+  EXPECT_EQ(utc[11], 'T');
+  EXPECT_EQ(utc[20], '.');
+  for (size_t i : {1, 2, 3, 4, 21, 22, 23})
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(utc[i]))) << utc;
+  setLogClock(LogClock::Elapsed);
+  std::string elapsed = logTimestamp();
+  EXPECT_EQ(elapsed.front(), '[');
+  EXPECT_EQ(elapsed.substr(elapsed.size() - 2), "s]");
+  EXPECT_NE(elapsed.find('.'), std::string::npos);
+  setLogClock(LogClock::Utc);
 }
 
 TEST(Credentials, OptionsAndAddresses) {

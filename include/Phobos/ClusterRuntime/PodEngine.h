@@ -68,11 +68,19 @@ struct EngineOptions {
   /// How stores write output files (TensorFile::WriteMethod).
   storage::TensorFile::WriteMethod storeWrites =
       storage::TensorFile::WriteMethod::Auto;
+  /// Who the job's log lines say speaks: `pod ADDR`, to which the node
+  /// number (and the rank, when the pod has one) is added.
+  std::string logName = "pod";
+  int rank = -1;
   /// Log every instruction.
   bool verbose = false;
   /// Test aids: sleep before every compute; exit the process in the middle
   /// of serving the first tile (a pod that disconnects while serving).
   int computeDelayMs = 0;
+  /// Measuring aid: computes do nothing (the output tiles keep what they
+  /// were allocated or loaded with), so that a job's time is its loads,
+  /// fetches and stores: the storage side of its roofline.
+  bool skipCompute = false;
   bool dieWhileServing = false;
 };
 

@@ -17,9 +17,10 @@
 #include <openssl/x509v3.h>
 
 #include <algorithm>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <tuple>
 #include <sys/stat.h>
 
 using namespace phobos::cluster::runtime;
@@ -103,6 +104,29 @@ static absl::Status checkKeyPair(const std::string &caPem,
     return invalid("the certificate '", certPath,
                    "' is not signed by the cluster CA '", caPath,
                    "': make it with scripts/cluster-credentials.sh and that CA");
+  // A certificate out of its validity fails every handshake, on the other
+  // side, as "certificate verify failed": said here, with its dates.
+  for (auto [cert, path, what] :
+       {std::tuple<X509 *, const std::string *, const char *>{
+            certificate.get(), &certPath, "certificate"},
+        {caCertificate.get(), &caPath, "cluster CA certificate"}}) {
+    auto date = [](const ASN1_TIME *time) {
+      std::unique_ptr<BIO, BioDeleter> out(BIO_new(BIO_s_mem()));
+      char *text = nullptr;
+      if (!out || ASN1_TIME_print(out.get(), time) != 1)
+        return std::string("?");
+      long length = BIO_get_mem_data(out.get(), &text);
+      return std::string(text, static_cast<size_t>(length));
+    };
+    if (X509_cmp_current_time(X509_get0_notAfter(cert)) <= 0)
+      return invalid("the ", what, " '", *path, "' expired on ",
+                     date(X509_get0_notAfter(cert)),
+                     ": make new credentials with scripts/cluster-credentials.sh");
+    if (X509_cmp_current_time(X509_get0_notBefore(cert)) >= 0)
+      return invalid("the ", what, " '", *path, "' is not valid before ",
+                     date(X509_get0_notBefore(cert)),
+                     " (is this machine's clock right?)");
+  }
   if (X509_check_host(certificate.get(), kClusterTlsName.data(),
                       kClusterTlsName.size(), 0, nullptr) != 1)
     return invalid("the certificate '", certPath, "' does not name '",

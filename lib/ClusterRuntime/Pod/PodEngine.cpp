@@ -99,7 +99,11 @@ struct JobRun::State {
         std::function<void()> onSettled)
       : backend(backend), credentials(credentials), spec(job),
         options(std::move(options)), onFailure(std::move(onFailure)),
-        onSettled(std::move(onSettled)), who(absl::StrCat("node ", job.node())) {}
+        onSettled(std::move(onSettled)), who(absl::StrCat(this->options.logName, " (",
+                         this->options.rank >= 0
+                             ? absl::StrCat("rank ", this->options.rank, ", ")
+                             : std::string(),
+                         "node ", job.node(), ")")) {}
 
   struct Instr {
     const wire::Instruction *spec = nullptr;
@@ -604,7 +608,7 @@ struct JobRun::State {
       if (options.computeDelayMs > 0)
         absl::SleepFor(absl::Milliseconds(options.computeDelayMs));
       absl::Time begin = absl::Now();
-      if (status.ok())
+      if (status.ok() && !options.skipCompute)
         status = backend.compute(leaf, buffers, shapes, scalars);
       absl::Duration took = absl::Now() - begin;
       mu.Lock();

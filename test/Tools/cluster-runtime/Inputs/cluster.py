@@ -557,10 +557,13 @@ def case_auth(cluster):
     cluster.make_credentials()
     other = cluster.make_credentials(os.path.join(cluster.tmp, "other"))
     job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
-    # A scheduler waits for pods that never come, while others knock.
-    waiting = cluster.scheduler(job["job"], f"127.0.0.1:{free_port()}",
+    # A scheduler waits for a pod that cannot join (its certificate is of
+    # another CA), while others knock.
+    stranger_port = free_port()
+    summary = os.path.join(cluster.tmp, "waiting-summary.json")
+    waiting = cluster.scheduler(job["job"], f"127.0.0.1:{stranger_port}",
                                 "--cluster", job["cluster"],
-                                "--join-timeout", str(START_SECONDS))
+                                "--join-timeout", "10", "--summary-json", summary)
     time.sleep(0.5)
     # A pod with the cluster's certificate but without the shared secret.
     without_secret = [
@@ -574,11 +577,15 @@ def case_auth(cluster):
     check(code == 1 and "refused this pod: UNAUTHENTICATED" in log,
           "a pod without the secret is refused with UNAUTHENTICATED")
     # A pod whose certificate another CA signed never gets through TLS.
-    stranger = cluster.start_pod("stranger", credentials=["--credentials", other])
+    stranger = cluster.start_pod("stranger", credentials=["--credentials", other],
+                                 port=stranger_port)
     deadline = time.time() + START_SECONDS
     while "certificate verify failed" not in cluster.log(stranger) and \
             time.time() < deadline:
         time.sleep(0.1)
+    # The scheduler names that pod and the cause, and gives up after
+    # --join-timeout.
+    output, _ = waiting.communicate(timeout=START_SECONDS)
     stranger["process"].kill()
     log = cluster.log(stranger)
     check("certificate verify failed" in log and "attached" not in log,
@@ -590,10 +597,19 @@ def case_auth(cluster):
     check(not any(line.startswith("E") and "ssl_transport_security" in line
                   for line in log.splitlines()),
           "no raw gRPC line reaches the pod's log")
-    waiting.kill()
-    output, _ = waiting.communicate(timeout=10)
     for line in output.splitlines():
         print(f"sched| {line}", flush=True)
+    check(any(f"node 0 = 127.0.0.1:{stranger_port} cannot join: the TLS "
+              "handshake" in l for l in output.splitlines()),
+          "the scheduler names the pod whose TLS handshake fails, with the cause")
+    check("ssl_transport_security" not in output and
+          "Handshake failed with fatal error" not in output,
+          "no raw gRPC line reaches the scheduler's log")
+    with open(summary) as f:
+        result = json.load(f)
+    check(result["outcome"] == "failed" and "TLS handshake" in result["error"]
+          and result["nodes"][0]["state"] == "waiting",
+          "the summary JSON of a job whose pods did not join says why")
     # The cluster's own pods run the job.
     pods, addresses = start_pods(cluster, 3)
     code, lines = cluster.follow(cluster.scheduler(
@@ -639,12 +655,22 @@ def case_broken_input(cluster):
             for i, port in enumerate(ports):
                 pods.append(cluster.start_pod(f"pod{i}", port=port))
 
+    summary = os.path.join(cluster.tmp, "failed-summary.json")
     code, lines = cluster.follow(cluster.scheduler(
         job["job"], ",".join(f"127.0.0.1:{p}" for p in ports), "--cluster",
-        job["cluster"]), on_line)
+        job["cluster"], "--summary-json", summary), on_line)
     check(code == 1, "the job failed")
     check(any("failed" in l and "a.tensor" in l and "cut short" in l
               for l in lines), "the error names the file and says it was cut short")
+    # A failed job has its summary too: the outcome, the error, the nodes.
+    with open(summary) as f:
+        result = json.load(f)
+    print(f"test| summary: outcome {result['outcome']}, error: {result['error']}",
+          flush=True)
+    check(result["outcome"] == "failed" and "cut short" in result["error"] and
+          len(result["nodes"]) == 2 and result["units_total"] == 6 and
+          result["outputs"] == [],
+          "the failed job's summary JSON says why, with its nodes")
     after = cluster.run(cluster.tool("phobos-tensor"), "inspect",
                         job["output"], "--shape", "384x256").stdout
     check(before == after, "the output file is as it was")
@@ -747,18 +773,44 @@ def case_sched_gone(cluster):
 
 
 def case_sched_interrupted(cluster):
-    """SIGTERM (or Ctrl-C) of the scheduler mid-job: it says so, removes its
-    partial outputs and leaves the output as it was."""
+    """SIGTERM of the scheduler mid-job (Slurm's time limit; Ctrl-C is
+    SIGINT, the same): it keeps the partial output and the journal, says how
+    many super-tiles they hold and how to resume, and ends by the signal;
+    the same command resumes and the output is the single-process run's bit
+    for bit. Interrupted before any super-tile is stored, there is nothing
+    to resume: it removes its partial output."""
     cluster.make_credentials()
     job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
     with open(job["output"], "rb") as f:
         before = f.read()
     pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "400")
-    sched = cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"])
+    summary = os.path.join(cluster.tmp, "summary.json")
+
+    def scheduler():
+        return cluster.scheduler(job["job"], addresses, "--cluster",
+                                 job["cluster"], "--summary-json", summary)
+
+    # Before any store: SIGINT as the job is planned.
+    sched = scheduler()
+    sent = []
+
+    def on_planned(line):
+        if not sent and "planned 'matmul'" in line:
+            sched.send_signal(signal.SIGINT)
+            sent.append(True)
+            print("test| sent SIGINT to the scheduler", flush=True)
+
+    code, lines = cluster.follow(sched, on_planned)
+    check(code == -signal.SIGINT, f"the scheduler ended by SIGINT ({code})")
+    check(no_partials(job["data"]) and not os.path.exists(journal_of(job)),
+          "with no super-tile stored, no partial file or journal is left")
+    # Mid-job: SIGTERM once 2 of the 6 units are stored.
+    sched = scheduler()
     sent = []
 
     def on_line(line):
-        if not sent and re.search(r"progress: node \d: .*, 1 compute,", line):
+        m = re.search(r"progress: job: (\d+) of (\d+) units stored", line)
+        if not sent and m and 2 <= int(m.group(1)) < int(m.group(2)):
             check(not no_partials(job["data"]), "the job has its partial output")
             sched.send_signal(signal.SIGTERM)
             sent.append(True)
@@ -766,10 +818,53 @@ def case_sched_interrupted(cluster):
 
     code, lines = cluster.follow(sched, on_line)
     check(code == -signal.SIGTERM, f"the scheduler ended by SIGTERM ({code})")
-    check(any("interrupted by SIGTERM" in l for l in lines), "it said why it stopped")
-    check(no_partials(job["data"]), "no partial file is left")
+    said = [l for l in lines if "interrupted by SIGTERM" in l]
+    check(len(said) == 1 and "run the same command again to resume" in said[0],
+          "it said, in one line, how many super-tiles are kept and how to resume")
+    check(not no_partials(job["data"]) and os.path.exists(journal_of(job)),
+          "the partial output and the journal are kept")
+    kept = int(re.search(r"stopped; (\d+) of 6 output super-tiles", said[0]).group(1))
+    check(len(stored_lines(job)) == kept, "the line counts the journal's super-tiles")
     with open(job["output"], "rb") as f:
         check(f.read() == before, "the output is as it was")
+    # The same command resumes.
+    code, lines = cluster.follow(scheduler())
+    check(code == 0, "the same command finished the job")
+    check(any("resuming from the journal" in l for l in lines),
+          "it resumed from the journal")
+    with open(summary) as f:
+        result = json.load(f)
+    check(result["outcome"] == "done" and result["resumed_units"] >= 2,
+          f"it skipped the units stored before SIGTERM ({result['resumed_units']})")
+    check(compare(cluster, job["output"], job["reference"]),
+          "C equals the single-process run bit for bit")
+    check(no_partials(job["data"]) and not os.path.exists(journal_of(job)),
+          "no partial file or journal is left")
+
+
+def case_skip_compute(cluster):
+    """Pods with --test-skip-compute (for measuring a job's loads and stores,
+    bench/storage_roofline.py) run no leaf: the job stores every unit, no
+    node is busy computing, and C is not the kernel's."""
+    cluster.make_credentials()
+    job = matmul_job(cluster, 384, 256, 256, (128, 128, 256))
+    pods, addresses = start_pods(cluster, 2, "--test-skip-compute",
+                                 "--test-compute-delay-ms", "0")
+    summary = os.path.join(cluster.tmp, "summary.json")
+    code, lines = cluster.follow(cluster.scheduler(
+        job["job"], addresses, "--cluster", job["cluster"], "--summary-json",
+        summary))
+    check(code == 0, "the job finished")
+    with open(summary) as f:
+        result = json.load(f)
+    busy = sum(n["busy_seconds"] for n in result["nodes"])
+    stored = sum(n["stored_bytes"] for n in result["nodes"])
+    print(f"test| busy {busy:.4f} s, stored {stored} bytes", flush=True)
+    check(result["units_stored"] == 6 and stored == 384 * 256 * 4,
+          "every unit was stored")
+    check(busy < 0.05, "no node was busy computing")
+    check(not compare(cluster, job["output"], job["reference"]),
+          "C is not the kernel's (no leaf ran)")
 
 
 def journal_of(job):
