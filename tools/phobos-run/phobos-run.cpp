@@ -24,10 +24,10 @@
 #include "Phobos/Runtime/Launcher.h"
 #include "Phobos/Runtime/TuningCache.h"
 #include "Phobos/Driver/Session.h"
-#include "Phobos/Support/Experiments.h"
 #include "Phobos/Support/Files.h"
 #include "Phobos/Target/BuildLaunchContract.h"
 #include "Phobos/Target/PassPipeline.h"
+#include "Phobos/Tools/KernelOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -57,33 +57,34 @@ using namespace phobos;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("phobos-run options");
-static cl::list<std::string> experiments("experiment",
-                                         cl::desc(phobos::kExperimentFlagHelp),
-                                         cl::value_desc("NAME=VALUE"),
-                                         cl::cat(category));
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<kernel.ph or kernels.mlir>"),
-                                      cl::Required, cl::cat(category));
-static cl::opt<std::string> kernelName("kernel", cl::desc("The kernel to run"),
-                                       cl::value_desc("NAME"), cl::cat(category));
-static cl::opt<std::string>
-    variantSpec("variant", cl::desc("@autotune values: NAME=V,NAME=V"),
-                cl::value_desc("NAME=V,..."), cl::cat(category));
-static cl::list<std::string> dimSpecs("dim", cl::desc("A dim's extent"),
-                                      cl::value_desc("NAME=V"), cl::cat(category));
-static cl::list<std::string> scalarSpecs("scalar", cl::desc("A scalar argument"),
-                                         cl::value_desc("NAME=V"),
-                                         cl::cat(category));
-static cl::list<std::string>
-    initSpecs("init",
-              cl::desc("How to fill a tensor: random (default, uniform in "
-                       "[-1, 1)), uniform:LO:HI, iota, or a number"),
-              cl::value_desc("NAME=random|uniform:LO:HI|iota|V"),
-              cl::cat(category));
-static cl::opt<std::string> gridSpec("grid", cl::desc("The grid, X[,Y[,Z]]"),
-                                     cl::value_desc("X,Y,Z"), cl::cat(category));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
-                              cl::init(0), cl::cat(category));
+
+static tools::KernelOptions::Help kernelHelp() {
+  tools::KernelOptions::Help help;
+  help.input = "<kernel.ph or kernels.mlir>";
+  help.kernel = "The kernel to run";
+  help.chip = "The GPU to compile for (default: the device's; sm_90a on an "
+              "sm_90 card)";
+  help.cacheDir = "The kernel cache for GPU runs (default: "
+                  "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)";
+  return help;
+}
+static tools::KernelOptions kernelOptions("phobos-run", category,
+                                          kernelHelp());
+static tools::VariantOption variant(category);
+
+static tools::MeasureOptions::Help measureHelp() {
+  tools::MeasureOptions::Help help;
+  help.reference = "The reference to check against (default: the example "
+                   "kernel's)";
+  help.warmup = "Untimed GPU runs before --bench";
+  help.repeat = "Timed runs for --bench (median)";
+  help.noSpecialize = "GPU runs compile the general kernel, not one "
+                      "specialised for the extents' divisibility by 2, 4, 8 "
+                      "or 16 (the default)";
+  return help;
+}
+static tools::MeasureOptions measure("phobos-run", category, measureHelp());
+
 static cl::opt<bool> interpret("interpret",
                                cl::desc("Run on the CPU with the interpreter "
                                         "(default: the GPU)"),
@@ -105,21 +106,8 @@ static cl::opt<bool> check("check",
                            cl::desc("Compare the outputs with a float64 "
                                     "reference"),
                            cl::cat(category));
-static cl::opt<std::string>
-    referenceName("reference",
-                  cl::desc("The reference to check against (default: the "
-                           "example kernel's)"),
-                  cl::value_desc("NAME"), cl::cat(category));
-static cl::opt<double> tolerance("tolerance",
-                                 cl::desc("Largest accepted relative error "
-                                          "(default 1e-5, 1e-2 for f16/bf16 "
-                                          "and tensor-core dots)"),
-                                 cl::init(-1), cl::cat(category));
 static cl::opt<bool> bench("bench", cl::desc("Time the kernel"),
                            cl::cat(category));
-static cl::opt<unsigned> repeat("repeat",
-                                cl::desc("Timed runs for --bench (median)"),
-                                cl::init(20), cl::cat(category));
 static cl::opt<std::string> saveDir("save",
                                     cl::desc("Write every tensor before and "
                                              "after as .npy"),
@@ -128,14 +116,6 @@ static cl::opt<bool> jsonOutput("json",
                                 cl::desc("End with a PHOBOS_RESULT line of "
                                          "JSON (for scripts)"),
                                 cl::cat(category));
-static cl::opt<std::string> chip("chip",
-                                 cl::desc("The GPU to compile for (default: "
-                                          "the device's; sm_90a on an sm_90 "
-                                          "card)"),
-                                 cl::init("sm_90"), cl::cat(category));
-static cl::opt<unsigned> warmup("warmup",
-                                cl::desc("Untimed GPU runs before --bench"),
-                                cl::init(3), cl::cat(category));
 static cl::opt<int64_t> samples("samples",
                                 cl::desc("Elements --check samples in outputs "
                                          "larger than 2^18"),
@@ -156,21 +136,6 @@ static cl::list<std::string>
 static cl::list<std::string>
     outputSpecs("output", cl::desc("Write a tensor to a .npy file after the run"),
                 cl::value_desc("NAME=FILE.npy"), cl::cat(category));
-static cl::opt<std::string>
-    spanMapFile("span-map",
-                cl::desc("Report diagnostics at the places this span map "
-                         "gives (a generated program's origin)"),
-                cl::value_desc("FILE"), cl::cat(category));
-static cl::opt<std::string>
-    cacheDir("cache-dir",
-             cl::desc("The kernel cache for GPU runs (default: "
-                      "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
-             cl::value_desc("DIR"), cl::cat(category));
-static cl::opt<bool> noSpecialize(
-    "no-specialize",
-    cl::desc("GPU runs compile the general kernel, not one specialised for "
-             "the extents' divisibility by 2, 4, 8 or 16 (the default)"),
-    cl::cat(category));
 static cl::opt<bool> specialize(
     "specialize",
     cl::desc("Compile a kernel specialised for the extents' divisibility (the "
@@ -206,17 +171,10 @@ namespace {
 
 /// Reports a usage error and exits with 2.
 [[noreturn]] void usage(const llvm::Twine &message) {
-  llvm::errs() << "phobos-run: " << message << "\n";
-  std::exit(2);
+  kernelOptions.usage(message);
 }
 
-bool parseBinding(llvm::StringRef spec, llvm::StringRef &name,
-                  llvm::StringRef &value) {
-  std::tie(name, value) = spec.split('=');
-  name = name.trim();
-  value = value.trim();
-  return !name.empty() && !value.empty();
-}
+using tools::parseBinding;
 
 std::string describeVariant(const LaunchContract &contract) {
   std::string text;
@@ -319,7 +277,7 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
   // and the checks use the source kernel).
   mlir::OwningOpRef<mlir::ModuleOp> specializedModule;
   std::vector<std::pair<std::string, int64_t>> specialized;
-  if (specialize && !noSpecialize) {
+  if (specialize && !measure.noSpecialize) {
     specializedModule = mlir::OwningOpRef<mlir::ModuleOp>(
         llvm::cast<mlir::ModuleOp>(sourceModule->clone()));
     kernelOp = *specializedModule->getOps<tile::KernelOp>().begin();
@@ -329,7 +287,7 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
     else
       kernelOp = *sourceModule.getOps<tile::KernelOp>().begin();
   }
-  std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  std::string root = kernelOptions.cacheDirectory();
   CompileOptions options;
   options.chip = target;
   options.cacheDir = noCache ? "" : root;
@@ -364,9 +322,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
   if (!driver)
     return reportError(driver.takeError());
   // The chip: --chip, or the device's own compute capability.
-  std::string target = chip;
-  if (chip.getNumOccurrences() == 0)
-    target = driver->targetChip();
+  std::string target = kernelOptions.chipOr(driver->targetChip());
   std::optional<std::string> cubin;
   std::optional<CompiledKernel> compiled =
       compileForGpu(sourceModule, source, target, dims, cubin);
@@ -464,7 +420,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
   llvm::Expected<cuda::Event> stop = cuda::Event::create();
   if (!start || !stop)
     return reportError(!start ? start.takeError() : stop.takeError());
-  for (unsigned w = 0; w < warmup; ++w)
+  for (unsigned w = 0; w < measure.warmup; ++w)
     if (llvm::Error error = function->launch(config, params, *stream))
       return reportError(std::move(error));
   for (unsigned r = 0; r < std::max(1u, runs); ++r) {
@@ -484,6 +440,7 @@ bool runOnGpu(mlir::ModuleOp sourceModule, llvm::StringRef source,
 
 /// Values that parse but make no sense are errors, not silent defaults.
 void validateOptions() {
+  const cl::opt<double> &tolerance = measure.tolerance;
   if (tolerance.getNumOccurrences() &&
       !(tolerance >= 0 && std::isfinite(tolerance)))
     usage("--tolerance must be a non-negative number, got " +
@@ -491,12 +448,12 @@ void validateOptions() {
   if (samples < 1 || samples > kMaxSamples)
     usage("--samples must be between 1 and " + llvm::Twine(kMaxSamples) +
           ", got " + llvm::Twine(samples.getValue()));
-  if (repeat < 1 || repeat > kMaxRepeat)
+  if (measure.repeat < 1 || measure.repeat > kMaxRepeat)
     usage("--repeat must be between 1 and " + llvm::Twine(kMaxRepeat) +
-          ", got " + llvm::Twine(repeat.getValue()));
-  if (warmup > kMaxRepeat)
+          ", got " + llvm::Twine(measure.repeat.getValue()));
+  if (measure.warmup > kMaxRepeat)
     usage("--warmup must be at most " + llvm::Twine(kMaxRepeat) + ", got " +
-          llvm::Twine(warmup.getValue()));
+          llvm::Twine(measure.warmup.getValue()));
   if (threads > kMaxCpuThreads)
     usage("--cpu-threads must be at most " + llvm::Twine(kMaxCpuThreads) +
           " (0 uses every core), got " + llvm::Twine(threads.getValue()));
@@ -507,9 +464,7 @@ void validateOptions() {
     interpret = true;
   // Checked before the driver is opened, so that a machine without the
   // chip (or without a GPU) says what is wrong with the option.
-  if (chip.getNumOccurrences() && !phobos::isValidChip(chip))
-    usage(llvm::Twine("--chip: unsupported chip '") + chip.getValue() +
-          "'; Phobos targets " + phobos::supportedChips());
+  kernelOptions.checkChip();
 }
 
 /// The kernel to run: the input read once and imported through the front
@@ -550,17 +505,13 @@ struct Program {
 
 bool Program::load() {
   // A FIFO or a device would block or never end: regular files, or "-".
-  auto buffer = readInputFile(inputFile);
+  auto buffer = readInputFile(kernelOptions.inputFile);
   if (!buffer)
     usage(llvm::toString(buffer.takeError()));
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   diagnostics.emplace(sourceMgr, &context);
-  if (!spanMapFile.empty()) {
-    llvm::Expected<frontend::SpanMap> map =
-        frontend::SpanMap::readFile(spanMapFile);
-    if (!map)
-      usage(llvm::toString(map.takeError()));
-    spanMap = std::move(*map);
+  spanMap = kernelOptions.readSpanMap();
+  if (spanMap) {
     spanMapHandler.emplace(*spanMap,
                            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
                                ->getBufferIdentifier()
@@ -568,28 +519,23 @@ bool Program::load() {
                            sourceMgr, *diagnostics, &context);
   }
 
-  importOptions.kernelName = kernelName;
+  importOptions.kernelName = kernelOptions.kernelName;
   if (spanMap)
     importOptions.spanMap = &*spanMap;
-  std::string problem =
-      frontend::parseVariantSpec(variantSpec, importOptions.variant);
-  if (!problem.empty())
-    usage("--variant: " + problem);
-  mlirInput = llvm::StringRef(inputFile).ends_with(".mlir");
-  if (mlirInput && !variantSpec.empty())
+  mlirInput = llvm::StringRef(kernelOptions.inputFile).ends_with(".mlir");
+  if (mlirInput && !variant.spec.empty())
     usage("--variant applies to Phobos source; the kernels of a .mlir module "
           "are already bound to their variants (drop --variant, or run the "
           ".ph source)");
-  if (variantSpec.getNumOccurrences() && importOptions.variant.empty())
-    usage("--variant expects NAME=V,..., got '" + variantSpec + "'");
+  importOptions.variant = variant.parse("phobos-run");
   module = mlirInput
                ? mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context)
                : frontend::importPhobos(sourceMgr, &context, importOptions);
   if (!module)
     return false;
-  if (mlirInput && !kernelName.empty())
+  if (mlirInput && !kernelOptions.kernelName.empty())
     for (tile::KernelOp k : llvm::to_vector(module->getOps<tile::KernelOp>()))
-      if (k.getSymName() != kernelName)
+      if (k.getSymName() != kernelOptions.kernelName)
         k.erase();
   auto kernels = llvm::to_vector(module->getOps<tile::KernelOp>());
   if (kernels.size() != 1) {
@@ -605,11 +551,13 @@ bool Program::load() {
 }
 
 bool Program::useTunedVariant(const LaunchContract::DimValues &dims) {
-  if (!variantSpec.empty() || mlirInput || noTuned || contract.variant.empty())
+  if (!variant.spec.empty() || mlirInput || noTuned ||
+      contract.variant.empty())
     return true;
   // The tuning cache answers without searching.
-  std::string tuningChip = interpret ? std::string("interpreter") : chip;
-  if (!interpret && chip.getNumOccurrences() == 0) {
+  std::string tuningChip =
+      interpret ? std::string("interpreter") : kernelOptions.chip.getValue();
+  if (!interpret && kernelOptions.chip.empty()) {
     if (llvm::Expected<cuda::CudaDriver &> driver = cuda::CudaDriver::get()) {
       tuningChip = driver->targetChip();
     } else {
@@ -623,8 +571,8 @@ bool Program::useTunedVariant(const LaunchContract::DimValues &dims) {
   key.chip = tuningChip;
   for (auto &entry : dims)
     key.dims.emplace_back(entry.getKey().str(), entry.getValue());
-  key.general = !interpret && (!specialize || noSpecialize);
-  TuningCache tuning(cacheDir.empty() ? defaultKernelCacheDir() : cacheDir);
+  key.general = !interpret && (!specialize || measure.noSpecialize);
+  TuningCache tuning(kernelOptions.cacheDirectory());
   std::optional<llvm::json::Object> record;
   if (!tuningChip.empty())
     record = tuning.lookup(key);
@@ -717,11 +665,12 @@ llvm::StringMap<std::string> readOutputs(const LaunchContract &contract) {
 void bindDims(const LaunchContract &contract, Bindings &bindings) {
   LaunchContract::DimValues &dims = bindings.dims;
   bindings.dynamic = contract.dynamicDims();
-  for (const std::string &spec : dimSpecs) {
+  llvm::StringMap<int64_t> given = kernelOptions.dims();
+  // In the order given, so that the first wrong --dim is the one reported.
+  for (const std::string &spec : kernelOptions.dimSpecs) {
     llvm::StringRef name, text;
-    int64_t value;
-    if (!parseBinding(spec, name, text) || text.getAsInteger(10, value))
-      usage("--dim expects NAME=INTEGER, got '" + spec + "'");
+    parseBinding(spec, name, text);
+    int64_t value = given.lookup(name);
     bool known = llvm::is_contained(bindings.dynamic, name.str());
     for (const ParamSlot &slot : contract.params)
       for (auto [dim, extent] : llvm::zip(slot.dims, slot.staticShape))
@@ -734,12 +683,7 @@ void bindDims(const LaunchContract &contract, Bindings &bindings) {
     if (!known)
       usage("--dim: '" + name + "' is not a dim of kernel '" +
             contract.kernel + "'");
-    if (value <= 0 || value > INT32_MAX)
-      usage("--dim " + name + "=" + text + ": extents must be between 1 and " +
-            llvm::Twine(INT32_MAX) + " (the kernel's index width is 32 bits)");
-    if (!dims.try_emplace(name, value).second)
-      usage("--dim " + name + " is given twice (" + name + "=" +
-            llvm::Twine(dims.lookup(name)) + " and " + name + "=" + text + ")");
+    dims.try_emplace(name, value);
   }
   // Dims an --input binds (the launcher's checks in checkLaunch catch a
   // tensor that disagrees with another).
@@ -787,16 +731,13 @@ void checkAlignedDims(tile::KernelOp kernel, const LaunchContract &contract,
 
 /// --init: how each tensor is filled, as given.
 llvm::StringMap<std::string> readInits(const LaunchContract &contract) {
-  llvm::StringMap<std::string> inits;
-  for (const std::string &spec : initSpecs) {
+  llvm::StringMap<std::string> inits = measure.inits();
+  for (const std::string &spec : measure.initSpecs) {
     llvm::StringRef name, how;
-    if (!parseBinding(spec, name, how))
-      usage("--init expects NAME=random|iota|V, got '" + spec + "'");
+    parseBinding(spec, name, how);
     const ParamSlot *slot = contract.findParam(name);
     if (!slot || slot->kind != ParamSlot::Kind::Tensor)
       usage("--init: '" + name + "' is not a tensor parameter");
-    if (!inits.try_emplace(name, how.str()).second)
-      usage("--init " + name + " is given twice");
   }
   return inits;
 }
@@ -810,7 +751,7 @@ struct GivenScalars {
 
 GivenScalars readScalars(const LaunchContract &contract) {
   GivenScalars scalars;
-  for (const std::string &spec : scalarSpecs) {
+  for (const std::string &spec : kernelOptions.scalarSpecs) {
     llvm::StringRef name, text;
     if (!parseBinding(spec, name, text))
       usage("--scalar expects NAME=V, got '" + spec + "'");
@@ -845,21 +786,12 @@ GivenScalars readScalars(const LaunchContract &contract) {
 /// --grid, else the grid the contract infers from the dims.
 std::array<int64_t, 3> readGrid(const LaunchContract &contract,
                                 const LaunchContract::DimValues &dims) {
-  if (gridSpec.empty()) {
-    llvm::Expected<std::array<int64_t, 3>> inferred = contract.gridFor(dims);
-    if (!inferred)
-      usage(llvm::toString(inferred.takeError()) + " (--grid X,Y,Z)");
-    return *inferred;
-  }
-  std::array<int64_t, 3> grid = {1, 1, 1};
-  llvm::SmallVector<llvm::StringRef> parts;
-  llvm::StringRef(gridSpec).split(parts, ',');
-  if (parts.empty() || parts.size() > 3)
-    usage("--grid expects X[,Y[,Z]]");
-  for (auto [axis, part] : llvm::enumerate(parts))
-    if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] <= 0)
-      usage("--grid: '" + part + "' is not a positive integer");
-  return grid;
+  if (std::optional<std::array<int64_t, 3>> grid = kernelOptions.grid())
+    return *grid;
+  llvm::Expected<std::array<int64_t, 3>> inferred = contract.gridFor(dims);
+  if (!inferred)
+    usage(llvm::toString(inferred.takeError()) + " (--grid X,Y,Z)");
+  return *inferred;
 }
 
 using Shapes = llvm::StringMap<llvm::SmallVector<int64_t, 4>>;
@@ -910,7 +842,7 @@ Shapes checkLaunch(const LaunchContract &contract, const Bindings &bindings,
       const ParamSlot *slot = contract.findParam(error.getParam());
       hint = llvm::toString(llvm::make_error<LaunchError>(error));
       if (!slot)
-        hint += gridSpec.empty()
+        hint += kernelOptions.gridSpec.empty()
                     ? " (the grid follows from the dims: choose smaller "
                       "--dim values, or give --grid)"
                     : " (--grid)";
@@ -982,7 +914,7 @@ struct Arguments {
 void fillArguments(const LaunchContract &contract, const Bindings &bindings,
                    const llvm::StringMap<std::string> &inits,
                    const GivenScalars &scalars, Arguments &arguments) {
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(measure.seed);
   std::vector<HostTensor> &tensors = arguments.tensors;
   reference::Problem &referenceInputs = arguments.referenceInputs;
   tensors.resize(contract.params.size());
@@ -1105,9 +1037,9 @@ ReferenceCheck loadReference(const LaunchContract &contract,
                              const reference::Problem &inputs) {
   const reference::Catalog &references = examples::exampleReferences();
   ReferenceCheck loaded;
-  loaded.name = referenceName.empty()
+  loaded.name = measure.referenceName.empty()
                     ? references.defaultFor(contract.kernel).str()
-                    : referenceName.getValue();
+                    : measure.referenceName.getValue();
   loaded.reference = references.make(loaded.name);
   if (!loaded.reference) {
     std::string known;
@@ -1175,7 +1107,7 @@ bool runOnInterpreter(tile::KernelOp kernel, const LaunchContract &contract,
   for (auto [index, arg] : llvm::enumerate(scratchArguments))
     if (auto *tensorArg = std::get_if<interp::TensorArg>(&arg))
       tensorArg->data = scratch[index].data();
-  for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
+  for (unsigned r = 0; r < std::max(1u, measure.repeat.getValue()); ++r) {
     auto begin = std::chrono::steady_clock::now();
     if (std::optional<interp::RunError> again =
             interp::runKernel(kernel, scratchArguments, runOptions)) {
@@ -1225,6 +1157,7 @@ CheckResult checkOutputs(tile::KernelOp kernel, const LaunchContract &contract,
                          const ReferenceCheck &referenceCheck,
                          const Arguments &arguments) {
   CheckResult checked;
+  const cl::opt<double> &tolerance = measure.tolerance;
   double limit = tolerance >= 0                   ? tolerance.getValue()
                  : usesReducedPrecision(kernel) ? 1e-2
                                                 : 1e-5;
@@ -1236,7 +1169,7 @@ CheckResult checkOutputs(tile::KernelOp kernel, const LaunchContract &contract,
     reference::Comparison result = reference::compare(
         *referenceCheck.reference, arguments.referenceInputs, output,
         arguments.tensors[index],
-        /*fullCheckLimit=*/1 << 18, /*sampleCount=*/samples, seed + 1);
+        /*fullCheckLimit=*/1 << 18, /*sampleCount=*/samples, measure.seed + 1);
     bool ok = result.maxRelativeError <= limit;
     checked.worstError = std::max(checked.worstError, result.maxRelativeError);
     llvm::outs() << "  check " << output << " vs " << referenceCheck.name
@@ -1307,8 +1240,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "phobos-run: run, check and time one Phobos kernel variant\n");
   validateOptions();
-  if (llvm::Error error = phobos::applyExperiments(experiments))
-    usage(llvm::toString(std::move(error)));
+  measure.applyExperiments();
 
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
@@ -1344,7 +1276,7 @@ int main(int argc, char **argv) {
                      bindings.dims, arguments.tensors,
                      arguments.referenceInputs.scalars,
                      arguments.integerScalars, arguments.grid, bench,
-                     repeat, timing.timesMs, timing.backend);
+                     measure.repeat, timing.timesMs, timing.backend);
   if (!ran)
     return 1;
 

@@ -14,8 +14,8 @@
 #include "ExampleReferences.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Runtime/NpyFile.h"
+#include "Phobos/Tools/KernelOptions.h"
 #include "Phobos/Tune/Tuner.h"
-#include "Phobos/Support/Experiments.h"
 #include "Phobos/Support/Files.h"
 #include "Phobos/Support/Json.h"
 
@@ -33,30 +33,34 @@ using namespace phobos;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("phobos-tune options");
-static cl::list<std::string> experiments("experiment",
-                                         cl::desc(phobos::kExperimentFlagHelp),
-                                         cl::value_desc("NAME=VALUE"),
-                                         cl::cat(category));
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.ph>"),
-                                      cl::Required, cl::cat(category));
-static cl::opt<std::string> kernelName("kernel", cl::desc("The kernel to tune"),
-                                       cl::value_desc("NAME"), cl::cat(category));
-static cl::list<std::string> dimSpecs("dim",
-                                      cl::desc("A dim's extent in the problem"),
-                                      cl::value_desc("NAME=V"), cl::cat(category));
-static cl::list<std::string> scalarSpecs("scalar", cl::desc("A scalar argument"),
-                                         cl::value_desc("NAME=V"),
-                                         cl::cat(category));
-static cl::list<std::string>
-    initSpecs("init",
-              cl::desc("How to fill a tensor: random (default), "
-                       "uniform:LO:HI, iota, or a number"),
-              cl::value_desc("NAME=HOW"), cl::cat(category));
-static cl::opt<std::string> chip("chip",
-                                 cl::desc("The GPU to compile for (default: "
-                                          "the device's, sm_90a on an sm_90 card; sm_90 "
-                                          "without one)"),
-                                 cl::cat(category));
+
+static tools::KernelOptions::Help kernelHelp() {
+  tools::KernelOptions::Help help;
+  help.kernel = "The kernel to tune";
+  help.dim = "A dim's extent in the problem";
+  help.grid = "The grid of every variant";
+  help.chip = "The GPU to compile for (default: the device's, sm_90a on an "
+              "sm_90 card; sm_90 without one)";
+  return help;
+}
+static tools::KernelOptions kernelOptions("phobos-tune", category,
+                                          kernelHelp());
+
+static tools::MeasureOptions::Help measureHelp() {
+  tools::MeasureOptions::Help help;
+  help.init = "How to fill a tensor: random (default), uniform:LO:HI, iota, "
+              "or a number";
+  help.seed = "Seed of the random inputs (default: from the clock: fresh "
+              "inputs)";
+  help.tolerance = "Largest accepted relative error (default 1e-5, 1e-2 in "
+                   "reduced precision)";
+  help.noSpecialize = "Compile the general variants, not ones specialised "
+                      "for the problem's extents (phobos-run's default "
+                      "launches)";
+  return help;
+}
+static tools::MeasureOptions measure("phobos-tune", category, measureHelp());
+
 static cl::opt<std::string>
     backend("backend",
             cl::desc("Where variants run: gpu, or interpreter (the CPU "
@@ -79,14 +83,6 @@ static cl::opt<std::string>
                        "is none), interpreter (on a small problem), expected "
                        "(--expect), none"),
               cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    referenceName("reference", cl::desc("The float64 reference to check against"),
-                  cl::value_desc("NAME"), cl::cat(category));
-static cl::opt<double> tolerance("tolerance",
-                                 cl::desc("Largest accepted relative error "
-                                          "(default 1e-5, 1e-2 in reduced "
-                                          "precision)"),
-                                 cl::init(-1), cl::cat(category));
 static cl::list<std::string>
     checkDimSpecs("check-dim",
                   cl::desc("A dim of the check problem (interpreter, expected)"),
@@ -99,9 +95,6 @@ static cl::list<std::string>
     expectSpecs("expect",
                 cl::desc("An expected output of the check problem (.npy)"),
                 cl::value_desc("NAME=FILE.npy"), cl::cat(category));
-static cl::opt<std::string> gridSpec("grid",
-                                     cl::desc("The grid of every variant"),
-                                     cl::value_desc("X,Y,Z"), cl::cat(category));
 static cl::opt<std::string>
     gridFile("grid-file",
              cl::desc("Grids per variant: {\"grids\": {\"B=64\": [x, y, z]}, "
@@ -116,11 +109,6 @@ static cl::opt<std::string>
     variantsSpec("variants",
                  cl::desc("Search exactly these variants, ';'-separated"),
                  cl::value_desc("NAME=V,...;NAME=V,..."), cl::cat(category));
-static cl::opt<unsigned> warmup("warmup",
-                                cl::desc("Untimed launches before timing"),
-                                cl::init(3), cl::cat(category));
-static cl::opt<unsigned> repeat("repeat", cl::desc("Timed launches (median)"),
-                                cl::init(20), cl::cat(category));
 static cl::opt<unsigned> refine("refine",
                                 cl::desc("Time the fastest N again, in rounds "
                                          "(0 or 1: no)"),
@@ -129,32 +117,13 @@ static cl::opt<bool> noFlush("no-flush",
                              cl::desc("Do not flush the L2 cache before each "
                                       "timed launch"),
                              cl::cat(category));
-static cl::opt<uint64_t> seed("seed",
-                              cl::desc("Seed of the random inputs (default: "
-                                       "from the clock: fresh inputs)"),
-                              cl::cat(category));
 static cl::opt<bool> force("force",
                            cl::desc("Search even when the tuning cache knows "
                                     "the answer"),
                            cl::cat(category));
-static cl::opt<bool> noSpecialize(
-    "no-specialize",
-    cl::desc("Compile the general variants, not ones specialised for the "
-             "problem's extents (phobos-run's default launches)"),
-    cl::cat(category));
 static cl::opt<bool> noStore("no-store",
                              cl::desc("Do not remember the winner"),
                              cl::cat(category));
-static cl::opt<std::string>
-    cacheDir("cache-dir",
-             cl::desc("The kernel cache (default: $PHOBOS_CACHE_DIR, else "
-                      "~/.cache/phobos)"),
-             cl::value_desc("DIR"), cl::cat(category));
-static cl::opt<std::string>
-    spanMapFile("span-map",
-                cl::desc("Report diagnostics at the places this span map "
-                         "gives"),
-                cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<std::string>
     jsonOutput("json",
                cl::desc("Write the report as JSON (python -m "
@@ -169,23 +138,7 @@ static cl::opt<bool> quiet("quiet", cl::desc("No progress on stderr"),
                            cl::cat(category));
 
 [[noreturn]] static void usage(const llvm::Twine &message) {
-  llvm::errs() << "phobos-tune: " << message << "\n";
-  std::exit(2);
-}
-
-static void parseBindings(const cl::list<std::string> &specs,
-                          llvm::StringRef option,
-                          llvm::StringMap<int64_t> &into) {
-  for (const std::string &spec : specs) {
-    auto [name, text] = llvm::StringRef(spec).split('=');
-    int64_t value;
-    if (name.trim().empty() || text.trim().getAsInteger(10, value))
-      usage("--" + option + " expects NAME=INTEGER, got '" + spec + "'");
-    if (value <= 0 || value > INT32_MAX)
-      usage("--" + option + " " + spec + ": extents must be between 1 and " +
-            llvm::Twine(INT32_MAX));
-    into[name.trim()] = value;
-  }
+  kernelOptions.usage(message);
 }
 
 static void readArrays(const cl::list<std::string> &specs, llvm::StringRef option,
@@ -221,60 +174,48 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv, "phobos-tune: search a kernel's @autotune space\n");
-  if (llvm::Error error = phobos::applyExperiments(experiments))
-    usage(llvm::toString(std::move(error)));
+  measure.applyExperiments();
 
   tune::Options options;
-  auto buffer = readRegularFile(inputFile, kMaxInputFileBytes);
+  auto buffer = readRegularFile(kernelOptions.inputFile, kMaxInputFileBytes);
   if (!buffer)
     usage(llvm::toString(buffer.takeError()));
-  options.sourceFile = inputFile;
+  options.sourceFile = kernelOptions.inputFile;
   options.source = (*buffer)->getBuffer().str();
-  options.kernel = kernelName;
-  options.spanMapFile = spanMapFile;
+  options.kernel = kernelOptions.kernelName;
+  options.spanMapFile = kernelOptions.spanMapFile;
   options.backend = backend;
-  options.chip = chip;
+  options.chip = kernelOptions.chip;
   options.jobs = jobs;
   options.compileOnly = compileOnly;
   options.useCubin = !noCubin;
-  options.cacheDir = cacheDir;
+  options.cacheDir = kernelOptions.cacheDir;
   options.references = &examples::exampleReferences();
-  options.reference = referenceName;
-  options.tolerance = tolerance;
-  options.seed = seed.getNumOccurrences()
-                     ? seed.getValue()
+  options.reference = measure.referenceName;
+  options.tolerance = measure.tolerance;
+  options.seed = measure.seed.getNumOccurrences()
+                     ? measure.seed.getValue()
                      : static_cast<uint64_t>(
                            std::chrono::system_clock::now().time_since_epoch().count());
-  options.warmup = warmup;
-  options.repeat = std::max(1u, repeat.getValue());
+  options.warmup = measure.warmup;
+  options.repeat = std::max(1u, measure.repeat.getValue());
   options.refineTop = refine;
   options.flushL2 = !noFlush;
   options.force = force;
   options.noStore = noStore;
-  options.specialize = !noSpecialize;
+  options.specialize = !measure.noSpecialize;
   if (!quiet) {
     options.progress = &llvm::errs();
     options.progressInPlace = llvm::sys::Process::StandardErrIsDisplayed();
   }
 
-  parseBindings(dimSpecs, "dim", options.problem.dims);
-  parseBindings(checkDimSpecs, "check-dim", options.checkProblem.dims);
-  for (const std::string &spec : scalarSpecs) {
-    auto [name, text] = llvm::StringRef(spec).split('=');
-    double value;
-    if (name.trim().empty() || text.trim().getAsDouble(value))
-      usage("--scalar expects NAME=NUMBER, got '" + spec + "'");
-    options.problem.scalars[name.trim()] = value;
-    int64_t integer;
-    if (!text.trim().getAsInteger(10, integer))
-      options.problem.integerScalars[name.trim()] = integer;
-  }
-  for (const std::string &spec : initSpecs) {
-    auto [name, how] = llvm::StringRef(spec).split('=');
-    if (name.trim().empty() || how.trim().empty())
-      usage("--init expects NAME=HOW, got '" + spec + "'");
-    options.problem.inits[name.trim()] = how.trim().str();
-  }
+  options.problem.dims = kernelOptions.dims();
+  options.checkProblem.dims =
+      tools::parseDims("phobos-tune", "check-dim", checkDimSpecs);
+  tools::ScalarValues scalars = kernelOptions.scalars();
+  options.problem.scalars = std::move(scalars.values);
+  options.problem.integerScalars = std::move(scalars.integers);
+  options.problem.inits = measure.inits();
   options.checkProblem.inits = options.problem.inits;
   readArrays(checkInputSpecs, "check-input", options.checkProblem.inputs);
   readArrays(expectSpecs, "expect", options.expected);
@@ -295,17 +236,8 @@ int main(int argc, char **argv) {
       options.variants.push_back(std::move(variant));
     }
   }
-  if (!gridSpec.empty()) {
-    llvm::SmallVector<llvm::StringRef> parts;
-    llvm::StringRef(gridSpec).split(parts, ',');
-    std::array<int64_t, 3> grid = {1, 1, 1};
-    if (parts.empty() || parts.size() > 3)
-      usage("--grid expects X[,Y[,Z]]");
-    for (auto [axis, part] : llvm::enumerate(parts))
-      if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] <= 0)
-        usage("--grid: '" + part + "' is not a positive integer");
-    options.problem.grid = grid;
-  }
+  if (std::optional<std::array<int64_t, 3>> grid = kernelOptions.grid())
+    options.problem.grid = *grid;
   if (!gridFile.empty()) {
     auto text = readRegularFile(gridFile, kMaxInputFileBytes);
     if (!text)

@@ -23,12 +23,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Cluster/Transforms/Planning.h"
-#include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
-#include "Phobos/Runtime/KernelCache.h"
-#include "Phobos/Support/Chips.h"
 #include "Phobos/Support/Files.h"
+#include "Phobos/Tools/KernelOptions.h"
 #include "Phobos/Viz/Visualization.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -48,43 +46,37 @@ using namespace phobos;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("phobos-viz options");
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.ph>"),
-                                      cl::Required, cl::cat(category));
+
+static tools::KernelOptions::Help kernelHelp() {
+  tools::KernelOptions::Help help;
+  help.dim = "A dim's extent: the grid, and the kernel specialised for it "
+             "as phobos-run compiles it";
+  help.scalar = "A scalar argument of that run (default: as phobos-run "
+                "gives it)";
+  help.grid = "The launch grid (default: the one the kernel's slices infer "
+              "from --dim)";
+  help.chip = "The GPU to compile for (default: sm_90)";
+  help.spanMap = "Show the file this span map names (a generated program's "
+                 "origin) and link ops to its lines";
+  help.cacheDir = "The kernel cache whose tuning records the autotuning "
+                  "panel reads (default: $PHOBOS_CACHE_DIR, else "
+                  "~/.cache/phobos)";
+  return help;
+}
+static tools::KernelOptions kernelOptions("phobos-viz", category,
+                                          kernelHelp());
+static tools::VariantOption variant(category);
+
 static cl::opt<std::string> outputFile("o",
                                        cl::desc("The page (default: standard "
                                                 "output)"),
                                        cl::value_desc("FILE"), cl::init("-"),
                                        cl::cat(category));
-static cl::opt<std::string> kernelName("kernel",
-                                       cl::desc("The kernel (where the file "
-                                                "has several)"),
-                                       cl::value_desc("NAME"),
-                                       cl::cat(category));
-static cl::opt<std::string>
-    variantSpec("variant", cl::desc("@autotune values: NAME=V,NAME=V"),
-                cl::value_desc("NAME=V,..."), cl::cat(category));
-static cl::list<std::string>
-    dimSpecs("dim",
-             cl::desc("A dim's extent: the grid, and the kernel specialised "
-                      "for it as phobos-run compiles it"),
-             cl::value_desc("NAME=V"), cl::cat(category));
 static cl::opt<std::string>
     ctaSpec("cta",
             cl::desc("The CTA whose memory traffic the page shows (an "
                      "interpreter run of that CTA; default 0,0,0)"),
             cl::value_desc("X[,Y[,Z]]"), cl::cat(category));
-static cl::list<std::string>
-    scalarSpecs("scalar",
-                cl::desc("A scalar argument of that run (default: as "
-                         "phobos-run gives it)"),
-                cl::value_desc("NAME=V"), cl::cat(category));
-static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
-                                 cl::init("sm_90"), cl::cat(category));
-static cl::opt<std::string>
-    spanMapFile("span-map",
-                cl::desc("Show the file this span map names (a generated "
-                         "program's origin) and link ops to its lines"),
-                cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<bool> jsonOutput("json",
                                 cl::desc("Write the page's data (JSON) "
                                          "instead of the page"),
@@ -94,11 +86,6 @@ static cl::opt<std::string> tuningReportFile(
     cl::desc("The autotuning panel's search: a report phobos-tune --json "
              "wrote (default: the tuning cache's record for these dims)"),
     cl::value_desc("FILE.json"), cl::cat(category));
-static cl::opt<std::string> cacheDir(
-    "cache-dir",
-    cl::desc("The kernel cache whose tuning records the autotuning panel "
-             "reads (default: $PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
-    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string> clusterPlanFile(
     "cluster-plan",
     cl::desc("The cluster panel: the plan phobos-sched --plan JOB --json "
@@ -134,11 +121,6 @@ static cl::opt<std::string>
                            "loaded once, fetched by the other nodes) or "
                            "direct (every node loads its own)"),
                   cl::init("fetch"), cl::cat(category));
-static cl::opt<std::string>
-    gridSpec("grid",
-             cl::desc("The launch grid (default: the one the kernel's "
-                      "slices infer from --dim)"),
-             cl::value_desc("X[,Y[,Z]]"), cl::cat(category));
 static cl::opt<uint64_t> maxGridSteps(
     "max-grid-steps",
     cl::desc("Interpreter steps (about 100 ns each) the run of the whole "
@@ -160,8 +142,7 @@ static cl::opt<int64_t> maxGridElements(
     cl::init(viz::kDefaultMaxGridElements), cl::cat(category));
 
 [[noreturn]] static void usage(const llvm::Twine &message) {
-  llvm::errs() << "phobos-viz: " << message << "\n";
-  exit(2);
+  kernelOptions.usage(message);
 }
 
 int main(int argc, char **argv) {
@@ -171,11 +152,9 @@ int main(int argc, char **argv) {
       argc, argv, "phobos-viz: one HTML page that shows a Phobos kernel\n");
 
   viz::VisualizationOptions options;
-  options.kernel = kernelName;
-  if (!isValidChip(chip))
-    usage("--chip: unsupported chip '" + chip + "'; Phobos targets " +
-          supportedChips());
-  options.chip = chip;
+  options.kernel = kernelOptions.kernelName;
+  kernelOptions.checkChip();
+  options.chip = kernelOptions.chipOr("sm_90");
   if (maxGridElements < 1)
     usage("--max-grid-elements must be at least 1");
   if (maxGridSteps < 1)
@@ -188,21 +167,8 @@ int main(int argc, char **argv) {
   options.maxGridElements = maxGridElements;
   options.maxGridSteps = maxGridSteps;
   options.maxWriteRuns = maxWriteRuns;
-  std::string problem =
-      frontend::parseVariantSpec(variantSpec, options.variant);
-  if (!problem.empty())
-    usage("--variant: " + problem);
-  for (const std::string &spec : dimSpecs) {
-    auto [name, text] = llvm::StringRef(spec).split('=');
-    int64_t value = 0;
-    if (name.empty() || text.getAsInteger(10, value))
-      usage("--dim expects NAME=INTEGER, got '" + spec + "'");
-    if (value <= 0 || value > INT32_MAX)
-      usage("--dim " + spec + ": extents must be between 1 and " +
-            llvm::Twine(INT32_MAX));
-    if (!options.dims.try_emplace(name, value).second)
-      usage("--dim " + name + " is given twice");
-  }
+  options.variant = variant.parse("phobos-viz");
+  options.dims = kernelOptions.dims();
 
   if (!ctaSpec.empty()) {
     llvm::SmallVector<llvm::StringRef, 3> parts;
@@ -215,28 +181,10 @@ int main(int argc, char **argv) {
         usage("--cta expects X[,Y[,Z]] of block indices, got '" + ctaSpec +
               "'");
   }
-  if (!gridSpec.empty()) {
-    llvm::SmallVector<llvm::StringRef, 3> parts;
-    llvm::StringRef(gridSpec).split(parts, ',');
-    std::array<int64_t, 3> grid = {1, 1, 1};
-    if (parts.size() > 3)
-      usage("--grid expects X[,Y[,Z]], got '" + gridSpec + "'");
-    for (auto [axis, part] : llvm::enumerate(parts))
-      if (part.trim().getAsInteger(10, grid[axis]) || grid[axis] < 1 ||
-          grid[axis] > INT32_MAX)
-        usage("--grid expects X[,Y[,Z]] of extents between 1 and " +
-              llvm::Twine(INT32_MAX) + ", got '" + gridSpec + "'");
-    options.grid = grid;
-  }
-  for (const std::string &spec : scalarSpecs) {
-    auto [name, text] = llvm::StringRef(spec).split('=');
-    double value = 0;
-    if (name.empty() || text.getAsDouble(value))
-      usage("--scalar expects NAME=NUMBER, got '" + spec + "'");
-    options.scalars[name] = value;
-  }
+  options.grid = kernelOptions.grid();
+  options.scalars = kernelOptions.scalars().values;
 
-  options.cacheDir = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  options.cacheDir = kernelOptions.cacheDirectory();
   if (!tuningReportFile.empty()) {
     auto report = readInputFile(tuningReportFile);
     if (!report)
@@ -290,18 +238,12 @@ int main(int argc, char **argv) {
     *name = *file;
   }
 
-  auto buffer = readInputFile(inputFile);
+  auto buffer = readInputFile(kernelOptions.inputFile);
   if (!buffer)
     usage(llvm::toString(buffer.takeError()));
-  std::optional<frontend::SpanMap> spanMap;
-  if (!spanMapFile.empty()) {
-    llvm::Expected<frontend::SpanMap> map =
-        frontend::SpanMap::readFile(spanMapFile);
-    if (!map)
-      usage(llvm::toString(map.takeError()));
-    spanMap = std::move(*map);
+  std::optional<frontend::SpanMap> spanMap = kernelOptions.readSpanMap();
+  if (spanMap)
     options.spanMap = &*spanMap;
-  }
 
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
