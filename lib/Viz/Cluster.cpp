@@ -31,6 +31,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace phobos;
@@ -444,10 +445,46 @@ phobos::viz::describeCluster(llvm::SourceMgr &sourceMgr, StringRef kernel,
                            << "', not '" << program << "'";
       return failure();
     }
+    // The measured timeline (each node's [segment, instruction, start,
+    // end] rows): checked, and counted against the plan (segment 0; a
+    // re-planned segment's instructions are not in it).
+    std::set<std::pair<int64_t, int64_t>> planned;
+    for (const Instruction &instruction : instructions)
+      planned.insert({instruction.node, instruction.id});
+    int64_t measured = 0, timed = 0;
+    for (auto [index, entry] : llvm::enumerate(*summaryNodes)) {
+      const Object *node = entry.getAsObject();
+      const Array *timeline = node ? node->getArray("timeline") : nullptr;
+      if (!timeline)
+        continue;
+      int64_t nodeIndex = node->getInteger("node").value_or(-1);
+      for (const JsonValue &row : *timeline) {
+        const Array *cells = row.getAsArray();
+        std::optional<int64_t> segment, id;
+        std::optional<double> start, end;
+        if (cells && cells->size() == 4) {
+          segment = (*cells)[0].getAsInteger();
+          id = (*cells)[1].getAsInteger();
+          start = (*cells)[2].getAsNumber();
+          end = (*cells)[3].getAsNumber();
+        }
+        if (!segment || !id || !start || !end || *end < *start) {
+          emitError(summaryAt)
+              << "not a job summary (phobos-sched --summary-json): node "
+              << index << "'s timeline has a row that is not [segment, "
+              << "instruction, start, end] with end >= start";
+          return failure();
+        }
+        ++timed;
+        measured += *segment == 0 && planned.count({nodeIndex, *id});
+      }
+    }
     result["summary"] =
         Object{{"seconds", object->getNumber("seconds").value_or(0.0)},
                {"flops", object->getNumber("flops").value_or(0.0)},
-               {"nodes", JsonValue(Array(*summaryNodes))}};
+               {"nodes", JsonValue(Array(*summaryNodes))},
+               {"timed_instructions", timed},
+               {"measured_instructions", measured}};
   }
   return result;
 }

@@ -41,7 +41,14 @@ namespace phobos::viz {
 ///    "links": [{"from", "to", "bytes"}] (fetches, holder to reader),
 ///    "node_totals": [{"node", "instructions", "computes", "loaded",
 ///                     "fetched", "served", "stored", "peak_bytes"}],
-///    "summary": {"seconds", "nodes": [the scheduler's per-node numbers]}
+///    "summary": {"seconds", "flops",
+///                "nodes": [the scheduler's per-node numbers, and each
+///                          node's measured "timeline": [[segment,
+///                          instruction, start, end] in seconds since its
+///                          pod took the job, ...]],
+///                "timed_instructions": the timeline's rows,
+///                "measured_instructions": those of the plan's own
+///                                         instructions (segment 0)}
 ///               (with a summary)}
 ///
 /// or {"note": why there is none}. A plan or summary that is not one, or is

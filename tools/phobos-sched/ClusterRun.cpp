@@ -103,6 +103,14 @@ struct Link {
 
 enum class NodeState { Waiting, Joined, Running, Lost };
 
+/// One instruction a pod retired, as it measured it: nanoseconds of its
+/// steady clock since it took the job.
+struct TimedInstruction {
+  uint32_t segment = 0;
+  uint64_t instruction = 0;
+  int64_t startNs = 0, endNs = 0;
+};
+
 struct Node {
   /// What the node is listed by: its address, or `rank N` (--ranks).
   std::string slot;
@@ -124,7 +132,26 @@ struct Node {
   std::set<uint32_t> owned, storedHere;
   wire::NodeStats stats;
   std::string lastProgress;
+  /// Every instruction it retired, in the order its heartbeats said so.
+  std::vector<TimedInstruction> timeline;
 };
+
+/// A node's measured timeline for the summary: [segment, instruction,
+/// start, end] per retired instruction, in seconds since the pod took the
+/// job, in order of start.
+json::Array timelineJSON(const Node &node) {
+  std::vector<TimedInstruction> sorted = node.timeline;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const TimedInstruction &a, const TimedInstruction &b) {
+                     return a.startNs < b.startNs;
+                   });
+  json::Array rows;
+  for (const TimedInstruction &timed : sorted)
+    rows.push_back(json::Array{static_cast<int64_t>(timed.segment),
+                               static_cast<int64_t>(timed.instruction),
+                               timed.startNs / 1e9, timed.endNs / 1e9});
+  return rows;
+}
 
 /// What the main thread, the Attach calls and the status clients share.
 struct Cluster {
@@ -312,6 +339,9 @@ private:
         return;
       for (const wire::Retired &done : heartbeat.retired()) {
         ++entry.retired;
+        if (done.has_start_ns() && done.has_end_ns())
+          entry.timeline.push_back({done.segment(), done.instruction(),
+                                    done.start_ns(), done.end_ns()});
         auto store = entry.stores.find({done.segment(), done.instruction()});
         if (store != entry.stores.end()) {
           bool fresh = cluster.stored.insert(store->second).second;
@@ -1831,6 +1861,7 @@ void Run::writeSummaryJson(const std::string &outcome) {
       object["lost_at_seconds"] = node.lostAt;
       object["lost_why"] = node.lostWhy;
     }
+    object["timeline"] = timelineJSON(node);
     nodes.push_back(std::move(object));
   }
   for (const std::string &slot : cluster.leftOut)

@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -111,6 +112,9 @@ struct JobRun::State {
     std::vector<size_t> dependents;
     enum class Phase { Waiting, Queued, Running, Parked, Done } phase =
         Phase::Waiting;
+    /// When it began running, in nanoseconds since the job started here
+    /// (-1: not yet).
+    int64_t startNs = -1;
   };
 
   struct Segment {
@@ -160,6 +164,17 @@ struct JobRun::State {
   std::multimap<uint32_t, grpc::ClientContext *> activeFetches;
   std::vector<wire::Retired> retired;
   wire::NodeStats stats;
+  /// The job's start on this pod, on a steady clock: each retired
+  /// instruction's start and end are measured from it (the measured
+  /// timeline of the job's summary).
+  const std::chrono::steady_clock::time_point jobStart =
+      std::chrono::steady_clock::now();
+
+  int64_t sinceJobStartNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now() - jobStart)
+        .count();
+  }
   int64_t totalInstrs = 0, retiredCount = 0;
   /// Frees parked until their tile's fetchers are served.
   int64_t parkedFrees = 0;
@@ -264,6 +279,7 @@ struct JobRun::State {
       break;
     case wire::Instruction::FETCH:
       in.phase = Instr::Phase::Running;
+      in.startNs = sinceJobStartNs();
       fetchers.emplace_back([this, ref] { runFetch(ref); });
       break;
     default:
@@ -365,6 +381,10 @@ struct JobRun::State {
     done.set_instruction(in.spec->id());
     if (storedChecksum)
       done.set_checksum(*storedChecksum);
+    if (in.startNs >= 0) {
+      done.set_start_ns(in.startNs);
+      done.set_end_ns(sinceJobStartNs());
+    }
     retired.push_back(done);
     ++retiredCount;
     checkSettled();
@@ -501,11 +521,13 @@ struct JobRun::State {
         for (auto &other : segments)
           pumpAllocations(other.first);
         in.phase = Instr::Phase::Running;
+        in.startNs = sinceJobStartNs();
         mu.Unlock();
         released.reset();
         mu.Lock();
       } else {
         in.phase = Instr::Phase::Running;
+        in.startNs = sinceJobStartNs();
         TileBuffer *buffer = nullptr;
         if (kind != wire::Instruction::ALLOCATE) {
           auto found = seg.buffers.find(tile.id());
@@ -582,6 +604,7 @@ struct JobRun::State {
       computeReady.erase(computeReady.begin());
       Instr &in = instr(ref);
       in.phase = Instr::Phase::Running;
+      in.startNs = sinceJobStartNs();
       Segment &seg = segment(ref.first);
       std::vector<TileBuffer *> buffers;
       std::vector<std::vector<int64_t>> shapes;

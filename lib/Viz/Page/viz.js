@@ -944,6 +944,60 @@
     return program.lines.length;
   }
 
+  /// The run's measured timeline (the summary's per-node rows of [segment,
+  /// instruction, start, end]) beside the plan: a lane per node with a row
+  /// for computes, one for fetches and one for the rest, time across. The
+  /// plan's instructions (segment 0) are drawn as in the plan (hover and
+  /// click); a re-planned segment's grey. Each pod's times count from when
+  /// it took the job.
+  function showMeasuredTimeline(byId, laneLabel) {
+    const target = $("cluster-measured");
+    const summary = cluster.summary;
+    const rows = summary ? summary.nodes.map((n) => n.timeline || []) : [];
+    if (!rows.some((r) => r.length)) {
+      target.replaceChildren(element("div", "muted", summary
+        ? "(the summary has no timeline: a scheduler older than the measured timeline wrote it)"
+        : "(no run: give the scheduler's --summary-json with --cluster-summary)"));
+      return 0;
+    }
+    const end = Math.max(1e-9, ...rows.map((r) => Math.max(0, ...r.map((row) => row[3]))));
+    // As wide as the panel shows without scrolling.
+    const width = Math.max(300, (target.clientWidth || 1000) - laneLabel - 80), sub = 9, lane = 3 * sub + 8;
+    const scale = width / end;
+    const svg = svgElement("svg", { width: laneLabel + width + 60, height: rows.length * lane + 18, role: "img",
+      "aria-label": "the measured timeline" });
+    const rowOf = (kind) => kind === "compute" ? 0 : kind === "fetch" ? 1 : 2;
+    let drawn = 0;
+    summary.nodes.forEach((node, n) => {
+      const top = n * lane + 2;
+      svg.append(svgElement("rect", { x: 0, y: top - 2, width: laneLabel + width + 60, height: lane,
+        fill: n % 2 ? "#f4f4f1" : "#fbfbfa" }));
+      svg.append(svgElement("text", { x: 4, y: top + 15 }, "node " + (node.node ?? n)));
+      for (const [segment, id, begin, finish] of node.timeline || []) {
+        const planned = segment === 0 ? byId.get(id) : undefined;
+        const x = laneLabel + begin * scale, w = Math.max(1, (finish - begin) * scale);
+        if (planned && planned.node === (node.node ?? n)) {
+          const group = instructionBox(planned, x, top + rowOf(planned.kind) * sub, w, sub - 1);
+          group.classList.add("measured");
+          group.querySelector("title").textContent += "; ran " + (begin * 1e3).toFixed(2) + " to " +
+            (finish * 1e3).toFixed(2) + " ms";
+          svg.append(group);
+        } else {
+          const bar = svgElement("rect", { x, y: top + 2 * sub, width: w, height: sub - 1, fill: "#bbb" });
+          bar.append(svgElement("title", {}, "segment " + segment + " #" + id + ": " + (begin * 1e3).toFixed(2) +
+            " to " + (finish * 1e3).toFixed(2) + " ms"));
+          svg.append(bar);
+        }
+        ++drawn;
+      }
+    });
+    const axis = rows.length * lane + 14;
+    svg.append(svgElement("text", { x: laneLabel, y: axis }, "0"));
+    svg.append(svgElement("text", { x: laneLabel + width - 40, y: axis }, (end * 1e3).toFixed(1) + " ms"));
+    target.replaceChildren(svg);
+    return drawn;
+  }
+
   /// Draws the panel; returns the milliseconds it took.
   function showCluster() {
     const start = performance.now();
@@ -1032,6 +1086,7 @@
       list.forEach((i, k) => timeline.append(instructionBox(i, laneLabel + k * step, n * 22 + 4, Math.max(2, step - 1), 16)));
     });
     $("cluster-timeline").replaceChildren(timeline);
+    showMeasuredTimeline(byId, laneLabel);
 
     // Tables: each node's totals (and what the run measured), each link.
     const tables = $("cluster-tables");

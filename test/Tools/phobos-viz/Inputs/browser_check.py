@@ -5,7 +5,9 @@ browser's console, a click on an op's IR line highlighting its source line
 layout drawn in under a second, the shared buffers with their conflict
 tables and bank grids, one CTA's memory traffic (masked elements drawn
 apart, a cell each), the whole grid's writes with
-the race check's races, the autotuner's search, a cluster job's plan. Prints one fact a line for FileCheck and saves a
+the race check's races, the autotuner's search, a cluster job's plan and a
+run's measured timeline.
+Prints one fact a line for FileCheck and saves a
 screenshot of each panel.
 
 Usage: python3 browser_check.py --screenshots DIR PAGE:SOURCE_LINE:OP ...
@@ -242,7 +244,17 @@ def check_page(driver: webdriver.Chrome, page: str, line: int, op: str, shots: s
         print(f"{name}: cluster plan of {len(cluster['instructions'])} instructions on {cluster['nodes']} nodes "
               f"drawn in under a second; a {fetch['kind']} clicked: {marked} marked; {tables} tables; "
               f"the cluster program in {len(program.get('lines', []))} lines")
+        if "summary" in cluster:
+            measured = count(driver, "#cluster-measured g.instr")
+            check(measured == cluster["summary"]["measured_instructions"],
+                  f"{name}: {measured} measured instructions drawn")
+            marked_measured = count(driver, "#cluster-measured g.instr.marked")
+            print(f"{name}: measured timeline: {measured} instructions of {len(cluster['summary']['nodes'])} nodes "
+                  f"drawn; {marked_measured} of them marked by the click")
         driver.save_screenshot(os.path.join(shots, f"{name}-cluster.png"))
+        if "summary" in cluster:
+            driver.execute_script("document.getElementById('cluster-timeline').scrollIntoView({block: 'start'})")
+            driver.save_screenshot(os.path.join(shots, f"{name}-measured.png"))
     else:
         info = driver.find_element(By.ID, "cluster-info").text
         check(info.startswith(cluster["note"]), f"{name}: the cluster note is not shown")

@@ -320,8 +320,10 @@ def main() -> None:
                   f"stored {total['stored']}")
         print("  links: " + ", ".join(f"{l['from']}->{l['to']} {l['bytes']}" for l in cluster["links"]))
         if "summary" in cluster:
-            print(f"  measured: {len(cluster['summary']['nodes'])} nodes")
-    print("missing: " + " | ".join(item.split(":")[0] for item in data["missing"]))
+            summary = cluster["summary"]
+            print(f"  measured: {len(summary['nodes'])} nodes, {summary['timed_instructions']} instructions timed, "
+                  f"{summary['measured_instructions']} of the plan's {len(cluster['instructions'])}")
+    print("missing: " + (" | ".join(item.split(":")[0] for item in data["missing"]) or "(nothing)"))
 
 
 if __name__ == "__main__":
