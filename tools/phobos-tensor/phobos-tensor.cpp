@@ -6,6 +6,9 @@
 //   phobos-tensor inspect URI [--values N]
 //   phobos-tensor compare URI URI [--tolerance REL [--atol ABS]]
 //   phobos-tensor convert SRC DST [--format raw|header]
+//   phobos-tensor write-rate URI --shape 8192x8192 --tile 1024x1024
+//                              [--writers N] [--method map|write]
+//                              [--preallocate]
 //
 // URI is file:///path or a plain path; a path ending in .npy is a NumPy
 // file (for convert and compare). A raw file (no header: the original
@@ -36,10 +39,14 @@
 #include <functional>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <limits>
 #include <optional>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <thread>
 #include <unistd.h>
 
@@ -64,6 +71,17 @@ ABSL_FLAG(std::optional<double>, atol, std::nullopt,
           "compare: with --tolerance, an absolute difference always accepted "
           "(for elements near zero)");
 ABSL_FLAG(int, threads, 0, "Threads for fills (0: every core)");
+ABSL_FLAG(std::string, tile, "",
+          "write-rate: the tiles the writers store, e.g. 1024x1024 (the "
+          "jobs' output super-tiles)");
+ABSL_FLAG(int, writers, 1,
+          "write-rate: writer processes, each storing every N-th tile");
+ABSL_FLAG(std::string, method, "map",
+          "write-rate: how tiles are written, as phobos-pod --store-writes: "
+          "map (a shared mapping) or write (pwrite)");
+ABSL_FLAG(bool, preallocate, false,
+          "write-rate: allocate the file's blocks (fallocate) before the "
+          "writers start, instead of leaving it sparse as the scheduler does");
 
 namespace {
 
@@ -487,6 +505,177 @@ int convert(const std::string &source, const std::string &target) {
 
 } // namespace
 
+/// Seconds on a clock every process of the machine shares.
+double monotonicSeconds() {
+  struct timespec now;
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
+}
+
+/// write-rate: how fast N processes store tiles into one new file, by the
+/// pods' own write path (TensorFile::writeRegion with --store-writes), as a
+/// job's pods store their output super-tiles: the storage's roofline for
+/// the cluster's outputs. The file must not exist; it is removed after.
+int writeRate(const std::string &uri) {
+  std::optional<std::pair<ElementType, std::vector<int64_t>>> layout =
+      expectedLayout();
+  if (!layout)
+    die("write-rate: give the tensor's --shape (e.g. --shape 8192x8192)");
+  TensorInfo info;
+  info.element = layout->first;
+  info.shape = layout->second;
+  info.format = Format::Raw;
+  std::string tileText = absl::GetFlag(FLAGS_tile);
+  if (tileText.empty())
+    die("write-rate: give the --tile to store (e.g. --tile 1024x1024)");
+  absl::StatusOr<std::vector<int64_t>> tile = parseShape(tileText);
+  if (!tile.ok())
+    die("--tile: " + std::string(tile.status().message()));
+  if (tile->size() != info.shape.size())
+    die(absl::StrCat("--tile: ", tileText, " has ", tile->size(),
+                     " axes, the tensor ", info.shape.size()));
+  for (size_t axis = 0; axis < tile->size(); ++axis)
+    if ((*tile)[axis] > info.shape[axis])
+      die(absl::StrCat("--tile: ", tileText, " is larger than the tensor's ",
+                       formatShape(info.shape)));
+  int writers = absl::GetFlag(FLAGS_writers);
+  if (writers < 1 || writers > 256)
+    die(absl::StrCat("--writers: expected 1 to 256, got ", writers));
+  std::string methodText = absl::GetFlag(FLAGS_method);
+  TensorFile::WriteMethod method;
+  if (methodText == "map")
+    method = TensorFile::WriteMethod::Mapping;
+  else if (methodText == "write")
+    method = TensorFile::WriteMethod::Syscall;
+  else
+    die("--method: expected map or write, got '" + methodText + "'");
+  std::string path = value(pathFromUri(uri));
+  // The tiles, row-major over the tile grid (edge tiles cut to fit).
+  std::vector<std::vector<int64_t>> offsets;
+  {
+    std::vector<int64_t> at(info.shape.size(), 0);
+    while (true) {
+      offsets.push_back(at);
+      size_t axis = at.size();
+      while (axis > 0) {
+        --axis;
+        at[axis] += (*tile)[axis];
+        if (at[axis] < info.shape[axis])
+          break;
+        at[axis] = 0;
+        if (axis == 0) {
+          axis = SIZE_MAX;
+          break;
+        }
+      }
+      if (axis == SIZE_MAX || at.empty())
+        break;
+    }
+  }
+  int64_t tileBytes = byteWidth(info.element);
+  for (int64_t extent : *tile)
+    tileBytes *= extent;
+  struct stat existing;
+  if (::lstat(path.c_str(), &existing) == 0)
+    die("write-rate: '" + path +
+        "' exists: give a new file (write-rate makes it and removes it after)");
+  double created = monotonicSeconds();
+  TensorFile file = value(TensorFile::create(path, info, /*exclusive=*/true));
+  auto removeAndDie = [&](const std::string &message) {
+    ::unlink(path.c_str());
+    die(message);
+  };
+  if (absl::GetFlag(FLAGS_preallocate)) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    int error = fd < 0 ? errno
+                       : ::posix_fallocate(fd, 0, static_cast<off_t>(info.dataBytes()));
+    if (fd >= 0)
+      ::close(fd);
+    if (error != 0)
+      removeAndDie(absl::StrCat(path, ": cannot preallocate ",
+                                info.dataBytes(), " bytes: ", std::strerror(error)));
+  }
+  double prepared = monotonicSeconds();
+  // Each writer opens the file and makes its tile, says it is ready, and
+  // waits on a pipe until all are; then they store their shares (tile i
+  // goes to writer i mod N, as a plan deals units) and the clock runs.
+  int start[2], ready[2];
+  if (::pipe(start) != 0 || ::pipe(ready) != 0)
+    removeAndDie("cannot make a pipe");
+  std::vector<pid_t> children;
+  for (int writer = 0; writer < writers; ++writer) {
+    pid_t pid = ::fork();
+    if (pid < 0)
+      removeAndDie("cannot start a writer process");
+    if (pid == 0) {
+      ::close(start[1]);
+      ::close(ready[0]);
+      absl::StatusOr<TensorFile> mine =
+          TensorFile::open(path, info, /*writable=*/true, method);
+      if (!mine.ok()) {
+        std::fprintf(stderr, "phobos-tensor: %s\n",
+                     std::string(mine.status().message()).c_str());
+        ::_exit(2);
+      }
+      std::vector<uint8_t> data(static_cast<size_t>(tileBytes));
+      for (size_t i = 0; i < data.size(); ++i)
+        data[i] = static_cast<uint8_t>(i * 131 + writer);
+      char go = 1;
+      if (::write(ready[1], &go, 1) != 1 || ::read(start[0], &go, 1) < 0)
+        ::_exit(3);
+      for (size_t i = writer; i < offsets.size(); i += writers) {
+        std::vector<int64_t> extents(*tile);
+        for (size_t axis = 0; axis < extents.size(); ++axis)
+          extents[axis] = std::min(extents[axis], info.shape[axis] - offsets[i][axis]);
+        if (absl::Status status = mine->writeRegion(offsets[i], extents, data.data());
+            !status.ok()) {
+          std::fprintf(stderr, "phobos-tensor: %s\n",
+                       std::string(status.message()).c_str());
+          ::_exit(2);
+        }
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  ::close(start[0]);
+  ::close(ready[1]);
+  // Every writer is ready (or gone: the read ends early, and its status
+  // says why).
+  for (int count = 0; count < writers; ++count) {
+    char got;
+    if (::read(ready[0], &got, 1) != 1)
+      break;
+  }
+  ::close(ready[0]);
+  double began = monotonicSeconds();
+  ::close(start[1]);
+  bool ok = true;
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  double wrote = monotonicSeconds();
+  absl::Status synced = file.sync();
+  double flushed = monotonicSeconds();
+  ::unlink(path.c_str());
+  if (!ok)
+    die("write-rate: a writer failed (see above)");
+  check(synced);
+  double bytes = static_cast<double>(info.dataBytes());
+  std::printf("write-rate: %d writer%s (%s%s) stored %.1f MiB of %s in %zu "
+              "tiles of %s: %.3f s, %.2f GB/s; with the fsync after (%.3f s), "
+              "%.2f GB/s; creating the file took %.3f s\n",
+              writers, writers == 1 ? "" : "s", methodText.c_str(),
+              absl::GetFlag(FLAGS_preallocate) ? ", preallocated" : "",
+              bytes / (1 << 20), info.describe().c_str(), offsets.size(),
+              formatShape(*tile).c_str(),
+              wrote - began, bytes / (wrote - began) / 1e9, flushed - wrote,
+              bytes / (flushed - began) / 1e9, prepared - created);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   absl::SetProgramUsageMessage(
       "tensors in cluster storage.\n"
@@ -496,11 +685,14 @@ int main(int argc, char **argv) {
       "  phobos-tensor inspect URI [--values N]\n"
       "  phobos-tensor compare URI URI [--tolerance REL [--atol ABS]]\n"
       "  phobos-tensor convert SRC DST [--format raw|header]\n"
+      "  phobos-tensor write-rate URI --shape AxB --tile AxB [--writers N]\n"
+      "                            [--method map|write] [--preallocate]\n"
       "URI is file:///path or a path; *.npy is a NumPy file. A raw file (no "
       "header) needs --shape (and --dtype unless f32).");
   std::vector<char *> args = absl::ParseCommandLine(argc, argv);
   if (args.size() < 2)
-    die("give a command: create, fill, inspect, compare or convert (--help)");
+    die("give a command: create, fill, inspect, compare, convert or "
+        "write-rate (--help)");
   std::string command = args[1];
   auto operands = [&](size_t count) {
     if (args.size() != count + 2)
@@ -527,6 +719,10 @@ int main(int argc, char **argv) {
     operands(2);
     return convert(args[2], args[3]);
   }
+  if (command == "write-rate") {
+    operands(1);
+    return writeRate(args[2]);
+  }
   die("unknown command '" + command +
-      "': expected create, fill, inspect, compare or convert");
+      "': expected create, fill, inspect, compare, convert or write-rate");
 }
