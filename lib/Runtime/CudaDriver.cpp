@@ -6,6 +6,13 @@
 // declares (cuda.h maps e.g. cuMemAlloc to cuMemAlloc_v2). cuda.h is used
 // for its types and constants only: nothing here links against libcuda.
 //
+// Why this file is long: it is all of Phobos's use of libcuda, one small
+// RAII wrapper per driver object (the driver and its device, device buffers,
+// IPC mappings, pinned buffers, streams, events, functions with their
+// launches and tensor maps, modules), each over the one table of entry
+// points and the one error rule at the top; split up, every file would need
+// that table and rule.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Runtime/CudaDriver.h"

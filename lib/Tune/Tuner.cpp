@@ -5,6 +5,11 @@
 // it is compiled, time the ones that pass, time the fastest few again in
 // rounds, choose, store, report. Progress goes to `Options::progress`.
 //
+// Why this file is long: it is the search alone, one Search object whose
+// methods are its steps in the order they run, sharing the search's state;
+// what is not the search (the compile pool, the backends, the problem and
+// its inputs, the report) is already in files of its own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TuneInternal.h"

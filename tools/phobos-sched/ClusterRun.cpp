@@ -6,6 +6,13 @@
 // state is under one mutex; the main thread alone decides that a node is
 // lost, re-plans and ends the job.
 //
+// Why this file is long: the run is one state machine (Run: wait for the
+// pods, start, watch, lose a node and re-plan its work, finish the outputs,
+// report) whose steps share its state under one mutex, and beside it are its
+// own parts: the gRPC service the pods attach to, the plans turned into the
+// segments the pods get, and the clean-up on an interrupt. Those three parts
+// are the candidates for files of their own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ClusterRun.h"

@@ -21,6 +21,12 @@
 // journal beside the output. --status asks a scheduler (or a pod) what its
 // job is doing; --cancel stops a scheduler's job.
 //
+// Why this file is long: it is the scheduler's command line with its two
+// modes over one loaded job (loadJob): --plan, which prints the plan and
+// compiles the leaves, and the run on pods, which checks credentials, files
+// and the hostfile and keys the job before ClusterRun.cpp runs it. The two
+// modes are the candidates for files of their own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Cluster/IR/ClusterOps.h"

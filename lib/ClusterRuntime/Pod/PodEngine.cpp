@@ -1,4 +1,12 @@
 //===- PodEngine.cpp - A pod running its share of a job -------------------===//
+//
+// Why this file is long: a pod's run of its share is one state machine
+// (JobRun::State: segments received, instructions started as their
+// dependencies complete, fetches from storage and peers, reports, a lost
+// node's work dropped), whose handlers share its state under one lock; the
+// backends that run the leaves are in files of their own.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Phobos/ClusterRuntime/PodEngine.h"
 

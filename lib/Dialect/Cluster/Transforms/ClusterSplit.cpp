@@ -6,6 +6,13 @@
 // work touches, checks the rules of seed 003 at the source locations, and
 // replaces the kernel by a phobos_cluster.program holding its leaves.
 //
+// Why this file is long: it is one pass over one analysis. The Splitter
+// finds the cluster loop, classifies every access by axis (with slice
+// offsets as polynomials), checks the accumulator, the loops and the grid at
+// the user's lines, and then builds the program and its leaves from what it
+// found; the building half reads the analysis's state throughout, so the two
+// halves stay one class.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Cluster/Transforms/Passes.h"

@@ -5,6 +5,12 @@
 // instructions with their dependencies and frees after last use; the cost
 // model plans every combination of @cluster sizes and ranks them.
 //
+// Why this file is long: the Planner is one computation in steps that share
+// its state (split the tensors, enumerate the units, select, place, generate
+// each node's instructions, cost them, emit), and the cost model ranks the
+// combinations of @cluster sizes by running those same steps; the leaf FLOP
+// count and grid before it are what the cost step asks of a leaf.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Cluster/Transforms/Planning.h"

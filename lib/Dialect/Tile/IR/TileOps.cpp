@@ -3,6 +3,12 @@
 // Verifiers, type inference, folds and canonicalisation patterns of the
 // phobos ops, and the kernel op's function-like syntax.
 //
+// Why this file is long: it holds what ODS cannot say for every op of one
+// dialect, op by op in TileOps.td's order (a verifier, a fold or a
+// canonicalisation a few dozen lines each), as MLIR dialects keep their ops'
+// C++ in one <Dialect>Ops.cpp; an op's code is found by its name, not by a
+// file.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
