@@ -79,7 +79,7 @@ FailureOr<CompiledKernel> KernelCompiler::compile(tile::KernelOp kernel,
                       "sm_90a";
   CompiledKernel result;
   result.chip = chip;
-  result.contract = buildLaunchContract(kernel);
+  result.contract = buildLaunchContract(kernel, chip);
   result.loops =
       kernel->walk([](LoopLikeOpInterface) { return WalkResult::interrupt(); })
           .wasInterrupted();

@@ -75,7 +75,7 @@ FailureOr<KernelBuild> phobos::getOrCompile(tile::KernelOp kernel,
     return kernel.emitError("unsupported chip '")
            << options.chip << "'; Phobos targets " << supportedChips();
   KernelBuild build;
-  build.kernel.contract = buildLaunchContract(kernel);
+  build.kernel.contract = buildLaunchContract(kernel, options.chip);
   build.kernel.chip = options.chip;
 
   KernelCacheKey cacheKey;

@@ -12,7 +12,8 @@
 
 using namespace phobos;
 
-LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
+LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel,
+                                           llvm::StringRef chip) {
   LaunchContract contract;
   contract.kernel = kernel.getSymName().str();
   if (mlir::DictionaryAttr variant = kernel.getVariantAttr()) {
@@ -22,7 +23,7 @@ LaunchContract phobos::buildLaunchContract(tile::KernelOp kernel) {
         if (auto value = variant.getAs<mlir::IntegerAttr>(dim.getName()))
           contract.variant.emplace_back(dim.getName().str(), value.getInt());
   }
-  contract.ctaThreads = tile::getCompiledCtaSize(kernel);
+  contract.ctaThreads = tile::getCompiledCtaSize(kernel, chip);
   if (mlir::DictionaryAttr aligned = kernel.getAlignedAttr())
     for (mlir::NamedAttribute promise : aligned)
       contract.aligned.emplace_back(

@@ -53,7 +53,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   resources.maxSharedBytes = chipSharedBytes;
   // The CTA size of a kernel without @launch comes from its tiles, before
   // anything reads it.
-  pm.addNestedPass<tile::KernelOp>(tile::createTileChooseCta());
+  tile::TileChooseCtaOptions cta;
+  cta.chip = options.chip;
+  pm.addNestedPass<tile::KernelOp>(tile::createTileChooseCta(cta));
   pm.addNestedPass<tile::KernelOp>(tile::createTileCheckResources(resources));
   // A loop that tests a flag fixed before it runs as one copy per value,
   // so that the canonicalizer folds each copy's masks: attention's

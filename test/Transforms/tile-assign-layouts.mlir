@@ -238,12 +238,12 @@ phobos.kernel @shared_producer(%X: !phobos.tensor<?x?xf32>, %A: !phobos.tensor<?
 // An index mask the scores need in the dot's layout (attention's causal
 // `where(causal, cols <= rows, cols < N)`) is computed again in that
 // layout rather than converted: `cols` has two users, so it is cloned (CSE
-// merges the copies later); the 64x1 `rows`, a reshape, is converted once
-// where it is defined, outside the loop; no conversion is left in the loop
-// and the chain in its first layouts is gone.
+// merges the copies later); the 64x1 `rows`, a reshape of a row, is made in
+// the slice of that layout, which the reshape only renames; no conversion
+// is left and the chain in its first layouts is gone.
 // CHECK-LABEL: phobos.kernel @mask_recomputed
-// CHECK: %[[ROWS:.*]] = phobos.reshape
-// CHECK-NEXT: %[[ROWSM:.*]] = phobos.convert_layout %[[ROWS]] : {{.*}} -> !phobos.tile<64x1xi32, #phobos.mma<warpsPerCTA = [2, 2]>>
+// CHECK-NOT: convert_layout
+// CHECK: %[[ROWSM:.*]] = phobos.reshape %{{.*}} : !phobos.tile<64xi32, #phobos.slice<dim = 1, parent = #phobos.mma<warpsPerCTA = [2, 2]>>> -> !phobos.tile<64x1xi32, #phobos.mma<warpsPerCTA = [2, 2]>>
 // CHECK: scf.for
 // CHECK-NOT: convert_layout
 // CHECK: phobos.add %{{.*}} : i32, !phobos.tile<64xi32, #phobos.slice<dim = 0, parent = #phobos.mma<warpsPerCTA = [2, 2]>>>
@@ -279,5 +279,77 @@ phobos.kernel @mask_recomputed(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?
     scf.yield %next : !phobos.tile<64x64xf32>
   }
   phobos.store %r, %C[%m, %c0] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// A row the scores need broadcast along their rows (attention backward's
+// `reshape(lse[b, r0 :+ BR], 1, BR)`) is loaded in the slice of the dot's
+// layout, so that the reshape only renames registers; no conversion is
+// left in the loop.
+// CHECK-LABEL: phobos.kernel @row_loaded_in_slice
+// CHECK: scf.for
+// CHECK-NOT: convert_layout
+// CHECK: %[[ROW:.*]] = phobos.load %{{.*}} -> !phobos.tile<64xf32, #phobos.slice<dim = 0, parent = #phobos.mma<warpsPerCTA = [4, 1]>>>
+// CHECK-NEXT: phobos.reshape %[[ROW]] : !phobos.tile<64xf32, #phobos.slice<dim = 0, parent = #phobos.mma<warpsPerCTA = [4, 1]>>> -> !phobos.tile<1x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+// CHECK-NOT: convert_layout
+// CHECK: scf.yield
+phobos.kernel @row_loaded_in_slice(%A: !phobos.tensor<?x?xf16>, %L: !phobos.tensor<?xf32>, %C: !phobos.tensor<?x?xf32>, %n: i32)
+    attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant 0.0 : f32
+  %a = phobos.load %A[%c0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x64xf16>
+  %init = phobos.fill %zero : !phobos.tile<64x64xf32>
+  %r = scf.for %k0 = %c0 to %n step %c64 iter_args(%acc = %init) -> (!phobos.tile<64x64xf32>) : i32 {
+    %b = phobos.load %A[%k0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x64xf16>
+    %s = phobos.dot %a, %b transpose_b kind(wgmma) : !phobos.tile<64x64xf16>, !phobos.tile<64x64xf16> -> !phobos.tile<64x64xf32>
+    %l = phobos.load %L[%k0] : !phobos.tensor<?xf32> -> !phobos.tile<64xf32>
+    %row = phobos.reshape %l : !phobos.tile<64xf32> -> !phobos.tile<1x64xf32>
+    %p = phobos.sub %s, %row : !phobos.tile<64x64xf32>, !phobos.tile<1x64xf32>
+    %next = phobos.add %acc, %p : !phobos.tile<64x64xf32>, !phobos.tile<64x64xf32>
+    scf.yield %next : !phobos.tile<64x64xf32>
+  }
+  phobos.store %r, %C[%c0, %c0] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// A loop-invariant tile that the loop needs in another layout (a 64x1 mask
+// made before the loop from a reshape) is converted once, after its
+// definition, not in every iteration; its two users share the conversion.
+// CHECK-LABEL: phobos.kernel @invariant_converted_once
+// CHECK: %[[MASK:.*]] = phobos.cmp lt
+// CHECK-NEXT: %[[CONVERTED:.*]] = phobos.convert_layout %[[MASK]] : {{.*}} -> !phobos.tile<64x1xi1, #phobos.mma<warpsPerCTA = [4, 1]>>
+// CHECK-NOT: convert_layout
+// CHECK: scf.for
+// CHECK-NOT: convert_layout
+// CHECK: phobos.select %[[CONVERTED]]
+// CHECK-NOT: convert_layout
+// CHECK: phobos.select %[[CONVERTED]]
+// CHECK-NOT: convert_layout
+// CHECK: scf.yield
+phobos.kernel @invariant_converted_once(%A: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m: i32, %n: i32)
+    attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant 0.0 : f32
+  %r0 = phobos.arange : !phobos.tile<64xi32>
+  %r1 = phobos.add %m, %r0 : i32, !phobos.tile<64xi32>
+  %rows = phobos.reshape %r1 : !phobos.tile<64xi32> -> !phobos.tile<64x1xi32>
+  %mask = phobos.cmp lt, %rows, %n : !phobos.tile<64x1xi32>, i32
+  %a = phobos.load %A[%c0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x64xf16>
+  %init = phobos.fill %zero : !phobos.tile<64x64xf32>
+  %r = scf.for %k0 = %c0 to %n step %c64 iter_args(%acc = %init) -> (!phobos.tile<64x64xf32>) : i32 {
+    %b = phobos.load %A[%k0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x64xf16>
+    %s = phobos.dot %a, %b transpose_b kind(wgmma) : !phobos.tile<64x64xf16>, !phobos.tile<64x64xf16> -> !phobos.tile<64x64xf32>
+    %p = phobos.select %mask, %s, %zero : !phobos.tile<64x1xi1>, !phobos.tile<64x64xf32>, f32
+    %q = phobos.select %mask, %acc, %zero : !phobos.tile<64x1xi1>, !phobos.tile<64x64xf32>, f32
+    %next = phobos.add %p, %q : !phobos.tile<64x64xf32>, !phobos.tile<64x64xf32>
+    scf.yield %next : !phobos.tile<64x64xf32>
+  }
+  phobos.store %r, %C[%c0, %c0] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
   phobos.return
 }

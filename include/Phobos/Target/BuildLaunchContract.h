@@ -10,14 +10,19 @@
 
 #include "Phobos/Runtime/LaunchContract.h"
 
+#include "llvm/ADT/StringRef.h"
+
 namespace phobos::tile {
 class KernelOp;
 } // namespace phobos::tile
 
 namespace phobos {
 
-/// Derives the contract of `kernel` (one bound variant).
-LaunchContract buildLaunchContract(tile::KernelOp kernel);
+/// Derives the contract of `kernel` (one bound variant) compiled for `chip`
+/// (the CTA size may depend on it; empty or a chip of no GPU: the
+/// interpreter's contract).
+LaunchContract buildLaunchContract(tile::KernelOp kernel,
+                                   llvm::StringRef chip = {});
 
 /// Whether tile-persistent rewrote `kernel`: its CTAs loop over the tiles.
 bool walksTiles(tile::KernelOp kernel);

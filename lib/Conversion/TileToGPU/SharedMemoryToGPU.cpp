@@ -187,6 +187,17 @@ struct ThroughScratchLowering : TileToGPUPattern<Op> {
   matchAndRewrite(Op op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = this->emitter(op, rewriter);
+    // Every thread holds what it needs already: registers renamed, as
+    // getScratchBytes (0 for such an op: no scratch, no barrier) assumed.
+    if (std::optional<SmallVector<int64_t>> permutation =
+            getRegisterPermutation(op, e.frame.numWarps)) {
+      ValueRange source = adaptor.getOperands()[0];
+      Regs result;
+      for (int64_t reg : *permutation)
+        result.push_back(source[reg]);
+      replaceWithRegisters(rewriter, op, result);
+      return success();
+    }
     auto sourceType = cast<TileType>(op->getOperand(0).getType());
     auto resultType = cast<TileType>(op->getResult(0).getType());
     auto remap = [&](ArrayRef<Value> coords) -> SmallVector<Value, 4> {

@@ -146,3 +146,55 @@ phobos.kernel @barriers(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, 
   phobos.store %r, %X[%c0, %c0] : !phobos.tile<4x64xf32, #l>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+#m = #phobos.mma<warpsPerCTA = [4, 1]>
+#row = #phobos.slice<dim = 0, parent = #phobos.mma<warpsPerCTA = [4, 1]>>
+#l = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#t = #phobos.blocked<sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+
+// Where every thread already holds what the result needs, a reshape, a
+// transpose or a conversion renames registers: no scratch, no barrier
+// (getRegisterPermutation). A row in the slice of the mma layout made
+// [1, 64] in that layout (attention backward's log-sum-exp), and a
+// transpose whose result layout is the source's with its axes swapped. The
+// loaded values reach the stores unchanged: the first store's vector
+// holds the loaded row's two elements of each n-tile.
+// CHECK-LABEL: gpu.func @renamed
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: llvm.store {{.*}}!llvm.ptr<3>
+// CHECK-NOT: llvm.load {{.*}}!llvm.ptr<3>
+// CHECK: gpu.return
+phobos.kernel @renamed(%X: !phobos.tensor<?xf32> {phobos.dims = ["N"]}, %Y: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]})
+    attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = phobos.load %X[%c0] : !phobos.tensor<?xf32> -> !phobos.tile<64xf32, #row>
+  %r = phobos.reshape %x : !phobos.tile<64xf32, #row> -> !phobos.tile<1x64xf32, #m>
+  phobos.store %r, %Y[%c0, %c0] : !phobos.tile<1x64xf32, #m>, !phobos.tensor<?x?xf32>
+  %y = phobos.load %Y[%c0, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<8x64xf32, #l>
+  %z = phobos.transpose %y : !phobos.tile<8x64xf32, #l> -> !phobos.tile<64x8xf32, #t>
+  phobos.store %z, %Y[%c0, %c0] : !phobos.tile<64x8xf32, #t>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+#m = #phobos.mma<warpsPerCTA = [4, 1]>
+#l = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// Not a renaming: the same reshape from a blocked row needs elements of
+// other threads, through scratch with its barrier.
+// CHECK-LABEL: gpu.func @exchanged
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: gpu.return
+phobos.kernel @exchanged(%X: !phobos.tensor<?xf32> {phobos.dims = ["N"]}, %Y: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]})
+    attributes {max_threads = 128 : i32, phobos.scratch_offset = 0 : i64, phobos.shared_bytes = 256 : i64} {
+  %c0 = arith.constant 0 : i32
+  %x = phobos.load %X[%c0] : !phobos.tensor<?xf32> -> !phobos.tile<64xf32, #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
+  %r = phobos.reshape %x : !phobos.tile<64xf32, #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>> -> !phobos.tile<1x64xf32, #m>
+  phobos.store %r, %Y[%c0, %c0] : !phobos.tile<1x64xf32, #m>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

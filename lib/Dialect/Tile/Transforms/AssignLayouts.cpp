@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -349,6 +350,27 @@ Attribute LayoutAssigner::required(Operation *op, unsigned index) {
   return {};
 }
 
+/// The axes a reshape adds, when all it does is add axes of extent 1 (a
+/// row `[N]` made `[1, N]` or `[N, 1]`); nullopt otherwise.
+static std::optional<SmallVector<unsigned>> addedUnitAxes(ReshapeOp reshape) {
+  ArrayRef<int64_t> from = cast<TileType>(reshape.getOperand().getType()).getShape();
+  ArrayRef<int64_t> to = reshape.getType().getShape();
+  SmallVector<unsigned> added;
+  size_t next = 0;
+  for (auto [axis, extent] : llvm::enumerate(to)) {
+    if (next < from.size() && from[next] == extent) {
+      ++next;
+      continue;
+    }
+    if (extent != 1)
+      return std::nullopt;
+    added.push_back(axis);
+  }
+  if (next != from.size() || added.empty())
+    return std::nullopt;
+  return added;
+}
+
 bool LayoutAssigner::canRetarget(Value value, unsigned depth) {
   Operation *producer = value.getDefiningOp();
   if (!producer || depth > 8)
@@ -360,6 +382,12 @@ bool LayoutAssigner::canRetarget(Value value, unsigned depth) {
     return false;
   if (isa<LoadOp>(producer))
     return true;
+  // A row given unit axes (`reshape(lse[r :+ BR], 1, BR)`): its source in
+  // the needed layout's slice, which the reshape only renames
+  // (getRegisterPermutation).
+  if (auto reshape = dyn_cast<ReshapeOp>(producer))
+    return addedUnitAxes(reshape) &&
+           canRetarget(reshape.getOperand(), depth + 1);
   if (!isElementwise(producer) || isa<CumsumOp, TrilOp>(producer))
     return false;
   for (Value operand : producer->getOperands())
@@ -379,6 +407,13 @@ void LayoutAssigner::retarget(OpOperand &use, Attribute layout) {
     return;
   }
   set(value, layout, anchored.contains(value));
+  if (auto reshape = dyn_cast<ReshapeOp>(producer)) {
+    Attribute sliced = layout;
+    for (unsigned axis : llvm::reverse(*addedUnitAxes(reshape)))
+      sliced = SliceLayoutAttr::get(context, axis, sliced);
+    retarget(reshape->getOpOperand(0), sliced);
+    return;
+  }
   if (!isElementwise(producer))
     return;
   for (OpOperand &operand : producer->getOpOperands())
@@ -481,10 +516,27 @@ void LayoutAssigner::apply() {
         op->setOperand(index, recompute(operand, need, elements));
         continue;
       }
-      builder.setInsertionPoint(op);
+      // A loop-invariant operand is converted once, where it is defined,
+      // not in every iteration of the loop that uses it.
+      auto loop = op->getParentOfType<LoopLikeOpInterface>();
+      bool invariant = loop && !loop->isAncestor(operand.getParentBlock()->getParentOp());
+      if (invariant)
+        if (Value done = recomputed.lookup({operand, need})) {
+          op->setOperand(index, done);
+          continue;
+        }
+      if (!invariant)
+        builder.setInsertionPoint(op);
+      else if (Operation *producer = operand.getDefiningOp())
+        builder.setInsertionPointAfter(producer);
+      else
+        builder.setInsertionPointToStart(operand.getParentBlock());
       auto type = withLayout(cast<TileType>(operand.getType()), need);
-      auto convert = ConvertLayoutOp::create(builder, op->getLoc(), type, operand);
+      auto convert =
+          ConvertLayoutOp::create(builder, operand.getLoc(), type, operand);
       layouts[convert] = need;
+      if (invariant)
+        recomputed[{operand, need}] = convert;
       op->setOperand(index, convert);
       ++conversions;
     }

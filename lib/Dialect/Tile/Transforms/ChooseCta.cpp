@@ -25,7 +25,7 @@ struct TileChooseCta
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    std::optional<int64_t> threads = chooseCtaSize(kernel);
+    std::optional<int64_t> threads = chooseCtaSize(kernel, chip);
     if (!threads)
       return;
     kernel.setMaxThreads(static_cast<uint32_t>(*threads));

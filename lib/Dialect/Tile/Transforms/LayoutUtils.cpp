@@ -30,9 +30,59 @@ std::string phobos::tile::getSourceTypeName(TileType type) {
   return text;
 }
 
-std::optional<int64_t> phobos::tile::chooseCtaSize(KernelOp kernel) {
+/// On sm_90a, the rows every tensor-core dot of `kernel` has when they all
+/// have the same M of 64 or 128 and could each be one wgmma per warpgroup
+/// (tile-select-mma's rule: K a multiple of 16, or 8 for tf32; N a multiple
+/// of 16 up to 256); nullopt otherwise.
+static std::optional<int64_t> wgmmaRows(KernelOp kernel, StringRef chip) {
+  if (chip != "sm_90a" || kernel.getWarpSpecialize())
+    return std::nullopt;
+  std::optional<int64_t> rows;
+  bool mixed = false;
+  kernel.walk([&](Operation *op) {
+    if (isa<WarpSpecializeOp>(op)) {
+      mixed = true;
+      return WalkResult::interrupt();
+    }
+    auto dot = dyn_cast<DotOp>(op);
+    if (!dot)
+      return WalkResult::advance();
+    auto a = dyn_cast<TileType>(dot.getA().getType());
+    auto b = dyn_cast<TileType>(dot.getB().getType());
+    Type element = a ? a.getElementType() : Type();
+    bool tf32 = dot.getPrecision() == DotPrecision::tf32 && element &&
+                element.isF32();
+    bool tensorCores = element && (element.isF16() || element.isBF16() ||
+                                   dot.getPrecision() != DotPrecision::ieee);
+    if (!a || !b || a.getRank() != 2 || b.getRank() != 2 || !tensorCores ||
+        element.isF64()) {
+      mixed = true;
+      return WalkResult::interrupt();
+    }
+    int64_t m = a.getDimSize(0), k = a.getDimSize(1);
+    int64_t n = dot.getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
+    if ((m != 64 && m != 128) || (rows && *rows != m) ||
+        k % (tf32 ? 8 : 16) != 0 || n % 16 != 0 || n > 256) {
+      mixed = true;
+      return WalkResult::interrupt();
+    }
+    rows = m;
+    return WalkResult::advance();
+  });
+  if (mixed)
+    return std::nullopt;
+  return rows;
+}
+
+std::optional<int64_t> phobos::tile::chooseCtaSize(KernelOp kernel,
+                                                   StringRef chip) {
   if (kernel.getMaxThreads())
     return std::nullopt;
+  // Warpgroups of 4 warps, each owning 64 rows of every accumulator, as
+  // Triton sizes a Hopper attention backward (num_warps 4 for 64-row
+  // blocks): a 64-row kernel at 256 threads could only use mma.sync.
+  if (std::optional<int64_t> rows = wgmmaRows(kernel, chip))
+    return 2 * *rows;
   bool fixed = false;
   int64_t vectors = 0;
   kernel.walk([&](Operation *op) {
@@ -75,8 +125,8 @@ std::optional<int64_t> phobos::tile::chooseCtaSize(KernelOp kernel) {
       llvm::PowerOf2Ceil(std::max<int64_t>((vectors + 1) / 2, 1)), 128, 512);
 }
 
-int64_t phobos::tile::getCompiledCtaSize(KernelOp kernel) {
-  return chooseCtaSize(kernel).value_or(kernel.getCtaSize());
+int64_t phobos::tile::getCompiledCtaSize(KernelOp kernel, StringRef chip) {
+  return chooseCtaSize(kernel, chip).value_or(kernel.getCtaSize());
 }
 
 unsigned phobos::tile::getElementBytes(Type elementType) {
@@ -198,13 +248,82 @@ static int64_t accumulateBytes(Type element) {
   return element.isF16() || element.isBF16() ? 4 : getElementBytes(element);
 }
 
+/// The source coordinates of the element at `coords` of the result of a
+/// convert_layout, transpose or reshape.
+static SmallVector<int64_t, 4> sourceCoordinates(Operation *op,
+                                                 ArrayRef<int64_t> coords,
+                                                 ArrayRef<int64_t> sourceShape) {
+  if (isa<TransposeOp>(op))
+    return {coords[1], coords[0]};
+  if (!isa<ReshapeOp>(op))
+    return SmallVector<int64_t, 4>(coords);
+  // The same row-major position.
+  auto resultShape = cast<TileType>(op->getResult(0).getType()).getShape();
+  int64_t linear = 0;
+  for (auto [coord, extent] : llvm::zip(coords, resultShape))
+    linear = linear * extent + coord;
+  SmallVector<int64_t, 4> result(sourceShape.size());
+  for (size_t a = sourceShape.size(); a-- > 0;) {
+    result[a] = linear % sourceShape[a];
+    linear /= sourceShape[a];
+  }
+  return result;
+}
+
+std::optional<SmallVector<int64_t>>
+phobos::tile::getRegisterPermutation(Operation *op, int64_t numWarps) {
+  if (!isa<ConvertLayoutOp, TransposeOp, ReshapeOp>(op))
+    return std::nullopt;
+  auto source = dyn_cast<TileType>(op->getOperand(0).getType());
+  auto result = dyn_cast<TileType>(op->getResult(0).getType());
+  if (numWarps == 0)
+    if (auto kernel = op->getParentOfType<KernelOp>())
+      numWarps = getNumWarps(kernel);
+  if (!source || !result || numWarps == 0)
+    return std::nullopt;
+  auto from = dyn_cast_or_null<DistributedLayoutInterface>(source.getEncoding());
+  auto to = dyn_cast_or_null<DistributedLayoutInterface>(result.getEncoding());
+  if (!from || !to)
+    return std::nullopt;
+  DistributedLayout in = from.distribute(source.getShape());
+  DistributedLayout out = to.distribute(result.getShape());
+  int64_t warps = numWarps;
+  // A register of the result copies one of the source's when, in every
+  // thread, the two hold the same element. The first thread proposes the
+  // candidates; every thread must agree with one of them.
+  SmallVector<int64_t> permutation;
+  for (int64_t reg = 0; reg < out.numRegisters(); ++reg) {
+    SmallVector<int64_t, 4> wanted =
+        sourceCoordinates(op, out.elementOf(0, 0, reg), source.getShape());
+    std::optional<int64_t> found;
+    for (int64_t candidate = 0; candidate < in.numRegisters() && !found;
+         ++candidate) {
+      if (in.elementOf(0, 0, candidate) != wanted)
+        continue;
+      bool everywhere = true;
+      for (int64_t warp = 0; warp < warps && everywhere; ++warp)
+        for (int64_t lane = 0; lane < 32 && everywhere; ++lane)
+          everywhere = in.elementOf(warp, lane, candidate) ==
+                       sourceCoordinates(op, out.elementOf(warp, lane, reg),
+                                         source.getShape());
+      if (everywhere)
+        found = candidate;
+    }
+    if (!found)
+      return std::nullopt;
+    permutation.push_back(*found);
+  }
+  return permutation;
+}
+
 int64_t phobos::tile::getScratchBytes(Operation *op) {
   auto tileBytes = [](Type type) -> int64_t {
     auto tile = cast<TileType>(type);
     return tile.getNumElements() * getElementBytes(tile.getElementType());
   };
   if (isa<ConvertLayoutOp, TransposeOp, ReshapeOp>(op))
-    return tileBytes(op->getOperand(0).getType());
+    return getRegisterPermutation(op) ? 0
+                                      : tileBytes(op->getOperand(0).getType());
   if (auto cumsum = dyn_cast<CumsumOp>(op)) {
     TileType type = cumsum.getType();
     return type.getNumElements() * accumulateBytes(type.getElementType());

@@ -26,14 +26,19 @@ unsigned getNumWarps(KernelOp kernel);
 /// The CTA size the compiler chooses for a kernel without `@launch`
 /// (tile-choose-cta): for a row kernel (every global load, store or atomic
 /// add is of one row), one thread per two 16-byte vectors of its largest
-/// access, a power of two from 128 to 512; otherwise (dots, warp specialization,
-/// blocks of several rows) the fixed default of 256 the layouts are made
-/// for. nullopt when `@launch` gave the size.
-std::optional<int64_t> chooseCtaSize(KernelOp kernel);
+/// access, a power of two from 128 to 512; on sm_90a, a kernel whose
+/// tensor-core dots all have the same M of 64 or 128 rows gets one warp per
+/// 16 of them (one warpgroup per 64: every dot a wgmma); otherwise (other
+/// dots, warp specialization, blocks of several rows) the fixed default of
+/// 256 the layouts are made for. nullopt when `@launch` gave the size.
+/// `chip` empty: the rule without the chip's instructions.
+std::optional<int64_t> chooseCtaSize(KernelOp kernel,
+                                     llvm::StringRef chip = {});
 
-/// The CTA size `kernel` will have: `@launch`'s, else chooseCtaSize's (what
-/// the launch contract says before the pipeline has run).
-int64_t getCompiledCtaSize(KernelOp kernel);
+/// The CTA size `kernel` will have on `chip`: `@launch`'s, else
+/// chooseCtaSize's (what the launch contract says before the pipeline has
+/// run).
+int64_t getCompiledCtaSize(KernelOp kernel, llvm::StringRef chip = {});
 
 /// Bytes one element of `type` takes in memory (i1: 1).
 unsigned getElementBytes(mlir::Type elementType);
@@ -92,8 +97,20 @@ mlir::Attribute sliceToRank(mlir::Attribute layout, unsigned rank);
 /// The tile type with `layout` as its encoding.
 TileType withLayout(TileType type, mlir::Attribute layout);
 
+/// For a convert_layout, transpose or reshape whose every thread already
+/// holds each element of its result in the source: for each result
+/// register, the source register that holds the same element in every
+/// thread of the CTA (so the op is a renaming of registers: no shared
+/// memory, no barrier). nullopt when the layouts are not known yet or some
+/// element comes from another thread (the op goes through scratch).
+/// `numWarps` 0: the CTA of the kernel around `op` (the lowering, whose op
+/// is no longer in one, passes its own).
+std::optional<llvm::SmallVector<int64_t>>
+getRegisterPermutation(mlir::Operation *op, int64_t numWarps = 0);
+
 /// Bytes of shared-memory scratch `op` needs while it runs (0 for none):
-/// layout conversions, transposes, reshapes, reductions and scans.
+/// layout conversions, transposes and reshapes that move elements between
+/// threads, reductions and scans.
 int64_t getScratchBytes(mlir::Operation *op);
 
 /// Bytes of a shared-memory buffer, padding included (for a staged buffer,

@@ -295,8 +295,13 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::phobos::tile::KernelOp"> 
     (an element-wise chain over fills, aranges, scalars and tiles at most
     an eighth of its size, which are converted once where they are
     defined: attention's causal mask in the scores' layout, as Triton's
-    RemoveLayoutConversions rematerialises); otherwise an explicit
-    `phobos.convert_layout` appears.
+    RemoveLayoutConversions rematerialises). A producer reached through a
+    reshape that only adds unit axes takes the slice of the needed layout
+    (attention backward's `reshape(lse[b, r0 :+ BR], 1, BR)` is loaded in
+    the scores' column slice; the reshape then only renames registers).
+    Otherwise an explicit `phobos.convert_layout` appears: where its user
+    is, or once after the operand's definition when the operand is
+    invariant in the loop around its user.
 
     Before: `%t = phobos.load %A[...] : ... -> !phobos.tile<64x16xf32>`
     After:  `%t = phobos.load %A[...] : ... -> !phobos.tile<64x16xf32, #phobos.blocked<...>>`
@@ -599,7 +604,12 @@ def TileChooseCta : Pass<"tile-choose-cta", "::phobos::tile::KernelOp"> {
     row 16 warps, each reduction crossing all of them, and was measurably
     slower (docs/benchmarks.md). A
     `[1, 1024]` f16 row gets 128 threads, a `[1, 4096]` f16 row 256, a
-    `[1, 4096]` f32 row 512. Kernels with
+    `[1, 4096]` f32 row 512. On sm_90a, a kernel whose tensor-core dots
+    all have the same M of 64 or 128 rows (and a K, N that wgmma takes)
+    gets one warp per 16 rows: a warpgroup of 4 warps per 64 rows, so that
+    tile-select-mma makes every dot a wgmma. A 64-row kernel (attention's
+    backward at Triton's block sizes, with `num_warps=4`) at 256 threads
+    could only use mma.sync. Other kernels with
     dots or warp specialization, and blocks of several rows (whose threads
     hold many elements each: an outer product's 128 x 128 f32 spills at 512
     threads), keep the 256 their layouts are made for. `@launch` keeps its
@@ -607,6 +617,10 @@ def TileChooseCta : Pass<"tile-choose-cta", "::phobos::tile::KernelOp"> {
     first, before any pass reads the CTA size; the launch contract made
     before the pipeline asks the same rule (`getCompiledCtaSize`).
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"\"",
+           "The GPU the kernel is compiled for (sm_90a gives wgmma's CTA sizes)">
+  ];
   let statistics = [
     Statistic<"numChosen", "num-chosen", "Kernels given a CTA size">
   ];
