@@ -70,6 +70,7 @@ def attn_bwd_delta(o: ph.tensor[ph.f16][BH, N, D], dout_all: ph.tensor[ph.f16][B
 
 @ph.kernel
 @ph.autotune(D=[64, 128], BC=[64, 128, 32], BR=[64, 32, 128])
+@ph.pipeline
 @ph.tensorcore
 def attn_bwd_dkdv(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
                   v: ph.tensor[ph.f16][BH, N, D], dout_all: ph.tensor[ph.f16][BH, N, D],
@@ -80,7 +81,7 @@ def attn_bwd_dkdv(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D]
     bh: ph.let = ph.ctx.block.y
     kt: ph.let = k[bh, col:+BC, :]
     vt: ph.let = v[bh, col:+BC, :]
-    cols: ph.let = col + ph.arange(BC)
+    cols: ph.let = ph.reshape(col + ph.arange(BC), BC, 1)
     dk_acc: ph.var[ph.tile[ph.f32][BC, D]] = 0.0
     dv_acc: ph.var[ph.tile[ph.f32][BC, D]] = 0.0
     # Causal: the query blocks before this key block do not see it.
@@ -88,20 +89,24 @@ def attn_bwd_dkdv(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D]
     for r0 in range(start, N, BR):
         qt: ph.let = q[bh, r0:+BR, :]
         dout: ph.let = dout_all[bh, r0:+BR, :]
-        rows: ph.let = ph.reshape(r0 + ph.arange(BR), BR, 1)
+        rows: ph.let = r0 + ph.arange(BR)
         keep: ph.let = ph.where(causal, cols <= rows, cols < N) and rows < N
-        p: ph.let = ph.where(keep, ph.exp(scale * ph.dot_t(qt, kt) -
-                                          ph.reshape(lse[bh, r0:+BR], BR, 1)), 0.0)
-        dv_acc += ph.dot(ph.transpose(ph.f16(p)), dout)
-        dp: ph.let = ph.dot_t(dout, vt)
-        ds: ph.let = p * (dp - ph.reshape(delta[bh, r0:+BR], BR, 1))
-        dk_acc += ph.dot(ph.transpose(ph.f16(ds)), qt)
+        # P transposed (keys x queries), as Triton's tutorial computes it:
+        # every product then has this CTA's BC keys as its rows, and none
+        # needs a transposed operand.
+        pt: ph.let = ph.where(keep, ph.exp(scale * ph.dot_t(kt, qt) -
+                                           ph.reshape(lse[bh, r0:+BR], 1, BR)), 0.0)
+        dv_acc += ph.dot(ph.f16(pt), dout)
+        dpt: ph.let = ph.dot_t(vt, dout)
+        dst: ph.let = pt * (dpt - ph.reshape(delta[bh, r0:+BR], 1, BR))
+        dk_acc += ph.dot(ph.f16(dst), qt)
     dk[bh, col:+BC, :] = dk_acc * scale
     dv[bh, col:+BC, :] = dv_acc
 
 
 @ph.kernel
 @ph.autotune(D=[64, 128], BR=[64, 128, 32], BC=[64, 32, 128])
+@ph.pipeline
 @ph.tensorcore
 def attn_bwd_dq(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
                 v: ph.tensor[ph.f16][BH, N, D], dout_all: ph.tensor[ph.f16][BH, N, D],
