@@ -61,16 +61,30 @@ tensorSize(ElementType element, llvm::ArrayRef<int64_t> shape) {
   return std::make_pair(elements, bytes);
 }
 
+/// The parameter that `spec`, given with --`option` as NAME=`form`, names,
+/// which must be a tensor or (`kind`) a scalar one; `name` and `value` are
+/// its two sides. A usage error otherwise.
+const ParamSlot &namedParam(const LaunchContract &contract,
+                            llvm::StringRef option, llvm::StringRef form,
+                            llvm::StringRef spec, ParamSlot::Kind kind,
+                            llvm::StringRef &name, llvm::StringRef &value) {
+  if (!parseBinding(spec, name, value))
+    usage("--" + option + " expects NAME=" + form + ", got '" + spec + "'");
+  const ParamSlot *slot = contract.findParam(name);
+  if (!slot || slot->kind != kind)
+    usage("--" + option + ": '" + name + "' is not a " +
+          (kind == ParamSlot::Kind::Tensor ? "tensor" : "scalar") +
+          " parameter");
+  return *slot;
+}
+
 /// --input: tensors read from .npy files; their shapes bind dims.
 std::map<std::string, HostTensor> readInputs(const LaunchContract &contract) {
   std::map<std::string, HostTensor> inputs;
   for (const std::string &spec : inputSpecs) {
     llvm::StringRef name, path;
-    if (!parseBinding(spec, name, path))
-      usage("--input expects NAME=FILE.npy, got '" + spec + "'");
-    const ParamSlot *slot = contract.findParam(name);
-    if (!slot || slot->kind != ParamSlot::Kind::Tensor)
-      usage("--input: '" + name + "' is not a tensor parameter");
+    const ParamSlot *slot = &namedParam(contract, "input", "FILE.npy", spec,
+                                        ParamSlot::Kind::Tensor, name, path);
     if (inputs.count(name.str()))
       usage("--input " + name + " is given twice");
     uint64_t fileBytes = 0;
@@ -102,11 +116,8 @@ llvm::StringMap<std::string> readOutputs(const LaunchContract &contract) {
   llvm::StringMap<std::string> outputs;
   for (const std::string &spec : outputSpecs) {
     llvm::StringRef name, path;
-    if (!parseBinding(spec, name, path))
-      usage("--output expects NAME=FILE.npy, got '" + spec + "'");
-    const ParamSlot *slot = contract.findParam(name);
-    if (!slot || slot->kind != ParamSlot::Kind::Tensor)
-      usage("--output: '" + name + "' is not a tensor parameter");
+    namedParam(contract, "output", "FILE.npy", spec, ParamSlot::Kind::Tensor,
+               name, path);
     if (!outputs.try_emplace(name, path.str()).second)
       usage("--output " + name + " is given twice");
   }
@@ -191,10 +202,8 @@ llvm::StringMap<std::string> readInits(const LaunchContract &contract) {
   llvm::StringMap<std::string> inits = measure.inits();
   for (const std::string &spec : measure.initSpecs) {
     llvm::StringRef name, how;
-    parseBinding(spec, name, how);
-    const ParamSlot *slot = contract.findParam(name);
-    if (!slot || slot->kind != ParamSlot::Kind::Tensor)
-      usage("--init: '" + name + "' is not a tensor parameter");
+    namedParam(contract, "init", "random|uniform:LO:HI|iota|V", spec,
+               ParamSlot::Kind::Tensor, name, how);
   }
   return inits;
 }
@@ -210,11 +219,8 @@ GivenScalars readScalars(const LaunchContract &contract) {
   GivenScalars scalars;
   for (const std::string &spec : kernelOptions.scalarSpecs) {
     llvm::StringRef name, text;
-    if (!parseBinding(spec, name, text))
-      usage("--scalar expects NAME=V, got '" + spec + "'");
-    const ParamSlot *slot = contract.findParam(name);
-    if (!slot || slot->kind != ParamSlot::Kind::Scalar)
-      usage("--scalar: '" + name + "' is not a scalar parameter");
+    const ParamSlot *slot = &namedParam(contract, "scalar", "V", spec,
+                                        ParamSlot::Kind::Scalar, name, text);
     if (scalars.values.count(name))
       usage("--scalar " + name + " is given twice");
     double value;
