@@ -506,7 +506,7 @@ int convert(const std::string &source, const std::string &target) {
 } // namespace
 
 /// Seconds on a clock every process of the machine shares.
-double monotonicSeconds() {
+static double monotonicSeconds() {
   struct timespec now;
   ::clock_gettime(CLOCK_MONOTONIC, &now);
   return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
@@ -516,7 +516,7 @@ double monotonicSeconds() {
 /// pods' own write path (TensorFile::writeRegion with --store-writes), as a
 /// job's pods store their output super-tiles: the storage's roofline for
 /// the cluster's outputs. The file must not exist; it is removed after.
-int writeRate(const std::string &uri) {
+static int writeRate(const std::string &uri) {
   std::optional<std::pair<ElementType, std::vector<int64_t>>> layout =
       expectedLayout();
   if (!layout)
