@@ -23,6 +23,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 using namespace phobos;
 using namespace phobos::cluster::runtime;
@@ -429,6 +430,51 @@ TEST_F(EngineTest, RunsASegmentToTheEnd) {
   EXPECT_EQ(last.stats().stored_bytes(), 128);
   EXPECT_EQ(last.stats().computes(), 2);
   EXPECT_EQ(last.stats().resident_bytes(), 0);
+}
+
+// Every retired instruction carries when it ran (the summary's measured
+// timeline): a start and an end since the job started on the pod, the end
+// not before the start, and each start not before its dependencies' ends.
+TEST_F(EngineTest, RetiredInstructionsCarryWhenTheyRan) {
+  storage::TensorInfo info;
+  info.shape = {4, 8};
+  std::vector<float> a(32, 1.0f);
+  absl::StatusOr<storage::TensorFile> input =
+      storage::TensorFile::create(directory + "/a.tensor", info);
+  ASSERT_TRUE(input.ok());
+  ASSERT_TRUE(input->writeBytes(0, 128, a.data()).ok());
+  ASSERT_TRUE(storage::TensorFile::create(directory + "/c.partial", info).ok());
+
+  Doubler backend;
+  Credentials credentials;
+  credentials.insecure = true;
+  bool failed = false;
+  wire::StartJob spec = job(directory + "/a.tensor");
+  JobRun run(backend, credentials, spec, EngineOptions(),
+             [&](const wire::JobFailure &) { failed = true; });
+  ASSERT_TRUE(run.start().ok());
+  std::map<uint64_t, std::pair<int64_t, int64_t>> times;
+  absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (times.size() < 14 && absl::Now() < deadline && !failed) {
+    wire::Heartbeat heartbeat;
+    run.takeReport(heartbeat);
+    for (const wire::Retired &done : heartbeat.retired()) {
+      ASSERT_TRUE(done.has_start_ns() && done.has_end_ns())
+          << "instruction " << done.instruction();
+      times[done.instruction()] = {done.start_ns(), done.end_ns()};
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_FALSE(failed);
+  ASSERT_EQ(times.size(), 14u);
+  for (const wire::Instruction &instruction : spec.segment().instructions()) {
+    auto [start, end] = times.at(instruction.id());
+    EXPECT_GE(start, 0) << "instruction " << instruction.id();
+    EXPECT_LE(start, end) << "instruction " << instruction.id();
+    for (uint64_t dep : instruction.deps())
+      EXPECT_GE(start, times.at(dep).second)
+          << "instruction " << instruction.id() << " after " << dep;
+  }
 }
 
 TEST_F(EngineTest, AFailedLoadEndsTheJobNamingTheFile) {
