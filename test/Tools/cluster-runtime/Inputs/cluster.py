@@ -1043,7 +1043,11 @@ def case_status_cancel(cluster):
                             "no output was written" in l for l in lines),
           "the waiting scheduler stops, saying who cancelled it")
 
-    pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "300")
+    # Slow enough units that the --cancel, a second phobos-sched started
+    # after the --status on a loaded machine (each takes up to a second to
+    # start there), still finds the job running: at 300 ms a unit, the job
+    # once ended between the two.
+    pods, addresses = start_pods(cluster, 2, "--test-compute-delay-ms", "800")
     sched = cluster.scheduler(job["job"], addresses, "--cluster", job["cluster"])
     asked = []
 
