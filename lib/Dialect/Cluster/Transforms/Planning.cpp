@@ -3,13 +3,8 @@
 // Binds dims and @cluster sizes, unrolls the units of work, places each on
 // the node that owns its output super-tile, and writes every node's
 // instructions with their dependencies and frees after last use; the cost
-// model plans every combination of @cluster sizes and ranks them.
-//
-// Why this file is long: the Planner is one computation in steps that share
-// its state (split the tensors, enumerate the units, select, place, generate
-// each node's instructions, cost them, emit), and the cost model ranks the
-// combinations of @cluster sizes by running those same steps; the leaf FLOP
-// count and grid before it are what the cost step asks of a leaf.
+// model plans every combination of @cluster sizes and ranks them. A leaf's
+// FLOPs are LeafFlops.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,130 +75,8 @@ std::string phobos::cluster::parseNameValues(ArrayRef<std::string> items,
 }
 
 //===----------------------------------------------------------------------===//
-// Leaf FLOPs
+// Leaf grids
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// Counts a leaf's floating-point work with its tensor shapes bound.
-class FlopCounter {
-public:
-  FlopCounter(tile::KernelOp leaf, ArrayRef<SmallVector<int64_t>> shapes)
-      : leaf(leaf) {
-    unsigned next = 0;
-    for (auto [index, type] : llvm::enumerate(leaf.getArgumentTypes()))
-      if (isa<tile::GlobalTensorType>(type) && next < shapes.size())
-        tensorShapes[index] = shapes[next++];
-  }
-
-  double count(Block &block) {
-    double total = 0;
-    for (Operation &op : block)
-      total += count(op);
-    return total;
-  }
-
-private:
-  std::optional<int64_t> evaluate(Value value, unsigned depth = 0) {
-    if (depth > 16)
-      return std::nullopt;
-    if (auto constant = value.getDefiningOp<arith::ConstantOp>())
-      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
-        return integer.getInt();
-    if (auto dim = value.getDefiningOp<tile::DimOp>()) {
-      auto arg = dyn_cast<BlockArgument>(dim.getTensor());
-      if (!arg)
-        return std::nullopt;
-      auto it = tensorShapes.find(arg.getArgNumber());
-      if (it == tensorShapes.end() || dim.getIndex() >= it->second.size())
-        return std::nullopt;
-      return it->second[dim.getIndex()];
-    }
-    Operation *def = value.getDefiningOp();
-    if (def && isa<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(def))
-      return evaluate(def->getOperand(0), depth + 1);
-    if (def && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp,
-                   arith::DivSIOp>(def)) {
-      std::optional<int64_t> lhs = evaluate(def->getOperand(0), depth + 1);
-      std::optional<int64_t> rhs = evaluate(def->getOperand(1), depth + 1);
-      if (!lhs || !rhs)
-        return std::nullopt;
-      if (isa<arith::AddIOp>(def))
-        return *lhs + *rhs;
-      if (isa<arith::SubIOp>(def))
-        return *lhs - *rhs;
-      if (isa<arith::MulIOp>(def))
-        return *lhs * *rhs;
-      return *rhs ? std::optional<int64_t>(*lhs / *rhs) : std::nullopt;
-    }
-    return std::nullopt;
-  }
-
-  static double elements(Type type) {
-    auto tileType = dyn_cast<tile::TileType>(type);
-    if (!tileType)
-      return 0;
-    double count = 1;
-    for (int64_t extent : tileType.getShape())
-      count *= static_cast<double>(extent);
-    return count;
-  }
-
-  double count(Operation &op) {
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      std::optional<int64_t> lb = evaluate(loop.getLowerBound());
-      std::optional<int64_t> ub = evaluate(loop.getUpperBound());
-      std::optional<int64_t> step = evaluate(loop.getStep());
-      double trips = 1;
-      if (lb && ub && step && *step > 0)
-        trips = *ub > *lb ? static_cast<double>((*ub - *lb + *step - 1) / *step)
-                          : 0;
-      return trips * count(*loop.getBody());
-    }
-    if (auto branch = dyn_cast<scf::IfOp>(op)) {
-      double thenFlops = count(branch.getThenRegion().front());
-      double elseFlops = branch.getElseRegion().empty()
-                             ? 0
-                             : count(branch.getElseRegion().front());
-      return std::max(thenFlops, elseFlops);
-    }
-    if (op.getNumRegions()) {
-      double total = 0;
-      for (Region &region : op.getRegions())
-        for (Block &block : region)
-          total += count(block);
-      return total;
-    }
-    if (auto dot = dyn_cast<tile::DotOp>(op)) {
-      auto a = cast<tile::TileType>(dot.getA().getType());
-      double k = static_cast<double>(a.getShape().back());
-      return 2 * elements(dot.getType()) * k;
-    }
-    if (isa<tile::ReduceOp, tile::CumsumOp>(op))
-      return elements(op.getOperand(0).getType());
-    // acc + dot(a, b) folds into the dot's accumulator on the GPU.
-    if (auto add = dyn_cast<tile::AddOp>(op))
-      for (Value operand : add->getOperands())
-        if (operand.getDefiningOp<tile::DotOp>() && operand.hasOneUse())
-          return 0;
-    if (isa<tile::AddOp, tile::SubOp, tile::MulOp, tile::DivOp, tile::RemOp,
-            tile::MaxOp, tile::MinOp, tile::NegOp, tile::AbsOp, tile::ExpOp,
-            tile::LogOp, tile::SqrtOp, tile::RsqrtOp, tile::CmpOp,
-            tile::SelectOp>(op))
-      return elements(op.getResult(0).getType());
-    return 0;
-  }
-
-  tile::KernelOp leaf;
-  llvm::DenseMap<unsigned, SmallVector<int64_t>> tensorShapes;
-};
-} // namespace
-
-double phobos::cluster::estimateLeafFlops(tile::KernelOp leaf,
-                                          ArrayRef<SmallVector<int64_t>> shapes,
-                                          int64_t ctas) {
-  FlopCounter counter(leaf, shapes);
-  return static_cast<double>(ctas) * counter.count(leaf.getBody().front());
-}
 
 /// The first @autotune value of `name` in the leaf's variant.
 static std::optional<int64_t> leafValue(tile::KernelOp leaf, StringRef name) {
