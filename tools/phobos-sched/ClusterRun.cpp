@@ -1851,7 +1851,10 @@ void Run::writeSummaryJson(const std::string &outcome) {
     json::Object object{{"node", static_cast<int64_t>(i)},
                         {"address", node.address},
                         {"device", node.join.device()},
-                        {"state", node.state == NodeState::Running &&
+                        // A job that did not finish says which nodes were
+                        // still at work; a finished one, as its table.
+                        {"state", outcome != "done" &&
+                                          node.state == NodeState::Running &&
                                           node.retired < node.instructions
                                       ? std::string("running")
                                       : stateName(node)},
