@@ -120,6 +120,32 @@ def from_cluster(cluster: dict[str, Any], date: str) -> list[dict[str, Any]]:
     return rows
 
 
+def from_storage(rows: list[dict[str, Any]], machine: str, date: str) -> list[dict[str, Any]]:
+    """bench/storage_roofline.py --json's rows: the writers' rate (the
+    roofline) and the cluster matmul's store rate with its compute removed,
+    whose ratio is its rate over one writer's of the same method in the same
+    place (a rate: above 1 would be faster than the writer)."""
+    result = []
+    for row in rows:
+        method = "write" if "(write)" in row["what"] or "(pwrite)" in row["what"] else "map"
+        one = next((r for r in rows if r["dir"] == row["dir"] and r["what"] == f"1 writer ({method})"),
+                   None)
+        job = row.get("job")
+        where = "tmpfs (/dev/shm)" if row["dir"] == "/dev/shm" else "disk (ext4)"
+        result.append({
+            "group": "storage roofline", "name": row["what"], "case": f"{row['what']}: {where}",
+            "variant": "", "unit": "GB/s", "phobos": round(row["gbps"], 3),
+            "peer": f"1 writer ({method})" if job and one else None,
+            "peer_value": round(one["gbps"], 3) if job and one else None,
+            "ratio": round(row["gbps"] / one["gbps"], 3) if job and one and one["gbps"] else None,
+            "note": (f"job {job['seconds']:.3f} s, {job['pods']} pod(s)" if job else
+                     (f"{row['gbps_fsync']} GB/s with the fsync" if row.get("gbps_fsync") else None)),
+            "card": machine, "date": date,
+            "command": "python3 bench/storage_roofline.py --repeat 3",
+        })
+    return result
+
+
 def geomean(values: list[float]) -> float:
     return math.exp(sum(map(math.log, values)) / len(values))
 
@@ -318,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     update.add_argument("--tutorials", type=Path, help="the folder of the tutorials' t0*.json")
     update.add_argument("--launch", type=Path, help="bench/python_gpu.py --json's file")
     update.add_argument("--cluster", type=Path, help="bench/cluster_gpu.py's cluster_gpu.json")
+    update.add_argument("--storage", type=Path, help="bench/storage_roofline.py --json's file")
+    update.add_argument("--machine", help="the machine of --storage (its JSON does not name it)")
     update.add_argument("--card", help="the card of --launch (its JSON does not name it)")
     update.add_argument("--date", default=datetime.date.today().isoformat(),
                         help="the date of --launch and --cluster (default: today)")
@@ -337,6 +365,11 @@ def main(argv: list[str] | None = None) -> int:
             new += from_launch(json.loads(args.launch.read_text()), args.card, args.date)
         if args.cluster:
             new += from_cluster(json.loads(args.cluster.read_text()), args.date)
+        if args.storage:
+            if not args.machine:
+                parser.error("--storage needs --machine: bench/storage_roofline.py's JSON names "
+                             "no machine")
+            new += from_storage(json.loads(args.storage.read_text()), args.machine, args.date)
         data["rows"] = merge(data["rows"], new, row_key)
         if args.tutorials:
             data["tutorials"] = merge(data.get("tutorials", []),
