@@ -41,6 +41,7 @@
 #include "Phobos/Support/Environment.h"
 #include "Phobos/Support/Files.h"
 #include "Phobos/Target/PassPipeline.h"
+#include "Phobos/Tools/KernelOptions.h"
 
 #include "ClusterRun.h"
 #include "JobClient.h"
@@ -87,18 +88,17 @@ static cl::opt<std::string> planJob("plan",
                                     cl::desc("Plan this job and print the "
                                              "plan; run nothing"),
                                     cl::value_desc("JOB"), cl::cat(category));
-static cl::opt<int64_t> nodes("nodes", cl::desc("Number of nodes"),
-                              cl::init(1), cl::cat(category));
-static cl::opt<int64_t> vram("vram",
-                             cl::desc("Memory of one node in bytes (default: "
-                                      "no limit)"),
-                             cl::value_desc("BYTES"), cl::init(0),
-                             cl::cat(category));
-static cl::opt<std::string>
-    clusterSizes("cluster",
-                 cl::desc("@cluster sizes: NAME=V,... (the rest take their "
-                          "first value, or are searched with --autotune)"),
-                 cl::value_desc("NAME=V,..."), cl::cat(category));
+static tools::ClusterPlanOptions::Help clusterPlanHelp() {
+  tools::ClusterPlanOptions::Help help;
+  help.nodes = "--plan: the nodes to plan for (a run has one per pod)";
+  help.cluster = "@cluster sizes: NAME=V,... (the rest take their first "
+                 "value, or are searched with --autotune)";
+  return help;
+}
+static tools::ClusterPlanOptions clusterPlan("phobos-sched", category,
+                                             clusterPlanHelp());
+/// clusterPlan, checked before the job is read.
+static tools::ClusterPlanOptions::Values planValues;
 static cl::opt<std::string>
     variantSpec("variant",
                 cl::desc("@autotune values of the leaves: NAME=V,... (the "
@@ -114,11 +114,6 @@ static cl::opt<double> nodeTflops("node-tflops",
 static cl::opt<double> linkGbps("link-gbps",
                                 cl::desc("Cost model: a node's link, GB/s"),
                                 cl::init(25.0), cl::cat(category));
-static cl::opt<std::string>
-    ingest("ingest",
-           cl::desc("fetch: each input super-tile is loaded once and fetched "
-                    "by the other nodes; direct: every node loads its own"),
-           cl::init("fetch"), cl::cat(category));
 static cl::opt<bool> json("json", cl::desc("Print the plan as JSON"),
                           cl::cat(category));
 static cl::opt<std::string> ptxDir("ptx-dir",
@@ -391,28 +386,17 @@ static bool loadJob(const std::string &path, MLIRContext &context,
 }
 
 /// The options every plan of this invocation shares.
-static bool basePlanOptions(const LoadedJob &loaded,
+static void basePlanOptions(const LoadedJob &loaded,
                             cluster::PlanOptions &options) {
   options.dims = loaded.dims;
-  std::vector<std::string> sizes;
-  llvm::SmallVector<StringRef> items;
-  StringRef(clusterSizes).split(items, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef item : items)
-    sizes.push_back(item.str());
-  std::string problem =
-      cluster::parseNameValues(sizes, options.cluster, "--cluster");
-  if (!problem.empty()) {
-    fail(problem);
-    return false;
-  }
-  options.nodes = nodes;
-  options.vramBytes = vram;
+  options.cluster = planValues.sizes;
+  options.nodes = planValues.nodes;
+  options.vramBytes = planValues.vramBytes;
   options.autotune = autotune;
   options.nodeTflops = nodeTflops;
   options.linkGbps = linkGbps;
-  options.ingest =
-      ingest == "direct" ? cluster::Ingest::Direct : cluster::Ingest::Fetch;
-  return true;
+  options.ingest = planValues.directIngest ? cluster::Ingest::Direct
+                                           : cluster::Ingest::Fetch;
 }
 
 namespace {
@@ -471,8 +455,7 @@ static void printCostModel(llvm::ArrayRef<cluster::Candidate> ranking,
 /// --plan: print the plan (or its JSON) and compile the leaves.
 static int printPlanOf(LoadedJob &loaded) {
   cluster::PlanOptions options;
-  if (!basePlanOptions(loaded, options))
-    return 1;
+  basePlanOptions(loaded, options);
   cluster::ProgramOp program = loaded.program;
   std::vector<cluster::Candidate> ranking;
   if (failed(cluster::planProgram(program, options, &ranking)))
@@ -616,8 +599,7 @@ public:
   plan(const std::vector<runtime::PodInfo> &pods,
        const runtime::ResumePoint *resume) override {
     cluster::PlanOptions options;
-    if (!basePlanOptions(loaded, options))
-      return absl::InvalidArgumentError("bad planning options");
+    basePlanOptions(loaded, options);
     options.nodes = static_cast<int64_t>(pods.size());
     if (resume) {
       // The sizes the earlier run chose (the job key covers --cluster), so
@@ -927,7 +909,7 @@ static std::string jobKey(const LoadedJob &loaded,
   add("job", loaded.jobSources.getMemoryBuffer(loaded.jobSources.getMainFileID())
                  ->getBuffer());
   add("source", loaded.sourceText());
-  add("cluster", clusterSizes);
+  add("cluster", clusterPlan.clusterSizes);
   add("variant", variantSpec);
   for (const runtime::StorageTensor &tensor : tensors) {
     std::string identity = tensor.name + " " + tensor.path;
@@ -1084,8 +1066,7 @@ static int runOnPods(LoadedJob &loaded) {
     OwningOpRef<ModuleOp> trial(loaded.module->clone());
     cluster::ProgramOp program = *trial->getOps<cluster::ProgramOp>().begin();
     cluster::PlanOptions options;
-    if (!basePlanOptions(loaded, options))
-      return 1;
+    basePlanOptions(loaded, options);
     options.nodes = static_cast<int64_t>(podCount);
     ScopedDiagnosticHandler errorsOnly(program->getContext(), [](Diagnostic &d) {
       return success(d.getSeverity() != DiagnosticSeverity::Error);
@@ -1135,8 +1116,9 @@ int main(int argc, char **argv) {
                 "only plan it)");
   if (!podList.empty() && !hostfile.empty())
     return fail("give the pods once: --pods ADDR,... or --hostfile FILE");
-  if (ingest != "fetch" && ingest != "direct")
-    return fail("--ingest: expected fetch or direct, got '" + ingest + "'");
+  planValues = clusterPlan.parse();
+  if (planJob.empty() && clusterPlan.nodes.getNumOccurrences())
+    return fail("--nodes is an option of --plan: a run has one node per pod");
 
   DialectRegistry registry;
   registerAllDialects(registry);

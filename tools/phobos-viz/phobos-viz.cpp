@@ -22,7 +22,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Phobos/Dialect/Cluster/Transforms/Planning.h"
 #include "Phobos/Frontend/SpanMap.h"
 #include "Phobos/InitAllDialects.h"
 #include "Phobos/Support/Files.h"
@@ -101,26 +100,19 @@ static cl::opt<std::string> clusterJobFile(
     cl::desc("The cluster panel: plan this job (its source is this kernel's "
              "file) as phobos-sched --plan JOB does"),
     cl::value_desc("JOB"), cl::cat(category));
-static cl::opt<int64_t> clusterNodes("nodes",
-                                     cl::desc("--cluster-job: the nodes to "
-                                              "plan for"),
-                                     cl::init(1), cl::cat(category));
-static cl::opt<int64_t> clusterVram("vram",
-                                    cl::desc("--cluster-job: a node's memory "
-                                             "in bytes (default: no limit)"),
-                                    cl::value_desc("BYTES"), cl::init(0),
-                                    cl::cat(category));
-static cl::opt<std::string>
-    clusterSizes("cluster",
-                 cl::desc("--cluster-job: @cluster sizes, NAME=V,... (the "
-                          "rest take their first value)"),
-                 cl::value_desc("NAME=V,..."), cl::cat(category));
-static cl::opt<std::string>
-    clusterIngest("ingest",
-                  cl::desc("--cluster-job: fetch (each input super-tile "
-                           "loaded once, fetched by the other nodes) or "
-                           "direct (every node loads its own)"),
-                  cl::init("fetch"), cl::cat(category));
+static tools::ClusterPlanOptions::Help clusterPlanHelp() {
+  tools::ClusterPlanOptions::Help help;
+  help.nodes = "--cluster-job: the nodes to plan for";
+  help.vram = "--cluster-job: a node's memory in bytes (default: no limit)";
+  help.cluster = "--cluster-job: @cluster sizes, NAME=V,... (the rest take "
+                 "their first value)";
+  help.ingest = "--cluster-job: fetch (each input super-tile loaded once, "
+                "fetched by the other nodes) or direct (every node loads its "
+                "own)";
+  return help;
+}
+static tools::ClusterPlanOptions clusterPlan("phobos-viz", category,
+                                             clusterPlanHelp());
 static cl::opt<uint64_t> maxGridSteps(
     "max-grid-steps",
     cl::desc("Interpreter steps (about 100 ns each) the run of the whole "
@@ -196,32 +188,14 @@ int main(int argc, char **argv) {
   if (!clusterJobFile.empty() && !clusterPlanFile.empty())
     usage("--cluster-job plans the job, --cluster-plan reads a plan: give "
           "one");
-  for (const cl::Option *option :
-       std::initializer_list<const cl::Option *>{&clusterNodes, &clusterVram,
-                                                 &clusterSizes,
-                                                 &clusterIngest})
-    if (option->getNumOccurrences() && clusterJobFile.empty())
-      usage("--" + option->ArgStr + " is an option of --cluster-job");
-  if (clusterNodes < 1)
-    usage("--nodes must be at least 1");
-  if (clusterVram < 0)
-    usage("--vram must be at least 0");
-  if (clusterIngest != "fetch" && clusterIngest != "direct")
-    usage("--ingest expects fetch or direct, got '" + clusterIngest + "'");
-  options.clusterJob.nodes = clusterNodes;
-  options.clusterJob.vramBytes = clusterVram;
-  options.clusterJob.directIngest = clusterIngest == "direct";
-  {
-    std::vector<std::string> sizes;
-    llvm::SmallVector<llvm::StringRef> items;
-    llvm::StringRef(clusterSizes).split(items, ',', -1, /*KeepEmpty=*/false);
-    for (llvm::StringRef item : items)
-      sizes.push_back(item.str());
-    std::string problem = cluster::parseNameValues(
-        sizes, options.clusterJob.sizes, "--cluster");
-    if (!problem.empty())
-      usage(problem);
-  }
+  if (const cl::Option *option = clusterPlan.firstGiven();
+      option && clusterJobFile.empty())
+    usage("--" + option->ArgStr + " is an option of --cluster-job");
+  tools::ClusterPlanOptions::Values plan = clusterPlan.parse();
+  options.clusterJob.nodes = plan.nodes;
+  options.clusterJob.vramBytes = plan.vramBytes;
+  options.clusterJob.directIngest = plan.directIngest;
+  options.clusterJob.sizes = std::move(plan.sizes);
   for (auto [file, text, name, option] :
        {std::tuple{&clusterPlanFile, &options.clusterPlanText,
                    &options.clusterPlanFile, "--cluster-plan"},

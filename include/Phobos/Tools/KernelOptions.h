@@ -3,7 +3,8 @@
 // phobos-run, phobos-tune and phobos-viz each take a kernel source and a
 // problem to run it on (dims, scalars, a grid, a chip, a span map, the
 // kernel cache); phobos-run and phobos-viz take a variant, phobos-run and
-// phobos-tune fill, check and time inputs. Each of those options is declared
+// phobos-tune fill, check and time inputs; phobos-sched and phobos-viz
+// (--cluster-job) plan a cluster job. Each of those options is declared
 // here once, with its value form, its parsing and its errors; a tool gives
 // the help text where the option means more for it, so that every tool's
 // --help still says what the option does there.
@@ -155,6 +156,53 @@ public:
   /// --init NAME=HOW, each tensor named once; what HOW means is checked
   /// where the tensor is filled.
   llvm::StringMap<std::string> inits() const;
+
+private:
+  std::string tool;
+};
+
+/// How a cluster job is planned: phobos-sched (--plan, and a run on pods)
+/// and phobos-viz (--cluster-job) plan the same way, so they take the same
+/// options with the same checks and messages.
+class ClusterPlanOptions {
+public:
+  struct Help {
+    const char *nodes = "The nodes to plan for";
+    const char *vram = "A node's memory in bytes (default: no limit)";
+    const char *cluster = "@cluster sizes: NAME=V,... (the rest take their "
+                          "first value)";
+    const char *ingest = "fetch: each input super-tile is loaded once and "
+                         "fetched by the other nodes; direct: every node "
+                         "loads its own";
+  };
+
+  ClusterPlanOptions(llvm::StringRef tool, llvm::cl::OptionCategory &category,
+                     const Help &help);
+
+  llvm::cl::opt<int64_t> nodes;
+  llvm::cl::opt<int64_t> vram;
+  llvm::cl::opt<std::string> clusterSizes;
+  llvm::cl::opt<std::string> ingest;
+
+  struct Values {
+    int64_t nodes = 1;
+    /// 0: no limit.
+    int64_t vramBytes = 0;
+    /// The @cluster sizes given; the others take their first value.
+    llvm::StringMap<int64_t> sizes;
+    /// Every node loads its own input super-tiles rather than fetching them
+    /// from the node that loaded them.
+    bool directIngest = false;
+  };
+
+  /// The options, checked: --nodes at least 1, --vram at least 0, --cluster
+  /// as NAME=V,... of positive values each named once, --ingest fetch or
+  /// direct. A usage error otherwise.
+  Values parse() const;
+
+  /// The first of these options the command line gives; nullptr when none.
+  /// For a tool where they belong to one of its modes.
+  const llvm::cl::Option *firstGiven() const;
 
 private:
   std::string tool;

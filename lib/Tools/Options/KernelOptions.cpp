@@ -6,6 +6,7 @@
 
 #include "Phobos/Tools/KernelOptions.h"
 
+#include "Phobos/Dialect/Cluster/Transforms/Planning.h"
 #include "Phobos/Frontend/MLIRGen.h"
 #include "Phobos/Runtime/KernelCache.h"
 #include "Phobos/Support/Chips.h"
@@ -16,6 +17,8 @@
 
 #include <climits>
 #include <cstdlib>
+#include <initializer_list>
+#include <vector>
 
 namespace cl = llvm::cl;
 
@@ -191,6 +194,54 @@ llvm::StringMap<std::string> MeasureOptions::inits() const {
       exitWithUsage(tool, "--init " + name + " is given twice");
   }
   return inits;
+}
+
+ClusterPlanOptions::ClusterPlanOptions(llvm::StringRef tool,
+                                       cl::OptionCategory &category,
+                                       const Help &help)
+    : nodes("nodes", cl::desc(help.nodes), cl::value_desc("N"), cl::init(1),
+            cl::cat(category)),
+      vram("vram", cl::desc(help.vram), cl::value_desc("BYTES"), cl::init(0),
+           cl::cat(category)),
+      clusterSizes("cluster", cl::desc(help.cluster),
+                   cl::value_desc("NAME=V,..."), cl::cat(category)),
+      ingest("ingest", cl::desc(help.ingest), cl::value_desc("fetch|direct"),
+             cl::init("fetch"), cl::cat(category)),
+      tool(tool.str()) {}
+
+ClusterPlanOptions::Values ClusterPlanOptions::parse() const {
+  if (nodes < 1)
+    exitWithUsage(tool, "--nodes must be at least 1, got " +
+                            llvm::Twine(nodes.getValue()));
+  if (vram < 0)
+    exitWithUsage(tool, "--vram must be at least 0, got " +
+                            llvm::Twine(vram.getValue()));
+  if (ingest != "fetch" && ingest != "direct")
+    exitWithUsage(tool, "--ingest expects fetch or direct, got '" +
+                            ingest.getValue() + "'");
+  Values values;
+  values.nodes = nodes;
+  values.vramBytes = vram;
+  values.directIngest = ingest == "direct";
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(clusterSizes).split(items, ',', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> sizes;
+  for (llvm::StringRef item : items)
+    sizes.push_back(item.str());
+  std::string problem =
+      cluster::parseNameValues(sizes, values.sizes, "--cluster");
+  if (!problem.empty())
+    exitWithUsage(tool, problem);
+  return values;
+}
+
+const cl::Option *ClusterPlanOptions::firstGiven() const {
+  for (const cl::Option *option :
+       std::initializer_list<const cl::Option *>{&nodes, &vram, &clusterSizes,
+                                                 &ingest})
+    if (option->getNumOccurrences())
+      return option;
+  return nullptr;
 }
 
 } // namespace phobos::tools
