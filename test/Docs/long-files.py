@@ -1,10 +1,15 @@
 """Checks the rule of docs/architecture.md ("Long files"): a source file of
 more than 1,000 lines says why in its header, in a line that starts with
-"Why this file is long:" (C++: in the comment lines that open the file;
-Python: in the module docstring or the comment lines that open the module).
+"Why this file is long:" (C++, TableGen and JavaScript: in the // comment
+lines that open the file; Python: in the module docstring or the comment
+lines that open the module; CSS, and JavaScript that opens with one: in the
+opening /* */ comment; HTML: in the opening <!-- --> comment, after a
+<!DOCTYPE> line if there is one).
 
 Sources: C++ (.cpp, .h, .c) under lib/, include/, tools/ and unittests/;
-Python under python/phobos/, bench/ and scripts/.
+TableGen (.td) under include/ and lib/; the visualizer's page and any other
+web file (.js, .css, .html) under lib/, tools/ and python/phobos/; Python
+under python/phobos/, bench/ and scripts/.
 
 Usage: python3 long-files.py SOURCE_ROOT
 """
@@ -18,13 +23,36 @@ from pathlib import Path
 MAX_LINES = 1000
 MARKER = "Why this file is long:"
 CPP = ({"lib", "include", "tools", "unittests"}, {".cpp", ".h", ".c"})
+TABLEGEN = ({"include", "lib"}, {".td"})
+WEB = ({"lib", "tools", "python/phobos"}, {".js", ".css", ".html"})
 PYTHON = ({"python/phobos", "bench", "scripts"}, {".py"})
+
+# The block comment each language may open with.
+BLOCK = {".css": ("/*", "*/"), ".js": ("/*", "*/"), ".html": ("<!--", "-->")}
+
+
+def block_header(path: Path, text: str) -> list[str]:
+    """The lines of the block comment that opens the file (after blank
+    lines and, in HTML, a <!DOCTYPE> line); empty when it opens otherwise."""
+    opener, closer = BLOCK[path.suffix]
+    rest = text.lstrip()
+    if path.suffix == ".html" and rest.lower().startswith("<!doctype"):
+        rest = rest.split("\n", 1)[1].lstrip() if "\n" in rest else ""
+    if not rest.startswith(opener):
+        return []
+    body = rest[len(opener):].split(closer, 1)[0]
+    return [line.strip().lstrip("*").strip() for line in body.splitlines()]
 
 
 def header(path: Path, text: str) -> str:
-    """The file's opening comment (C++ // lines, Python # lines) and, for
-    Python, its module docstring."""
-    comment = "//" if path.suffix != ".py" else "#"
+    """The file's opening comment (// lines, Python # lines, or a block
+    comment where the language has one) and, for Python, its module
+    docstring."""
+    if path.suffix in BLOCK:
+        lines = block_header(path, text)
+        if lines or path.suffix != ".js":
+            return "\n".join(lines)
+    comment = "#" if path.suffix == ".py" else "//"
     lines = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -40,7 +68,7 @@ def header(path: Path, text: str) -> str:
 
 
 def sources(root: Path):
-    for folders, suffixes in (CPP, PYTHON):
+    for folders, suffixes in (CPP, TABLEGEN, WEB, PYTHON):
         for folder in sorted(folders):
             base = root / folder
             if base.is_dir():

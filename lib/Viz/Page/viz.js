@@ -2,6 +2,13 @@
 // <script id="phobos-viz-data"> element (its form: include/Phobos/Viz/
 // Visualization.h). No library and no network. window.phobosViz exposes
 // the few calls the browser test makes (test/Tools/phobos-viz).
+//
+// Why this file is long: it is the page's one script, which Page.cpp puts
+// inline at the page's script marker (no modules: the page loads nothing);
+// it is one section per panel (code, passes, layouts, shared memory,
+// traffic, grid writes, autotuning, cluster), each a set of functions over
+// the page's data that shares only the helpers at the top. The panels are
+// the parts to move into files of their own if Page.cpp inlines several.
 "use strict";
 
 (function () {
