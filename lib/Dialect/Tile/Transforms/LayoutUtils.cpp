@@ -30,10 +30,26 @@ std::string phobos::tile::getSourceTypeName(TileType type) {
   return text;
 }
 
-/// On sm_90a, the rows every tensor-core dot of `kernel` has when they all
-/// have the same M of 64 or 128 and could each be one wgmma per warpgroup
-/// (tile-select-mma's rule: K a multiple of 16, or 8 for tf32; N a multiple
-/// of 16 up to 256); nullopt otherwise.
+std::optional<int64_t> phobos::tile::getWgmmaRows(DotOp dot) {
+  auto a = dyn_cast<TileType>(dot.getA().getType());
+  auto b = dyn_cast<TileType>(dot.getB().getType());
+  if (!a || !b || a.getRank() != 2 || b.getRank() != 2)
+    return std::nullopt;
+  Type element = a.getElementType();
+  bool tf32 = dot.getPrecision() == DotPrecision::tf32 && element.isF32();
+  bool tensorCores = element.isF16() || element.isBF16() ||
+                     dot.getPrecision() != DotPrecision::ieee;
+  int64_t m = a.getDimSize(0), k = a.getDimSize(1);
+  int64_t n = dot.getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (!tensorCores || element.isF64() || k % (tf32 ? 8 : 16) != 0 ||
+      n % 16 != 0 || n > 256)
+    return std::nullopt;
+  return m;
+}
+
+/// On sm_90a, the rows every dot of `kernel` has when they all have the
+/// same M of 64 or 128 and each could be one wgmma per warpgroup
+/// (getWgmmaRows); nullopt otherwise.
 static std::optional<int64_t> wgmmaRows(KernelOp kernel, StringRef chip) {
   if (chip != "sm_90a" || kernel.getWarpSpecialize())
     return std::nullopt;
@@ -47,22 +63,8 @@ static std::optional<int64_t> wgmmaRows(KernelOp kernel, StringRef chip) {
     auto dot = dyn_cast<DotOp>(op);
     if (!dot)
       return WalkResult::advance();
-    auto a = dyn_cast<TileType>(dot.getA().getType());
-    auto b = dyn_cast<TileType>(dot.getB().getType());
-    Type element = a ? a.getElementType() : Type();
-    bool tf32 = dot.getPrecision() == DotPrecision::tf32 && element &&
-                element.isF32();
-    bool tensorCores = element && (element.isF16() || element.isBF16() ||
-                                   dot.getPrecision() != DotPrecision::ieee);
-    if (!a || !b || a.getRank() != 2 || b.getRank() != 2 || !tensorCores ||
-        element.isF64()) {
-      mixed = true;
-      return WalkResult::interrupt();
-    }
-    int64_t m = a.getDimSize(0), k = a.getDimSize(1);
-    int64_t n = dot.getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
-    if ((m != 64 && m != 128) || (rows && *rows != m) ||
-        k % (tf32 ? 8 : 16) != 0 || n % 16 != 0 || n > 256) {
+    std::optional<int64_t> m = getWgmmaRows(dot);
+    if (!m || (*m != 64 && *m != 128) || (rows && *rows != *m)) {
       mixed = true;
       return WalkResult::interrupt();
     }

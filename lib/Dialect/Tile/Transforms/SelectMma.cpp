@@ -55,9 +55,9 @@ struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
       // 256. (tf32 reads B K-major: tile-promote-shared stores it so.) Any
       // number of warpgroups: three (12 warps, M = 192) have no mma.sync
       // grid of power-of-two warps but stack along M as well as two do.
-      bool wgmma = tensorCoreK && chip == "sm_90a" && warps % 4 == 0 &&
-                   m == 16 * int64_t(warps) && n % 16 == 0 && n <= 256 &&
-                   a.getRank() == 2 && b.getRank() == 2;
+      std::optional<int64_t> wgmmaRows = getWgmmaRows(dot);
+      bool wgmma = chip == "sm_90a" && warps % 4 == 0 && wgmmaRows &&
+                   *wgmmaRows == 16 * int64_t(warps);
       // A tf32 B stored [K, N] must be transposed on its way to shared
       // memory (wgmma reads tf32 only K-major). A GEMM loop avoids that by
       // computing the transpose instead (swap_ab): B's fragments from its

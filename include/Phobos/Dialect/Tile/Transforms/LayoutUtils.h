@@ -35,6 +35,14 @@ unsigned getNumWarps(KernelOp kernel);
 std::optional<int64_t> chooseCtaSize(KernelOp kernel,
                                      llvm::StringRef chip = {});
 
+/// The rows M of `dot` when one wgmma per warpgroup could compute it, given
+/// 16 x M / 64 warps: tile operands of rank 2 that tensor cores take (16-bit,
+/// or f32 under a tensor-core precision), K a multiple of 16 (8 for tf32), N a
+/// multiple of 16 up to 256. nullopt otherwise. tile-select-mma makes it a
+/// wgmma on sm_90a when the CTA has exactly those warps; tile-choose-cta gives
+/// it them.
+std::optional<int64_t> getWgmmaRows(DotOp dot);
+
 /// The CTA size `kernel` will have on `chip`: `@launch`'s, else
 /// chooseCtaSize's (what the launch contract says before the pipeline has
 /// run).
