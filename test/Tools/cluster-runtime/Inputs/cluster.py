@@ -1132,15 +1132,28 @@ def case_min_pods(cluster):
 
 class Slurm:
     """A one-node Slurm cluster on loopback for one test: slurmctld and
-    slurmd in the foreground, their state, spool and logs under the test's
-    directory, ports chosen as the scheduler's are. auth/none: nothing
-    leaves the machine, and no munge daemon is needed."""
+    slurmd in the foreground, their state and logs under the test's
+    directory (the spool in a short one of /tmp), ports chosen as the
+    scheduler's are. auth/none: nothing leaves the machine, and no munge
+    daemon is needed."""
 
     def __init__(self, cluster, cpus=4):
         self.cluster = cluster
         self.dir = os.path.join(cluster.tmp, "slurm")
-        for sub in ("state", "spool"):
-            os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
+        os.makedirs(os.path.join(self.dir, "state"), exist_ok=True)
+        # slurmstepd listens on a Unix socket named
+        # <spool>/<node>_<job>.<step>, and a socket's path has at most 107
+        # bytes: under a deep build directory (the CI's) the batch step's
+        # "phobos-test_1.4294967291" no longer fits and every launch fails
+        # (launch_failed_requeued_held). The spool is a short directory of
+        # its own, removed by stop().
+        self.spool = tempfile.mkdtemp(prefix="phobos-slurmd-",
+                                      dir="/tmp" if os.path.isdir("/tmp") else None)
+        longest = os.path.join(self.spool, "phobos-test_4294967295.4294967295")
+        if len(longest.encode()) > 107:
+            shutil.rmtree(self.spool, ignore_errors=True)
+            raise Failure(f"the Slurm spool {self.spool} is too deep for "
+                          f"slurmstepd's sockets (at most 107 bytes)")
         host = socket.gethostname().split(".")[0]
         # The daemons run as whoever runs the test (root is not needed:
         # jobs of the daemons' own user need no privileges).
@@ -1157,7 +1170,7 @@ CredType=cred/none
 SlurmUser={self.user}
 SlurmdUser={self.user}
 StateSaveLocation={d}/state
-SlurmdSpoolDir={d}/spool
+SlurmdSpoolDir={self.spool}
 SlurmctldPidFile={d}/slurmctld.pid
 SlurmdPidFile={d}/slurmd.pid
 SlurmctldLogFile={d}/slurmctld.log
@@ -1182,17 +1195,23 @@ PartitionName=test Nodes=phobos-test Default=YES MaxTime=INFINITE State=UP
             self.daemons.append(subprocess.Popen(
                 argv, stdout=log, stderr=subprocess.STDOUT, env=self.env))
             time.sleep(0.5)
+        try:
+            self.wait_idle()
+        except Failure:
+            self.stop()
+            raise
+
+    def wait_idle(self):
         deadline = time.time() + START_SECONDS
         while time.time() < deadline:
             state = self.run("sinfo", "-h", "-o", "%t", ok=False).stdout.strip()
             if state == "idle":
-                break
+                return
             for daemon in self.daemons:
                 if daemon.poll() is not None:
                     raise Failure(f"{daemon.args[0]} exited: {self.logs()}")
             time.sleep(0.2)
-        else:
-            raise Failure(f"the Slurm node did not come up: {self.logs()}")
+        raise Failure(f"the Slurm node did not come up: {self.logs()}")
 
     def run(self, *argv, ok=True):
         result = subprocess.run(argv, capture_output=True, text=True,
@@ -1223,6 +1242,7 @@ PartitionName=test Nodes=phobos-test Default=YES MaxTime=INFINITE State=UP
                 except subprocess.TimeoutExpired:
                     daemon.kill()
                     daemon.wait(timeout=10)
+        shutil.rmtree(self.spool, ignore_errors=True)
 
 
 def case_slurm(cluster):
