@@ -7,16 +7,23 @@
 // lost, re-plans and ends the job.
 //
 // Why this file is long: the run is one state machine (Run: wait for the
-// pods, start, watch, lose a node and re-plan its work, finish the outputs,
-// report) whose steps share its state under one mutex, and beside it are its
-// own parts: the gRPC service the pods attach to, the plans turned into the
-// segments the pods get, and the clean-up on an interrupt. Those three parts
-// are the candidates for files of their own.
+// pods, resume from the journal, start, watch, lose a node and re-plan its
+// work, finish the outputs, report) whose steps share its state, its first
+// error and its summary. Its own parts are files of their own: the state
+// the threads share (ClusterState.h), the gRPC service the pods attach to
+// (SchedulerService.cpp), the plans turned into what the pods get
+// (PlanSegments.cpp) and the clean-up on an interrupt (InterruptCleanup.cpp).
+// What could still go: the report (progress lines, the summary table and its
+// JSON) and the resume from a journal (openJournal).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ClusterRun.h"
 
+#include "ClusterState.h"
+#include "InterruptCleanup.h"
+#include "PlanSegments.h"
+#include "SchedulerService.h"
 #include "Phobos/ClusterRuntime/Log.h"
 #include "Phobos/ClusterRuntime/OutputJournal.h"
 #include "phobos_cluster.grpc.pb.h"
@@ -34,10 +41,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
-#include <csignal>
 #include <cstring>
 #include <cstdio>
-#include <deque>
 #include <fstream>
 #include <random>
 #include <set>
@@ -46,102 +51,13 @@
 
 using namespace phobos;
 using namespace phobos::cluster::runtime;
+using namespace phobos::cluster::runtime::sched;
 namespace wire = phobos::cluster::wire;
 namespace json = llvm::json;
 
 JobPlanner::~JobPlanner() = default;
 
 namespace {
-
-void say(absl::string_view message) { logLine("sched", message, stdout); }
-
-/// For the interrupt handler (onInterrupt, below): the output super-tiles in
-/// the journal (an earlier run's verified ones included), and whether every
-/// store reached it.
-std::atomic<int64_t> interruptStoredTiles{0};
-std::atomic<bool> interruptJournalWhole{true};
-
-/// Messages to one pod, written by a thread of their own.
-class Outbox {
-public:
-  void send(wire::SchedulerMessage message) {
-    absl::MutexLock lock(&mutex);
-    if (!closed)
-      queue.push_back(std::move(message));
-  }
-  void close() {
-    absl::MutexLock lock(&mutex);
-    closed = true;
-  }
-  /// Writes until closed (and drained) or the stream breaks.
-  void run(grpc::ServerReaderWriter<wire::SchedulerMessage, wire::PodMessage>
-               *stream) {
-    while (true) {
-      wire::SchedulerMessage message;
-      {
-        absl::MutexLock lock(&mutex);
-        mutex.Await(absl::Condition(
-            +[](Outbox *box) { return box->closed || !box->queue.empty(); },
-            this));
-        if (queue.empty())
-          return;
-        message = std::move(queue.front());
-        queue.pop_front();
-      }
-      if (!stream->Write(message)) {
-        close();
-        return;
-      }
-    }
-  }
-
-private:
-  absl::Mutex mutex;
-  std::deque<wire::SchedulerMessage> queue;
-  bool closed = false;
-};
-
-struct Link {
-  wire::Join join;
-  std::string peer;
-  Outbox outbox;
-  bool connected = true;
-};
-
-enum class NodeState { Waiting, Joined, Running, Lost };
-
-/// One instruction a pod retired, as it measured it: nanoseconds of its
-/// steady clock since it took the job.
-struct TimedInstruction {
-  uint32_t segment = 0;
-  uint64_t instruction = 0;
-  int64_t startNs = 0, endNs = 0;
-};
-
-struct Node {
-  /// What the node is listed by: its address, or `rank N` (--ranks).
-  std::string slot;
-  /// Where it serves tiles: the slot, or the address a ranked pod joined
-  /// with.
-  std::string address;
-  NodeState state = NodeState::Waiting;
-  std::shared_ptr<Link> link;
-  wire::Join join;
-  absl::Time lastHeard;
-  double lostAt = 0;
-  std::string lostWhy;
-  /// Whether a message after its loss was noted (once per node).
-  bool lateNoted = false;
-  uint32_t nextSegment = 0;
-  int64_t instructions = 0, retired = 0;
-  /// Store instructions: (segment, id) -> output tile.
-  std::map<std::pair<uint32_t, uint64_t>, uint32_t> stores;
-  std::set<uint32_t> owned, storedHere;
-  wire::NodeStats stats;
-  std::string lastProgress;
-  /// Every instruction it retired, in the order its heartbeats said so.
-  std::vector<TimedInstruction> timeline;
-};
 
 /// A node's measured timeline for the summary: [segment, instruction,
 /// start, end] per retired instruction, in seconds since the pod took the
@@ -160,603 +76,9 @@ json::Array timelineJSON(const Node &node) {
   return rows;
 }
 
-/// What the main thread, the Attach calls and the status clients share.
-struct Cluster {
-  absl::Mutex mutex;
-  std::vector<Node> nodes;
-  bool started = false;
-  bool finished = false;
-  uint64_t jobId = 0;
-  int heartbeatMs = 250;
-  std::set<uint32_t> stored;
-  std::vector<std::string> failures;
-  /// Bumped on every event, so the main thread can wait for one.
-  uint64_t events = 0;
-
-  // For --status and the progress line.
-  std::string jobFile, kernel, phase = "waiting for pods";
-  absl::Time startedAt = absl::InfinitePast();
-  /// Output super-tiles of this run, and those an earlier run stored.
-  int64_t outputTiles = 0, resumedTiles = 0;
-  int outputTensors = 1;
-  /// Pods of --pods that did not join before a --min-pods start (slots).
-  std::set<std::string> leftOut;
-  /// Pods are taken by rank (--ranks), not by address.
-  bool ranked = false;
-  /// Who asked to cancel the job (empty: nobody).
-  std::string cancelledBy;
-
-  /// The job's journal, and the output super-tiles of the plan (segment
-  /// tiles of stores) with their tensor's name, for its lines.
-  storage::OutputJournal *journal = nullptr;
-  std::map<uint32_t, storage::JournalTile> outputGeometry;
-  bool journalBroken = false;
-
-  /// The node a pod's stream belongs to (-1: none). By the link, not by
-  /// the number the pod joined as: a --min-pods start renumbers the nodes.
-  int nodeOfLink(const Link *link) {
-    for (size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i].link.get() == link)
-        return static_cast<int>(i);
-    return -1;
-  }
-
-  int nodeOf(const std::string &slot) {
-    for (size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i].slot == slot)
-        return static_cast<int>(i);
-    return -1;
-  }
-};
-
-class SchedulerService final : public wire::Scheduler::Service {
-public:
-  SchedulerService(Cluster &cluster, const Credentials &credentials)
-      : cluster(cluster), credentials(credentials) {}
-
-  grpc::Status
-  Attach(grpc::ServerContext *context,
-         grpc::ServerReaderWriter<wire::SchedulerMessage, wire::PodMessage>
-             *stream) override {
-    if (grpc::Status status = authorize(*context, credentials); !status.ok()) {
-      say(absl::StrCat("refused a connection from ", context->peer(), ": ",
-                       status.error_message()));
-      return status;
-    }
-    wire::PodMessage first;
-    if (!stream->Read(&first))
-      return grpc::Status::OK;
-    if (!first.has_join())
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "a pod's first message is its Join");
-    auto link = std::make_shared<Link>();
-    link->join = first.join();
-    link->peer = context->peer();
-    int node = -1;
-    std::string refusal;
-    {
-      absl::MutexLock lock(&cluster.mutex);
-      // A pod is one of the job's by its address, or by its rank (--ranks).
-      std::string slot = cluster.ranked
-                             ? (link->join.has_rank()
-                                    ? absl::StrCat("rank ", link->join.rank())
-                                    : std::string("a pod without --rank"))
-                             : link->join.address();
-      node = cluster.nodeOf(slot);
-      if (node < 0 && cluster.leftOut.count(slot)) {
-        refusal = absl::StrCat("'", slot,
-                               "' did not join within the join timeout, and "
-                               "the job started without it (--min-pods)");
-      } else if (node < 0) {
-        std::vector<std::string> listed;
-        for (const Node &n : cluster.nodes)
-          listed.push_back(n.slot);
-        refusal = absl::StrCat("'", slot, "' is not one of this job's pods (",
-                               listed.size() > 8 && cluster.ranked
-                                   ? absl::StrCat("ranks 0 to ", listed.size() - 1)
-                                   : absl::StrJoin(listed, ", "),
-                               ")");
-      } else if (cluster.nodes[node].state == NodeState::Lost) {
-        refusal = absl::StrCat("node ", node,
-                               " was lost; the job goes on without it");
-      } else if (cluster.nodes[node].link &&
-                 cluster.nodes[node].link->connected) {
-        refusal = absl::StrCat("node ", node, " (", link->join.address(),
-                               ") is attached already");
-      } else if (cluster.started) {
-        refusal = "the job has started";
-      } else {
-        Node &entry = cluster.nodes[node];
-        entry.link = link;
-        entry.join = link->join;
-        entry.address = link->join.address();
-        entry.state = NodeState::Joined;
-        entry.lastHeard = absl::Now();
-        ++cluster.events;
-        // The welcome is queued before the lock is released: once the node
-        // counts as joined, the main thread may start the job and queue its
-        // StartJob, and a pod reads the welcome first or not at all.
-        // The chip its leaves compile for ("sm_90a" on an sm_90 card).
-        std::string chip =
-            link->join.chip().empty() ? "" : ", " + link->join.chip();
-        say(absl::StrCat("node ", node, " = ", link->join.address(),
-                         cluster.ranked ? absl::StrCat(" (", slot, ")") : "",
-                         " joined (", link->join.device(), chip, ", pid ",
-                         link->join.pid(), ")"));
-        wire::SchedulerMessage welcome;
-        welcome.mutable_welcome()->set_job_id(cluster.jobId);
-        welcome.mutable_welcome()->set_node(node);
-        welcome.mutable_welcome()->set_heartbeat_ms(cluster.heartbeatMs);
-        link->outbox.send(std::move(welcome));
-      }
-    }
-    if (!refusal.empty()) {
-      say(absl::StrCat("refused ", link->join.address(), " (pid ",
-                       link->join.pid(), "): ", refusal));
-      wire::SchedulerMessage message;
-      message.mutable_refusal()->set_reason(refusal);
-      stream->Write(message);
-      return grpc::Status::OK;
-    }
-    std::thread writer([&] { link->outbox.run(stream); });
-    wire::PodMessage message;
-    while (stream->Read(&message))
-      receive(link, message);
-    {
-      absl::MutexLock lock(&cluster.mutex);
-      link->connected = false;
-      node = cluster.nodeOfLink(link.get());
-      if (node >= 0 && !cluster.started) {
-        Node &entry = cluster.nodes[node];
-        entry.link.reset();
-        entry.state = NodeState::Waiting;
-        say(absl::StrCat("node ", node, " = ", link->join.address(),
-                         " left before the job started"));
-      }
-      ++cluster.events;
-    }
-    link->outbox.close();
-    writer.join();
-    return grpc::Status::OK;
-  }
-
-private:
-  void receive(const std::shared_ptr<Link> &link,
-               const wire::PodMessage &message) {
-    absl::MutexLock lock(&cluster.mutex);
-    // A lost node's late messages, or those of a link that was replaced,
-    // are ignored: its work was given to others.
-    int node = cluster.nodeOfLink(link.get());
-    if (node < 0)
-      return;
-    Node &entry = cluster.nodes[node];
-    if (entry.state == NodeState::Lost) {
-      if (!entry.lateNoted) {
-        entry.lateNoted = true;
-        say(absl::StrCat("node ", node, " (", entry.address,
-                         ") speaks again after it was lost: its messages are "
-                         "ignored"));
-      }
-      return;
-    }
-    entry.lastHeard = absl::Now();
-    if (message.has_heartbeat()) {
-      const wire::Heartbeat &heartbeat = message.heartbeat();
-      if (heartbeat.job_id() != cluster.jobId || !cluster.started)
-        return;
-      for (const wire::Retired &done : heartbeat.retired()) {
-        ++entry.retired;
-        if (done.has_start_ns() && done.has_end_ns())
-          entry.timeline.push_back({done.segment(), done.instruction(),
-                                    done.start_ns(), done.end_ns()});
-        auto store = entry.stores.find({done.segment(), done.instruction()});
-        if (store != entry.stores.end()) {
-          bool fresh = cluster.stored.insert(store->second).second;
-          entry.storedHere.insert(store->second);
-          if (fresh && done.has_checksum())
-            journal(store->second, done.checksum());
-        }
-      }
-      if (heartbeat.has_stats())
-        entry.stats = heartbeat.stats();
-      ++cluster.events;
-    } else if (message.has_failure()) {
-      if (message.failure().job_id() != cluster.jobId)
-        return;
-      cluster.failures.push_back(
-          absl::StrCat("node ", node, ": ", message.failure().message()));
-      ++cluster.events;
-    }
-  }
-
-public:
-  grpc::Status JobStatus(grpc::ServerContext *context,
-                         const wire::StatusRequest *,
-                         wire::JobState *state) override {
-    if (grpc::Status status = authorize(*context, credentials); !status.ok())
-      return status;
-    absl::MutexLock lock(&cluster.mutex);
-    describe(*state);
-    return grpc::Status::OK;
-  }
-
-  grpc::Status Cancel(grpc::ServerContext *context,
-                      const wire::CancelRequest *request,
-                      wire::CancelReply *reply) override {
-    if (grpc::Status status = authorize(*context, credentials); !status.ok()) {
-      say(absl::StrCat("refused a cancel from ", context->peer(), ": ",
-                       status.error_message()));
-      return status;
-    }
-    absl::MutexLock lock(&cluster.mutex);
-    // Once every output is stored the job is not stopped any more: what a
-    // cancel would remove is the finished result.
-    if (cluster.finished || cluster.phase == "finishing")
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "the job has ended, or stored all of its outputs");
-    if (cluster.cancelledBy.empty()) {
-      cluster.cancelledBy = absl::StrCat("a client at ", context->peer());
-      if (!request->reason().empty())
-        absl::StrAppend(&cluster.cancelledBy, " (", request->reason(), ")");
-      ++cluster.events;
-    }
-    reply->set_job_id(cluster.jobId);
-    return grpc::Status::OK;
-  }
-
-private:
-  /// Appends a stored tile to the journal (mutex held). A journal that
-  /// cannot be written costs only a resumed run's work: said once.
-  void journal(uint32_t tile, uint64_t checksum) {
-    auto geometry = cluster.outputGeometry.find(tile);
-    if (!cluster.journal || cluster.journalBroken ||
-        geometry == cluster.outputGeometry.end())
-      return;
-    storage::JournalTile line = geometry->second;
-    line.checksum = checksum;
-    absl::Status status = cluster.journal->append(line);
-    if (status.ok())
-      interruptStoredTiles.fetch_add(1);
-    if (!status.ok()) {
-      cluster.journalBroken = true;
-      interruptJournalWhole.store(false);
-      say(absl::StrCat(status.message(), "; the job goes on, but a scheduler "
-                                         "restarted on it would compute every "
-                                         "super-tile again"));
-    }
-  }
-
-  /// The job's state for --status (mutex held).
-  void describe(wire::JobState &state) {
-    state.set_job_id(cluster.jobId);
-    state.set_job(cluster.jobFile);
-    state.set_kernel(cluster.kernel);
-    state.set_phase(cluster.phase);
-    bool started = cluster.startedAt != absl::InfinitePast();
-    double seconds =
-        started ? absl::ToDoubleSeconds(absl::Now() - cluster.startedAt) : 0;
-    state.set_seconds(seconds);
-    int per = std::max(1, cluster.outputTensors);
-    int64_t done = static_cast<int64_t>(cluster.stored.size()) / per;
-    int64_t total = (cluster.outputTiles + cluster.resumedTiles) / per;
-    state.set_units_total(total);
-    state.set_units_done(done);
-    state.set_units_resumed(cluster.resumedTiles / per);
-    int64_t left = cluster.outputTiles / per - done;
-    state.set_eta_seconds(done > 0 ? seconds / done * left
-                                   : (started && left == 0 ? 0 : -1));
-    state.set_pods_wanted(static_cast<int64_t>(cluster.nodes.size() +
-                                               cluster.leftOut.size()));
-    int64_t joined = 0;
-    for (size_t i = 0; i < cluster.nodes.size(); ++i) {
-      const Node &node = cluster.nodes[i];
-      joined += node.state != NodeState::Waiting;
-      wire::NodeReport *report = state.add_nodes();
-      report->set_node(static_cast<uint32_t>(i));
-      report->set_address(node.address);
-      report->set_device(node.join.device());
-      std::string name = node.state == NodeState::Waiting  ? "waiting"
-                         : node.state == NodeState::Joined ? "joined"
-                         : node.state == NodeState::Lost   ? "lost"
-                         : node.retired < node.instructions ? "running"
-                                                            : "done";
-      report->set_state(name);
-      report->set_units_done(static_cast<int64_t>(node.storedHere.size()) / per);
-      report->set_units_given(static_cast<int64_t>(node.owned.size()) / per);
-      report->set_instructions(node.instructions);
-      report->set_retired(node.retired);
-      *report->mutable_stats() = node.stats;
-      report->set_lost_why(node.lostWhy);
-    }
-    for (const std::string &address : cluster.leftOut) {
-      wire::NodeReport *report = state.add_nodes();
-      report->set_node(UINT32_MAX);
-      report->set_address(address);
-      report->set_state("left out");
-    }
-    state.set_pods_joined(joined);
-  }
-
-  Cluster &cluster;
-  const Credentials &credentials;
-};
-
-//===----------------------------------------------------------------------===//
-// Plans as the pods get them
-//===----------------------------------------------------------------------===//
-
-int64_t integer(const json::Value *value) {
-  if (!value)
-    return 0;
-  if (std::optional<int64_t> i = value->getAsInteger())
-    return *i;
-  return 0;
-}
-
-std::string text(const json::Object &object, llvm::StringRef key) {
-  if (std::optional<llvm::StringRef> value = object.getString(key))
-    return value->str();
-  return "";
-}
-
-/// Tensors, leaves and scalars by name: the plan's order is the wire's.
-struct PlanTables {
-  std::map<std::string, uint32_t> tensors, leaves, scalars;
-
-  explicit PlanTables(const json::Object &plan) {
-    auto index = [](const json::Array *array, std::map<std::string, uint32_t> &out) {
-      if (!array)
-        return;
-      for (const json::Value &item : *array)
-        if (const json::Object *object = item.getAsObject())
-          out.emplace(text(*object, "name"), static_cast<uint32_t>(out.size()));
-    };
-    index(plan.getArray("tensors"), tensors);
-    index(plan.getArray("leaves"), leaves);
-    index(plan.getArray("scalars"), scalars);
-  }
-};
-
-/// `C[0,1]`, or `K` for a tensor read whole.
-std::string tileLabel(const json::Object &tile) {
-  std::string label = text(tile, "tensor");
-  const json::Array *coords = tile.getArray("coords");
-  if (!coords || coords->empty())
-    return label;
-  std::vector<int64_t> values;
-  for (const json::Value &coord : *coords)
-    values.push_back(integer(&coord));
-  return absl::StrCat(label, "[", absl::StrJoin(values, ","), "]");
-}
-
-/// One node program of a plan as a segment.
-wire::Segment toSegment(const json::Object &program, const PlanTables &tables,
-                        uint32_t id) {
-  wire::Segment segment;
-  segment.set_id(id);
-  segment.set_peak_bytes(integer(program.get("peak_bytes")));
-  std::set<uint32_t> tiles;
-  auto addTile = [&](const json::Object &tile) {
-    uint32_t tileId = static_cast<uint32_t>(integer(tile.get("id")));
-    if (!tiles.insert(tileId).second)
-      return tileId;
-    wire::TileSpec *spec = segment.add_tiles();
-    spec->set_id(tileId);
-    auto tensor = tables.tensors.find(text(tile, "tensor"));
-    spec->set_tensor(tensor == tables.tensors.end() ? 0 : tensor->second);
-    if (const json::Array *offsets = tile.getArray("offsets"))
-      for (const json::Value &offset : *offsets)
-        spec->add_offsets(integer(&offset));
-    if (const json::Array *shape = tile.getArray("shape"))
-      for (const json::Value &extent : *shape)
-        spec->add_shape(integer(&extent));
-    spec->set_bytes(integer(tile.get("bytes")));
-    spec->set_label(tileLabel(tile));
-    return tileId;
-  };
-  const json::Array *instructions = program.getArray("instructions");
-  if (!instructions)
-    return segment;
-  for (const json::Value &item : *instructions) {
-    const json::Object *object = item.getAsObject();
-    if (!object)
-      continue;
-    wire::Instruction *instruction = segment.add_instructions();
-    instruction->set_id(static_cast<uint64_t>(integer(object->get("id"))));
-    if (const json::Array *deps = object->getArray("deps"))
-      for (const json::Value &dep : *deps)
-        instruction->add_deps(static_cast<uint64_t>(integer(&dep)));
-    std::string kind = text(*object, "kind");
-    static const std::map<std::string, wire::Instruction::Kind> kinds = {
-        {"allocate", wire::Instruction::ALLOCATE},
-        {"load", wire::Instruction::LOAD},
-        {"fetch", wire::Instruction::FETCH},
-        {"compute", wire::Instruction::COMPUTE},
-        {"store", wire::Instruction::STORE},
-        {"free", wire::Instruction::FREE}};
-    instruction->set_kind(kinds.at(kind));
-    if (kind == "compute") {
-      auto leaf = tables.leaves.find(text(*object, "leaf"));
-      instruction->set_leaf(leaf == tables.leaves.end() ? 0 : leaf->second);
-      if (const json::Array *list = object->getArray("tiles"))
-        for (const json::Value &tile : *list)
-          if (const json::Object *tileObject = tile.getAsObject())
-            instruction->add_tiles(addTile(*tileObject));
-      if (const json::Array *list = object->getArray("scalars"))
-        for (const json::Value &scalar : *list)
-          if (std::optional<llvm::StringRef> name = scalar.getAsString()) {
-            auto found = tables.scalars.find(name->str());
-            instruction->add_scalars(found == tables.scalars.end() ? 0
-                                                                   : found->second);
-          }
-      continue;
-    }
-    if (const json::Object *tile = object->getObject("tile"))
-      instruction->set_tile(addTile(*tile));
-    if (kind == "allocate")
-      instruction->set_zero(object->getBoolean("zero").value_or(false));
-    if (kind == "fetch")
-      instruction->set_from(static_cast<uint32_t>(integer(object->get("from"))));
-  }
-  return segment;
-}
-
-/// Where the plan puts output super-tile `id`: its tensor, offsets and
-/// shape (tile ids number each tensor's super-tiles row-major, from its
-/// `first_tile`). False when no tensor of the plan has that tile.
-bool planGeometry(const json::Object &plan, int64_t id,
-                  storage::JournalTile &out) {
-  const json::Array *list = plan.getArray("tensors");
-  for (size_t t = 0; list && t < list->size(); ++t) {
-    const json::Object *tensor = (*list)[t].getAsObject();
-    const json::Array *grid = tensor ? tensor->getArray("grid") : nullptr;
-    const json::Array *split = tensor ? tensor->getArray("split") : nullptr;
-    const json::Array *super = tensor ? tensor->getArray("super_shape") : nullptr;
-    if (!grid || !split || !super || split->size() != super->size())
-      continue;
-    int64_t first = integer(tensor->get("first_tile")), count = 1;
-    for (const json::Value &extent : *grid)
-      count *= integer(&extent);
-    if (id < first || id >= first + count)
-      continue;
-    // Row-major coordinates over the split axes, last fastest.
-    std::vector<int64_t> coords(grid->size());
-    int64_t linear = id - first;
-    for (size_t axis = grid->size(); axis-- > 0;) {
-      int64_t extent = std::max<int64_t>(1, integer(&(*grid)[axis]));
-      coords[axis] = linear % extent;
-      linear /= extent;
-    }
-    out.id = static_cast<uint32_t>(id);
-    out.tensor = text(*tensor, "name");
-    out.offsets.clear();
-    out.shape.clear();
-    size_t next = 0;
-    for (size_t axis = 0; axis < super->size(); ++axis) {
-      int64_t extent = integer(&(*super)[axis]);
-      bool cut = (*split)[axis].getAsString().value_or("") != "";
-      out.offsets.push_back(cut && next < coords.size() ? coords[next++] * extent
-                                                        : 0);
-      out.shape.push_back(extent);
-    }
-    return true;
-  }
-  return false;
-}
-
-/// The node programs of a plan, by node.
-std::vector<const json::Object *> nodePrograms(const json::Object &plan) {
-  std::vector<const json::Object *> programs;
-  if (const json::Array *array = plan.getArray("node_programs"))
-    for (const json::Value &item : *array)
-      programs.push_back(item.getAsObject());
-  return programs;
-}
-
 uint64_t randomWord() {
   std::random_device device;
   return (static_cast<uint64_t>(device()) << 32) ^ device();
-}
-
-/// SIGINT, SIGTERM and SIGHUP (Ctrl-C, Slurm's time limit, a closed
-/// terminal) while a job's partial outputs exist. Once a super-tile is
-/// journaled, the partial outputs and the journal are kept for the same
-/// command to resume from, and the handler says how many super-tiles they
-/// hold: a job that ran into its time limit goes on where it stopped.
-/// Before that, or when the journal could not be written, there is nothing
-/// to resume: the handler removes them. Either way it says what became of
-/// the job, and the signal then takes its default course (the process ends
-/// by it: a non-zero status). The handler is async-signal-safe: it reads
-/// atomics and prebuilt text, and calls only unlink, write and raise.
-struct InterruptCleanup {
-  std::vector<std::string> paths;
-  std::vector<const char *> raw;
-  /// What is said when the files are removed (or none existed), by signal.
-  std::string removed[3];
-  /// When they are kept: `kept[i]`, the number of stored super-tiles,
-  /// `keptRest`.
-  std::string kept[3], keptRest;
-  bool resumable = false;
-};
-InterruptCleanup *interruptCleanup = nullptr;
-constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-void writeAll(const std::string &text) {
-  ssize_t ignored = ::write(2, text.data(), text.size());
-  (void)ignored;
-}
-
-extern "C" void onInterrupt(int signal) {
-  if (InterruptCleanup *cleanup = interruptCleanup) {
-    int which = 0;
-    while (which < 2 && kInterruptSignals[which] != signal)
-      ++which;
-    int64_t stored = interruptStoredTiles.load();
-    if (cleanup->resumable && stored > 0 && interruptJournalWhole.load()) {
-      char digits[24];
-      int length = 0;
-      for (int64_t value = stored; value > 0 && length < 20; value /= 10)
-        digits[length++] = static_cast<char>('0' + value % 10);
-      std::string number(digits, digits + length);
-      std::reverse(number.begin(), number.end());
-      writeAll(cleanup->kept[which]);
-      writeAll(number);
-      writeAll(cleanup->keptRest);
-    } else {
-      for (const char *path : cleanup->raw)
-        ::unlink(path);
-      writeAll(cleanup->removed[which]);
-    }
-  }
-  ::signal(signal, SIG_DFL);
-  ::raise(signal);
-}
-
-/// From now on SIGINT, SIGTERM and SIGHUP say what became of the job and,
-/// unless `resumable` and a super-tile is journaled, remove `partials`
-/// (none: before they exist, or after a failed job removed them).
-/// `totalTiles` and `journal` go into the line that says how to resume.
-void armInterrupt(uint64_t jobId, const std::vector<std::string> &partials,
-                  bool wroteOutputs = true, bool resumable = false,
-                  int64_t totalTiles = 0, const std::string &journal = "") {
-  static InterruptCleanup cleanup;
-  interruptCleanup = nullptr; // not read while it changes
-  cleanup.paths = partials;
-  cleanup.raw.clear();
-  for (const std::string &path : cleanup.paths)
-    cleanup.raw.push_back(path.c_str());
-  cleanup.resumable = resumable;
-  const char *names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
-  for (int i = 0; i < 3; ++i) {
-    std::string head =
-        absl::StrFormat("phobos-sched: job %016x interrupted by %s: stopped; ",
-                        jobId, names[i]);
-    cleanup.removed[i] = absl::StrCat(
-        head,
-        partials.empty() || !wroteOutputs
-            ? "no output was written"
-        : resumable ? "no output super-tile was stored yet, so its partial "
-                      "outputs were removed and the outputs are as they were"
-                    : "its partial outputs were removed and the outputs are "
-                      "as they were",
-        "\n");
-    cleanup.kept[i] = head;
-  }
-  cleanup.keptRest = absl::StrFormat(
-      "%s output super-tiles are stored in its partial outputs, kept with "
-      "the journal %s: run the same command again to resume (--no-resume "
-      "starts afresh and removes them); the outputs are as they were\n",
-      totalTiles > 0 ? absl::StrCat(" of ", totalTiles) : "", journal);
-  interruptCleanup = &cleanup;
-  for (int signal : kInterruptSignals)
-    ::signal(signal, onInterrupt);
-}
-
-/// The signals' default actions again (the outputs are in place).
-void disarmInterrupt() {
-  for (int signal : kInterruptSignals)
-    ::signal(signal, SIG_DFL);
-  interruptCleanup = nullptr;
 }
 
 /// `.c.tensor.phobos-<job key>.partial` beside the output: named by the
@@ -792,7 +114,7 @@ public:
   Run(const RunSettings &settings, const std::vector<StorageTensor> &tensors,
       JobPlanner &planner)
       : settings(settings), tensors(tensors), planner(planner),
-        service(cluster, settings.credentials) {}
+        service(makeSchedulerService(cluster, settings.credentials)) {}
 
   int run();
 
@@ -855,7 +177,7 @@ private:
   const std::vector<StorageTensor> &tensors;
   JobPlanner &planner;
   Cluster cluster;
-  SchedulerService service;
+  std::unique_ptr<grpc::Service> service;
   std::unique_ptr<grpc::Server> server;
   PlannedJob planned;
   std::string token;
@@ -1295,9 +617,7 @@ bool Run::startJob() {
     for (auto &[name, path] : partials)
       paths.push_back(path);
     paths.push_back(journal.path());
-    interruptStoredTiles.store(
-        static_cast<int64_t>(journalContents.stored.size()));
-    interruptJournalWhole.store(true);
+    resetInterruptJournal(static_cast<int64_t>(journalContents.stored.size()));
     armInterrupt(cluster.jobId, paths, /*wroteOutputs=*/true,
                  /*resumable=*/true, /*totalTiles=*/0, journal.path());
   }
@@ -1322,44 +642,7 @@ bool Run::startJob() {
   common.set_token(token);
   common.set_kernel(text(root, "program"));
   common.set_heartbeat_ms(settings.heartbeatMs);
-  if (const json::Array *list = root.getArray("tensors"))
-    for (const json::Value &item : *list) {
-      const json::Object &object = *item.getAsObject();
-      wire::TensorSpec *spec = common.add_tensors();
-      spec->set_name(text(object, "name"));
-      spec->set_uri(text(object, "uri"));
-      spec->set_element(text(object, "element"));
-      if (const json::Array *shape = object.getArray("shape"))
-        for (const json::Value &extent : *shape)
-          spec->add_shape(integer(&extent));
-      for (const StorageTensor &tensor : tensors) {
-        if (tensor.name != spec->name())
-          continue;
-        if (tensor.mode != StorageTensor::Mode::Write) {
-          spec->set_load_path(tensor.path);
-          spec->set_load_offset(tensor.layout.dataOffset);
-        }
-        if (tensor.mode != StorageTensor::Mode::Read) {
-          spec->set_store_path(partials[tensor.name]);
-          spec->set_store_offset(
-              tensor.layout.format == storage::Format::Header
-                  ? static_cast<int64_t>(
-                        storage::headerText(tensor.layout.element,
-                                            tensor.layout.shape)
-                            .size())
-                  : 0);
-        }
-      }
-    }
-  if (const json::Array *list = root.getArray("scalars"))
-    for (const json::Value &item : *list) {
-      const json::Object &object = *item.getAsObject();
-      wire::ScalarValue *scalar = common.add_scalars();
-      scalar->set_name(text(object, "name"));
-      scalar->set_type(text(object, "type"));
-      if (const json::Value *value = object.get("value"))
-        scalar->set_value(value->getAsNumber().value_or(0));
-    }
+  addTensorsAndScalars(common, root, tensors, partials);
   {
     absl::MutexLock lock(&cluster.mutex);
     for (size_t i = 0; i < cluster.nodes.size(); ++i) {
@@ -1390,37 +673,7 @@ bool Run::startJob() {
     wire::StartJob *start = message.mutable_start();
     *start = common;
     start->set_node(static_cast<uint32_t>(node));
-    const json::Array *leaves = root.getArray("leaves");
-    for (size_t i = 0; leaves && i < leaves->size(); ++i) {
-      const json::Object &object = *(*leaves)[i].getAsObject();
-      wire::LeafSpec *leaf = start->add_leaves();
-      leaf->set_name(text(object, "name"));
-      if (const json::Array *params = object.getArray("params"))
-        for (const json::Value &param : *params) {
-          const json::Object &p = *param.getAsObject();
-          leaf->add_param_names(text(p, "name"));
-          leaf->add_tensor_params(text(p, "kind") == "tensor");
-        }
-      if (const json::Array *grid = object.getArray("grid"))
-        for (const json::Value &extent : *grid)
-          leaf->add_grid(integer(&extent));
-      leaf->set_cta_threads(integer(object.get("cta_threads")));
-      for (const LeafBuild &build : planned.leaves) {
-        if (build.name != leaf->name())
-          continue;
-        if (entry.join.backend() == "gpu") {
-          auto compiled = build.byChip.find(entry.join.chip());
-          if (compiled != build.byChip.end()) {
-            leaf->set_ptx(compiled->second.ptx);
-            leaf->set_cubin(compiled->second.cubin);
-            leaf->set_contract(compiled->second.contract);
-            leaf->set_chip(entry.join.chip());
-          }
-        } else {
-          leaf->set_mlir(build.mlir);
-        }
-      }
-    }
+    addLeaves(*start, root, planned.leaves, entry.join);
     *start->mutable_segment() = segments[node];
     for (auto &[tile, fetchers] : serves[node]) {
       wire::ServeSpec *serve = start->add_serves();
@@ -1953,7 +1206,7 @@ int Run::runJob() {
   builder.AddListeningPort(settings.listen,
                            serverCredentials(settings.credentials), &port);
   configureServer(builder);
-  builder.RegisterService(&service);
+  builder.RegisterService(service.get());
   server = builder.BuildAndStart();
   if (!server || port == 0) {
     leaveJournal();
