@@ -15,6 +15,7 @@
 #include "Phobos/Frontend/Parser.h"
 #include "Phobos/Frontend/Sema.h"
 #include "Phobos/Frontend/SpanMap.h"
+#include "Phobos/Frontend/StmtVisitor.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -41,7 +42,9 @@ namespace tile = phobos::tile;
 
 namespace {
 
-class Generator {
+class Generator : private StmtVisitor<Generator> {
+  friend class StmtVisitor<Generator>;
+
 public:
   Generator(CheckedKernel &checked, mlir::ModuleOp module, Diagnostics &diags,
             bool markCluster)
@@ -67,14 +70,15 @@ private:
   Value convert(Value value, const Type &from, const Type &to, Location at);
 
   //===--- Statements -----------------------------------------------------===//
+  /// Emits the block's statements; `visit` (of ast::StmtVisitor) emits one
+  /// statement by its kind.
   void genBlock(Block &block);
-  void genStmt(Stmt &stmt);
-  void genLet(LetStmt &stmt);
-  void genAssign(AssignStmt &stmt);
-  void genCallStmt(CallStmt &stmt);
-  void genFor(ForStmt &stmt);
-  void genWhile(WhileStmt &stmt);
-  void genIf(IfStmt &stmt);
+  void visitLetStmt(LetStmt &stmt);
+  void visitAssignStmt(AssignStmt &stmt);
+  void visitCallStmt(CallStmt &stmt);
+  void visitForStmt(ForStmt &stmt);
+  void visitWhileStmt(WhileStmt &stmt);
+  void visitIfStmt(IfStmt &stmt);
   llvm::SmallVector<Value> carriedValues(const ControlStmt &stmt);
   void bindCarried(const ControlStmt &stmt, mlir::ValueRange values);
 
@@ -348,25 +352,10 @@ void Generator::run() {
 
 void Generator::genBlock(Block &block) {
   for (StmtPtr &stmt : block.stmts)
-    genStmt(*stmt);
+    visit(*stmt);
 }
 
-void Generator::genStmt(Stmt &stmt) {
-  if (auto *let = dyn_cast<LetStmt>(&stmt))
-    return genLet(*let);
-  if (auto *assign = dyn_cast<AssignStmt>(&stmt))
-    return genAssign(*assign);
-  if (auto *call = dyn_cast<CallStmt>(&stmt))
-    return genCallStmt(*call);
-  if (auto *loop = dyn_cast<ForStmt>(&stmt))
-    return genFor(*loop);
-  if (auto *loop = dyn_cast<WhileStmt>(&stmt))
-    return genWhile(*loop);
-  if (auto *branch = dyn_cast<IfStmt>(&stmt))
-    return genIf(*branch);
-}
-
-void Generator::genLet(LetStmt &stmt) {
+void Generator::visitLetStmt(LetStmt &stmt) {
   Value init = gen(*stmt.init);
   values[stmt.symbol] = convert(init, stmt.init->type, stmt.symbol->type,
                                 loc(stmt.init->getLoc()));
@@ -383,7 +372,7 @@ static std::optional<BinaryOp> compoundOp(AssignOp op) {
   return std::nullopt;
 }
 
-void Generator::genAssign(AssignStmt &stmt) {
+void Generator::visitAssignStmt(AssignStmt &stmt) {
   Location at = loc(stmt.getLoc());
   Value value = gen(*stmt.value);
   Type valueType = stmt.value->type;
@@ -427,7 +416,7 @@ void Generator::genAssign(AssignStmt &stmt) {
   markExtents(store, slice);
 }
 
-void Generator::genCallStmt(CallStmt &stmt) {
+void Generator::visitCallStmt(CallStmt &stmt) {
   // Sema accepts only atomic_add(T[...], value).
   auto &call = cast<CallExpr>(*stmt.call);
   Location at = loc(call.getLoc());
@@ -453,7 +442,7 @@ void Generator::bindCarried(const ControlStmt &stmt, mlir::ValueRange range) {
     values[symbol] = value;
 }
 
-void Generator::genFor(ForStmt &stmt) {
+void Generator::visitForStmt(ForStmt &stmt) {
   Location at = loc(stmt.getLoc());
   Type ivType = stmt.symbol->type;
   Value lb = convert(gen(*stmt.start), stmt.start->type, ivType,
@@ -475,7 +464,7 @@ void Generator::genFor(ForStmt &stmt) {
   bindCarried(stmt, loop.getResults());
 }
 
-void Generator::genWhile(WhileStmt &stmt) {
+void Generator::visitWhileStmt(WhileStmt &stmt) {
   Location at = loc(stmt.getLoc());
   llvm::SmallVector<Value> init = carriedValues(stmt);
   llvm::SmallVector<mlir::Type> types;
@@ -497,7 +486,7 @@ void Generator::genWhile(WhileStmt &stmt) {
   bindCarried(stmt, loop.getResults());
 }
 
-void Generator::genIf(IfStmt &stmt) {
+void Generator::visitIfStmt(IfStmt &stmt) {
   Location at = loc(stmt.getLoc());
   Value cond = gen(*stmt.cond);
   llvm::SmallVector<Value> before = carriedValues(stmt);
@@ -789,7 +778,7 @@ Value Generator::genCall(CallExpr &expr) {
     return tile::BlockIdOp::create(builder, at, axis);
   }
   case Builtin::AtomicAdd:
-    break; // a statement (genCallStmt)
+    break; // a statement (visitCallStmt)
   }
   llvm_unreachable("Sema accepted an unknown call");
 }

@@ -24,11 +24,6 @@
 using namespace phobos::frontend;
 using namespace phobos::frontend::ast;
 using namespace phobos::frontend::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using llvm::SMLoc;
-using llvm::StringRef;
 
 /// The most elements one tile may hold (far above what fits on a GPU, low
 /// enough that the interpreter can always allocate it) and the most axes:

@@ -16,11 +16,6 @@
 using namespace phobos::frontend;
 using namespace phobos::frontend::ast;
 using namespace phobos::frontend::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using llvm::SMLoc;
-using llvm::StringRef;
 
 /// A built-in call and the types of its value arguments, with the rules an
 /// argument may have to follow.

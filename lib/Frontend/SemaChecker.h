@@ -4,7 +4,8 @@
 // the kernel's parameters, expressions, slices, compile-time constants, the
 // entry point), SemaAttributes.cpp (attributes and search spaces),
 // SemaStatements.cpp (statements) and SemaBuiltins.cpp (built-in calls).
-// Private to lib/Frontend.
+// Private to lib/Frontend; it also names, once, the LLVM types and casts
+// those files use unqualified.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,8 +15,10 @@
 #include "Phobos/Frontend/AST.h"
 #include "Phobos/Frontend/Diagnostics.h"
 #include "Phobos/Frontend/Sema.h"
+#include "Phobos/Frontend/StmtVisitor.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/SMLoc.h"
 
@@ -28,6 +31,14 @@
 #include <vector>
 
 namespace phobos::frontend::sema {
+
+// LLVM's casts and value types by their short names in Sema's files, as
+// mlir/Support/LLVM.h brings them into namespace mlir.
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using llvm::SMLoc;
+using llvm::StringRef;
 
 /// Search-space values and compile-time constants stay in i32.
 inline constexpr int64_t kMaxConstant = INT32_MAX;
@@ -52,7 +63,9 @@ struct LinearForm {
 
 /// Checks one kernel in one variant: names, types, shapes and the
 /// language's rules. Its methods are defined in the file of their concern.
-class Checker {
+class Checker : private ast::StmtVisitor<Checker> {
+  friend class ast::StmtVisitor<Checker>;
+
 public:
   Checker(CheckedKernel &result, Diagnostics &diags)
       : result(result), diags(diags) {}
@@ -73,14 +86,15 @@ private:
   bool checkTileShape(llvm::ArrayRef<int64_t> shape, llvm::SMLoc loc);
 
   //===--- Statements -----------------------------------------------------===//
+  /// Checks the block's statements in a scope of its own; `visit` (of
+  /// ast::StmtVisitor) checks one statement by its kind.
   void checkBlock(ast::Block &block);
-  void checkStmt(ast::Stmt &stmt);
-  void checkLet(ast::LetStmt &stmt);
-  void checkAssign(ast::AssignStmt &stmt);
-  void checkCallStmt(ast::CallStmt &stmt);
-  void checkFor(ast::ForStmt &stmt);
-  void checkWhile(ast::WhileStmt &stmt);
-  void checkIf(ast::IfStmt &stmt);
+  void visitLetStmt(ast::LetStmt &stmt);
+  void visitAssignStmt(ast::AssignStmt &stmt);
+  void visitCallStmt(ast::CallStmt &stmt);
+  void visitForStmt(ast::ForStmt &stmt);
+  void visitWhileStmt(ast::WhileStmt &stmt);
+  void visitIfStmt(ast::IfStmt &stmt);
   /// Records that `symbol` is assigned inside the enclosing control
   /// statements it was declared outside of.
   void noteAssigned(ast::Symbol *symbol);

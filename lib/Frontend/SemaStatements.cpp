@@ -14,11 +14,6 @@
 using namespace phobos::frontend;
 using namespace phobos::frontend::ast;
 using namespace phobos::frontend::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using llvm::SMLoc;
-using llvm::StringRef;
 
 //===----------------------------------------------------------------------===//
 // Statements
@@ -27,23 +22,8 @@ using llvm::StringRef;
 void Checker::checkBlock(Block &block) {
   pushScope();
   for (StmtPtr &stmt : block.stmts)
-    checkStmt(*stmt);
+    visit(*stmt);
   popScope();
-}
-
-void Checker::checkStmt(Stmt &stmt) {
-  if (auto *let = dyn_cast<LetStmt>(&stmt))
-    return checkLet(*let);
-  if (auto *assign = dyn_cast<AssignStmt>(&stmt))
-    return checkAssign(*assign);
-  if (auto *call = dyn_cast<CallStmt>(&stmt))
-    return checkCallStmt(*call);
-  if (auto *loop = dyn_cast<ForStmt>(&stmt))
-    return checkFor(*loop);
-  if (auto *loop = dyn_cast<WhileStmt>(&stmt))
-    return checkWhile(*loop);
-  if (auto *branch = dyn_cast<IfStmt>(&stmt))
-    return checkIf(*branch);
 }
 
 bool Checker::checkConvertible(const Type &from, const Type &to, SMLoc loc,
@@ -78,7 +58,7 @@ bool Checker::checkConvertible(const Type &from, const Type &to, SMLoc loc,
   return true;
 }
 
-void Checker::checkLet(LetStmt &stmt) {
+void Checker::visitLetStmt(LetStmt &stmt) {
   Type init = check(*stmt.init);
   Type type = init;
   if (stmt.declaredType) {
@@ -115,7 +95,7 @@ static std::optional<BinaryOp> compoundOp(AssignOp op) {
   return std::nullopt;
 }
 
-void Checker::checkAssign(AssignStmt &stmt) {
+void Checker::visitAssignStmt(AssignStmt &stmt) {
   Type value = check(*stmt.value);
   Type target;
   std::string targetName;
@@ -167,7 +147,7 @@ void Checker::checkAssign(AssignStmt &stmt) {
   checkConvertible(value, target, stmt.value->getLoc(), targetName);
 }
 
-void Checker::checkCallStmt(CallStmt &stmt) {
+void Checker::visitCallStmt(CallStmt &stmt) {
   auto &call = cast<CallExpr>(*stmt.call);
   call.builtin = lookupBuiltin(call.callee);
   if (call.builtin == Builtin::Unknown) {
@@ -233,7 +213,7 @@ bool Checker::requireIndex(const Type &type, SMLoc loc, StringRef what) {
   return true;
 }
 
-void Checker::checkFor(ForStmt &stmt) {
+void Checker::visitForStmt(ForStmt &stmt) {
   Type start = check(*stmt.start);
   Type end = check(*stmt.end);
   bool ok = requireScalarInt(start, stmt.start->getLoc(), "the range start");
@@ -277,7 +257,7 @@ Type Checker::checkCondition(Expr &cond, StringRef what) {
   return type;
 }
 
-void Checker::checkWhile(WhileStmt &stmt) {
+void Checker::visitWhileStmt(WhileStmt &stmt) {
   stmt.carried.clear();
   controls.emplace_back(&stmt, scopes.size());
   checkCondition(*stmt.cond, "while");
@@ -285,7 +265,7 @@ void Checker::checkWhile(WhileStmt &stmt) {
   controls.pop_back();
 }
 
-void Checker::checkIf(IfStmt &stmt) {
+void Checker::visitIfStmt(IfStmt &stmt) {
   stmt.carried.clear();
   checkCondition(*stmt.cond, "if");
   controls.emplace_back(&stmt, scopes.size());
