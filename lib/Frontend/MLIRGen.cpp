@@ -361,17 +361,6 @@ void Generator::visitLetStmt(LetStmt &stmt) {
                                 loc(stmt.init->getLoc()));
 }
 
-static std::optional<BinaryOp> compoundOp(AssignOp op) {
-  switch (op) {
-  case AssignOp::Set: return std::nullopt;
-  case AssignOp::Add: return BinaryOp::Add;
-  case AssignOp::Sub: return BinaryOp::Sub;
-  case AssignOp::Mul: return BinaryOp::Mul;
-  case AssignOp::Div: return BinaryOp::Div;
-  }
-  return std::nullopt;
-}
-
 void Generator::visitAssignStmt(AssignStmt &stmt) {
   Location at = loc(stmt.getLoc());
   Value value = gen(*stmt.value);

@@ -84,7 +84,7 @@ void Checker::noteAssigned(Symbol *symbol) {
       control->carried.push_back(symbol);
 }
 
-static std::optional<BinaryOp> compoundOp(AssignOp op) {
+std::optional<BinaryOp> phobos::frontend::ast::compoundOp(AssignOp op) {
   switch (op) {
   case AssignOp::Set: return std::nullopt;
   case AssignOp::Add: return BinaryOp::Add;

@@ -229,6 +229,9 @@ public:
 
 enum class AssignOp { Set, Add, Sub, Mul, Div };
 
+/// The operator a compound assignment applies (`+=`: Add), none for `=`.
+std::optional<BinaryOp> compoundOp(AssignOp op);
+
 /// NAME op= EXPR, or TENSOR[...] op= EXPR.
 class AssignStmt : public Stmt {
 public:
