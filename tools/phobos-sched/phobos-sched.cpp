@@ -99,11 +99,12 @@ static tools::ClusterPlanOptions clusterPlan("phobos-sched", category,
                                              clusterPlanHelp());
 /// clusterPlan, checked before the job is read.
 static tools::ClusterPlanOptions::Values planValues;
-static cl::opt<std::string>
-    variantSpec("variant",
-                cl::desc("@autotune values of the leaves: NAME=V,... (the "
-                         "rest take their first value)"),
-                cl::value_desc("NAME=V,..."), cl::cat(category));
+static tools::VariantOption variant(category,
+                                   "@autotune values of the leaves: "
+                                   "NAME=V,... (the rest take their first "
+                                   "value)");
+/// variant, checked before the job is read.
+static llvm::StringMap<int64_t> variantValues;
 static cl::opt<bool> autotune("autotune",
                               cl::desc("Choose the @cluster sizes with the "
                                        "cost model and print its ranking"),
@@ -120,8 +121,10 @@ static cl::opt<std::string> ptxDir("ptx-dir",
                                    cl::desc("Write each leaf's PTX and launch "
                                             "contract here"),
                                    cl::value_desc("DIR"), cl::cat(category));
-static cl::opt<std::string> chip("chip", cl::desc("Target GPU of the leaves"),
-                                 cl::init("sm_90"), cl::cat(category));
+static tools::ChipOption chip(category,
+                              "--plan: the GPU to compile the leaves for "
+                              "(default: sm_90; a run compiles them for the "
+                              "chips of its pods)");
 
 // Running a job.
 static cl::opt<std::string> runJob(cl::Positional, cl::desc("[JOB]"),
@@ -180,11 +183,9 @@ static cl::opt<std::string>
             cl::desc("How log lines give the time: utc (ISO 8601, the "
                      "default) or elapsed (seconds since the start)"),
             cl::value_desc("utc|elapsed"), cl::init("utc"), cl::cat(category));
-static cl::opt<std::string>
-    cacheDir("cache-dir",
-             cl::desc("The kernel cache for compiled leaves (default: "
-                      "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)"),
-             cl::value_desc("DIR"), cl::cat(category));
+static tools::CacheDirOption
+    cacheDir(category, "The kernel cache for compiled leaves (default: "
+                       "$PHOBOS_CACHE_DIR, else ~/.cache/phobos)");
 static cl::opt<bool> noCache("no-cache",
                              cl::desc("Compile leaves without the kernel cache"),
                              cl::cat(category));
@@ -353,15 +354,7 @@ static bool loadJob(const std::string &path, MLIRContext &context,
   frontend::ImportOptions importOptions;
   importOptions.kernelName = job.kernel;
   importOptions.markCluster = true;
-  std::string problem =
-      frontend::parseVariantSpec(variantSpec, importOptions.variant);
-  if (problem.empty() && variantSpec.getNumOccurrences() &&
-      importOptions.variant.empty())
-    problem = "expects NAME=V,..., got '" + variantSpec + "'";
-  if (!problem.empty()) {
-    fail("--variant: " + problem);
-    return false;
-  }
+  importOptions.variant = variantValues;
   loaded.module =
       frontend::importPhobos(loaded.sourceMgr, &context, importOptions);
   if (!loaded.module)
@@ -418,7 +411,7 @@ struct CompiledLeaf {
 static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
                                            tile::KernelOp leaf,
                                            const std::string &target) {
-  std::string root = cacheDir.empty() ? defaultKernelCacheDir() : cacheDir;
+  std::string root = cacheDir.directory();
   CompileOptions options;
   options.chip = target;
   options.cacheDir = noCache ? "" : root;
@@ -464,10 +457,11 @@ static int printPlanOf(LoadedJob &loaded) {
     return fail("internal error: the plan does not verify");
 
   // The leaves, each through the kernel cache.
+  std::string target = chip.valueOr("sm_90");
   std::map<std::string, CompiledLeaf> compiled;
   for (tile::KernelOp leaf :
        program.getBody().front().getOps<tile::KernelOp>()) {
-    FailureOr<CompiledLeaf> result = compileLeaf(loaded, leaf, chip);
+    FailureOr<CompiledLeaf> result = compileLeaf(loaded, leaf, target);
     if (failed(result))
       return 1;
     compiled[leaf.getName().str()] = std::move(*result);
@@ -480,7 +474,7 @@ static int printPlanOf(LoadedJob &loaded) {
       std::string stem = ptxDir + "/" + name;
       llvm::json::Value contract = leaf.contract;
       if (llvm::json::Object *object = contract.getAsObject())
-        (*object)["chip"] = chip.getValue();
+        (*object)["chip"] = target;
       if (!writeFile(stem + ".ptx", leaf.ptx) ||
           !writeFile(stem + ".json",
                      llvm::formatv("{0:2}", contract).str() + "\n"))
@@ -495,7 +489,7 @@ static int printPlanOf(LoadedJob &loaded) {
     llvm::json::Object *root = plan.getAsObject();
     root->insert({"job", loaded.path});
     root->insert({"source", sourcePath});
-    root->insert({"chip", chip.getValue()});
+    root->insert({"chip", target});
     if (llvm::json::Array *leavesJSON = root->getArray("leaves"))
       for (llvm::json::Value &leaf : *leavesJSON) {
         llvm::json::Object *object = leaf.getAsObject();
@@ -546,7 +540,7 @@ static int printPlanOf(LoadedJob &loaded) {
        << "super-tile";
     auto found = compiled.find(leaf.getName().str());
     if (found != compiled.end())
-      os << ", " << chip << " PTX " << found->second.ptx.size() << " bytes";
+      os << ", " << target << " PTX " << found->second.ptx.size() << " bytes";
     if (ptxFiles.count(leaf.getName()))
       os << " (" << ptxFiles[leaf.getName()] << ")";
     if (found != compiled.end())
@@ -910,7 +904,7 @@ static std::string jobKey(const LoadedJob &loaded,
                  ->getBuffer());
   add("source", loaded.sourceText());
   add("cluster", clusterPlan.clusterSizes);
-  add("variant", variantSpec);
+  add("variant", variant.spec);
   for (const runtime::StorageTensor &tensor : tensors) {
     std::string identity = tensor.name + " " + tensor.path;
     if (tensor.mode != runtime::StorageTensor::Mode::Write) {
@@ -1117,6 +1111,8 @@ int main(int argc, char **argv) {
   if (!podList.empty() && !hostfile.empty())
     return fail("give the pods once: --pods ADDR,... or --hostfile FILE");
   planValues = clusterPlan.parse();
+  chip.check("phobos-sched");
+  variantValues = variant.parse("phobos-sched");
   if (planJob.empty() && clusterPlan.nodes.getNumOccurrences())
     return fail("--nodes is an option of --plan: a run has one node per pod");
 

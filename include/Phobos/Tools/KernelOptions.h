@@ -4,10 +4,12 @@
 // problem to run it on (dims, scalars, a grid, a chip, a span map, the
 // kernel cache); phobos-run and phobos-viz take a variant, phobos-run and
 // phobos-tune fill, check and time inputs; phobos-sched and phobos-viz
-// (--cluster-job) plan a cluster job. Each of those options is declared
-// here once, with its value form, its parsing and its errors; a tool gives
-// the help text where the option means more for it, so that every tool's
-// --help still says what the option does there.
+// (--cluster-job) plan a cluster job. phobos-sched, which takes a job
+// rather than a kernel, takes the variant, the chip and the kernel cache
+// alone. Each of those options is declared here once, with its value form,
+// its parsing and its errors; a tool gives the help text where the option
+// means more for it, so that every tool's --help still says what the
+// option does there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,27 @@ struct ScalarValues {
   llvm::StringMap<int64_t> integers;
 };
 
+/// --chip sm_XY: the GPU to compile for.
+class ChipOption : public llvm::cl::opt<std::string> {
+public:
+  ChipOption(llvm::cl::OptionCategory &category, const char *help);
+
+  /// A value that names no chip Phobos targets is a usage error of `tool`,
+  /// found before any GPU is opened.
+  void check(llvm::StringRef tool) const;
+  /// The value, else `fallback`.
+  std::string valueOr(llvm::StringRef fallback) const;
+};
+
+/// --cache-dir DIR: the kernel cache.
+class CacheDirOption : public llvm::cl::opt<std::string> {
+public:
+  CacheDirOption(llvm::cl::OptionCategory &category, const char *help);
+
+  /// The value, else $PHOBOS_CACHE_DIR, else ~/.cache/phobos.
+  std::string directory() const;
+};
+
 /// The kernel and the problem: the options all three tools take.
 class KernelOptions {
 public:
@@ -80,9 +103,9 @@ public:
   llvm::cl::list<std::string> dimSpecs;
   llvm::cl::list<std::string> scalarSpecs;
   llvm::cl::opt<std::string> gridSpec;
-  llvm::cl::opt<std::string> chip;
+  ChipOption chip;
   llvm::cl::opt<std::string> spanMapFile;
-  llvm::cl::opt<std::string> cacheDir;
+  CacheDirOption cacheDir;
 
   /// A usage error of this tool: "TOOL: MESSAGE", exit status 2.
   [[noreturn]] void usage(const llvm::Twine &message) const;
@@ -110,10 +133,11 @@ private:
 };
 
 /// --variant NAME=V,...: the @autotune values of one variant (phobos-run,
-/// phobos-viz).
+/// phobos-viz; phobos-sched's are of the leaves).
 class VariantOption {
 public:
-  explicit VariantOption(llvm::cl::OptionCategory &category);
+  explicit VariantOption(llvm::cl::OptionCategory &category,
+                         const char *help = "@autotune values: NAME=V,NAME=V");
 
   llvm::cl::opt<std::string> spec;
 

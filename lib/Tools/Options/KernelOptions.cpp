@@ -60,6 +60,28 @@ llvm::StringMap<int64_t> parseDims(llvm::StringRef tool,
   return dims;
 }
 
+ChipOption::ChipOption(cl::OptionCategory &category, const char *help)
+    : cl::opt<std::string>("chip", cl::desc(help), cl::value_desc("sm_XY"),
+                           cl::cat(category)) {}
+
+void ChipOption::check(llvm::StringRef tool) const {
+  if (!empty() && !isValidChip(getValue()))
+    exitWithUsage(tool, "--chip: unsupported chip '" + getValue() +
+                            "'; Phobos targets " + supportedChips());
+}
+
+std::string ChipOption::valueOr(llvm::StringRef fallback) const {
+  return empty() ? fallback.str() : getValue();
+}
+
+CacheDirOption::CacheDirOption(cl::OptionCategory &category, const char *help)
+    : cl::opt<std::string>("cache-dir", cl::desc(help), cl::value_desc("DIR"),
+                           cl::cat(category)) {}
+
+std::string CacheDirOption::directory() const {
+  return empty() ? defaultKernelCacheDir() : getValue();
+}
+
 KernelOptions::KernelOptions(llvm::StringRef tool,
                              cl::OptionCategory &category, const Help &help)
     : inputFile(cl::Positional, cl::desc(help.input), cl::Required,
@@ -72,13 +94,10 @@ KernelOptions::KernelOptions(llvm::StringRef tool,
                   cl::cat(category)),
       gridSpec("grid", cl::desc(help.grid), cl::value_desc("X[,Y[,Z]]"),
                cl::cat(category)),
-      chip("chip", cl::desc(help.chip), cl::value_desc("sm_XY"),
-           cl::cat(category)),
+      chip(category, help.chip),
       spanMapFile("span-map", cl::desc(help.spanMap), cl::value_desc("FILE"),
                   cl::cat(category)),
-      cacheDir("cache-dir", cl::desc(help.cacheDir), cl::value_desc("DIR"),
-               cl::cat(category)),
-      tool(tool.str()) {}
+      cacheDir(category, help.cacheDir), tool(tool.str()) {}
 
 void KernelOptions::usage(const llvm::Twine &message) const {
   exitWithUsage(tool, message);
@@ -121,18 +140,14 @@ ScalarValues KernelOptions::scalars() const {
   return scalars;
 }
 
-void KernelOptions::checkChip() const {
-  if (!chip.empty() && !isValidChip(chip))
-    usage("--chip: unsupported chip '" + chip + "'; Phobos targets " +
-          supportedChips());
-}
+void KernelOptions::checkChip() const { chip.check(tool); }
 
 std::string KernelOptions::chipOr(llvm::StringRef fallback) const {
-  return chip.empty() ? fallback.str() : chip.getValue();
+  return chip.valueOr(fallback);
 }
 
 std::string KernelOptions::cacheDirectory() const {
-  return cacheDir.empty() ? defaultKernelCacheDir() : cacheDir.getValue();
+  return cacheDir.directory();
 }
 
 std::optional<frontend::SpanMap> KernelOptions::readSpanMap() const {
@@ -145,9 +160,9 @@ std::optional<frontend::SpanMap> KernelOptions::readSpanMap() const {
   return std::move(*map);
 }
 
-VariantOption::VariantOption(cl::OptionCategory &category)
-    : spec("variant", cl::desc("@autotune values: NAME=V,NAME=V"),
-           cl::value_desc("NAME=V,..."), cl::cat(category)) {}
+VariantOption::VariantOption(cl::OptionCategory &category, const char *help)
+    : spec("variant", cl::desc(help), cl::value_desc("NAME=V,..."),
+           cl::cat(category)) {}
 
 llvm::StringMap<int64_t> VariantOption::parse(llvm::StringRef tool) const {
   llvm::StringMap<int64_t> variant;
