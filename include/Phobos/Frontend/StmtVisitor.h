@@ -22,24 +22,21 @@ namespace phobos::frontend::ast {
 /// visitForStmt, visitWhileStmt, visitIfStmt) and returns what it returns.
 /// A Derived that keeps these methods private befriends
 /// `ast::StmtVisitor<Derived>`.
-template <typename Derived, typename RetTy = void>
-class StmtVisitor {
+template <typename Derived, typename RetTy = void> class StmtVisitor {
 public:
   RetTy visit(Stmt &stmt) {
     Derived &self = static_cast<Derived &>(*this);
     switch (stmt.getKind()) {
-    case Stmt::Kind::Let:
-      return self.visitLetStmt(llvm::cast<LetStmt>(stmt));
-    case Stmt::Kind::Assign:
-      return self.visitAssignStmt(llvm::cast<AssignStmt>(stmt));
-    case Stmt::Kind::Call:
-      return self.visitCallStmt(llvm::cast<CallStmt>(stmt));
-    case Stmt::Kind::For:
-      return self.visitForStmt(llvm::cast<ForStmt>(stmt));
-    case Stmt::Kind::While:
-      return self.visitWhileStmt(llvm::cast<WhileStmt>(stmt));
-    case Stmt::Kind::If:
-      return self.visitIfStmt(llvm::cast<IfStmt>(stmt));
+#define PHOBOS_VISIT_STMT(KIND)                                                \
+  case Stmt::Kind::KIND:                                                       \
+    return self.visit##KIND##Stmt(llvm::cast<KIND##Stmt>(stmt));
+      PHOBOS_VISIT_STMT(Let)
+      PHOBOS_VISIT_STMT(Assign)
+      PHOBOS_VISIT_STMT(Call)
+      PHOBOS_VISIT_STMT(For)
+      PHOBOS_VISIT_STMT(While)
+      PHOBOS_VISIT_STMT(If)
+#undef PHOBOS_VISIT_STMT
     }
     llvm_unreachable("unknown statement kind");
   }
