@@ -205,6 +205,14 @@ SmallVector<Value, 4> ThreadEmitter::coordinates(const DistributedLayout &layout
   return coords;
 }
 
+Value ThreadEmitter::linearIndex(ArrayRef<int64_t> shape,
+                                 ArrayRef<Value> coords) {
+  Value index = coords[0];
+  for (size_t a = 1; a < shape.size(); ++a)
+    index = add(mul(index, i32(shape[a])), coords[a]);
+  return index;
+}
+
 Value ThreadEmitter::isCanonical(const DistributedLayout &layout, int64_t reg) {
   SmallVector<int64_t, 4> q = layout.perAxisIndices(reg);
   Value result;

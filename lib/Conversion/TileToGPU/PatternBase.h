@@ -159,6 +159,9 @@ public:
   /// All coordinates of register `reg`.
   llvm::SmallVector<mlir::Value, 4> coordinates(const DistributedLayout &layout,
                                                 int64_t reg);
+  /// Row-major linear index (i32) of `coords` in `shape`.
+  mlir::Value linearIndex(llvm::ArrayRef<int64_t> shape,
+                          llvm::ArrayRef<mlir::Value> coords);
   /// Conjunction of the per-axis canonical flags of `reg` (null: always).
   mlir::Value isCanonical(const DistributedLayout &layout, int64_t reg);
   /// The register of an operand (of type `operandType`, a layout

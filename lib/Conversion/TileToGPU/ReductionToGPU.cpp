@@ -21,15 +21,6 @@ using namespace phobos::tile;
 
 namespace {
 
-/// Row-major linear index (i32) of `coords` in `shape`.
-Value linearIndex(ThreadEmitter &e, ArrayRef<int64_t> shape,
-                  ArrayRef<Value> coords) {
-  Value index = coords[0];
-  for (size_t a = 1; a < shape.size(); ++a)
-    index = e.add(e.mul(index, e.i32(shape[a])), coords[a]);
-  return index;
-}
-
 /// The identity of a reduction over `type` elements.
 Value identity(ThreadEmitter &e, ReduceKind kind, Type type) {
   if (kind == ReduceKind::sum)
@@ -138,7 +129,7 @@ struct ReduceLowering : TileToGPUPattern<ReduceOp> {
         for (unsigned a = 0; a < from.getRank(); ++a)
           coords.push_back(a == axis ? e.i32(0)
                                      : e.coordinate(from.axis(a), key[a]));
-        Value out = linearIndex(e, op.getType().getShape(), coords);
+        Value out = e.linearIndex(op.getType().getShape(), coords);
         return e.add(e.mul(out, e.i32(along.warpMod)), warpIndex);
       };
       for (auto &[key, partial] : partials)
@@ -191,7 +182,7 @@ struct CumsumLowering : TileToGPUPattern<CumsumOp> {
 
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       Value pointer = e.scratchPointer(
-          linearIndex(e, shape, e.coordinates(layout, reg)), accumulate);
+          e.linearIndex(shape, e.coordinates(layout, reg)), accumulate);
       LLVM::StoreOp::create(e.b, e.loc, e.widen(source[reg]), pointer);
     }
     e.barrier();
@@ -200,7 +191,7 @@ struct CumsumLowering : TileToGPUPattern<CumsumOp> {
       SmallVector<Value, 4> coords = e.coordinates(layout, reg);
       Value row = coords[axis];
       coords[axis] = e.i32(0);
-      Value base = linearIndex(e, shape, coords);
+      Value base = e.linearIndex(shape, coords);
       Value end = e.add(row, e.i32(1));
       auto loop = scf::ForOp::create(e.b, e.loc, e.i32(0), end, e.i32(1),
                                      ValueRange{e.zero(accumulate)});

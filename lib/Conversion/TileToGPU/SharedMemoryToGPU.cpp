@@ -22,15 +22,6 @@ using namespace phobos::tile;
 
 namespace {
 
-/// Row-major linear index (i32) of `coords` in `shape`.
-Value linearIndex(ThreadEmitter &e, ArrayRef<int64_t> shape,
-                  ArrayRef<Value> coords) {
-  Value index = coords[0];
-  for (size_t a = 1; a < shape.size(); ++a)
-    index = e.add(e.mul(index, e.i32(shape[a])), coords[a]);
-  return index;
-}
-
 /// The registers of a thread run of `width` along `axis` from per-axis
 /// indices `q`.
 SmallVector<int64_t, 8> runRegisters(const DistributedLayout &layout,
@@ -162,7 +153,7 @@ Regs throughScratch(
   for (int64_t reg = 0; reg < from.numRegisters(); ++reg) {
     SmallVector<Value, 4> coords = remap(e.coordinates(from, reg));
     Value pointer = e.scratchPointer(
-        linearIndex(e, resultType.getShape(), coords), element);
+        e.linearIndex(resultType.getShape(), coords), element);
     e.predicatedStore(e.isCanonical(from, reg), e.toMemory(source[reg]),
                       pointer);
   }
@@ -170,7 +161,7 @@ Regs throughScratch(
   Regs result;
   for (int64_t reg = 0; reg < to.numRegisters(); ++reg) {
     Value pointer = e.scratchPointer(
-        linearIndex(e, resultType.getShape(), e.coordinates(to, reg)), element);
+        e.linearIndex(resultType.getShape(), e.coordinates(to, reg)), element);
     result.push_back(e.fromMemory(
         LLVM::LoadOp::create(e.b, e.loc, e.memoryType(element), pointer),
         element));
@@ -205,7 +196,7 @@ struct ThroughScratchLowering : TileToGPUPattern<Op> {
         return {coords[1], coords[0]};
       } else if constexpr (std::is_same_v<Op, ReshapeOp>) {
         // The same row-major position in the new shape.
-        Value linear = linearIndex(e, sourceType.getShape(), coords);
+        Value linear = e.linearIndex(sourceType.getShape(), coords);
         SmallVector<Value, 4> result(resultType.getRank());
         for (int64_t a = resultType.getRank(); a-- > 0;) {
           int64_t extent = resultType.getDimSize(a);
