@@ -1264,7 +1264,7 @@ set -euo pipefail
 exec {cluster.tool('phobos-sched')} {job['job']} --slurm \
     --listen 127.0.0.1:0 --credentials {cluster.credentials} \
     --cluster {job['cluster']} --heartbeat-ms 100 --progress-ms 100 \
-    --pod-args '--interpret --threads 1 --test-compute-delay-ms 400'
+    --pod-args '--interpret --threads 1 --test-compute-delay-ms 1000'
 """)
         submitted = slurm.run("sbatch", "--parsable", f"--output={output}", script)
         job_id = submitted.stdout.strip().split(";")[0]
@@ -1278,8 +1278,10 @@ exec {cluster.tool('phobos-sched')} {job['job']} --slurm \
 
         # The pod is killed once the job is planned and before its last
         # units are stored: any "progress: job" line up to 4 of 6 (the first
-        # comes 100 ms after planning, the units take 400 ms each on one
-        # thread), a window of more than a second.
+        # comes 100 ms after planning, the units take a second each on one
+        # thread, two a pod), a window of about two seconds: with 400 ms a
+        # unit it was under one, and a loaded machine (each poll below
+        # starts squeue) could miss it.
         killed = None
         states = []
         deadline = time.time() + JOB_SECONDS
