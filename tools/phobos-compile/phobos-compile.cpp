@@ -32,6 +32,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -200,6 +202,19 @@ struct JobOutcome {
   bool failed = false;
 };
 
+/// The kernel and variant of a job as the user writes them again:
+/// `kernel 'k' (--variant A=1,B=2)`, the names sorted.
+std::string describeJob(const frontend::ImportOptions &job) {
+  std::vector<std::string> values;
+  for (const auto &entry : job.variant)
+    values.push_back((entry.getKey() + "=" + llvm::Twine(entry.getValue())).str());
+  llvm::sort(values);
+  std::string text = "kernel '" + job.kernelName + "'";
+  if (!values.empty())
+    text += " (--variant " + llvm::join(values, ",") + ")";
+  return text;
+}
+
 /// A compile thread's own context, copy of the source and compiler:
 /// MLIR's pass managers and a KernelCompiler serve one thread at a time.
 class Worker {
@@ -275,18 +290,20 @@ private:
 
 /// Compiles `jobs` on `threads` threads and hands each outcome to `emit` in
 /// job order, as soon as it and those before it are done; stops at the
-/// first `emit` that returns false.
+/// first `emit` that returns false (a variant that fails to compile does
+/// not stop the others: a failure to write the outputs does).
 void compileAll(const mlir::DialectRegistry &registry, const Input &input,
                 const std::vector<frontend::ImportOptions> &jobs,
                 const BuildKey &key, const CompileOptions &options,
                 const llvm::StringMap<int64_t> &specializeDims,
                 unsigned threads,
-                llvm::function_ref<bool(JobOutcome &)> emit) {
+                llvm::function_ref<bool(size_t, JobOutcome &)> emit) {
   if (threads <= 1) {
     Worker worker(registry, input, options, /*threaded=*/false);
-    for (const frontend::ImportOptions &job : jobs) {
-      JobOutcome outcome = worker.compile(job, key, options, specializeDims);
-      if (!emit(outcome))
+    for (size_t index = 0; index < jobs.size(); ++index) {
+      JobOutcome outcome =
+          worker.compile(jobs[index], key, options, specializeDims);
+      if (!emit(index, outcome))
         return;
     }
     return;
@@ -314,7 +331,7 @@ void compileAll(const mlir::DialectRegistry &registry, const Input &input,
     JobOutcome outcome = std::move(*outcomes[index]);
     outcomes[index].reset();
     lock.unlock();
-    if (!emit(outcome)) {
+    if (!emit(index, outcome)) {
       stop = true;
       break;
     }
@@ -479,9 +496,24 @@ int main(int argc, char **argv) {
   BuildKey key;
   key.source = input.text;
   int status = 0;
+  // Of many variants, each failure names its variant, and the others are
+  // still compiled (a refused variant says nothing of the rest of the
+  // space); a diagnostic already printed for another variant is not
+  // printed again.
+  bool manyJobs = jobs->size() > 1;
+  llvm::StringSet<> printed;
   compileAll(registry, input, *jobs, key, options, specializeDims, threads,
-             [&](JobOutcome &outcome) {
-               llvm::errs() << outcome.diagnostics;
+             [&](size_t index, JobOutcome &outcome) {
+               bool repeated = manyJobs && outcome.failed &&
+                               !printed.insert(outcome.diagnostics).second;
+               if (!repeated)
+                 llvm::errs() << outcome.diagnostics;
+               if (manyJobs && outcome.failed)
+                 llvm::errs() << "phobos-compile: note: "
+                              << describeJob((*jobs)[index]) << " failed"
+                              << (repeated ? " with the error printed above"
+                                           : "")
+                              << "; the other variants are still compiled\n";
                for (const KernelBuild &build : outcome.builds) {
                  for (const std::string &note : build.notes)
                    llvm::errs() << "phobos-compile: note: " << note << "\n";
@@ -504,7 +536,7 @@ int main(int argc, char **argv) {
                }
                if (outcome.failed)
                  status = 1;
-               return !outcome.failed;
+               return true;
              });
   return status;
 }

@@ -428,10 +428,16 @@ TEST(AvailableReliefs, InvariantsKeptLastWhereThereIsALoop) {
   kernel.loops = true;
   EXPECT_EQ(
       ladderOf(kernel),
-      (std::vector<std::string>{"a", "s", "sa", "L", "saL", "saLH", "saLHF"}));
+      (std::vector<std::string>{"a", "s", "sa", "L", "saL", "saLH", "saLHF",
+                                "H"}));
   // Fragments already loaded in groups that small: no F step.
   kernel.wgmmaFragmentSteps = kSpillingWgmmaFragmentSteps;
-  EXPECT_EQ(ladderOf(kernel).back(), "saLH");
+  EXPECT_EQ(ladderOf(kernel).back(), "H");
+  EXPECT_EQ(ladderOf(kernel)[ladderOf(kernel).size() - 2], "saLH");
+  // A loop and nothing else to relieve: invariants kept, once.
+  CompiledKernel bare;
+  bare.loops = true;
+  EXPECT_EQ(ladderOf(bare), std::vector<std::string>{"H"});
   SpillRelief all = availableReliefs(kernel);
   EXPECT_TRUE(all.keepInvariants);
   EXPECT_EQ(all.wgmmaFragmentSteps, 0);

@@ -275,7 +275,7 @@ struct SpillRecompile {
   /// lean addresses alone, with all the others, and with all the others at
   /// kTightFmaKUnroll steps; after those, every available relief with
   /// invariants kept in their loops, then that with kSpillingWgmmaFragmentSteps
-  /// steps per wgmma group. ptxas's spills do not fall monotonically with the
+  /// steps per wgmma group, and invariants kept alone. ptxas's spills do not fall monotonically with the
   /// registers a kernel asks for, so a relief that helps one kernel can hurt
   /// the next and each combination is worth an assembly (docs/benchmarks.md).
   llvm::SmallVector<SpillRelief, 11> reliefs() const;
