@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -385,50 +386,111 @@ protected:
     return start;
   }
 
+  /// A's values (none zero) in a.tensor, and an empty c.partial.
+  std::vector<float> makeFiles() {
+    storage::TensorInfo info;
+    info.shape = {4, 8};
+    std::vector<float> a(32);
+    for (int i = 0; i < 32; ++i)
+      a[i] = static_cast<float>(i) - 7.5f;
+    absl::StatusOr<storage::TensorFile> input =
+        storage::TensorFile::create(directory + "/a.tensor", info);
+    EXPECT_TRUE(input.ok() && input->writeBytes(0, 128, a.data()).ok());
+    EXPECT_TRUE(storage::TensorFile::create(directory + "/c.partial", info).ok());
+    return a;
+  }
+
+  /// Runs the job's 14 instructions to the end; C as stored.
+  std::vector<float> runToTheEnd(Backend &backend, const wire::StartJob &spec,
+                                 EngineOptions options, wire::Heartbeat &last) {
+    Credentials credentials;
+    credentials.insecure = true;
+    bool failed = false;
+    JobRun run(backend, credentials, spec, std::move(options),
+               [&](const wire::JobFailure &) { failed = true; });
+    EXPECT_TRUE(run.start().ok());
+    int retired = 0;
+    absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (retired < 14 && absl::Now() < deadline && !failed) {
+      wire::Heartbeat heartbeat;
+      run.takeReport(heartbeat);
+      retired += heartbeat.retired_size();
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    EXPECT_FALSE(failed);
+    EXPECT_EQ(retired, 14);
+    run.takeReport(last);
+    storage::TensorInfo info;
+    info.shape = {4, 8};
+    absl::StatusOr<storage::TensorFile> output =
+        storage::TensorFile::open(directory + "/c.partial", info, false);
+    std::vector<float> c(32);
+    EXPECT_TRUE(output.ok() && output->readBytes(0, 128, c.data()).ok());
+    return c;
+  }
+
   std::string directory;
 };
 
 TEST_F(EngineTest, RunsASegmentToTheEnd) {
-  storage::TensorInfo info;
-  info.shape = {4, 8};
-  std::vector<float> a(32);
-  for (int i = 0; i < 32; ++i)
-    a[i] = static_cast<float>(i) - 7.5f;
-  absl::StatusOr<storage::TensorFile> input =
-      storage::TensorFile::create(directory + "/a.tensor", info);
-  ASSERT_TRUE(input.ok());
-  ASSERT_TRUE(input->writeBytes(0, 128, a.data()).ok());
-  ASSERT_TRUE(storage::TensorFile::create(directory + "/c.partial", info).ok());
-
+  std::vector<float> a = makeFiles();
   Doubler backend;
-  Credentials credentials;
-  credentials.insecure = true;
-  bool failed = false;
-  JobRun run(backend, credentials, job(directory + "/a.tensor"), EngineOptions(),
-             [&](const wire::JobFailure &) { failed = true; });
-  ASSERT_TRUE(run.start().ok());
-  int retired = 0;
-  absl::Time deadline = absl::Now() + absl::Seconds(30);
-  while (retired < 14 && absl::Now() < deadline && !failed) {
-    wire::Heartbeat heartbeat;
-    run.takeReport(heartbeat);
-    retired += heartbeat.retired_size();
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  ASSERT_FALSE(failed);
-  ASSERT_EQ(retired, 14);
-  absl::StatusOr<storage::TensorFile> output =
-      storage::TensorFile::open(directory + "/c.partial", info, false);
-  ASSERT_TRUE(output.ok());
-  std::vector<float> c(32);
-  ASSERT_TRUE(output->readBytes(0, 128, c.data()).ok());
+  wire::Heartbeat last;
+  std::vector<float> c = runToTheEnd(backend, job(directory + "/a.tensor"),
+                                     EngineOptions(), last);
   for (int i = 0; i < 32; ++i)
     EXPECT_EQ(c[i], 2 * a[i]);
-  wire::Heartbeat last;
-  run.takeReport(last);
   EXPECT_EQ(last.stats().loaded_bytes(), 128);
   EXPECT_EQ(last.stats().stored_bytes(), 128);
   EXPECT_EQ(last.stats().computes(), 2);
+  EXPECT_EQ(last.stats().resident_bytes(), 0);
+}
+
+/// The Doubler on buffers it lets the pod reuse, as the interpreter does:
+/// a new tile holds garbage unless it must start as zeros, and leaf 0 adds
+/// into its output, so that a reused buffer left uncleared shows.
+class ReusingAccumulator : public Doubler {
+public:
+  bool reusesTileBuffers() const override { return true; }
+  absl::StatusOr<std::unique_ptr<TileBuffer>> allocate(int64_t bytes,
+                                                       bool zero) override {
+    ++allocations;
+    auto tile = std::make_unique<HeapTile>(bytes);
+    if (!zero)
+      std::memset(tile->data.data(), 0xab, tile->data.size());
+    return std::unique_ptr<TileBuffer>(std::move(tile));
+  }
+  absl::Status compute(unsigned, const std::vector<TileBuffer *> &tensors,
+                       const std::vector<std::vector<int64_t>> &,
+                       const std::vector<LeafScalar> &scalars) override {
+    auto *in = static_cast<float *>(tensors[0]->host());
+    auto *out = static_cast<float *>(tensors[1]->host());
+    for (int64_t i = 0; i < tensors[0]->bytes() / 4; ++i)
+      out[i] += static_cast<float>(scalars.at(0).value) * in[i];
+    return absl::OkStatus();
+  }
+  std::atomic<int> allocations{0};
+};
+
+// Within a budget of two tiles, the second row's tiles wait for the first
+// row's frees and take their buffers: two allocations for four tiles, and
+// C's second tile, which must start as zeros, is cleared of the first's.
+TEST_F(EngineTest, FreedBuffersAreReusedWithinTheBudget) {
+  std::vector<float> a = makeFiles();
+  wire::StartJob spec = job(directory + "/a.tensor");
+  for (wire::Instruction &instruction :
+       *spec.mutable_segment()->mutable_instructions())
+    if (instruction.kind() == wire::Instruction::ALLOCATE && instruction.tile() >= 2)
+      instruction.set_zero(true);
+  EngineOptions options;
+  options.memoryBudget = 128;
+  ReusingAccumulator backend;
+  wire::Heartbeat last;
+  std::vector<float> c = runToTheEnd(backend, spec, options, last);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(c[i], 2 * a[i]) << "element " << i;
+  EXPECT_EQ(backend.allocations, 2);
+  EXPECT_EQ(last.stats().peak_bytes(), 128);
   EXPECT_EQ(last.stats().resident_bytes(), 0);
 }
 

@@ -70,6 +70,12 @@ public:
 
   virtual absl::StatusOr<std::unique_ptr<TileBuffer>> allocate(int64_t bytes,
                                                                bool zero) = 0;
+  /// Whether a freed tile's buffer may hold a later tile of its size (the
+  /// pod's TileBufferPool): host memory is, to skip faulting fresh pages in
+  /// for every tile; device memory is not pooled (unmeasured on a GPU).
+  virtual bool reusesTileBuffers() const { return false; }
+  /// Sets a reused buffer to zeros, for an allocation that must start so.
+  virtual absl::Status zero(TileBuffer &buffer);
   /// Host memory of `bytes` for tiles that do not live in host memory.
   virtual absl::StatusOr<std::unique_ptr<Staging>> staging(int64_t bytes);
   /// Host bytes into the buffer, and back.

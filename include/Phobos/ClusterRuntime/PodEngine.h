@@ -4,7 +4,8 @@
 // plan, more when a lost node's work is re-planned here), each started as
 // soon as the instructions it depends on have retired:
 //
-//  - allocate: in program order (within the pod's memory budget, if any);
+//  - allocate: in program order (within the pod's memory budget, if any),
+//    into a freed buffer of the same size when the backend reuses them;
 //  - load / store: a super-tile read from or written to its tensor file;
 //  - fetch: from the holder, over gRPC in chunks with checksums, or GPU to
 //    GPU through CUDA IPC when both pods share a host; when the holder is
@@ -62,6 +63,8 @@ struct EngineOptions {
   /// for a second runs past it rather than wait on fetchers for ever. The
   /// plan's peak (checked against the device when planning) assumes frees
   /// in program order; a holder's tile outlives that until it is fetched.
+  /// Freed buffers kept for reuse count against it too (without a budget,
+  /// against the most the tiles have taken at once).
   int64_t memoryBudget = 0;
   /// Bytes per chunk of a tile sent over gRPC.
   int64_t chunkBytes = 1 << 20;

@@ -111,6 +111,7 @@ public:
                                                        bool zero) override {
     return std::unique_ptr<TileBuffer>(new HostBuffer(bytes, zero));
   }
+  bool reusesTileBuffers() const override { return true; }
 
   absl::Status upload(TileBuffer &buffer, const void *data,
                       int64_t bytes) override {

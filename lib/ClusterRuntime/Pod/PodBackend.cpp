@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 
 #include <cstdint>
+#include <cstring>
 
 using namespace phobos::cluster::runtime;
 
@@ -26,6 +27,15 @@ private:
 
 absl::StatusOr<std::unique_ptr<Staging>> Backend::staging(int64_t bytes) {
   return std::unique_ptr<Staging>(new HeapStaging(bytes));
+}
+
+absl::Status Backend::zero(TileBuffer &buffer) {
+  void *host = buffer.host();
+  if (!host)
+    return absl::UnimplementedError(
+        absl::StrCat("the ", kind(), " backend cannot zero a device tile"));
+  std::memset(host, 0, static_cast<size_t>(buffer.bytes()));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> Backend::exportBuffer(TileBuffer &) {

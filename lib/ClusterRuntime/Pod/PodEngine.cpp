@@ -12,6 +12,7 @@
 
 #include "Phobos/ClusterRuntime/Log.h"
 #include "Phobos/ClusterRuntime/TensorStorage.h"
+#include "Phobos/ClusterRuntime/TileBufferPool.h"
 #include "phobos_cluster.grpc.pb.h"
 
 #include "absl/strings/str_cat.h"
@@ -123,6 +124,8 @@ struct JobRun::State {
     /// When it began running, in nanoseconds since the job started here
     /// (-1: not yet).
     int64_t startNs = -1;
+    /// An allocation's pooled buffer, taken when the budget let it start.
+    std::unique_ptr<TileBuffer> reserved;
   };
 
   struct Segment {
@@ -186,6 +189,9 @@ struct JobRun::State {
   int64_t totalInstrs = 0, retiredCount = 0;
   /// Frees parked until their tile's fetchers are served.
   int64_t parkedFrees = 0;
+  /// Freed buffers for later tiles of their sizes (where the backend
+  /// reuses them), within poolLimit() together with the resident tiles.
+  TileBufferPool pool;
 
   //===--------------------------------------------------------------------===//
   // Scheduling (mu held)
@@ -304,6 +310,13 @@ struct JobRun::State {
     return resident;
   }
 
+  /// The most bytes the pod holds in tiles and pooled buffers together:
+  /// its budget, or without one the most its tiles have taken at once (so
+  /// the pool never makes a pod hold more than its tiles' peak).
+  int64_t poolLimit() const {
+    return options.memoryBudget > 0 ? options.memoryBudget : stats.peak_bytes();
+  }
+
   /// Starts the segment's next allocations, in program order, while they
   /// fit the pod's memory budget (when it has one).
   void pumpAllocations(uint32_t id) {
@@ -321,6 +334,10 @@ struct JobRun::State {
       seg.stalledSince.reset();
       seg.allocations.pop_front();
       seg.resident += bytes;
+      // Its bytes count as resident from now: the pool must not count them
+      // again until the I/O thread takes them.
+      if (backend.reusesTileBuffers())
+        seg.instrs[index].reserved = pool.take(bytes);
       ioReady.insert({id, index});
       int64_t resident = residentBytes();
       stats.set_resident_bytes(resident);
@@ -488,6 +505,29 @@ struct JobRun::State {
     return file->writeRegion(offsetsOf(tile), shapeOf(tile), (*staging)->data());
   }
 
+  /// A buffer for a tile of `bytes`: the pooled one reserved for it or one
+  /// freed since, else a new one, for which the pool first drops what is
+  /// past `poolRoom` (the pod's limit less its resident tiles, this one
+  /// included).
+  absl::StatusOr<std::unique_ptr<TileBuffer>>
+  allocateTile(int64_t bytes, bool zero, int64_t poolRoom,
+               std::unique_ptr<TileBuffer> reserved, bool &reused) {
+    if (!reserved && backend.reusesTileBuffers())
+      reserved = pool.take(bytes);
+    reused = reserved != nullptr;
+    if (reserved) {
+      // What the buffer's last tile left in it: a tile that must start as
+      // zeros is cleared, any other is written before it is read.
+      if (zero)
+        if (absl::Status status = backend.zero(*reserved); !status.ok())
+          return status;
+      return reserved;
+    }
+    if (backend.reusesTileBuffers())
+      pool.trim(poolRoom);
+    return backend.allocate(bytes, zero);
+  }
+
   void ioWorker() {
     absl::MutexLock lock(&mu);
     while (true) {
@@ -525,14 +565,18 @@ struct JobRun::State {
         }
         seg.resident -= tile.bytes();
         stats.set_resident_bytes(residentBytes());
-        // Memory came back: every segment may allocate again.
-        for (auto &other : segments)
-          pumpAllocations(other.first);
+        int64_t poolRoom = poolLimit() - residentBytes();
         in.phase = Instr::Phase::Running;
         in.startNs = sinceJobStartNs();
         mu.Unlock();
+        if (released && backend.reusesTileBuffers())
+          pool.give(std::move(released), poolRoom);
         released.reset();
         mu.Lock();
+        // Memory came back (pooled first, for the allocations this starts):
+        // every segment may allocate again.
+        for (auto &other : segments)
+          pumpAllocations(other.first);
       } else {
         in.phase = Instr::Phase::Running;
         in.startNs = sinceJobStartNs();
@@ -547,13 +591,17 @@ struct JobRun::State {
           }
         }
         bool zero = in.spec->zero();
+        int64_t poolRoom = poolLimit() - residentBytes();
+        std::unique_ptr<TileBuffer> reserved = std::move(in.reserved);
+        bool reused = false;
         absl::Time begin = absl::Now();
         mu.Unlock();
         std::unique_ptr<TileBuffer> allocated;
         if (status.ok()) {
           if (kind == wire::Instruction::ALLOCATE) {
             absl::StatusOr<std::unique_ptr<TileBuffer>> made =
-                backend.allocate(tile.bytes(), zero);
+                allocateTile(tile.bytes(), zero, poolRoom, std::move(reserved),
+                             reused);
             if (made.ok())
               allocated = std::move(*made);
             else
@@ -588,8 +636,9 @@ struct JobRun::State {
           }
         }
         if (options.verbose && status.ok())
-          logLine(who, absl::StrFormat("%s done in %.1f ms", label(ref),
-                                       absl::ToDoubleMilliseconds(absl::Now() - begin)));
+          logLine(who, absl::StrFormat("%s done in %.1f ms%s", label(ref),
+                                       absl::ToDoubleMilliseconds(absl::Now() - begin),
+                                       reused ? " (a freed buffer reused)" : ""));
       }
       std::optional<wire::JobFailure> failure =
           complete(ref, status, storedChecksum);
