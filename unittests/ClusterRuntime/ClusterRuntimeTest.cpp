@@ -311,9 +311,12 @@ public:
     auto *in = static_cast<float *>(tensors[0]->host());
     auto *out = static_cast<float *>(tensors[1]->host());
     for (int64_t i = 0; i < tensors[0]->bytes() / 4; ++i)
-      out[i] = static_cast<float>(scalars.at(0).value) * in[i];
+      out[i] = (accumulates ? out[i] : 0) +
+               static_cast<float>(scalars.at(0).value) * in[i];
     return absl::OkStatus();
   }
+  /// Add into the output instead (a kernel that reads its output).
+  bool accumulates = false;
 };
 
 class EngineTest : public ::testing::Test {
@@ -451,6 +454,7 @@ TEST_F(EngineTest, RunsASegmentToTheEnd) {
 /// into its output, so that a reused buffer left uncleared shows.
 class ReusingAccumulator : public Doubler {
 public:
+  ReusingAccumulator() { accumulates = true; }
   bool reusesTileBuffers() const override { return true; }
   absl::StatusOr<std::unique_ptr<TileBuffer>> allocate(int64_t bytes,
                                                        bool zero) override {
@@ -459,15 +463,6 @@ public:
     if (!zero)
       std::memset(tile->data.data(), 0xab, tile->data.size());
     return std::unique_ptr<TileBuffer>(std::move(tile));
-  }
-  absl::Status compute(unsigned, const std::vector<TileBuffer *> &tensors,
-                       const std::vector<std::vector<int64_t>> &,
-                       const std::vector<LeafScalar> &scalars) override {
-    auto *in = static_cast<float *>(tensors[0]->host());
-    auto *out = static_cast<float *>(tensors[1]->host());
-    for (int64_t i = 0; i < tensors[0]->bytes() / 4; ++i)
-      out[i] += static_cast<float>(scalars.at(0).value) * in[i];
-    return absl::OkStatus();
   }
   std::atomic<int> allocations{0};
 };
