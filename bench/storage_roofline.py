@@ -18,7 +18,8 @@ Usage: python3 bench/storage_roofline.py [BIN_DIR] [--size 8192] [--tile 2048]
            [--k 256] [--repeat 3] [--dirs /dev/shm,build/storage-roofline]
            [--json FILE]
 
-Prints a Markdown table (the median of --repeat runs of each row). Every
+Prints a Markdown table (the median of --repeat runs of each row; for a job
+also the pods' CPU time and minor page faults per job, from /proc). Every
 process it starts is ended before it exits; every file it makes is removed.
 """
 
@@ -88,6 +89,20 @@ class Pods:
             with open(address_file) as f:
                 self.addresses.append(f.read().strip())
 
+    def usage(self) -> tuple[float, int]:
+        """The pods' CPU seconds (user and system) and minor page faults so
+        far, from /proc (zeros where there is none)."""
+        seconds, faults = 0.0, 0
+        for process in self.processes:
+            try:
+                with open(f"/proc/{process.pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            faults += int(fields[7])
+            seconds += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return seconds, faults
+
     def stop(self):
         for process in self.processes:
             if process.poll() is None:
@@ -121,6 +136,7 @@ def job_rate(bin_dir: str, directory: str, work: str, size: int, tile: int,
         port = free_port()
         group = Pods(bin_dir, work, pods, port, method)
         times, walls = [], []
+        cpu_before, faults_before = group.usage()
         try:
             for _ in range(repeat):
                 summary = os.path.join(work, "summary.json")
@@ -147,12 +163,17 @@ def job_rate(bin_dir: str, directory: str, work: str, size: int, tile: int,
                 loaded = sum(n["loaded_bytes"] for n in record["nodes"])
                 stored = sum(n["stored_bytes"] for n in record["nodes"])
                 os.unlink(os.path.join(data, "c.tensor"))
+            cpu_after, faults_after = group.usage()
         finally:
             group.stop()
         seconds = statistics.median(times)
+        # What the pods spent per job, all of them together: on a shared
+        # machine, steadier than the job's time.
         return {"pods": pods, "seconds": seconds, "wall_seconds": statistics.median(walls),
                 "stored_bytes": stored, "loaded_bytes": loaded,
-                "store_gbps": stored / seconds / 1e9}
+                "store_gbps": stored / seconds / 1e9,
+                "pod_cpu_seconds": (cpu_after - cpu_before) / repeat,
+                "pod_minor_faults": round((faults_after - faults_before) / repeat)}
     finally:
         shutil.rmtree(data, ignore_errors=True)
 
@@ -201,13 +222,15 @@ def main() -> int:
     print(f"C: {args.size}x{args.size} f32 ({size_mib:.0f} MiB) in "
           f"{(args.size // args.tile) ** 2} tiles of {args.tile}x{args.tile}; "
           f"median of {args.repeat}\n")
-    print("| where | writers | GB/s (writes) | GB/s (with fsync) | job s (wall s) |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| where | writers | GB/s (writes) | GB/s (with fsync) | job s (wall s) "
+          "| pods' CPU s, page faults per job |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for row in rows:
         job = row.get("job")
         print(f"| {row['dir']} | {row['what']} | {row['gbps']:.2f} | "
               f"{'' if row['gbps_fsync'] is None else format(row['gbps_fsync'], '.2f')} | "
-              f"{'' if not job else format(job['seconds'], '.3f') + ' (' + format(job['wall_seconds'], '.2f') + ')'} |")
+              f"{'' if not job else format(job['seconds'], '.3f') + ' (' + format(job['wall_seconds'], '.2f') + ')'} | "
+              f"{'' if not job else format(job['pod_cpu_seconds'], '.2f') + ', ' + format(job['pod_minor_faults'], ',')} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)
