@@ -27,6 +27,7 @@
 #include "Phobos/Frontend/Diagnostics.h"
 #include "Phobos/Frontend/Lexer.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace phobos::frontend;
@@ -84,6 +85,14 @@ private:
   bool parseParam(Param &param);
   bool parseType(TypeSpec &type);
   bool parseBlock(Block &block);
+  /// A block that must start here: reports "expected '{' to open `what`"
+  /// when the current token is not '{'.
+  bool parseBody(Block &block, const llvm::Twine &what);
+  /// Parses `element` up to a ')', which it consumes, the elements
+  /// separated by ','; reports "expected ',' or ')' in `where`" when neither
+  /// follows one.
+  bool parseParenList(const llvm::Twine &where,
+                      llvm::function_ref<bool()> element);
   StmtPtr parseStmt();
   StmtPtr parseLet();
   StmtPtr parseFor();
@@ -92,6 +101,8 @@ private:
   StmtPtr parseAssign();
 
   ExprPtr parseExpr();
+  /// Parses an expression onto the end of `exprs`.
+  bool parseExprInto(std::vector<ExprPtr> &exprs);
   ExprPtr parseBinary(int level);
   ExprPtr parseUnary();
   ExprPtr parsePostfix();
@@ -142,6 +153,20 @@ bool Parser::expect(TokenKind kind, const llvm::Twine &context) {
   if (consumeIf(kind))
     return true;
   return expected(llvm::Twine(describe(kind)) + " " + context);
+}
+
+bool Parser::parseParenList(const llvm::Twine &where,
+                            llvm::function_ref<bool()> element) {
+  while (!is(TokenKind::RParen)) {
+    if (!element())
+      return false;
+    if (consumeIf(TokenKind::Comma))
+      continue;
+    if (!is(TokenKind::RParen))
+      return expected("',' or ')' in " + where);
+  }
+  consume();
+  return true;
 }
 
 bool Parser::countOperator(SMLoc loc) {
@@ -205,24 +230,16 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
   consume();
   if (!expect(TokenKind::LParen, "to open the parameter list"))
     return nullptr;
-  while (!is(TokenKind::RParen)) {
+  bool paramsParsed = parseParenList("the parameter list", [&] {
     Param param;
     if (!parseParam(param))
-      return nullptr;
+      return false;
     kernel->params.push_back(std::move(param));
-    if (consumeIf(TokenKind::Comma))
-      continue;
-    if (!is(TokenKind::RParen)) {
-      expected("',' or ')' in the parameter list");
-      return nullptr;
-    }
-  }
-  consume();
-  if (!is(TokenKind::LBrace)) {
-    expected("'{' to open the kernel's body");
+    return true;
+  });
+  if (!paramsParsed)
     return nullptr;
-  }
-  if (!parseBlock(kernel->body))
+  if (!parseBody(kernel->body, "the kernel's body"))
     return nullptr;
   if (!is(TokenKind::Semicolon) && !is(TokenKind::Eof)) {
     expected("a new line after the kernel's body");
@@ -241,7 +258,7 @@ bool Parser::parseAttribute(Attribute &attr) {
   if (!consumeIf(TokenKind::LParen))
     return true;
   attr.hasParens = true;
-  while (!is(TokenKind::RParen)) {
+  return parseParenList("the arguments of @" + attr.name, [&] {
     AttrArg arg;
     arg.loc = tok().loc();
     if (is(TokenKind::Identifier) && peek().is(TokenKind::KwIn)) {
@@ -279,13 +296,8 @@ bool Parser::parseAttribute(Attribute &attr) {
         return false;
     }
     attr.args.push_back(std::move(arg));
-    if (consumeIf(TokenKind::Comma))
-      continue;
-    if (!is(TokenKind::RParen))
-      return expected("',' or ')' in the arguments of @" + attr.name);
-  }
-  consume();
-  return true;
+    return true;
+  });
 }
 
 bool Parser::parseParam(Param &param) {
@@ -353,6 +365,12 @@ bool Parser::parseType(TypeSpec &type) {
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
+
+bool Parser::parseBody(Block &block, const llvm::Twine &what) {
+  if (!is(TokenKind::LBrace))
+    return expected("'{' to open " + what);
+  return parseBlock(block);
+}
 
 bool Parser::parseBlock(Block &block) {
   block.loc = tok().loc();
@@ -453,19 +471,8 @@ StmtPtr Parser::parseFor() {
   if (!expect(TokenKind::LParen, "after 'range'"))
     return nullptr;
   std::vector<ExprPtr> args;
-  while (!is(TokenKind::RParen)) {
-    ExprPtr arg = parseExpr();
-    if (!arg)
-      return nullptr;
-    args.push_back(std::move(arg));
-    if (consumeIf(TokenKind::Comma))
-      continue;
-    if (!is(TokenKind::RParen)) {
-      expected("',' or ')' in range(...)");
-      return nullptr;
-    }
-  }
-  consume();
+  if (!parseParenList("range(...)", [&] { return parseExprInto(args); }))
+    return nullptr;
   if (args.size() < 2 || args.size() > 3) {
     error(stmt->rangeLoc, "range takes 2 or 3 arguments (start, end[, step]), "
                           "got " + llvm::Twine(args.size()));
@@ -475,11 +482,7 @@ StmtPtr Parser::parseFor() {
   stmt->end = std::move(args[1]);
   if (args.size() == 3)
     stmt->step = std::move(args[2]);
-  if (!is(TokenKind::LBrace)) {
-    expected("'{' to open the loop body");
-    return nullptr;
-  }
-  if (!parseBlock(stmt->body))
+  if (!parseBody(stmt->body, "the loop body"))
     return nullptr;
   return stmt;
 }
@@ -490,11 +493,7 @@ StmtPtr Parser::parseWhile() {
   stmt->cond = parseExpr();
   if (!stmt->cond)
     return nullptr;
-  if (!is(TokenKind::LBrace)) {
-    expected("'{' to open the loop body");
-    return nullptr;
-  }
-  if (!parseBlock(stmt->body))
+  if (!parseBody(stmt->body, "the loop body"))
     return nullptr;
   return stmt;
 }
@@ -509,12 +508,7 @@ StmtPtr Parser::parseIf() {
     leave();
     return nullptr;
   }
-  if (!is(TokenKind::LBrace)) {
-    leave();
-    expected("'{' to open the body of the 'if'");
-    return nullptr;
-  }
-  if (!parseBlock(stmt->thenBlock)) {
+  if (!parseBody(stmt->thenBlock, "the body of the 'if'")) {
     leave();
     return nullptr;
   }
@@ -598,6 +592,14 @@ ExprPtr Parser::parseExpr() {
   ExprPtr expr = parseBinary(0);
   leave();
   return expr;
+}
+
+bool Parser::parseExprInto(std::vector<ExprPtr> &exprs) {
+  ExprPtr expr = parseExpr();
+  if (!expr)
+    return false;
+  exprs.push_back(std::move(expr));
+  return true;
 }
 
 /// Binary operators by level, loosest first.
@@ -690,19 +692,9 @@ ExprPtr Parser::parsePostfix() {
       }
       consume();
       std::vector<ExprPtr> args;
-      while (!is(TokenKind::RParen)) {
-        ExprPtr arg = parseExpr();
-        if (!arg)
-          return nullptr;
-        args.push_back(std::move(arg));
-        if (consumeIf(TokenKind::Comma))
-          continue;
-        if (!is(TokenKind::RParen)) {
-          expected("',' or ')' in the arguments of '" + name->name + "'");
-          return nullptr;
-        }
-      }
-      consume();
+      if (!parseParenList("the arguments of '" + name->name + "'",
+                          [&] { return parseExprInto(args); }))
+        return nullptr;
       expr = std::make_unique<CallExpr>(name->getLoc(), name->name,
                                         std::move(args));
       continue;
