@@ -32,8 +32,7 @@ struct LocalBufferLowering : TileToGPUPattern<LocalBufferOp> {
   matchAndRewrite(LocalBufferOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    rewriter.replaceOp(op, e.offsetShared(e.frame.sharedBase,
-                                          op.getOffset().value_or(0)));
+    rewriter.replaceOp(op, allocatedShared(e, op));
     return success();
   }
 };
@@ -76,8 +75,7 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
                                         layout);
     SharedMemoryType buffer = op.getDestination().getType();
     Value base = adaptor.getDestination().front();
-    Value enable =
-        adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
+    Value enable = optionalOperand(adaptor.getEnable());
     Type element = slice.getElementType();
     int64_t elementBytes = getElementBytes(element);
 
@@ -265,15 +263,8 @@ struct AsyncCopyLowering : TileToGPUPattern<AsyncCopyOp> {
   }
 };
 
-struct AsyncCommitLowering : TileToGPUPattern<AsyncCommitOp> {
-  using TileToGPUPattern::TileToGPUPattern;
-  LogicalResult
-  matchAndRewrite(AsyncCommitOp op, OneToNOpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
-    return success();
-  }
-};
+using AsyncCommitLowering =
+    NullaryOpLowering<AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>;
 
 struct AsyncWaitLowering : TileToGPUPattern<AsyncWaitOp> {
   using TileToGPUPattern::TileToGPUPattern;

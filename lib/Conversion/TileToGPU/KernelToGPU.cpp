@@ -194,15 +194,7 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
   gpu::GPUModuleOp gpuModule;
 };
 
-struct ReturnLowering : TileToGPUPattern<ReturnOp> {
-  using TileToGPUPattern::TileToGPUPattern;
-  LogicalResult
-  matchAndRewrite(ReturnOp op, OneToNOpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
-    return success();
-  }
-};
+using ReturnLowering = NullaryOpLowering<ReturnOp, gpu::ReturnOp>;
 
 /// BlockIdOp::groupedIndex's index on `axis` (x or y) of the CTA numbered
 /// `pid` (x fastest) in a `gx` by `gy` grid, in registers (every value

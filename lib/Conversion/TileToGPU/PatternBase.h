@@ -220,6 +220,34 @@ protected:
   TileLoweringState &state;
 };
 
+/// An op that becomes one `TargetOp` with no operands and no results
+/// (`return`, `async_commit`).
+template <typename SourceOp, typename TargetOp>
+struct NullaryOpLowering : TileToGPUPattern<SourceOp> {
+  using TileToGPUPattern<SourceOp>::TileToGPUPattern;
+  mlir::LogicalResult
+  matchAndRewrite(
+      SourceOp op,
+      typename mlir::OpConversionPattern<SourceOp>::OneToNOpAdaptor,
+      mlir::ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<TargetOp>(op);
+    return mlir::success();
+  }
+};
+
+/// The value of an optional operand (`enable`); null when it is absent.
+inline mlir::Value optionalOperand(mlir::ValueRange operand) {
+  return operand.empty() ? mlir::Value() : operand.front();
+}
+
+/// Where an op the shared-memory allocator placed (`local_alloc`,
+/// `local_buffer`, `local_barriers`) starts: the dynamic shared array plus
+/// the op's offset (0 when it has none).
+template <typename AllocOp>
+mlir::Value allocatedShared(ThreadEmitter &e, AllocOp op) {
+  return e.offsetShared(e.frame.sharedBase, op.getOffset().value_or(0));
+}
+
 /// Replaces the single tile result of `op` with its registers.
 inline void replaceWithRegisters(mlir::ConversionPatternRewriter &rewriter,
                                  mlir::Operation *op, mlir::ValueRange values) {

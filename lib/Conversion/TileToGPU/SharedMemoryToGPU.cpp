@@ -69,7 +69,7 @@ struct LocalAllocLowering : TileToGPUPattern<LocalAllocOp> {
   matchAndRewrite(LocalAllocOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    Value base = e.offsetShared(e.frame.sharedBase, op.getOffset().value_or(0));
+    Value base = allocatedShared(e, op);
     storeToShared(e, layoutOf(op.getSource().getType()), adaptor.getSource(),
                   op.getType(), base);
     rewriter.replaceOp(op, base);

@@ -41,6 +41,13 @@ Value mbarrierAt(ThreadEmitter &e, Value base, Value index) {
                              ValueRange{e.mul(index, e.i32(kMbarrierBytes))});
 }
 
+/// The mbarrier of the slot an op's `index` names in its `barriers`.
+template <typename Adaptor>
+Value slotBarrier(ThreadEmitter &e, Adaptor adaptor) {
+  return mbarrierAt(e, adaptor.getBarriers().front(),
+                    adaptor.getIndex().front());
+}
+
 /// Runs `body` only in the threads whose `id` (the thread or the lane) is
 /// `first`, where `enable` (null: always) holds.
 template <typename Body>
@@ -61,8 +68,7 @@ struct LocalBarriersLowering : TileToGPUPattern<LocalBarriersOp> {
   matchAndRewrite(LocalBarriersOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    Value base =
-        e.offsetShared(e.frame.sharedBase, op.getOffset().value_or(0));
+    Value base = allocatedShared(e, op);
     int64_t count = op.getType().getShape().front();
     inOneThread(e, e.tid, e.i32(0), Value(), [&] {
       for (int64_t k = 0; k < count; ++k)
@@ -94,15 +100,13 @@ struct TmaCopyLowering : TileToGPUPattern<TmaCopyOp> {
     int64_t atom = layout.getAtom();
     int64_t elementBytes = getElementBytes(type.getElementType());
     Value destination = adaptor.getDestination().front();
-    Value barrier = mbarrierAt(e, adaptor.getBarriers().front(),
-                               adaptor.getIndex().front());
+    Value barrier = slotBarrier(e, adaptor);
     // A 3-D tensor's first offset is the plane (TMA's outermost axis).
     size_t rank = adaptor.getOffsets().size();
     Value row = adaptor.getOffsets()[rank - 2].front();
     Value col = adaptor.getOffsets()[rank - 1].front();
     Value plane = rank == 3 ? adaptor.getOffsets()[0].front() : Value();
-    Value enable =
-        adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
+    Value enable = optionalOperand(adaptor.getEnable());
     // The destination as a shared::cluster address (this CTA's own), which
     // PTX 8.0's bulk tensor copy takes.
     auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
@@ -147,8 +151,7 @@ struct MbarrierWaitLowering : TileToGPUPattern<MbarrierWaitOp> {
   matchAndRewrite(MbarrierWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    Value barrier = mbarrierAt(e, adaptor.getBarriers().front(),
-                               adaptor.getIndex().front());
+    Value barrier = slotBarrier(e, adaptor);
     // The op loops until the phase completes (the PTX instruction alone
     // may give up after a time limit).
     NVVM::MBarrierTryWaitParityOp::create(rewriter, op.getLoc(), barrier,
@@ -165,10 +168,8 @@ struct MbarrierArriveLowering : TileToGPUPattern<MbarrierArriveOp> {
   matchAndRewrite(MbarrierArriveOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    Value barrier = mbarrierAt(e, adaptor.getBarriers().front(),
-                               adaptor.getIndex().front());
-    Value enable =
-        adaptor.getEnable().empty() ? Value() : adaptor.getEnable().front();
+    Value barrier = slotBarrier(e, adaptor);
+    Value enable = optionalOperand(adaptor.getEnable());
     // Every lane is done with what it read before lane 0 arrives for them.
     NVVM::SyncWarpOp::create(rewriter, op.getLoc(), e.i32(-1));
     inOneThread(e, e.lane, e.i32(0), enable, [&] {
