@@ -52,37 +52,41 @@ BlockedLayoutAttr::getAxisDistributions(ArrayRef<int64_t> shape) const {
 
 unsigned MmaLayoutAttr::getRank() const { return 2; }
 
+/// One axis of an mma.sync accumulator, as the warps tile it: fragments
+/// `fragment` elements long, `warps` warps side by side along the axis (a
+/// warp's digit `warp / warpDiv % warps`), each owning a run of `outer`
+/// fragments; a thread holds 2 elements of a fragment. The lane fields are
+/// the caller's.
+static AxisDistribution mmaAccumulatorAxis(int64_t extent, int64_t fragment,
+                                           int64_t warps, int64_t warpDiv) {
+  AxisDistribution axis;
+  axis.extent = extent;
+  axis.outer = std::max<int64_t>(1, ceilDiv(extent, fragment * warps));
+  axis.inner = 2;
+  axis.outerStep = fragment;
+  axis.warpDiv = warpDiv;
+  axis.warpMod = warps;
+  axis.warpScale = fragment * axis.outer;
+  return axis;
+}
+
 /// The accumulator of mma.sync m16n8: a warp owns a block of
 /// `outer_r x outer_c` 16x8 fragments; in a fragment lane `l` holds rows
 /// `l / 4` and `l / 4 + 8`, columns `2 (l % 4)` and `2 (l % 4) + 1`.
 SmallVector<AxisDistribution, 4>
 MmaLayoutAttr::getAxisDistributions(ArrayRef<int64_t> shape) const {
   int64_t wm = getWarpsPerCTA()[0], wn = getWarpsPerCTA()[1];
-  SmallVector<AxisDistribution, 4> axes(2);
-  AxisDistribution &rows = axes[0], &cols = axes[1];
-  rows.extent = shape[0];
-  rows.outer = std::max<int64_t>(1, ceilDiv(shape[0], 16 * wm));
-  rows.inner = 2;
+  AxisDistribution rows = mmaAccumulatorAxis(shape[0], 16, wm, /*warpDiv=*/wn);
   rows.innerStep = 8;
-  rows.outerStep = 16;
   rows.laneDiv = 4;
   rows.laneMod = 8;
   rows.laneScale = 1;
-  rows.warpDiv = wn;
-  rows.warpMod = wm;
-  rows.warpScale = 16 * rows.outer;
-  cols.extent = shape[1];
-  cols.outer = std::max<int64_t>(1, ceilDiv(shape[1], 8 * wn));
-  cols.inner = 2;
+  AxisDistribution cols = mmaAccumulatorAxis(shape[1], 8, wn, /*warpDiv=*/1);
   cols.innerStep = 1;
-  cols.outerStep = 8;
   cols.laneDiv = 1;
   cols.laneMod = 4;
   cols.laneScale = 2;
-  cols.warpDiv = 1;
-  cols.warpMod = wn;
-  cols.warpScale = 8 * cols.outer;
-  return axes;
+  return {rows, cols};
 }
 
 unsigned SliceLayoutAttr::getRank() const {
