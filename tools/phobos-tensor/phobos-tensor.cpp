@@ -122,6 +122,21 @@ std::optional<std::pair<ElementType, std::vector<int64_t>>> expectedLayout() {
   return std::make_pair(dtypeFlag(), std::move(*parsed));
 }
 
+/// The element type and shape of a tensor `command` makes, from
+/// --shape/--dtype, which it needs; the format is the command's choice.
+TensorInfo requiredLayout(const std::string &command,
+                          const std::string &exampleShape) {
+  std::optional<std::pair<ElementType, std::vector<int64_t>>> layout =
+      expectedLayout();
+  if (!layout)
+    die(command + ": give the tensor's --shape (e.g. --shape " +
+        exampleShape + ")");
+  TensorInfo info;
+  info.element = layout->first;
+  info.shape = layout->second;
+  return info;
+}
+
 /// A tensor file mapped read-only.
 struct MappedTensor {
   TensorInfo info;
@@ -295,13 +310,7 @@ Format formatFlag(ElementType element, size_t rank) {
 }
 
 int create(const std::string &uri) {
-  std::optional<std::pair<ElementType, std::vector<int64_t>>> layout =
-      expectedLayout();
-  if (!layout)
-    die("create: give the tensor's --shape (e.g. --shape 256x64)");
-  TensorInfo info;
-  info.element = layout->first;
-  info.shape = layout->second;
+  TensorInfo info = requiredLayout("create", "256x64");
   info.format = formatFlag(info.element, info.shape.size());
   // The fill is checked before the file exists: a mistake leaves nothing.
   std::function<double(int64_t)> generator = generatorFlag(info.element);
@@ -517,13 +526,7 @@ static double monotonicSeconds() {
 /// job's pods store their output super-tiles: the storage's roofline for
 /// the cluster's outputs. The file must not exist; it is removed after.
 static int writeRate(const std::string &uri) {
-  std::optional<std::pair<ElementType, std::vector<int64_t>>> layout =
-      expectedLayout();
-  if (!layout)
-    die("write-rate: give the tensor's --shape (e.g. --shape 8192x8192)");
-  TensorInfo info;
-  info.element = layout->first;
-  info.shape = layout->second;
+  TensorInfo info = requiredLayout("write-rate", "8192x8192");
   info.format = Format::Raw;
   std::string tileText = absl::GetFlag(FLAGS_tile);
   if (tileText.empty())
