@@ -18,14 +18,6 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/JSON.h"
 
-namespace llvm {
-class SourceMgr;
-} // namespace llvm
-
-namespace mlir {
-class MLIRContext;
-} // namespace mlir
-
 namespace phobos::viz {
 
 /// The panel's data for kernel `kernel` of `sourceMgr`'s main buffer, of
