@@ -53,5 +53,12 @@ if(PHOBOS_STATIC_TOOLS)
   set_target_properties(LLVM PROPERTIES
     IMPORTED_LOCATION "${phobos_llvm_script}"
     INTERFACE_LINK_LIBRARIES "${PHOBOS_STATIC_ZLIB};${PHOBOS_STATIC_ZSTD};rt;dl;m;pthread")
+  # Debian's LLVMSupport names the shared z3, zlib and zstd; a tool that
+  # reaches it through an MLIR library would need them on the GPU machine
+  # (which has no z3). The tools never call z3: link the static archives.
+  if(TARGET LLVMSupport)
+    set_target_properties(LLVMSupport PROPERTIES
+      INTERFACE_LINK_LIBRARIES "${PHOBOS_STATIC_ZLIB};${PHOBOS_STATIC_ZSTD};rt;dl;m;LLVMDemangle")
+  endif()
   add_link_options(-static-libstdc++ -static-libgcc)
 endif()
