@@ -10,14 +10,16 @@ docs/tutorials.md. How each figure came about is in docs/benchmarks-log.md.
 
     python3 bench/current_numbers.py update [--suite OUT/suite.json]
         [--tutorials OUT/tutorials] [--launch OUT/python_gpu.json --card CARD]
-        [--cluster OUT/cluster_gpu.json] [--date YYYY-MM-DD]
+        [--cluster OUT/cluster_gpu.json] [--attention OUT/attention.json]
+        [--date YYYY-MM-DD]
     python3 bench/current_numbers.py write     # the pages from the JSON alone
     python3 bench/current_numbers.py check     # exit 1 if a page is stale
 
 The suite's JSON is bench/gpu_suite.py's (--json, or suite.json in $OUT), the
 tutorials' the t0*.json records python/tutorials write, the launch
 overhead's bench/python_gpu.py --json, the cluster's bench/cluster_gpu.py's
-cluster_gpu.json. Only the standard library is needed.
+cluster_gpu.json, the attention grid's bench/attention_sdpa_gpu.py --json.
+Only the standard library is needed.
 """
 
 from __future__ import annotations
@@ -120,6 +122,33 @@ def from_cluster(cluster: dict[str, Any], date: str) -> list[dict[str, Any]]:
     return rows
 
 
+def from_attention(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """bench/attention_sdpa_gpu.py's rows: tutorial 06's forward (the best
+    of the variants it timed) and backward against torch SDPA per shape."""
+    rows = []
+    for row in record.get("rows", []):
+        case = (f"D{row['D']} {'causal' if row['causal'] else 'non-causal'} "
+                f"B*H={row['BH']} N={row['N']}")
+        common = {"unit": "ms", "peer": "torch SDPA", "card": record["card"],
+                  "date": record["date"], "command": record["command"]}
+        rows.append({
+            "group": "attention f16 from Python (tutorial 06) vs SDPA", "name": "forward",
+            "case": case, "variant": row["best_variant"],
+            "phobos": round(row["best_ms"], 4),
+            "phobos_rate": f"{row['phobos_tflops']:.0f} TFLOP/s",
+            "peer_value": round(row["sdpa_ms"], 4), "ratio": round(row["best_ratio"], 3),
+            "note": (f"default variant {row['ratio']:.2f}x; max abs err {row['fwd_err']:.1e}"),
+            **common})
+        if row.get("phobos_bwd_ms"):
+            rows.append({
+                "group": "attention f16 backward from Python (tutorial 06) vs SDPA",
+                "name": "backward", "case": case, "variant": "default",
+                "phobos": round(row["phobos_bwd_ms"], 4),
+                "peer_value": round(row["sdpa_bwd_ms"], 4), "ratio": round(row["bwd_ratio"], 3),
+                "note": f"dQ, dK, dV; max abs err {row['bwd_err']:.1e}", **common})
+    return rows
+
+
 def from_storage(rows: list[dict[str, Any]], machine: str, date: str) -> list[dict[str, Any]]:
     """bench/storage_roofline.py --json's rows: the writers' rate (the
     roofline) and the cluster matmul's store rate with its compute removed,
@@ -171,8 +200,11 @@ def from_tutorials(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "direction": direction, "points": len(ratios),
                 "geomean": round(geomean(ratios), 2), "min": round(min(ratios), 2),
                 "max": round(max(ratios), 2), "card": record["device"], "date": record["date"],
-                "command": f"PHOBOS_HOME=DIST PHOBOS_TUTORIAL_QUICK=1 python3 "
-                           f"{tutorial_script(record['name'])}",
+                # Records before "sweep" was written came from QUICK runs.
+                "command": "PHOBOS_HOME=DIST "
+                           + ("PHOBOS_TUTORIAL_QUICK=1 " if record.get("sweep", "quick") == "quick"
+                              else "")
+                           + f"python3 {tutorial_script(record['name'])}",
             })
     return rows
 
@@ -345,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     update.add_argument("--launch", type=Path, help="bench/python_gpu.py --json's file")
     update.add_argument("--cluster", type=Path, help="bench/cluster_gpu.py's cluster_gpu.json")
     update.add_argument("--storage", type=Path, help="bench/storage_roofline.py --json's file")
+    update.add_argument("--attention", type=Path, help="bench/attention_sdpa_gpu.py --json's file")
     update.add_argument("--machine", help="the machine of --storage (its JSON does not name it)")
     update.add_argument("--card", help="the card of --launch (its JSON does not name it)")
     update.add_argument("--date", default=datetime.date.today().isoformat(),
@@ -370,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error("--storage needs --machine: bench/storage_roofline.py's JSON names "
                              "no machine")
             new += from_storage(json.loads(args.storage.read_text()), args.machine, args.date)
+        if args.attention:
+            new += from_attention(json.loads(args.attention.read_text()))
         data["rows"] = merge(data["rows"], new, row_key)
         if args.tutorials:
             data["tutorials"] = merge(data.get("tutorials", []),

@@ -89,7 +89,8 @@ def report(name: str, title: str, x_name: str, unit: str, rows: list[dict[str, A
         if row.get("phobos") and row.get("triton"):
             row["ratio_to_triton"] = row["phobos"] / row["triton"]
     record = {"name": name, "title": title, "x": x_name, "unit": unit, "date": date,
-              "device": card, "lines": list(lines), "rows": rows}
+              "device": card, "sweep": "quick" if quick() else "full", "lines": list(lines),
+              "rows": rows}
     (DOCS / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
     try:
         import matplotlib
