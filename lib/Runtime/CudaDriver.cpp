@@ -27,6 +27,7 @@
 #include <cstring>
 #include <iterator>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -341,6 +342,32 @@ llvm::Expected<CudaDriver::Impl &> CudaDriver::Impl::current() {
 }
 
 //===----------------------------------------------------------------------===//
+// Owned handles: what DeviceBuffer, IpcMapping, PinnedBuffer, Stream, Event
+// and Module share
+//===----------------------------------------------------------------------===//
+
+/// The move assignment of an owned handle: what `self` held is released
+/// (its destructor), then `other`'s handle moves in (its move constructor).
+template <typename Owner>
+static Owner &moveInto(Owner &self, Owner &&other) noexcept {
+  if (&self != &other) {
+    self.~Owner();
+    new (&self) Owner(std::move(other));
+  }
+  return self;
+}
+
+/// Releases a handle from a destructor with the current driver. Nothing can
+/// be reported there: a failing release means the context is already
+/// broken, and the next checked call says so.
+template <typename Release> static void releaseWithDriver(Release release) {
+  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
+    (void)release(*driver);
+  else
+    llvm::consumeError(driver.takeError());
+}
+
+//===----------------------------------------------------------------------===//
 // CudaDriver
 //===----------------------------------------------------------------------===//
 
@@ -404,23 +431,14 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
       bytes(std::exchange(other.bytes, 0)) {}
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
-  if (this != &other) {
-    DeviceBuffer old(std::move(*this));
-    pointer = std::exchange(other.pointer, 0);
-    bytes = std::exchange(other.bytes, 0);
-  }
-  return *this;
+  return moveInto(*this, std::move(other));
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (!pointer)
-    return;
-  // A destructor cannot report; a failing free means the context is
-  // already broken, and the next checked call will say so.
-  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
-    (void)driver->api.cuMemFree(pointer);
-  else
-    llvm::consumeError(driver.takeError());
+  if (pointer)
+    releaseWithDriver([&](CudaDriver::Impl &driver) {
+      return driver.api.cuMemFree(pointer);
+    });
 }
 
 llvm::Error DeviceBuffer::copyFromHost(const void *data, size_t count) {
@@ -561,20 +579,14 @@ IpcMapping::IpcMapping(IpcMapping &&other) noexcept
     : pointer(std::exchange(other.pointer, 0)) {}
 
 IpcMapping &IpcMapping::operator=(IpcMapping &&other) noexcept {
-  if (this != &other) {
-    IpcMapping old(std::move(*this));
-    pointer = std::exchange(other.pointer, 0);
-  }
-  return *this;
+  return moveInto(*this, std::move(other));
 }
 
 IpcMapping::~IpcMapping() {
-  if (!pointer)
-    return;
-  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
-    (void)driver->api.cuIpcCloseMemHandle(pointer);
-  else
-    llvm::consumeError(driver.takeError());
+  if (pointer)
+    releaseWithDriver([&](CudaDriver::Impl &driver) {
+      return driver.api.cuIpcCloseMemHandle(pointer);
+    });
 }
 
 llvm::Expected<PinnedBuffer> PinnedBuffer::allocate(size_t bytes) {
@@ -599,21 +611,14 @@ PinnedBuffer::PinnedBuffer(PinnedBuffer &&other) noexcept
       bytes(std::exchange(other.bytes, 0)) {}
 
 PinnedBuffer &PinnedBuffer::operator=(PinnedBuffer &&other) noexcept {
-  if (this != &other) {
-    PinnedBuffer old(std::move(*this));
-    memory = std::exchange(other.memory, nullptr);
-    bytes = std::exchange(other.bytes, 0);
-  }
-  return *this;
+  return moveInto(*this, std::move(other));
 }
 
 PinnedBuffer::~PinnedBuffer() {
-  if (!memory)
-    return;
-  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
-    (void)driver->api.cuMemFreeHost(memory);
-  else
-    llvm::consumeError(driver.takeError());
+  if (memory)
+    releaseWithDriver([&](CudaDriver::Impl &driver) {
+      return driver.api.cuMemFreeHost(memory);
+    });
 }
 
 //===----------------------------------------------------------------------===//
@@ -638,20 +643,14 @@ Stream::Stream(Stream &&other) noexcept
     : stream(std::exchange(other.stream, nullptr)) {}
 
 Stream &Stream::operator=(Stream &&other) noexcept {
-  if (this != &other) {
-    Stream old(std::move(*this));
-    stream = std::exchange(other.stream, nullptr);
-  }
-  return *this;
+  return moveInto(*this, std::move(other));
 }
 
 Stream::~Stream() {
-  if (!stream)
-    return;
-  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
-    (void)driver->api.cuStreamDestroy(static_cast<CUstream>(stream));
-  else
-    llvm::consumeError(driver.takeError());
+  if (stream)
+    releaseWithDriver([&](CudaDriver::Impl &driver) {
+      return driver.api.cuStreamDestroy(static_cast<CUstream>(stream));
+    });
 }
 
 llvm::Error Stream::synchronize() {
@@ -684,20 +683,14 @@ Event::Event(Event &&other) noexcept
     : event(std::exchange(other.event, nullptr)) {}
 
 Event &Event::operator=(Event &&other) noexcept {
-  if (this != &other) {
-    Event old(std::move(*this));
-    event = std::exchange(other.event, nullptr);
-  }
-  return *this;
+  return moveInto(*this, std::move(other));
 }
 
 Event::~Event() {
-  if (!event)
-    return;
-  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
-    (void)driver->api.cuEventDestroy(static_cast<CUevent>(event));
-  else
-    llvm::consumeError(driver.takeError());
+  if (event)
+    releaseWithDriver([&](CudaDriver::Impl &driver) {
+      return driver.api.cuEventDestroy(static_cast<CUevent>(event));
+    });
 }
 
 llvm::Error Event::record(const Stream &stream) {
@@ -990,20 +983,14 @@ Module::Module(Module &&other) noexcept
     : module(std::exchange(other.module, nullptr)) {}
 
 Module &Module::operator=(Module &&other) noexcept {
-  if (this != &other) {
-    Module old(std::move(*this));
-    module = std::exchange(other.module, nullptr);
-  }
-  return *this;
+  return moveInto(*this, std::move(other));
 }
 
 Module::~Module() {
-  if (!module)
-    return;
-  if (llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current())
-    (void)driver->api.cuModuleUnload(static_cast<CUmodule>(module));
-  else
-    llvm::consumeError(driver.takeError());
+  if (module)
+    releaseWithDriver([&](CudaDriver::Impl &driver) {
+      return driver.api.cuModuleUnload(static_cast<CUmodule>(module));
+    });
 }
 
 llvm::Expected<Function> Module::getFunction(llvm::StringRef name) const {

@@ -426,7 +426,7 @@ phobos::viz::buildVisualization(llvm::SourceMgr &sourceMgr,
   // shared with its compiles).
   bool wasMultithreaded = context->isMultithreadingEnabled();
   context->disableMultithreading();
-  auto restoreThreading = llvm::make_scope_exit([&] {
+  llvm::scope_exit restoreThreading([&] {
     if (wasMultithreaded)
       context->enableMultithreading();
   });

@@ -81,6 +81,32 @@ TEST(CudaDriverTest, EmptyObjectsNeedNoDriver) {
             "cannot synchronize a stream never created");
 }
 
+TEST(CudaDriverTest, EmptyHandlesMoveWithoutADriver) {
+  // A moved-to handle releases what it held first; holding nothing, no
+  // driver is asked (this machine may have none), and moving a handle into
+  // itself keeps it.
+  Stream stream, other;
+  stream = std::move(other);
+  Stream &alias = stream;
+  stream = std::move(alias);
+  EXPECT_EQ(stream.handle(), nullptr);
+  Event event, otherEvent;
+  event = std::move(otherEvent);
+  EXPECT_EQ(errorText(Event::elapsedMs(event, otherEvent).takeError()),
+            "cannot time events never created");
+  DeviceBuffer buffer, otherBuffer;
+  buffer = std::move(otherBuffer);
+  EXPECT_EQ(buffer.size(), 0u);
+  PinnedBuffer pinned, otherPinned;
+  pinned = std::move(otherPinned);
+  EXPECT_EQ(pinned.data(), nullptr);
+  Module module, otherModule;
+  module = std::move(otherModule);
+  EXPECT_EQ(errorText(module.getFunction("k").takeError()), "no module loaded");
+  IpcMapping mapping, otherMapping;
+  mapping = std::move(otherMapping);
+}
+
 //===----------------------------------------------------------------------===//
 // On a GPU
 //===----------------------------------------------------------------------===//
