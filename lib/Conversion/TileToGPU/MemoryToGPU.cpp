@@ -5,7 +5,9 @@
 // read zero / skip the store where it is outside. Registers that are
 // consecutive along the tensor's contiguous axis become one 16-byte vector
 // access when the whole vector is inside and aligned (checked at run time;
-// the launcher guarantees 16-byte aligned base pointers).
+// the launcher guarantees 16-byte aligned base pointers). A store of 16-bit
+// elements from an accumulator's layout first regroups the registers of
+// each four lanes into 16-byte runs (quadTranspose).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +19,105 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace phobos::tile;
 
 namespace {
+
+/// A tile's registers in another arrangement than its type's layout.
+struct Rearranged {
+  DistributedLayout layout;
+  Regs values;
+};
+
+/// The accumulator layout (#phobos.mma: mma.sync and wgmma) gives a lane
+/// two consecutive elements of each 8-column fragment, so a warp storing
+/// one register pair of 16-bit elements writes 4 bytes a lane and 16 a row:
+/// half of each 32-byte sector, and four times the store instructions that
+/// 16-byte vectors take. Instead the four lanes of a quad (which hold the
+/// same rows) swap their pairs of four neighbouring fragments, a 4 x 4
+/// transpose in two rounds of butterfly shuffles, so that each lane holds
+/// the eight elements of one fragment and stores them as one 16-byte
+/// vector: whole sectors, as Triton's and CUTLASS's epilogues write. The
+/// registers then follow the accumulator's layout with 8 consecutive
+/// columns a lane, at 8 * (lane % 4) in each group of 32. Nothing where the
+/// store is not such a case: another layout or element width, a tensor
+/// whose contiguous axis is not the tile's columns, fewer than four
+/// fragments a warp along a row, copies, or an in-place update (whose loads
+/// and stores are paired register by register, InPlaceUpdates.h).
+std::optional<Rearranged> quadTranspose(ThreadEmitter &e, StoreOp op,
+                                        ValueRange values) {
+  auto type = cast<TileType>(op.getValue().getType());
+  Type element = type.getElementType();
+  int64_t contiguous = int64_t(op.getOffsets().size()) - 1;
+  if (!isa<MmaLayoutAttr>(type.getEncoding()) || type.getRank() != 2 ||
+      element.isInteger(1) || getElementBytes(element) != 2 ||
+      getInPlaceUpdate(op) >= 0 ||
+      llvm::is_contained(op.getPointAxes(), contiguous))
+    return std::nullopt;
+  DistributedLayout layout = layoutOf(type);
+  AxisDistribution rows = layout.axis(0), cols = layout.axis(1);
+  if (rows.wraps || cols.wraps || cols.inner != 2 || cols.outer % 4 != 0 ||
+      cols.laneDiv != 1 || cols.laneMod != 4 || cols.laneScale != 2)
+    return std::nullopt;
+  AxisDistribution runs = cols;
+  runs.inner = 8;
+  runs.outer = cols.outer / 4;
+  runs.outerStep = 4 * cols.outerStep;
+  runs.laneScale = 8;
+  Rearranged result{DistributedLayout(type.getShape(), {rows, runs}), {}};
+  result.values.resize(result.layout.numRegisters());
+
+  Type word = e.b.getI32Type();
+  auto pair = VectorType::get({2}, element);
+  auto laneBit = [&](int64_t bit) {
+    return arith::CmpIOp::create(
+        e.b, e.loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(e.b, e.loc, e.lane, e.i32(bit)), e.i32(0));
+  };
+  Value upper1 = laneBit(2), upper0 = laneBit(1);
+  // Lanes `lane` and `lane ^ mask` trade: the one whose bit is clear keeps
+  // `low` and receives the other's `low` as its `high`; the other keeps
+  // `high` and receives the first one's `high` as its `low`.
+  auto trade = [&](Value &low, Value &high, Value upper, int64_t mask) {
+    Value received = e.shuffleXor(e.select(upper, low, high), mask);
+    Value newLow = e.select(upper, received, low);
+    high = e.select(upper, high, received);
+    low = newLow;
+  };
+  for (int64_t row = 0; row < rows.registers(); ++row)
+    for (int64_t group = 0; group < runs.outer; ++group) {
+      // words[i]: this lane's two elements of fragment 4 * group + i.
+      std::array<Value, 4> words;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value vector = LLVM::UndefOp::create(e.b, e.loc, pair);
+        for (int64_t half = 0; half < 2; ++half) {
+          int64_t column = 2 * (4 * group + i) + half;
+          vector = LLVM::InsertElementOp::create(
+              e.b, e.loc, vector, values[layout.registerIndex({row, column})],
+              e.i32(half));
+        }
+        words[i] = LLVM::BitcastOp::create(e.b, e.loc, word, vector);
+      }
+      trade(words[0], words[2], upper1, 2);
+      trade(words[1], words[3], upper1, 2);
+      trade(words[0], words[1], upper0, 1);
+      trade(words[2], words[3], upper0, 1);
+      // Now words[i] holds lane i's two elements of fragment
+      // 4 * group + lane % 4.
+      for (int64_t i = 0; i < 4; ++i) {
+        Value vector = LLVM::BitcastOp::create(e.b, e.loc, pair, words[i]);
+        for (int64_t half = 0; half < 2; ++half)
+          result.values[result.layout.registerIndex(
+              {row, 8 * group + 2 * i + half})] =
+              LLVM::ExtractElementOp::create(e.b, e.loc, vector,
+                                             e.i32(half));
+      }
+    }
+  return result;
+}
 
 struct LoadLowering : TileToGPUPattern<LoadOp> {
   using TileToGPUPattern::TileToGPUPattern;
@@ -119,10 +216,15 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
     TensorParam tensor =
         e.tensor(op.getTensor().getType(), adaptor.getTensor());
     DistributedLayout layout = layoutOf(op.getValue().getType());
+    ValueRange values = adaptor.getValue();
+    std::optional<Rearranged> runs = quadTranspose(e, op, values);
+    if (runs) {
+      layout = runs->layout;
+      values = runs->values;
+    }
     SliceAccess access =
         describeAccess(e, tensor, adaptor.getOffsets(), op.getPointAxes(),
                        op.getInBounds(), layout);
-    ValueRange values = adaptor.getValue();
     Type element = tensor.element;
     auto [vecAxis, width] = vectorAxis(access, layout, element);
     UpdateTagger tagger(getInPlaceUpdate(op), /*writes=*/true,

@@ -221,6 +221,28 @@ Value ThreadEmitter::isCanonical(const DistributedLayout &layout, int64_t reg) {
   return result;
 }
 
+Value ThreadEmitter::shuffleXor(Value value, int64_t mask) {
+  Type type = value.getType();
+  auto shfl = [&](Value word) -> Value {
+    return NVVM::ShflOp::create(
+        b, loc, word.getType(), i32(-1), word, i32(mask), i32(31),
+        NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
+        UnitAttr());
+  };
+  if (type.getIntOrFloatBitWidth() == 32)
+    return shfl(value);
+  // 64-bit: two 32-bit halves.
+  Value bits = arith::BitcastOp::create(b, loc, b.getI64Type(), value);
+  Value low = arith::TruncIOp::create(b, loc, b.getI32Type(), bits);
+  Value high = arith::TruncIOp::create(
+      b, loc, b.getI32Type(), arith::ShRUIOp::create(b, loc, bits, i64(32)));
+  low = arith::ExtUIOp::create(b, loc, b.getI64Type(), shfl(low));
+  high = arith::ExtUIOp::create(b, loc, b.getI64Type(), shfl(high));
+  Value joined = arith::OrIOp::create(
+      b, loc, low, arith::ShLIOp::create(b, loc, high, i64(32)));
+  return arith::BitcastOp::create(b, loc, type, joined);
+}
+
 Value ThreadEmitter::broadcastOperand(Type operandType, ValueRange values,
                                       const DistributedLayout &result,
                                       int64_t reg) {

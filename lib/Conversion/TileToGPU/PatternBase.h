@@ -164,6 +164,9 @@ public:
                           llvm::ArrayRef<mlir::Value> coords);
   /// Conjunction of the per-axis canonical flags of `reg` (null: always).
   mlir::Value isCanonical(const DistributedLayout &layout, int64_t reg);
+  /// A butterfly shuffle (`shfl.sync.bfly`, all lanes) of a 32- or 64-bit
+  /// value: the value of lane `lane ^ mask`.
+  mlir::Value shuffleXor(mlir::Value value, int64_t mask);
   /// The register of an operand (of type `operandType`, a layout
   /// compatible with `result`'s, of equal or lower rank, extents equal or
   /// 1; `values` its registers) that holds what broadcasts to register

@@ -51,31 +51,6 @@ Value combine(ThreadEmitter &e, ReduceKind kind, Value x, Value y) {
   return x;
 }
 
-/// A butterfly shuffle of a 32- or 64-bit value.
-Value shuffleXor(ThreadEmitter &e, Value value, int64_t mask) {
-  OpBuilder &b = e.b;
-  Type type = value.getType();
-  auto shfl = [&](Value word) -> Value {
-    return NVVM::ShflOp::create(
-        b, e.loc, word.getType(), e.i32(-1), word, e.i32(mask), e.i32(31),
-        NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
-        UnitAttr());
-  };
-  if (type.getIntOrFloatBitWidth() == 32)
-    return shfl(value);
-  // 64-bit: two 32-bit halves.
-  Value bits = arith::BitcastOp::create(b, e.loc, b.getI64Type(), value);
-  Value low = arith::TruncIOp::create(b, e.loc, b.getI32Type(), bits);
-  Value high = arith::TruncIOp::create(
-      b, e.loc, b.getI32Type(),
-      arith::ShRUIOp::create(b, e.loc, bits, e.i64(32)));
-  low = arith::ExtUIOp::create(b, e.loc, b.getI64Type(), shfl(low));
-  high = arith::ExtUIOp::create(b, e.loc, b.getI64Type(), shfl(high));
-  Value joined = arith::OrIOp::create(
-      b, e.loc, low, arith::ShLIOp::create(b, e.loc, high, e.i64(32)));
-  return arith::BitcastOp::create(b, e.loc, type, joined);
-}
-
 struct ReduceLowering : TileToGPUPattern<ReduceOp> {
   using TileToGPUPattern::TileToGPUPattern;
   LogicalResult
@@ -110,7 +85,7 @@ struct ReduceLowering : TileToGPUPattern<ReduceOp> {
     for (int64_t bit = 1; bit < along.laneMod; bit *= 2)
       for (auto &[key, partial] : partials)
         partial = combine(e, kind, partial,
-                          shuffleXor(e, partial, along.laneDiv * bit));
+                          e.shuffleXor(partial, along.laneDiv * bit));
     // 3. Across the warps along the axis, through the scratch region.
     if (along.warpMod > 1) {
       Value x = e.lane;
