@@ -49,6 +49,8 @@ SUITE_ONLY = {
     "gemm f32 on tf32 tensor cores": "tf32",
     "hgemm f16": "hgemm",
     "gemm bf16": "bgemm",
+    "gemm shapes f16": "hshapes",
+    "gemm shapes bf16": "bshapes",
     "softmax f32": "softmax",
     "layernorm f16": "layernorm",
     "attention fwd f32": "attention",

@@ -11,7 +11,7 @@ CUDA-event timings). Prints a table last; writes suite.json to $OUT.
 Usage: python3 bench/gpu_suite.py BINDIR [--quick] [--only=WORD,WORD] [--no-sweep]
            [--json=FILE]
   --only     run only the performance rows whose name contains one of the words
-             (sgemm, tf32, hgemm, bgemm, softmax, layernorm, attention,
+             (sgemm, tf32, hgemm, bgemm, hshapes, bshapes, softmax, layernorm, attention,
              tf32attention, saxpy, gla)
   --no-sweep skip the correctness sweep at small sizes
   --json     also write the JSON of suite.json to FILE (bench/current_numbers.py
@@ -134,6 +134,10 @@ small = [
     ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 64, "TILE_N": 256, "TILE_K": 64}),
     ("gemm_bf16_tc.ph", {"M": 333, "N": 200, "K": 72}, None),
     ("gemm_bf16_tc.ph", {"M": 333, "N": 200, "K": 77}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
+    # Rows of an odd length: the accumulator's 16-byte stores (each quad's
+    # transposed registers) fall back to element stores at the ragged edge.
+    ("gemm_f16_tc.ph", {"M": 333, "N": 203, "K": 77}, None),
+    ("gemm_bf16_tc.ph", {"M": 130, "N": 1001, "K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
     ("softmax.ph", {"M": 37, "N": 1000}, None),
     ("softmax.ph", {"M": 37, "N": 5000}, {"BM": 16, "BN": 256}),
     ("layernorm.ph", {"M": 37, "N": 1000}, None),
@@ -329,6 +333,27 @@ if wanted("bgemm"):
         record("gemm bf16 (vs Triton)", f"{size}^3", res, f"triton {tri_cfg}", tri_ms, 2 * size ** 3,
                "TFLOP/s")
         del a, b, tri_out
+
+# The GEMM shapes issue 45 names (f16 and bf16, beta 0, against cuBLAS
+# through torch.matmul): an LLM's projections (4096 x 14336 x 4096 and
+# 8192 x 4096 x 14336), a short K on a large grid (16384^2 x 1024), a
+# skinny M and two ragged shapes. The better of the example's two 128-row
+# tiles (the 64-row ones were slower at every shape, 2026-12-06).
+GEMM_SHAPES = [(4096, 14336, 4096), (8192, 4096, 14336), (16384, 16384, 1024),
+               (128, 8192, 8192), (1000, 3000, 2000), (4100, 4104, 1000)]
+for dtype, example, label, word in ((torch.float16, "gemm_f16_tc.ph", "f16", "hshapes"),
+                                    (torch.bfloat16, "gemm_bf16_tc.ph", "bf16", "bshapes")):
+    for m, n_, k in (GEMM_SHAPES[:2] if QUICK else GEMM_SHAPES) if wanted(word) else []:
+        a = torch.randn(m, k, device=DEV, dtype=dtype)
+        b = torch.randn(k, n_, device=DEV, dtype=dtype)
+        peer = median_ms(lambda: torch.matmul(a, b), reps=10)
+        variants = [{"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
+                    {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
+        res = best(example, {"M": m, "N": n_, "K": k}, variants, samples=1024,
+                   scalars={"alpha": 1.0, "beta": 0.0})
+        record(f"gemm shapes {label} (vs cuBLAS)", f"{m}x{n_}x{k}", res, f"cuBLAS {label}",
+               peer, 2 * m * n_ * k, "TFLOP/s")
+        del a, b
 
 
 @triton.jit
