@@ -86,11 +86,11 @@ public:
 
   /// Launches leaf `leaf` of the prepared job over its grid with its tensor
   /// parameters bound to `tensors` (each of extents `shapes`, in the
-  /// leaf's order) and its scalars to `scalars`, and waits for it.
-  virtual absl::Status compute(unsigned leaf,
-                               const std::vector<TileBuffer *> &tensors,
-                               const std::vector<std::vector<int64_t>> &shapes,
-                               const std::vector<LeafScalar> &scalars) = 0;
+  /// leaf's order) and its scalars to `scalars`, and waits for it. A leaf
+  /// the job does not have is an InvalidArgument error.
+  absl::Status compute(unsigned leaf, const std::vector<TileBuffer *> &tensors,
+                       const std::vector<std::vector<int64_t>> &shapes,
+                       const std::vector<LeafScalar> &scalars);
 
   /// GPU to GPU between processes of one host (CUDA IPC).
   virtual bool canShareDevice() const { return false; }
@@ -99,6 +99,15 @@ public:
   /// Copies `bytes` from the buffer behind `handle` into `target`.
   virtual absl::Status copyFromExported(const std::string &handle,
                                         int64_t bytes, TileBuffer &target);
+
+protected:
+  /// The prepared job's leaves.
+  virtual size_t numLeaves() const = 0;
+  /// compute() of a leaf below numLeaves().
+  virtual absl::Status
+  computeLeaf(unsigned leaf, const std::vector<TileBuffer *> &tensors,
+              const std::vector<std::vector<int64_t>> &shapes,
+              const std::vector<LeafScalar> &scalars) = 0;
 };
 
 /// The CPU interpreter, running each leaf's CTAs on `threads` threads (0:

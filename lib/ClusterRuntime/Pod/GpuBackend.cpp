@@ -200,13 +200,12 @@ public:
                     "copying a tile from the GPU");
   }
 
-  absl::Status compute(unsigned leafIndex,
-                       const std::vector<TileBuffer *> &tensors,
-                       const std::vector<std::vector<int64_t>> &shapes,
-                       const std::vector<LeafScalar> &scalars) override {
-    if (leafIndex >= leaves.size())
-      return absl::InvalidArgumentError(
-          absl::StrCat("no leaf #", leafIndex, " in this job"));
+  size_t numLeaves() const override { return leaves.size(); }
+
+  absl::Status computeLeaf(unsigned leafIndex,
+                           const std::vector<TileBuffer *> &tensors,
+                           const std::vector<std::vector<int64_t>> &shapes,
+                           const std::vector<LeafScalar> &scalars) override {
     Leaf &leaf = leaves[leafIndex];
     std::vector<LaunchArgument> arguments;
     size_t nextTensor = 0, nextScalar = 0;

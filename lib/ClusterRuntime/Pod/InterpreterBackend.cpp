@@ -128,13 +128,12 @@ public:
     return absl::OkStatus();
   }
 
-  absl::Status compute(unsigned leafIndex,
-                       const std::vector<TileBuffer *> &tensors,
-                       const std::vector<std::vector<int64_t>> &shapes,
-                       const std::vector<LeafScalar> &scalars) override {
-    if (leafIndex >= leaves.size())
-      return absl::InvalidArgumentError(
-          absl::StrCat("no leaf #", leafIndex, " in this job"));
+  size_t numLeaves() const override { return leaves.size(); }
+
+  absl::Status computeLeaf(unsigned leafIndex,
+                           const std::vector<TileBuffer *> &tensors,
+                           const std::vector<std::vector<int64_t>> &shapes,
+                           const std::vector<LeafScalar> &scalars) override {
     Leaf &leaf = leaves[leafIndex];
     std::vector<interp::Argument> args;
     size_t nextTensor = 0, nextScalar = 0;

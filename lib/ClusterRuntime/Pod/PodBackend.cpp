@@ -29,6 +29,16 @@ absl::StatusOr<std::unique_ptr<Staging>> Backend::staging(int64_t bytes) {
   return std::unique_ptr<Staging>(new HeapStaging(bytes));
 }
 
+absl::Status Backend::compute(unsigned leaf,
+                              const std::vector<TileBuffer *> &tensors,
+                              const std::vector<std::vector<int64_t>> &shapes,
+                              const std::vector<LeafScalar> &scalars) {
+  if (leaf >= numLeaves())
+    return absl::InvalidArgumentError(
+        absl::StrCat("no leaf #", leaf, " in this job"));
+  return computeLeaf(leaf, tensors, shapes, scalars);
+}
+
 absl::Status Backend::zero(TileBuffer &buffer) {
   void *host = buffer.host();
   if (!host)
