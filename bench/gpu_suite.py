@@ -338,7 +338,7 @@ if wanted("bgemm"):
 # through torch.matmul): an LLM's projections (4096 x 14336 x 4096 and
 # 8192 x 4096 x 14336), a short K on a large grid (16384^2 x 1024), a
 # skinny M and two ragged shapes. The better of the example's two 128-row
-# tiles (the 64-row ones were slower at every shape, 2026-12-06).
+# tiles (the 64-row ones were slower at every shape: docs/benchmarks-log.md).
 GEMM_SHAPES = [(4096, 14336, 4096), (8192, 4096, 14336), (16384, 16384, 1024),
                (128, 8192, 8192), (1000, 3000, 2000), (4100, 4104, 1000)]
 for dtype, example, label, word in ((torch.float16, "gemm_f16_tc.ph", "f16", "hshapes"),

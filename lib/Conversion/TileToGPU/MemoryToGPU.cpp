@@ -92,13 +92,12 @@ std::optional<Rearranged> quadTranspose(ThreadEmitter &e, StoreOp op,
       // words[i]: this lane's two elements of fragment 4 * group + i.
       std::array<Value, 4> words;
       for (int64_t i = 0; i < 4; ++i) {
-        Value vector = LLVM::UndefOp::create(e.b, e.loc, pair);
-        for (int64_t half = 0; half < 2; ++half) {
-          int64_t column = 2 * (4 * group + i) + half;
-          vector = LLVM::InsertElementOp::create(
-              e.b, e.loc, vector, values[layout.registerIndex({row, column})],
-              e.i32(half));
-        }
+        int64_t column = 2 * (4 * group + i);
+        Value vector = e.packVector(
+            values,
+            {layout.registerIndex({row, column}),
+             layout.registerIndex({row, column + 1})},
+            element);
         words[i] = LLVM::BitcastOp::create(e.b, e.loc, word, vector);
       }
       trade(words[0], words[2], upper1, 2);
