@@ -353,3 +353,26 @@ phobos.kernel @invariant_converted_once(%A: !phobos.tensor<?x?xf16>, %C: !phobos
   phobos.store %r, %C[%c0, %c0] : !phobos.tile<64x64xf32>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// The ops of a warp_specialize's consumer get layouts like the kernel's own
+// (the pass may run after the split): the bias row takes the slice of its
+// tile's layout.
+// CHECK-LABEL: phobos.kernel @split_roles
+// CHECK: phobos.warp_specialize producer(40) {
+// CHECK: } consumer(232) {
+// CHECK: %[[X:.*]] = phobos.load %{{.*}} -> !phobos.tile<32x64xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+// CHECK-NEXT: %[[W:.*]] = phobos.load %{{.*}} -> !phobos.tile<64xf32, #phobos.slice<dim = 0, parent = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>>
+// CHECK-NEXT: phobos.add %[[X]], %[[W]]
+phobos.kernel @split_roles(%X: !phobos.tensor<?x?xf32>, %W: !phobos.tensor<?xf32>, %m: i32) attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  phobos.warp_specialize producer(40) {
+  } consumer(232) {
+    %x = phobos.load %X[%m, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<32x64xf32>
+    %w = phobos.load %W[%c0] : !phobos.tensor<?xf32> -> !phobos.tile<64xf32>
+    %y = phobos.add %x, %w : !phobos.tile<32x64xf32>, !phobos.tile<64xf32>
+    phobos.store %y, %X[%m, %c0] : !phobos.tile<32x64xf32>, !phobos.tensor<?x?xf32>
+  }
+  phobos.return
+}

@@ -461,27 +461,27 @@ phobos.kernel @scalars(%a: f16, %b: bf16, %c: f32, %d: f64, %e: i1, %f: i32,
 // CHECK-SAME: (%[[T:[^:]*]]: !phobos.tensor<?x?xf32>)
 phobos.kernel @encoded(%T: !phobos.tensor<?x?xf32>) {
   %c0 = arith.constant 0 : i32
-  // CHECK: %[[L:.*]] = phobos.load %[[T]]{{.*}} -> !phobos.tile<4x4xf32, #phobos.tune_dim<"X", [1]>>
-  %l = phobos.load %T[%c0, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<4x4xf32, #phobos.tune_dim<"X", [1]>>
-  // CHECK: %[[E:.*]] = phobos.exp %[[L]] : !phobos.tile<4x4xf32, #phobos.tune_dim<"X", [1]>>
-  %e = phobos.exp %l : !phobos.tile<4x4xf32, #phobos.tune_dim<"X", [1]>>
-  // CHECK: %[[C:.*]] = phobos.cast %[[E]] : !phobos.tile<4x4xf32, #phobos.tune_dim<"X", [1]>> to !phobos.tile<4x4xf32, "blocked">
-  %c = phobos.cast %e : !phobos.tile<4x4xf32, #phobos.tune_dim<"X", [1]>> to !phobos.tile<4x4xf32, "blocked">
-  // CHECK: %[[R:.*]] = phobos.reshape %[[C]] : !phobos.tile<4x4xf32, "blocked"> -> !phobos.tile<16xf32, {order = [0]}>
-  %r = phobos.reshape %c : !phobos.tile<4x4xf32, "blocked"> -> !phobos.tile<16xf32, {order = [0]}>
-  // CHECK: phobos.store %[[R]], %[[T]]{{.*}} : !phobos.tile<16xf32, {order = [0]}>, !phobos.tensor<?x?xf32>
-  phobos.store %r, %T[%c0, %c0] {point_axes = array<i64: 0>} : !phobos.tile<16xf32, {order = [0]}>, !phobos.tensor<?x?xf32>
+  // CHECK: %[[L:.*]] = phobos.load %[[T]]{{.*}} -> !phobos.tile<4x4xf32, #phobos.mma<warpsPerCTA = [1, 1]>>
+  %l = phobos.load %T[%c0, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<4x4xf32, #phobos.mma<warpsPerCTA = [1, 1]>>
+  // CHECK: %[[E:.*]] = phobos.exp %[[L]] : !phobos.tile<4x4xf32, #phobos.mma<warpsPerCTA = [1, 1]>>
+  %e = phobos.exp %l : !phobos.tile<4x4xf32, #phobos.mma<warpsPerCTA = [1, 1]>>
+  // CHECK: %[[C:.*]] = phobos.cast %[[E]] : !phobos.tile<4x4xf32, #phobos.mma<warpsPerCTA = [1, 1]>> to !phobos.tile<4x4xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>>
+  %c = phobos.cast %e : !phobos.tile<4x4xf32, #phobos.mma<warpsPerCTA = [1, 1]>> to !phobos.tile<4x4xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>>
+  // CHECK: %[[R:.*]] = phobos.reshape %[[C]] : !phobos.tile<4x4xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>> -> !phobos.tile<16xf32, #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>>
+  %r = phobos.reshape %c : !phobos.tile<4x4xf32, #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>> -> !phobos.tile<16xf32, #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>>
+  // CHECK: phobos.store %[[R]], %[[T]]{{.*}} : !phobos.tile<16xf32, #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>>, !phobos.tensor<?x?xf32>
+  phobos.store %r, %T[%c0, %c0] {point_axes = array<i64: 0>} : !phobos.tile<16xf32, #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>>, !phobos.tensor<?x?xf32>
   phobos.return
 }
 
 // Other ops work in any region, e.g. a func.func.
 // CHECK-LABEL: func.func @in_func
-// CHECK-SAME: (%[[X:.*]]: !phobos.tile<8x8xf16, "mma">) -> !phobos.tile<8x8xf16, "mma">
-// CHECK: %[[N:.*]] = phobos.neg %[[X]] : !phobos.tile<8x8xf16, "mma">
-// CHECK: return %[[N]] : !phobos.tile<8x8xf16, "mma">
-func.func @in_func(%x: !phobos.tile<8x8xf16, "mma">) -> !phobos.tile<8x8xf16, "mma"> {
-  %n = phobos.neg %x : !phobos.tile<8x8xf16, "mma">
-  return %n : !phobos.tile<8x8xf16, "mma">
+// CHECK-SAME: (%[[X:.*]]: !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>>) -> !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>>
+// CHECK: %[[N:.*]] = phobos.neg %[[X]] : !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>>
+// CHECK: return %[[N]] : !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>>
+func.func @in_func(%x: !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>>) -> !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>> {
+  %n = phobos.neg %x : !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>>
+  return %n : !phobos.tile<8x8xf16, #phobos.mma<warpsPerCTA = [1, 1]>>
 }
 
 // A local_store writes a tile into a slot of a staged buffer.

@@ -88,6 +88,23 @@ func.func private @tile_two_encodings(!phobos.tile<4xf32, "a", "b">)
 // expected-error@+1 {{search dimension needs a name}}
 func.func private @tile_invalid_encoding(!phobos.tile<4xf32, #phobos.tune_dim<"", [1]>>)
 
+// -----
+
+// The encoding is a distributed layout: which thread holds which element.
+// expected-error@+1 {{a tile's encoding must be a blocked, mma or slice layout, not "blocked"}}
+func.func private @tile_string_encoding(!phobos.tile<4xf32, "blocked">)
+
+// -----
+
+// A shared layout describes shared memory, not a tile.
+// expected-error@+1 {{a tile's encoding must be a blocked, mma or slice layout, not #phobos.shared}}
+func.func private @tile_shared_encoding(!phobos.tile<4x4xf32, #phobos.shared<order = [1, 0], padding = 0>>)
+
+// -----
+
+// expected-error@+1 {{a rank-2 layout cannot hold a rank-1 tile}}
+func.func private @tile_layout_rank(!phobos.tile<16xf32, #phobos.mma<warpsPerCTA = [1, 1]>>)
+
 //===----------------------------------------------------------------------===//
 // !phobos.tensor
 //===----------------------------------------------------------------------===//

@@ -158,8 +158,17 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (failed(verifyShapeAndElement(emitError, "tile", shape, elementType,
                                    /*allowDynamic=*/false)))
     return failure();
-  // A distributed layout must describe as many axes as the tile has.
-  if (unsigned rank = layoutRank(encoding); rank && rank != shape.size())
+  // The encoding says which thread holds which element: only a distributed
+  // layout does (a shared layout belongs to shared memory), and it must
+  // describe as many axes as the tile has.
+  if (!encoding)
+    return success();
+  unsigned rank = layoutRank(encoding);
+  if (!rank)
+    return emitError() << "a tile's encoding must be a blocked, mma or slice "
+                          "layout, not "
+                       << encoding;
+  if (rank != shape.size())
     return emitError() << "a rank-" << rank << " layout cannot hold a rank-"
                        << shape.size() << " tile";
   return success();

@@ -316,6 +316,10 @@ void LayoutAssigner::processOp(Operation *op) {
       .Default([&](Operation *other) {
         if (isElementwise(other))
           processElementwise(other);
+        // Other regions (a warp_specialize's roles) run their ops in order.
+        for (Region &region : other->getRegions())
+          for (Block &block : region)
+            processBlock(block);
       });
 }
 
@@ -323,8 +327,10 @@ Attribute LayoutAssigner::required(Operation *op, unsigned index) {
   Value operand = op->getOperand(index);
   if (!isTile(operand))
     return {};
-  if (isElementwise(op))
-    return operandLayout(get(op->getResult(0)), operand);
+  if (isElementwise(op)) {
+    Attribute result = get(op->getResult(0));
+    return result ? operandLayout(result, operand) : Attribute();
+  }
   if (auto dot = dyn_cast<DotOp>(op))
     return operand == dot.getAcc() ? get(dot) : Attribute();
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
@@ -409,7 +415,9 @@ void LayoutAssigner::retarget(OpOperand &use, Attribute layout) {
   set(value, layout, anchored.contains(value));
   if (auto reshape = dyn_cast<ReshapeOp>(producer)) {
     Attribute sliced = layout;
-    for (unsigned axis : llvm::reverse(*addedUnitAxes(reshape)))
+    // Named: a range-for does not keep an inner temporary alive.
+    SmallVector<unsigned> added = *addedUnitAxes(reshape);
+    for (unsigned axis : llvm::reverse(added))
       sliced = SliceLayoutAttr::get(context, axis, sliced);
     retarget(reshape->getOpOperand(0), sliced);
     return;

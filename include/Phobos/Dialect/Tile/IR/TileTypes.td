@@ -32,8 +32,9 @@ def Tile_TileType : Tile_Type<"Tile", "tile",
     `i32` or `i64`.
 
     The optional `encoding` is the layout: which thread of the CTA holds
-    which element. The front end never sets it; the GPU pipeline's layout
-    assignment does, and the interpreter ignores it.
+    which element, a `#phobos.blocked`, `#phobos.mma` or `#phobos.slice`
+    layout of the tile's rank. The front end never sets it; the GPU
+    pipeline's layout assignment does, and the interpreter ignores it.
 
     Example:
 
