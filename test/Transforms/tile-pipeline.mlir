@@ -408,6 +408,63 @@ phobos.kernel @tma(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !
 
 // -----
 
+// A TMA pipeline runs the ragged remainder tile-split-ragged-loops left
+// after it (a remainder marked phobos.ragged_remainder: it differs only by
+// the in-bounds promises): the main loop goes to K, its last copies fill
+// zeros past K as the remainder's masked loads read, and the remainder is
+// gone. The prologue's copies and the trip count use the new bound.
+// CHECK-LABEL: phobos.kernel @tma_ragged
+// CHECK: %[[K:.*]] = phobos.dim %{{.*}}[1]
+// CHECK: arith.cmpi slt, %{{.*}}, %[[K]] : i32
+// CHECK: phobos.tma_copy
+// CHECK: %[[MAIN:.*]] = scf.for %{{.*}} = %{{.*}} to %[[K]] step %{{.*}} iter_args
+// CHECK: phobos.tma_copy
+// CHECK: } {phobos.pipeline_stages = 4 : i64}
+// CHECK-NEXT: %[[W:.*]] = phobos.wgmma_wait %[[MAIN]] {pending = 0 : i32}
+// CHECK-NOT: scf.for
+// CHECK: phobos.store %[[W]]
+// Without TMA the remainder stays (cp.async would read past K).
+// NOTMA-LABEL: phobos.kernel @tma_ragged
+// NOTMA: scf.for
+// NOTMA: } {phobos.ragged_remainder}
+// NOTMA: phobos.store
+#tla = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#tlb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#twg = #phobos.mma<warpsPerCTA = [8, 1]>
+#tsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#tsb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+
+phobos.kernel @tma_ragged(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !phobos.tensor<?x?xf16> {phobos.dims = ["K", "N"]}, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16", aligned = {K = 8 : i64, N = 8 : i64}} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #twg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %q = arith.divsi %k, %c32 : i32
+  %full = arith.muli %q, %c32 : i32
+  %main = scf.for %kk = %c0 to %full step %c32 iter_args(%acc = %init) -> (!phobos.tile<128x128xf32, #twg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] {in_bounds = array<i1: false, true>} : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+    %b = phobos.load %B[%kk, %n0] {in_bounds = array<i1: true, false>} : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+    scf.yield %d : !phobos.tile<128x128xf32, #twg>
+  }
+  %rest = scf.for %kk = %full to %k step %c32 iter_args(%acc = %main) -> (!phobos.tile<128x128xf32, #twg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+    scf.yield %d : !phobos.tile<128x128xf32, #twg>
+  } {phobos.ragged_remainder}
+  phobos.store %rest, %C[%m0, %n0] : !phobos.tile<128x128xf32, #twg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
 // tf32 on wgmma: B [K, N] staged K-major (a buffer that transposes it), its
 // load in 4x4 blocks a thread (tile-swizzle-shared's choice), moves 16 bytes
 // a load and a store through registers but 4 bytes a cp.async: it is staged

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -194,6 +195,21 @@ public:
     // Iterations the copies run ahead: S-1, or S-2 when a slot is still
     // read by an in-flight dot one iteration after its own.
     int64_t ahead = inFlight.empty() ? stages - 1 : stages - 2;
+    int64_t copied = llvm::count_if(
+        operands, [](const StagedOperand &o) { return !o.viaRegisters; });
+    if (copied == 0)
+      tma = false;
+    // A TMA pipeline runs its ragged remainder itself: one more iteration
+    // of copies and wgmma instead of a masked step through registers after
+    // the loop. (A persistent kernel's tile loop decides that below, with
+    // the prologue's move.)
+    bool inTileLoop = isa<scf::ForOp>(loop->getParentOp()) &&
+                      loop->getParentOp()->hasAttr(kTileLoopAttrName);
+    if (tma && !inTileLoop)
+      if (scf::ForOp remainder = nextLoop();
+          remainder && canFold(operands, remainder) &&
+          DominanceInfo().properlyDominates(remainder.getUpperBound(), loop))
+        fold(remainder);
     Location loc = loop.getLoc();
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           step = loop.getStep();
@@ -210,10 +226,6 @@ public:
           builder, operand.alloc.getLoc(),
           getStagedType(operand.alloc.getType(), stages), IntegerAttr());
     barriers = Value();
-    int64_t copied = llvm::count_if(
-        operands, [](const StagedOperand &o) { return !o.viaRegisters; });
-    if (copied == 0)
-      tma = false;
     if (tma) {
       MLIRContext *context = builder.getContext();
       auto type = SharedMemoryType::get(
@@ -520,33 +532,59 @@ public:
       return false;
     if (!computable(loop.getLowerBound()) || !computable(loop.getStep()))
       return false;
-    scf::ForOp remainder;
-    for (Operation *op = loop->getNextNode(); op && !remainder;
-         op = op->getNextNode())
-      remainder = dyn_cast<scf::ForOp>(op);
+    scf::ForOp remainder = nextLoop();
     if (!remainder)
       return computable(loop.getUpperBound());
-    if (remainder.getLowerBound() != loop.getUpperBound() ||
-        !remainder->hasAttr(kRaggedRemainderAttrName) ||
-        !llvm::equal(remainder.getInitArgs(), loop.getResults()) ||
+    if (!canFold(operands, remainder) ||
         !computable(remainder.getUpperBound()))
       return false;
-    // The loop's body only stages the operands and computes on them.
+    fold(remainder);
+    return true;
+  }
+
+  /// The first loop after this one in its block, if any: the ragged
+  /// remainder tile-split-ragged-loops made, where there is one.
+  scf::ForOp nextLoop() {
+    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode())
+      if (auto next = dyn_cast<scf::ForOp>(op))
+        return next;
+    return nullptr;
+  }
+
+  /// Whether the loop can run `remainder`'s iterations itself: `remainder`
+  /// is the ragged remainder of this loop (differing only by the in-bounds
+  /// promises of its accesses), every staged operand is copied through TMA
+  /// (a copy past the bound fills zeros, as the remainder's masked loads
+  /// read) and the loop's body does nothing else than stage the operands
+  /// and compute on them (pure ops and dots: on those zeros they compute
+  /// what the remainder computes on its masked loads' zeros).
+  bool canFold(ArrayRef<StagedOperand> operands, scf::ForOp remainder) {
+    if (remainder.getLowerBound() != loop.getUpperBound() ||
+        !remainder->hasAttr(kRaggedRemainderAttrName) ||
+        !llvm::equal(remainder.getInitArgs(), loop.getResults()))
+      return false;
+    if (llvm::any_of(operands,
+                     [](const StagedOperand &o) { return o.viaRegisters; }))
+      return false;
     for (Operation &op : loop.getBody()->without_terminator()) {
-      bool staged = llvm::any_of(operands, [&](StagedOperand &o) {
+      bool staged = llvm::any_of(operands, [&](StagedOperand o) {
         return o.load.getOperation() == &op || o.alloc.getOperation() == &op;
       });
       if (!staged && !isa<DotOp>(op) &&
           (op.getNumRegions() != 0 || !isPure(&op)))
         return false;
     }
+    return true;
+  }
+
+  /// Runs the loop to `remainder`'s bound and erases `remainder`.
+  void fold(scf::ForOp remainder) {
     loop.getUpperBoundMutable().assign(remainder.getUpperBound());
     for (auto [result, init] :
          llvm::zip_equal(remainder.getResults(), remainder.getInitArgs()))
       result.replaceAllUsesWith(init);
     folded = remainder;
     remainder.erase();
-    return true;
   }
 
   /// A swap_ab dot kept in flight reads its B fragments from registers,

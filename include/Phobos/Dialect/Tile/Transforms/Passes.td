@@ -419,7 +419,8 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     least 4 bytes at a time (a 16-bit operand staged transposed) unless its
     registers can (below), and the
     remainder loop tile-split-ragged-loops leaves (it starts at
-    `(ub / step) * step`, so it runs at most once) are left as they are.
+    `(ub / step) * step`, so it runs at most once) are not pipelined (a TMA
+    pipeline folds that remainder instead: below).
 
     wgmma dots kept in flight: when every dot that reads the loop's slots is
     a `wgmma` accumulating into a loop-carried tile that only it uses (a
@@ -470,7 +471,14 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     (every operand of a stage on the same one), and each iteration waits on
     its slot's mbarrier (`phobos.mbarrier_wait`, parity `(i / S) mod 2`)
     instead of a `phobos.async_wait`. Ragged edges need no masks: TMA
-    writes zeros outside the tensor. `tma=false` keeps cp.async.
+    writes zeros outside the tensor. So a ragged remainder loop marked
+    `phobos.ragged_remainder` right after the loop is folded into it when
+    every operand comes through TMA and the loop's body only stages them
+    and computes on them (pure ops and dots): the loop runs to the bound,
+    and its last copies fill zeros past it, as the remainder's masked
+    loads read. The remainder's masked step through registers (and its
+    registers and shared memory beside the ring) is gone. `tma=false`
+    keeps cp.async.
 
     In a persistent kernel's tile loop (tile-persistent) a TMA pipeline's
     mbarriers are made before the tile loop and the tile loop carries the
@@ -479,9 +487,9 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     copies' offsets can be computed for another tile, the prologue leaves
     the tile's body: the first tile's copies start before the tile loop,
     the next tile's after this tile's loop and wgmma wait, before its
-    epilogue; the ring's buffers move before the tile loop, and a ragged
-    remainder loop marked `phobos.ragged_remainder` is folded into the main
-    loop, which runs to the bound (TMA fills zeros past it).
+    epilogue; the ring's buffers move before the tile loop, and the ragged
+    remainder is folded as above (a remainder that cannot fold keeps the
+    prologue in the tile's body).
 
     Slots released by mbarriers: in a TMA pipeline at the kernel's top
     level, the pass finds the first point after which no read of an
