@@ -12,7 +12,8 @@
 // The custom mutator works on the IR, not the bytes: it parses the module
 // and drops an op (its uses taken over by a value of the same type), swaps
 // or replaces operands, changes a tile type everywhere it occurs (extents,
-// element type, layout), changes integer attributes, duplicates an op, or
+// element type, layout: dropped or another of the module's of the same
+// rank), changes integer attributes, duplicates an op, or
 // picks another pipeline (single passes out of their order included). When
 // the input does not parse it falls back to libFuzzer's byte mutations.
 //
@@ -35,6 +36,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -183,8 +185,10 @@ SmallVector<Value> valuesBefore(Operation *op, Type type) {
   return found;
 }
 
-/// A changed tile type: other extents, element type or layout.
-Type mutateTileType(phobos::tile::TileType type, std::mt19937_64 &rng) {
+/// A changed tile type: other extents, element type or layout (none, or
+/// another of `layouts`, the module's, of the tile's rank).
+Type mutateTileType(phobos::tile::TileType type, ArrayRef<Attribute> layouts,
+                    std::mt19937_64 &rng) {
   MLIRContext *context = type.getContext();
   SmallVector<int64_t> shape(type.getShape());
   Type element = type.getElementType();
@@ -207,9 +211,16 @@ Type mutateTileType(phobos::tile::TileType type, std::mt19937_64 &rng) {
     element = elements[rng() % std::size(elements)];
     break;
   }
-  case 2:
-    encoding = nullptr;
+  case 2: {
+    SmallVector<Attribute> fitting;
+    for (Attribute layout : layouts)
+      if (cast<phobos::tile::DistributedLayoutInterface>(layout).getRank() ==
+          shape.size())
+        fitting.push_back(layout);
+    encoding = fitting.empty() || rng() % 2 ? Attribute()
+                                            : fitting[rng() % fitting.size()];
     break;
+  }
   case 3:
     if (shape.size() < 4)
       shape.insert(shape.begin() + rng() % (shape.size() + 1), 1 + rng() % 8);
@@ -271,15 +282,19 @@ bool mutateModule(ModuleOp module, std::mt19937_64 &rng) {
   case 2:
   case 3: { // change one tile type everywhere it occurs
     SmallVector<Type> tiles;
+    llvm::SetVector<Attribute> layouts;
     module.walk([&](Operation *nested) {
       for (Value result : nested->getResults())
-        if (isa<phobos::tile::TileType>(result.getType()))
-          tiles.push_back(result.getType());
+        if (auto tile = dyn_cast<phobos::tile::TileType>(result.getType())) {
+          tiles.push_back(tile);
+          if (tile.getEncoding())
+            layouts.insert(tile.getEncoding());
+        }
     });
     if (tiles.empty())
       return false;
     auto from = cast<phobos::tile::TileType>(tiles[rng() % tiles.size()]);
-    Type to = mutateTileType(from, rng);
+    Type to = mutateTileType(from, layouts.getArrayRef(), rng);
     if (!to)
       return false;
     bool everywhere = rng() % 3 != 0;
