@@ -19,12 +19,14 @@ racecheck, synccheck) at a small ragged size.
 
 With `--pass tile-persistent` the workloads are the GEMM examples instead
 (f16, bf16 and tf32 at 4096^3 and 8192^3, in copies that say @persistent)
-and the f16 attention at D 64, and the ragged and sanitizer checks run
+and the f16 attention at D 64 (or, with --sizes, the f16 and bf16 GEMMs at
+those sizes: issue 45's short K and ragged shapes), and the ragged and sanitizer checks run
 GEMMs: sizes with fewer tiles than the GPU holds CTAs, and with many tiles
 a CTA.
 
 Usage: python3 bench/experiments/pass_ab.py BINDIR [--pass tile-pingpong] [--rounds 3]
            [--repeat 30] [--ragged] [--sanitize] [--quick] [--no-ab]
+           [--sizes 16384x16384x1024,4100x4104x1000]   (tile-persistent only)
 Writes pass_ab.json to $OUT when set.
 """
 from __future__ import annotations
@@ -55,9 +57,16 @@ GEMMS = [("hgemm", "gemm_f16_tc.ph", {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64
          ("tf32", "gemm_f32_tc.ph", {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32})]
 
 
-def persistent_workloads(directory: str, quick: bool):
+def persistent_workloads(directory: str, quick: bool, sizes=None):
     """The GEMM rows and attention at D 64, in copies of the examples that
-    say @persistent."""
+    say @persistent; with `sizes` ((M, N, K), ...), the f16 and bf16 GEMMs
+    at those sizes only."""
+    if sizes:
+        for kind, example, variant in GEMMS[:1] if quick else GEMMS[:2]:
+            path = specialised_copy(example, directory, decorator="@persistent")
+            for m, n, k in sizes:
+                yield kind, path, {"M": m, "N": n, "K": k}, variant, GEMM_SCALARS
+        return
     for kind, example, variant in GEMMS[:1] if quick else GEMMS:
         path = specialised_copy(example, directory, decorator="@persistent")
         for size in (4096, 8192):
@@ -137,6 +146,8 @@ def main() -> int:
     parser.add_argument("--sanitize", action="store_true")
     parser.add_argument("--no-ab", action="store_true")
     parser.add_argument("--quick", action="store_true", help="attention D 128 only")
+    parser.add_argument("--sizes", default="",
+                        help="with --pass tile-persistent: MxNxK,... (f16 and bf16 GEMMs only)")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="phobos-pass-ab-")
     # The pass on is the default pipeline; off, phobos-run's experiment.
@@ -159,8 +170,12 @@ def main() -> int:
                                    {"BH": 1, "Nq": 200, "Nk": 2056}, {"BH": 2, "Nq": 129, "Nk": 130}),
                                   {"scale": 0.1}, on)
     rows = []
-    rows_of = persistent_workloads if gemm else workloads
-    for kind, path, dims, variant, scalars in rows_of(directory, args.quick):
+    if gemm:
+        sizes = [tuple(int(v) for v in size.split("x")) for size in args.sizes.split(",") if size]
+        measured = persistent_workloads(directory, args.quick, sizes)
+    else:
+        measured = workloads(directory, args.quick)
+    for kind, path, dims, variant, scalars in measured:
         if args.no_ab:
             break
         times = {True: [], False: []}
