@@ -327,10 +327,8 @@ Attribute LayoutAssigner::required(Operation *op, unsigned index) {
   Value operand = op->getOperand(index);
   if (!isTile(operand))
     return {};
-  if (isElementwise(op)) {
-    Attribute result = get(op->getResult(0));
-    return result ? operandLayout(result, operand) : Attribute();
-  }
+  if (isElementwise(op))
+    return operandLayout(decided(op->getResult(0)), operand);
   if (auto dot = dyn_cast<DotOp>(op))
     return operand == dot.getAcc() ? get(dot) : Attribute();
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {

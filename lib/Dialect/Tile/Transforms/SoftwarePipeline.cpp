@@ -199,13 +199,18 @@ public:
         operands, [](const StagedOperand &o) { return !o.viaRegisters; });
     if (copied == 0)
       tma = false;
+    // A persistent kernel's tile loop, around a TMA pipeline.
+    scf::ForOp tileLoop;
+    if (tma) {
+      tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
+      if (!tileLoop || !tileLoop->hasAttr(kTileLoopAttrName))
+        tileLoop = nullptr;
+    }
     // A TMA pipeline runs its ragged remainder itself: one more iteration
     // of copies and wgmma instead of a masked step through registers after
-    // the loop. (A persistent kernel's tile loop decides that below, with
-    // the prologue's move.)
-    bool inTileLoop = isa<scf::ForOp>(loop->getParentOp()) &&
-                      loop->getParentOp()->hasAttr(kTileLoopAttrName);
-    if (tma && !inTileLoop)
+    // the loop. (In a tile loop, that is decided below, with the
+    // prologue's move.)
+    if (tma && !tileLoop)
       if (scf::ForOp remainder = nextLoop();
           remainder && canFold(operands, remainder) &&
           DominanceInfo().properlyDominates(remainder.getUpperBound(), loop))
@@ -242,13 +247,7 @@ public:
     // tile loop carries it), so that a slot's k-th fill still completes
     // its mbarrier's phase k.
     Value base, nextBase;
-    scf::ForOp tileLoop;
     bool overlap = false;
-    if (tma) {
-      tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
-      if (!tileLoop || !tileLoop->hasAttr(kTileLoopAttrName))
-        tileLoop = nullptr;
-    }
     if (tileLoop) {
       barriers.getDefiningOp()->moveBefore(tileLoop);
       // The next tile's first copies can then start before this tile's
