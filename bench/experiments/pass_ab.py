@@ -24,9 +24,15 @@ those sizes: issue 45's short K and ragged shapes), and the ragged and sanitizer
 GEMMs: sizes with fewer tiles than the GPU holds CTAs, and with many tiles
 a CTA.
 
+With `--off SETTING` the arm turned off is `--experiment=SETTING` instead
+of leaving the pass out (`--off fold-ragged=0`: tile-pipeline's ragged
+remainder as a masked step after the loop); with `--plain` the GEMMs of
+`--sizes` are the examples as written, not @persistent copies.
+
 Usage: python3 bench/experiments/pass_ab.py BINDIR [--pass tile-pingpong] [--rounds 3]
            [--repeat 30] [--ragged] [--sanitize] [--quick] [--no-ab]
            [--sizes 16384x16384x1024,4100x4104x1000]   (tile-persistent only)
+           [--off fold-ragged=0] [--plain]
 Writes pass_ab.json to $OUT when set.
 """
 from __future__ import annotations
@@ -57,13 +63,14 @@ GEMMS = [("hgemm", "gemm_f16_tc.ph", {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64
          ("tf32", "gemm_f32_tc.ph", {"TILE_M": 128, "TILE_N": 128, "TILE_K": 32})]
 
 
-def persistent_workloads(directory: str, quick: bool, sizes=None):
+def persistent_workloads(directory: str, quick: bool, sizes=None, plain: bool = False):
     """The GEMM rows and attention at D 64, in copies of the examples that
     say @persistent; with `sizes` ((M, N, K), ...), the f16 and bf16 GEMMs
-    at those sizes only."""
+    at those sizes only (with `plain`, the examples as written)."""
     if sizes:
         for kind, example, variant in GEMMS[:1] if quick else GEMMS[:2]:
-            path = specialised_copy(example, directory, decorator="@persistent")
+            path = (os.path.join(ROOT, "examples", example) if plain else
+                    specialised_copy(example, directory, decorator="@persistent"))
             for m, n, k in sizes:
                 yield kind, path, {"M": m, "N": n, "K": k}, variant, GEMM_SCALARS
         return
@@ -84,7 +91,8 @@ def persistent_workloads(directory: str, quick: bool, sizes=None):
 def gemm_checks(args, directory: str, on: dict | None) -> int:
     """Ragged and sanitizer checks of the persistent GEMMs; the failures."""
     failures = 0
-    copies = [(specialised_copy(example, directory, decorator="@persistent"), variant)
+    copies = [(os.path.join(ROOT, "examples", example) if args.plain else
+               specialised_copy(example, directory, decorator="@persistent"), variant)
               for _, example, variant in GEMMS]
     if args.sanitize:
         for path, variant in copies[:1] if args.quick else copies:
@@ -148,15 +156,19 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="attention D 128 only")
     parser.add_argument("--sizes", default="",
                         help="with --pass tile-persistent: MxNxK,... (f16 and bf16 GEMMs only)")
+    parser.add_argument("--off", default="",
+                        help="the experiment of the arm turned off (default: without=PASS)")
+    parser.add_argument("--plain", action="store_true",
+                        help="with --sizes: the GEMM examples as written, not @persistent")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="phobos-pass-ab-")
     # The pass on is the default pipeline; off, phobos-run's experiment.
-    on, off = None, (f"--experiment=without={args.name}",)
+    on, off = None, (f"--experiment={args.off or 'without=' + args.name}",)
     example = os.path.join(ROOT, "examples", "flash_attention_fp16.ph")
     forced = specialised_copy("flash_attention_fp16.ph", directory)
     cases = [(example, {"D": 128, "BR": 128, "BC": 128}), (example, {"D": 128, "BR": 128, "BC": 64}),
              (forced, {"D": 64, "BR": 128, "BC": 64})]
-    gemm = args.name == "tile-persistent"
+    gemm = args.name == "tile-persistent" or bool(args.sizes)
     failures = gemm_checks(args, directory, on) if gemm else 0
     if args.sanitize and not gemm:
         for path, variant in (cases[:1] if args.quick else cases[::2]):
@@ -172,7 +184,7 @@ def main() -> int:
     rows = []
     if gemm:
         sizes = [tuple(int(v) for v in size.split("x")) for size in args.sizes.split(",") if size]
-        measured = persistent_workloads(directory, args.quick, sizes)
+        measured = persistent_workloads(directory, args.quick, sizes, args.plain)
     else:
         measured = workloads(directory, args.quick)
     for kind, path, dims, variant, scalars in measured:

@@ -21,6 +21,7 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"fma-k-unroll", "N: steps per iteration of the FMA dots' K loops (0: unrolled whole)"},
     {"sync-dots", "0 or 1: no dot kept in flight"},
     {"async-staging", "0 or 1: loops stage dot operands by asynchronous copies"},
+    {"fold-ragged", "0 or 1: TMA pipelines run their ragged remainder as one more iteration"},
     {"wgmma-fragment-steps", "N: k-steps per group of a swap_ab wgmma dot"},
     {"verify-each", "1: verify the IR after every pass (the code is the same)"},
     {"assembler", "ptxas: the compile pool runs ptxas, not nvJitLink (the code is the same)"},
@@ -97,6 +98,8 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       error = flag(result.syncDots);
     } else if (name == "async-staging") {
       error = flag(result.asyncStaging);
+    } else if (name == "fold-ragged") {
+      error = flag(result.foldRagged);
     } else if (name == "wgmma-fragment-steps") {
       error = count(result.wgmmaFragmentSteps);
     } else if (name == "verify-each") {
@@ -148,6 +151,8 @@ std::string Experiments::versionLabel() const {
     add("sync-dots:", int(*syncDots));
   if (asyncStaging)
     add("async-staging:", int(*asyncStaging));
+  if (foldRagged)
+    add("fold-ragged:", int(*foldRagged));
   if (wgmmaFragmentSteps)
     add("wgmma-fragment-steps:", *wgmmaFragmentSteps);
   return label;

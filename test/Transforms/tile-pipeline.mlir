@@ -4,6 +4,7 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{tma=false}))' --split-input-file | FileCheck %s --check-prefix=NOTMA
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{release-everywhere=true}))' --split-input-file | FileCheck %s --check-prefix=EVERY
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{dots-in-flight=false}))' --split-input-file | FileCheck %s --check-prefix=SYNC
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{fold-ragged=false}))' --split-input-file | FileCheck %s --check-prefix=NOFOLD
 
 // A GEMM's main loop stages A and B for mma.sync. With @pipeline (and 3
 // stages by default) each operand gets a 3-slot buffer; the prologue
@@ -428,6 +429,14 @@ phobos.kernel @tma(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !
 // NOTMA: scf.for
 // NOTMA: } {phobos.ragged_remainder}
 // NOTMA: phobos.store
+// With fold-ragged=false the TMA pipeline stops at the last whole step and
+// the remainder stays after it.
+// NOFOLD-LABEL: phobos.kernel @tma_ragged
+// NOFOLD: phobos.tma_copy
+// NOFOLD: } {phobos.pipeline_stages = 4 : i64}
+// NOFOLD: scf.for
+// NOFOLD: } {phobos.ragged_remainder}
+// NOFOLD: phobos.store
 #tla = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
 #tlb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
 #twg = #phobos.mma<warpsPerCTA = [8, 1]>

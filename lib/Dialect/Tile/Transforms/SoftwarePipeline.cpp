@@ -96,6 +96,11 @@ public:
   LoopPipeliner(scf::ForOp loop, int64_t stages)
       : loop(loop), stages(stages), builder(loop) {}
 
+  /// Whether run folds a TMA pipeline's ragged remainder into it (a
+  /// persistent kernel's tile loop folds it regardless: its prologue's move
+  /// needs it).
+  bool foldRemainder = true;
+
   /// The staged operands of the loop body (empty: nothing to pipeline).
   SmallVector<StagedOperand> findOperands() {
     SmallVector<StagedOperand> operands;
@@ -210,7 +215,7 @@ public:
     // of copies and wgmma instead of a masked step through registers after
     // the loop. (In a tile loop, that is decided below, with the
     // prologue's move.)
-    if (tma && !tileLoop)
+    if (tma && !tileLoop && foldRemainder)
       if (scf::ForOp remainder = nextLoop();
           remainder && canFold(operands, remainder) &&
           DominanceInfo().properlyDominates(remainder.getUpperBound(), loop))
@@ -920,6 +925,7 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
             return o.viaRegisters || canCopyThroughTma(o, kernel, aligned);
           });
       LoopPipeliner pipelined(loop, chosen);
+      pipelined.foldRemainder = foldRagged;
       // A producer warpgroup (@warp_specialize) needs every slot released.
       pipelined.run(operands, inFlight, useTma, releaseSlots,
                     releaseEverywhere || kernel.getWarpSpecialize(),

@@ -561,6 +561,10 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
            /*default=*/"128",
            "With release-slots: the columns the iteration's first wgmma dot "
            "must have (tf32 counts twice) for the release to pay">,
+    Option<"foldRagged", "fold-ragged", "bool", /*default=*/"true",
+           "Run a TMA pipeline's ragged remainder as one more iteration of "
+           "the pipeline (TMA fills zeros past the edge) instead of a masked "
+           "step through registers after it">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"232448",
            "Shared memory one CTA may use (sm_90: 227 KiB)">
   ];
