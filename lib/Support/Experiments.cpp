@@ -22,6 +22,7 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"sync-dots", "0 or 1: no dot kept in flight"},
     {"async-staging", "0 or 1: loops stage dot operands by asynchronous copies"},
     {"fold-ragged", "0 or 1: TMA pipelines run their ragged remainder as one more iteration"},
+    {"epilogue-order", "0 or 1: accumulator epilogues ordered store by store"},
     {"wgmma-fragment-steps", "N: k-steps per group of a swap_ab wgmma dot"},
     {"verify-each", "1: verify the IR after every pass (the code is the same)"},
     {"assembler", "ptxas: the compile pool runs ptxas, not nvJitLink (the code is the same)"},
@@ -98,6 +99,8 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       error = flag(result.syncDots);
     } else if (name == "async-staging") {
       error = flag(result.asyncStaging);
+    } else if (name == "epilogue-order") {
+      error = flag(result.epilogueOrder);
     } else if (name == "fold-ragged") {
       error = flag(result.foldRagged);
     } else if (name == "wgmma-fragment-steps") {
@@ -153,6 +156,8 @@ std::string Experiments::versionLabel() const {
     add("async-staging:", int(*asyncStaging));
   if (foldRagged)
     add("fold-ragged:", int(*foldRagged));
+  if (epilogueOrder)
+    add("epilogue-order:", int(*epilogueOrder));
   if (wgmmaFragmentSteps)
     add("wgmma-fragment-steps:", *wgmmaFragmentSteps);
   return label;

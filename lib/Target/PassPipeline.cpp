@@ -143,6 +143,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
                 options.wgmmaFragmentSteps.getValue());
   // Vector reductions to global memory (red.global.add.v4.f32) are sm_90's.
   perThread.vectorAtomics = chipInfo && chipInfo->major >= 9;
+  perThread.orderEpilogues = phobos::getExperiments().epilogueOrder.value_or(true);
   pm.addPass(createConvertTileToGPU(perThread));
   pm.addPass(createPerThreadCanonicalizer());
   pm.addPass(createCSEPass());

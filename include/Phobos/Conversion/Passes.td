@@ -53,7 +53,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "its own register fragments; 0 issues them all in one group">,
     Option<"vectorAtomics", "vector-atomics", "bool", /*default=*/"false",
            "Adds a thread's consecutive f32 elements of an atomic_add with "
-           "one red.global.add.v2/v4.f32 (sm_90 and later)">
+           "one red.global.add.v2/v4.f32 (sm_90 and later)">,
+    Option<"orderEpilogues", "order-epilogues", "bool", /*default=*/"true",
+           "Order an accumulator store's block store by store: each store "
+           "preceded by the arithmetic, shuffles and read-only loads it "
+           "needs (EpilogueOrder.h)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -40,9 +40,9 @@ struct Experiments {
   std::optional<bool> leanAddresses, keepInvariants;
   /// A pipeline option fixed for every kernel, over the kernel's own
   /// (`fma-k-unroll=N`, `sync-dots=0|1`, `async-staging=0|1`,
-  /// `wgmma-fragment-steps=N`, `fold-ragged=0|1`).
+  /// `wgmma-fragment-steps=N`, `fold-ragged=0|1`, `epilogue-order=0|1`).
   std::optional<int64_t> fmaKUnroll, wgmmaFragmentSteps;
-  std::optional<bool> syncDots, asyncStaging, foldRagged;
+  std::optional<bool> syncDots, asyncStaging, foldRagged, epilogueOrder;
   /// Verify the IR after every pass of the GPU pipeline, not once at its end
   /// (`verify-each=1`); the code is the same.
   bool verifyEach = false;

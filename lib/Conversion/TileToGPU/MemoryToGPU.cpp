@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GlobalAccess.h"
-#include "InPlaceUpdates.h"
+#include "EpilogueOrder.h"
 
 #include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 
@@ -46,7 +46,7 @@ struct Rearranged {
 /// store is not such a case: another layout or element width, a tensor
 /// whose contiguous axis is not the tile's columns, fewer than four
 /// fragments a warp along a row, copies, or an in-place update (whose loads
-/// and stores are paired register by register, InPlaceUpdates.h).
+/// and stores are paired register by register, EpilogueOrder.h).
 std::optional<Rearranged> quadTranspose(ThreadEmitter &e, StoreOp op,
                                         ValueRange values) {
   auto type = cast<TileType>(op.getValue().getType());
@@ -133,7 +133,7 @@ struct LoadLowering : TileToGPUPattern<LoadOp> {
     Type element = tensor.element;
     auto [vecAxis, width] = vectorAxis(access, layout, element);
     Regs values(layout.numRegisters());
-    UpdateTagger tagger(getInPlaceUpdate(op), /*writes=*/false,
+    EpilogueTagger tagger(op, /*writes=*/false,
                         e.b.getInsertionBlock(), e.b.getInsertionPoint());
     for (int64_t reg = 0; reg < layout.numRegisters(); ++reg) {
       if (values[reg])
@@ -226,7 +226,7 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
                        op.getInBounds(), layout);
     Type element = tensor.element;
     auto [vecAxis, width] = vectorAxis(access, layout, element);
-    UpdateTagger tagger(getInPlaceUpdate(op), /*writes=*/true,
+    EpilogueTagger tagger(op, /*writes=*/true,
                         e.b.getInsertionBlock(), e.b.getInsertionPoint());
     unsigned bytes = static_cast<unsigned>(width * getElementBytes(element));
     forEachWrite(

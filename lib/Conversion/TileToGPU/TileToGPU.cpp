@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InPlaceUpdates.h"
+#include "EpilogueOrder.h"
 #include "PatternBase.h"
 
 #include "Phobos/Conversion/Passes.h"
@@ -226,10 +226,10 @@ struct ConvertTileToGPU
     populateDotToGPUPatterns(converter, patterns, state);
     populateAtomicToGPUPatterns(converter, patterns, state);
     for (KernelOp kernel : kernels)
-      markInPlaceUpdates(kernel);
+      markEpilogues(kernel);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
-    interleaveInPlaceUpdates(gpuModule);
+    phobos::tile::orderEpilogues(gpuModule, orderEpilogues);
   }
 };
 

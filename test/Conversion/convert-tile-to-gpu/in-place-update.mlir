@@ -3,7 +3,7 @@
 // A slice read, computed on and stored back (C = A + beta * C) is lowered
 // per run of registers: each run of C is read right before the arithmetic
 // and the store that need it, after the stores of the thread's other runs
-// (InPlaceUpdates.h), so that not every loaded register is live at once.
+// (EpilogueOrder.h), so that not every loaded register is live at once.
 // A tile read from another tensor keeps its place.
 
 #l = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [2, 1], order = [1, 0]>

@@ -10,7 +10,8 @@
 
 // CHECK-LABEL: gpu.func @store_f16
 // The lane bits that pick what each lane sends.
-// CHECK: %[[B2:.*]] = arith.andi %[[LANE:.*]], %c2_i32{{[_0-9]*}} : i32
+// CHECK: %[[LANE:.*]] = arith.andi %{{.*}}, %c31_i32 : i32
+// CHECK: %[[B2:.*]] = arith.andi %[[LANE]], %c2_i32{{[_0-9]*}} : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: %[[UP1:.*]] = arith.cmpi ne, %[[B2]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 1 : i32
@@ -18,6 +19,8 @@
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: %[[UP0:.*]] = arith.cmpi ne, %[[B1]], %{{.*}} : i32
 // Fragment pairs as 32-bit words, traded across lane bit 1, then bit 0.
+// The block is ordered store by store (EpilogueOrder.h): the loads and
+// trades of one 16-byte run, its store, then the next run's.
 // CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
 // CHECK: %[[S1:.*]] = arith.select %[[UP1]], %{{.*}}, %{{.*}} : i32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %[[S1]], %c2_i32{{[_0-9]*}}, %c31_i32{{[_0-9]*}} : i32 -> i32
@@ -27,6 +30,10 @@
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32{{[_0-9]*}}
 // Then 16-byte stores of eight f16 (element by element only where the
 // vector is not whole and aligned), no pair stores.
+// CHECK-NOT: vector<2xf16>, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
+// CHECK-NOT: vector<2xf16>, !llvm.ptr<1>
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32{{[_0-9]*}}
 // CHECK-NOT: vector<2xf16>, !llvm.ptr<1>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
 // CHECK-NOT: vector<2xf16>, !llvm.ptr<1>
