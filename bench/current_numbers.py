@@ -51,6 +51,7 @@ SUITE_ONLY = {
     "gemm bf16": "bgemm",
     "gemm shapes f16": "hshapes",
     "gemm shapes bf16": "bshapes",
+    "gemm+bias+gelu+residual f16": "gelu",
     "softmax f32": "softmax",
     "layernorm f16": "layernorm",
     "attention fwd f32": "attention",

@@ -42,6 +42,7 @@ SIZES = {
     # N and K multiples of 8: on sm_90a the operands arrive through TMA
     # (ragged M and N edges through its zero fill).
     "gemm_f16_tc.ph": {"M": 100, "N": 72, "K": 40},
+    "gemm_gelu_f16.ph": {"M": 100, "N": 72, "K": 40},
     "gemm_bf16_tc.ph": {"M": 100, "N": 72, "K": 40},
     "softmax.ph": {"M": 7, "N": 1000},
     "layernorm.ph": {"M": 7, "N": 1000},

@@ -11,8 +11,8 @@ CUDA-event timings). Prints a table last; writes suite.json to $OUT.
 Usage: python3 bench/gpu_suite.py BINDIR [--quick] [--only=WORD,WORD] [--no-sweep]
            [--json=FILE]
   --only     run only the performance rows whose name contains one of the words
-             (sgemm, tf32, hgemm, bgemm, hshapes, bshapes, softmax, layernorm, attention,
-             tf32attention, saxpy, gla)
+             (sgemm, tf32, hgemm, bgemm, hshapes, bshapes, gelu, softmax, layernorm,
+             attention, tf32attention, saxpy, gla)
   --no-sweep skip the correctness sweep at small sizes
   --json     also write the JSON of suite.json to FILE (bench/current_numbers.py
              update --suite FILE makes it the current numbers)
@@ -138,6 +138,10 @@ small = [
     # transposed registers) fall back to element stores at the ragged edge.
     ("gemm_f16_tc.ph", {"M": 333, "N": 203, "K": 77}, None),
     ("gemm_bf16_tc.ph", {"M": 130, "N": 1001, "K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
+    # The fused epilogue (bias, GELU, residual), ordered store by store
+    # after the conversion (EpilogueOrder.h), at ragged edges.
+    ("gemm_gelu_f16.ph", {"M": 333, "N": 203, "K": 77}, None),
+    ("gemm_gelu_f16.ph", {"M": 333, "N": 520, "K": 77}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
     ("softmax.ph", {"M": 37, "N": 1000}, None),
     ("softmax.ph", {"M": 37, "N": 5000}, {"BM": 16, "BN": 256}),
     ("layernorm.ph", {"M": 37, "N": 1000}, None),
@@ -354,6 +358,24 @@ for dtype, example, label, word in ((torch.float16, "gemm_f16_tc.ph", "f16", "hs
         record(f"gemm shapes {label} (vs cuBLAS)", f"{m}x{n_}x{k}", res, f"cuBLAS {label}",
                peer, 2 * m * n_ * k, "TFLOP/s")
         del a, b
+
+# A GEMM with its epilogue fused (examples/gemm_gelu_f16.ph: C = gelu(A @ B + bias) + R, f16,
+# GELU's tanh form), as a transformer's feed-forward projection runs it, against cuBLASLt's
+# GELU_BIAS epilogue (torch._addmm_activation, the same tanh GELU) plus torch's residual add.
+GELU_SHAPES = [(4096, 4096, 4096), (8192, 14336, 4096), (4100, 4104, 1000)]
+for m, n_, k in (GELU_SHAPES[:1] if QUICK else GELU_SHAPES) if wanted("gelu") else []:
+    a = torch.randn(m, k, device=DEV, dtype=torch.float16)
+    b = torch.randn(k, n_, device=DEV, dtype=torch.float16)
+    bias = torch.randn(n_, device=DEV, dtype=torch.float16)
+    r = torch.randn(m, n_, device=DEV, dtype=torch.float16)
+    peer = median_ms(lambda: torch._addmm_activation(bias, a, b, use_gelu=True).add_(r), reps=10)
+    variants = [{"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
+                {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
+    res = best("gemm_gelu_f16.ph", {"M": m, "N": n_, "K": k}, variants, samples=1024,
+               scalars={"alpha": 1.0})
+    record("gemm+bias+gelu+residual f16 (vs cuBLASLt + add)", f"{m}x{n_}x{k}", res,
+           "cuBLASLt GELU_BIAS + add", peer, 2 * m * n_ * k, "TFLOP/s")
+    del a, b, bias, r
 
 
 @triton.jit

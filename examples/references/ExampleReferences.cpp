@@ -2,7 +2,7 @@
 //
 // Which references there are, by name, and which example kernels compute
 // each. The references themselves are in files of their own, named after
-// what they compute (Saxpy.cpp, Add.cpp, Gemm.cpp, Attention.cpp,
+// what they compute (Saxpy.cpp, Add.cpp, Gemm.cpp with gemm_gelu, Attention.cpp,
 // GatedLinearAttention.cpp, Softmax.cpp, LayerNorm.cpp, OuterUpdate.cpp):
 // each reads its inputs by the parameter names of the example kernel it
 // stands for and computes in float64, straight from the math in the
@@ -27,6 +27,7 @@ public:
     if (name == "saxpy") return makeSaxpy();
     if (name == "add") return makeAdd();
     if (name == "gemm") return makeGemm();
+    if (name == "gemm_gelu") return makeGemmGelu();
     if (name == "attention") return makeAttention();
     if (name == "gla") return makeGatedLinearAttention();
     if (name == "softmax") return makeSoftmax();
@@ -36,8 +37,8 @@ public:
   }
 
   std::vector<std::string> names() const override {
-    return {"saxpy",   "add",       "gemm",        "attention",
-            "gla",     "softmax",   "layernorm",   "outer_update"};
+    return {"saxpy", "add",     "gemm",      "gemm_gelu",   "attention",
+            "gla",   "softmax", "layernorm", "outer_update"};
   }
 
   llvm::StringRef defaultFor(llvm::StringRef kernel) const override {
@@ -45,6 +46,7 @@ public:
         .Case("saxpy", "saxpy")
         .Case("add", "add")
         .Cases({"sgemm", "hgemm", "bgemm", "sgemm_tc", "matmul"}, "gemm")
+        .Case("hgemm_gelu", "gemm_gelu")
         .Case("flash_attention", "attention")
         .Case("gla_chunk", "gla")
         .Case("softmax", "softmax")

@@ -15,10 +15,11 @@
 
 namespace phobos::examples {
 
-/// saxpy, add, gemm, attention, gla, softmax, layernorm and outer_update,
-/// each chosen by default for the example kernels that compute it (sgemm,
-/// hgemm, bgemm, sgemm_tc and matmul compute gemm; flash_attention,
-/// attention; gla_chunk, gla; the others their own name).
+/// saxpy, add, gemm, gemm_gelu, attention, gla, softmax, layernorm and
+/// outer_update, each chosen by default for the example kernels that
+/// compute it (sgemm, hgemm, bgemm, sgemm_tc and matmul compute gemm;
+/// hgemm_gelu, gemm_gelu; flash_attention, attention; gla_chunk, gla; the
+/// others their own name).
 const reference::Catalog &exampleReferences();
 
 } // namespace phobos::examples

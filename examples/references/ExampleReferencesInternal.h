@@ -24,10 +24,12 @@ inline const HostTensor &tensor(const reference::Problem &problem,
 }
 
 /// A fresh reference each: the catalog's "saxpy", "add", "gemm",
-/// "attention", "gla", "softmax", "layernorm" and "outer_update".
+/// "gemm_gelu", "attention", "gla", "softmax", "layernorm" and
+/// "outer_update".
 std::unique_ptr<reference::Reference> makeSaxpy();
 std::unique_ptr<reference::Reference> makeAdd();
 std::unique_ptr<reference::Reference> makeGemm();
+std::unique_ptr<reference::Reference> makeGemmGelu();
 std::unique_ptr<reference::Reference> makeAttention();
 std::unique_ptr<reference::Reference> makeGatedLinearAttention();
 std::unique_ptr<reference::Reference> makeSoftmax();

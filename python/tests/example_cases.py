@@ -21,6 +21,13 @@ def gemm(args):
     return {"C": alpha * (a.astype(np.float64) @ b.astype(np.float64)) + beta * c.astype(np.float64)}
 
 
+def gemm_gelu(args):
+    a, b, bias, r, c, alpha = args
+    x = alpha * (a.astype(np.float64) @ b.astype(np.float64)) + bias.astype(np.float64)
+    gelu = 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+    return {"C": gelu + r.astype(np.float64)}
+
+
 def attention(args):
     q, k, v, o, scale = args
     q, k, v = (t.astype(np.float64) for t in (q, k, v))
@@ -71,6 +78,9 @@ CASES = {
     # N and K multiples of 8: on sm_90a the launch copies A and B through TMA.
     "gemm_f16_tc": (lambda: [uniform(70, 40, dtype=np.float16), uniform(40, 136, dtype=np.float16),
                              uniform(70, 136, dtype=np.float16), 1.25, 0.5], gemm, 1e-2, {}),
+    "gemm_gelu_f16": (lambda: [uniform(70, 40, dtype=np.float16), uniform(40, 136, dtype=np.float16),
+                               uniform(136, dtype=np.float16), uniform(70, 136, dtype=np.float16),
+                               poison(70, 136, dtype=np.float16), 1.25], gemm_gelu, 1e-2, {}),
     # NumPy has no bf16 arrays: no inputs (the Python tests only round-trip its
     # source; phobos-run and bench/gpu_suite.py run it).
     "gemm_bf16_tc": (None, gemm, 1e-2, {}),
