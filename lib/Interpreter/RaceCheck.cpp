@@ -170,6 +170,17 @@ void RaceChecker::record(const Site &site, int64_t flat) {
 void RaceChecker::report(Shadow &shadow, int64_t flat, uint64_t earlier,
                          Access earlierAccess, uint64_t later,
                          Access laterAccess) {
+  // The report does not depend on which thread ran first: the error points
+  // at the access that writes (or adds), or at the later CTA's where both
+  // do or neither does, and of the pairs of one race the first element
+  // (then the first CTAs) is named.
+  auto writes = [](Access access) { return access != Access::Read; };
+  if (writes(earlierAccess) > writes(laterAccess) ||
+      (writes(earlierAccess) == writes(laterAccess) &&
+       ctaOf(earlier) > ctaOf(later))) {
+    std::swap(earlier, later);
+    std::swap(earlierAccess, laterAccess);
+  }
   // One report per unordered pair of ops and accesses: which of the two
   // the threads happened to run first does not make another race.
   std::pair<unsigned, int> a{opOf(earlier), int(earlierAccess)},
@@ -189,10 +200,14 @@ void RaceChecker::report(Shadow &shadow, int64_t flat, uint64_t earlier,
                                    : 0);
   }
   auto it = found.find(key);
-  if (it != found.end()) {
-    ++it->second.count;
+  if (it != found.end() &&
+      std::make_tuple(it->second.flat, ctaOf(it->second.first),
+                      ctaOf(it->second.second)) <=
+          std::make_tuple(flat, ctaOf(earlier), ctaOf(later))) {
+    ++it->second.race.count;
     return;
   }
+  uint64_t count = it != found.end() ? it->second.race.count + 1 : 1;
   Race race{accessName(earlierAccess), accessName(laterAccess),
             ops[opOf(earlier)]->getLoc(), ops[opOf(later)]->getLoc()};
   race.param = shadow.param;
@@ -206,15 +221,15 @@ void RaceChecker::report(Shadow &shadow, int64_t flat, uint64_t earlier,
   }
   race.firstCta = ctaIndex(ctaOf(earlier));
   race.secondCta = ctaIndex(ctaOf(later));
-  race.count = 1;
-  found.emplace(key, std::move(race));
+  race.count = count;
+  found.insert_or_assign(key, Found{std::move(race), flat, earlier, later});
 }
 
 std::vector<Race> RaceChecker::races() const {
   std::lock_guard<std::mutex> guard(mutex);
   std::vector<Race> all;
   for (const auto &entry : found)
-    all.push_back(entry.second);
+    all.push_back(entry.second.race);
   return all;
 }
 

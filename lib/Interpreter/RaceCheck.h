@@ -99,7 +99,14 @@ private:
   mutable std::mutex mutex;
   /// By the pair of ops (the smaller (op, access) first), their access
   /// kinds and the parameter.
-  std::map<std::tuple<unsigned, unsigned, int, int, unsigned>, Race> found;
+  /// A race found, and the order its report is chosen by: the element's
+  /// row-major offset, then the two accesses' words (CTA, op).
+  struct Found {
+    Race race;
+    int64_t flat = 0;
+    uint64_t first = 0, second = 0;
+  };
+  std::map<std::tuple<unsigned, unsigned, int, int, unsigned>, Found> found;
 };
 
 } // namespace phobos::interp

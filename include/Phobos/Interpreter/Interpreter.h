@@ -119,15 +119,18 @@ struct Trace {
 /// Two accesses of one tensor element by different CTAs that nothing
 /// orders.
 struct Race {
-  /// The access recorded first and the one that found it: "write", "read"
-  /// or "atomic add", and where each op is.
+  /// The two accesses, "write", "read" or "atomic add", and where each op
+  /// is: the second is the one the report points at (the one that writes
+  /// or adds, or the later CTA's where both do or neither does), whichever
+  /// thread ran first.
   std::string firstAccess, secondAccess;
   mlir::Location first, second;
-  /// The tensor parameter's position, and the first element found (its
-  /// index on each axis).
+  /// The tensor parameter's position, and the first element (row-major)
+  /// with this race (its index on each axis).
   unsigned param = 0;
   llvm::SmallVector<int64_t, 4> element;
-  /// The two CTAs of that element (block x, y, z).
+  /// The two CTAs of that element (block x, y, z; the first pair where
+  /// several race on it).
   std::array<int64_t, 3> firstCta{}, secondCta{};
   /// Elements with a race between these two ops.
   uint64_t count = 0;
