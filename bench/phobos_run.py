@@ -10,6 +10,14 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def save_to_out(name: str, rows) -> None:
+    """Writes `rows` as JSON to $OUT/`name` when $OUT is set (the device
+    tool's folder of files that come back)."""
+    if os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], name), "w") as handle:
+            json.dump(rows, handle, indent=2)
+
+
 def run_json(bindir: str, path: str, dims: dict, variant: dict, scalars: dict,
              repeat: int = 0, extra: tuple = (), env: dict | None = None) -> dict:
     """`phobos-run PATH --check --json` with these values (and `--bench`

@@ -17,7 +17,6 @@ Usage: python3 bench/experiments/epilogue_ab.py BINDIR [--sizes 4096x4096x4096,.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -26,7 +25,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json  # noqa: E402
+from phobos_run import run_json, save_to_out  # noqa: E402
 from timing import median_ms  # noqa: E402
 
 DIVISION = "    let g = x - x / (exp(2.0 * u) + 1.0)\n"
@@ -84,9 +83,7 @@ def main() -> int:
         ms = row["ms"] or float("nan")
         print(f"{row['sizes']:16} {row['arm']:28} {row['check']!s:6} {ms:8.4f} "
               f"{row['cublaslt_add_ms'] / ms:16.3f}")
-    if os.environ.get("OUT"):
-        with open(os.path.join(os.environ["OUT"], "epilogue_ab.json"), "w") as handle:
-            json.dump(rows, handle, indent=2)
+    save_to_out("epilogue_ab.json", rows)
     return 1 if failures else 0
 
 

@@ -38,7 +38,6 @@ Writes pass_ab.json to $OUT when set.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -50,7 +49,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json, sanitize_run, specialised_copy
+from phobos_run import run_json, sanitize_run, specialised_copy, save_to_out
 from warp_specialize_ab import peer_ms
 
 ATTENTION = {"BH": 128, "Nq": 4096, "Nk": 4096}
@@ -218,9 +217,8 @@ def main() -> int:
               f"({row['off_vs_peer']:.3f}x -> {row['on_vs_peer']:.3f}x)  {row['checks']}  rounds "
               f"off {' '.join(f'{t:.3f}' for t in times[False])} on "
               f"{' '.join(f'{t:.3f}' for t in times[True])}", flush=True)
-    if rows and os.environ.get("OUT"):
-        with open(os.path.join(os.environ["OUT"], "pass_ab.json"), "w") as handle:
-            json.dump(rows, handle, indent=2)
+    if rows:
+        save_to_out("pass_ab.json", rows)
     return 1 if failures else 0
 
 

@@ -15,7 +15,6 @@ Writes specialize_ab.json to $OUT when set.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -26,7 +25,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json
+from phobos_run import run_json, save_to_out
 
 
 def workloads():
@@ -94,9 +93,7 @@ def main() -> int:
         print(f"{kind:9} {row['sizes']:16} {row['variant']:28} general {general:8.3f} ms "
               f"specialised {special:8.3f} ms  {row['ratio']:.3f}x  {row['checks']}",
               flush=True)
-    if os.environ.get("OUT"):
-        with open(os.path.join(os.environ["OUT"], "specialize_ab.json"), "w") as handle:
-            json.dump(rows, handle, indent=2)
+    save_to_out("specialize_ab.json", rows)
     return 0 if all(r["checks"] == "ok" for r in rows) else 1
 
 

@@ -23,7 +23,6 @@ Writes warp_specialize_ab.json to $OUT when set.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -34,7 +33,7 @@ import tempfile
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json, sanitize_run, specialised_copy
+from phobos_run import run_json, sanitize_run, specialised_copy, save_to_out
 
 GEMM_SCALARS = {"alpha": 1.0, "beta": 0.0}
 
@@ -161,9 +160,7 @@ def main() -> int:
         print(f"{kind:9} {row['sizes']:16} {row['variant']:26} plain {plain:7.3f} ws {special:7.3f}"
               f" ms  ws gain {row['ratio']:.3f}x  peer {peer:7.3f} ms ({row['plain_vs_peer']:.3f}x"
               f" -> {row['ws_vs_peer']:.3f}x)  {row['checks']}", flush=True)
-    if os.environ.get("OUT"):
-        with open(os.path.join(os.environ["OUT"], "warp_specialize_ab.json"), "w") as handle:
-            json.dump(rows, handle, indent=2)
+    save_to_out("warp_specialize_ab.json", rows)
     return 1 if failures else 0
 
 
