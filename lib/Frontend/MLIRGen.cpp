@@ -665,6 +665,7 @@ Value Generator::genUnaryMath(ast::Builtin builtin, Value operand,
     case Builtin::Log: return tile::LogOp::create(builder, at, operand);
     case Builtin::Sqrt: return tile::SqrtOp::create(builder, at, operand);
     case Builtin::Rsqrt: return tile::RsqrtOp::create(builder, at, operand);
+    case Builtin::Tanh: return tile::TanhOp::create(builder, at, operand);
     default: return tile::AbsOp::create(builder, at, operand);
     }
   }
@@ -673,6 +674,7 @@ Value Generator::genUnaryMath(ast::Builtin builtin, Value operand,
   case Builtin::Log: return math::LogOp::create(builder, at, operand);
   case Builtin::Sqrt: return math::SqrtOp::create(builder, at, operand);
   case Builtin::Rsqrt: return math::RsqrtOp::create(builder, at, operand);
+  case Builtin::Tanh: return math::TanhOp::create(builder, at, operand);
   default:
     if (isFloat(type.element))
       return math::AbsFOp::create(builder, at, operand);
@@ -695,6 +697,7 @@ Value Generator::genCall(CallExpr &expr) {
   case Builtin::Log:
   case Builtin::Sqrt:
   case Builtin::Rsqrt:
+  case Builtin::Tanh:
   case Builtin::Abs:
     return genUnaryMath(expr.builtin, arg(0), argType(0), at);
   case Builtin::TMax:

@@ -103,6 +103,7 @@ Type Checker::checkCall(CallExpr &expr) {
   case Builtin::Log:
   case Builtin::Sqrt:
   case Builtin::Rsqrt:
+  case Builtin::Tanh:
   case Builtin::Abs:
   case Builtin::TMax:
   case Builtin::TMin:
@@ -175,7 +176,7 @@ Type Checker::checkElementwiseCall(BuiltinCall &call) {
       return Type::scalar(*element);
     return Type::tile(*element, shape);
   }
-  default: // exp, log, sqrt, rsqrt
+  default: // exp, log, sqrt, rsqrt, tanh
     if (!call.arity(1) || !call.requireFloat(0))
       return Type::invalid();
     return args[0];
@@ -292,6 +293,7 @@ Builtin phobos::frontend::ast::lookupBuiltin(llvm::StringRef name) {
       .Case("log", Builtin::Log)
       .Case("sqrt", Builtin::Sqrt)
       .Case("rsqrt", Builtin::Rsqrt)
+      .Case("tanh", Builtin::Tanh)
       .Case("abs", Builtin::Abs)
       .Case("tmax", Builtin::TMax)
       .Case("tmin", Builtin::TMin)

@@ -149,7 +149,8 @@ bool Cta::execUnary(Operation *op) {
     else if (llvm::isa<tile::AbsOp>(op)) fn = [](double x) { return std::fabs(x); };
     else if (llvm::isa<tile::LogOp>(op)) fn = [](double x) { return std::log(x); };
     else if (llvm::isa<tile::SqrtOp>(op)) fn = [](double x) { return std::sqrt(x); };
-    else if (!llvm::isa<tile::ExpOp>(op)) fn = [](double x) { return 1.0 / std::sqrt(x); };
+    else if (llvm::isa<tile::RsqrtOp>(op)) fn = [](double x) { return 1.0 / std::sqrt(x); };
+    else if (llvm::isa<tile::TanhOp>(op)) fn = [](double x) { return std::tanh(x); };
     for (double &x : result->f)
       x = roundTo(element, fn ? fn(x) : flushedExp(element, x));
   } else {
@@ -394,6 +395,7 @@ bool Cta::execArith(Operation *op) {
   if (llvm::isa<math::LogOp>(op)) return setF(std::log(f(0)));
   if (llvm::isa<math::SqrtOp>(op)) return setF(std::sqrt(f(0)));
   if (llvm::isa<math::RsqrtOp>(op)) return setF(1.0 / std::sqrt(f(0)));
+  if (llvm::isa<math::TanhOp>(op)) return setF(std::tanh(f(0)));
   if (llvm::isa<math::AbsFOp>(op)) return setF(std::fabs(f(0)));
   if (llvm::isa<math::AbsIOp>(op))
     return setI(i(0) < 0 ? int64_t(0 - u(0)) : i(0));

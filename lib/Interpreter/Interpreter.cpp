@@ -183,7 +183,7 @@ bool Cta::exec(Operation *op) {
             tile::MaxOp, tile::MinOp, tile::AndOp, tile::OrOp, tile::CmpOp,
             tile::SelectOp>([&](Operation *o) { return execBinary(o); })
       .Case<tile::NegOp, tile::NotOp, tile::AbsOp, tile::ExpOp, tile::LogOp,
-            tile::SqrtOp, tile::RsqrtOp>(
+            tile::SqrtOp, tile::RsqrtOp, tile::TanhOp>(
           [&](Operation *o) { return execUnary(o); })
       .Default([&](Operation *o) { return execArith(o); });
 }

@@ -13,8 +13,8 @@ import inspect
 from typing import Any
 
 #: The built-in functions of the language, by their phobos.lang names.
-BUILTINS = ("program_id", "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "abs", "tmax", "tmin",
-            "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum",
+BUILTINS = ("program_id", "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "tanh", "abs", "tmax",
+            "tmin", "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum",
             "tril", "transpose", "arange", "reshape", "atomic_add")
 #: Built-ins called as statements, for what they do to a tensor.
 EFFECT_BUILTINS = ("atomic_add",)
@@ -148,6 +148,7 @@ exp = _Builtin("exp")
 log = _Builtin("log")
 sqrt = _Builtin("sqrt")
 rsqrt = _Builtin("rsqrt")
+tanh = _Builtin("tanh")
 abs = _Builtin("abs")  # noqa: A001
 tmax = _Builtin("tmax")
 tmin = _Builtin("tmin")

@@ -142,6 +142,9 @@ constexpr MathFunction mathFunctionOf() {
   else if constexpr (std::is_same_v<Op, SqrtOp> ||
                      std::is_same_v<Op, math::SqrtOp>)
     return MathFunction::Sqrt;
+  else if constexpr (std::is_same_v<Op, TanhOp> ||
+                     std::is_same_v<Op, math::TanhOp>)
+    return MathFunction::Tanh;
   else
     return MathFunction::Rsqrt;
 }
@@ -192,8 +195,9 @@ struct ElementwiseLowering : TileToGPUPattern<Op> {
                            std::is_same_v<Op, ExpOp> ||
                            std::is_same_v<Op, LogOp> ||
                            std::is_same_v<Op, SqrtOp> ||
-                           std::is_same_v<Op, RsqrtOp>) {
-        // f64 exp and log were refused before the conversion started.
+                           std::is_same_v<Op, RsqrtOp> ||
+                           std::is_same_v<Op, TanhOp>) {
+        // f64 exp, log and tanh were refused before the conversion started.
         value = e.mathFunction(mathFunctionOf<Op>(), operands[0][reg]);
       } else {
         value = binary(e, op, operand(0, reg), operand(1, reg));
@@ -237,7 +241,8 @@ void phobos::tile::populateComputeToGPUPatterns(const TypeConverter &converter,
                ElementwiseLowering<SelectOp>, ElementwiseLowering<NegOp>,
                ElementwiseLowering<AbsOp>, ElementwiseLowering<ExpOp>,
                ElementwiseLowering<LogOp>, ElementwiseLowering<SqrtOp>,
-               ElementwiseLowering<RsqrtOp>, ElementwiseLowering<AddOp>,
+               ElementwiseLowering<RsqrtOp>, ElementwiseLowering<TanhOp>,
+               ElementwiseLowering<AddOp>,
                ElementwiseLowering<SubOp>, ElementwiseLowering<MulOp>,
                ElementwiseLowering<DivOp>, ElementwiseLowering<RemOp>,
                ElementwiseLowering<MaxOp>, ElementwiseLowering<MinOp>,
@@ -247,6 +252,7 @@ void phobos::tile::populateComputeToGPUPatterns(const TypeConverter &converter,
   patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::LogOp>,
                ScalarMathLowering<math::SqrtOp>,
                ScalarMathLowering<math::RsqrtOp>,
+               ScalarMathLowering<math::TanhOp>,
                ScalarMathLowering<math::AbsFOp>,
                ScalarMathLowering<math::AbsIOp>>(converter,
                                                  patterns.getContext(), state);

@@ -56,7 +56,8 @@ bool isPureIntrinsic(Operation *op) {
   StringRef name = call.getIntrin();
   return llvm::any_of(
       ArrayRef<StringRef>{"llvm.nvvm.ex2.approx.", "llvm.nvvm.lg2.approx.",
-                          "llvm.nvvm.rsqrt.approx.", "llvm.fabs.", "llvm.sqrt.",
+                          "llvm.nvvm.rsqrt.approx.", "llvm.tanh.", "llvm.fabs.",
+                          "llvm.sqrt.",
                           "llvm.fptosi.sat."},
       [&](StringRef prefix) { return name.starts_with(prefix); });
 }

@@ -131,6 +131,19 @@ Value ThreadEmitter::mathFunction(MathFunction function, Value x) {
   case MathFunction::Sqrt:
     result = intrinsic(("llvm.sqrt" + suffix).str());
     break;
+  case MathFunction::Tanh: {
+    if (f64)
+      return Value();
+    // With afn, NVPTX selects tanh.approx.f32 (one MUFU.TANH on sm_75 and
+    // later, relative error about 2^-11), as CUDA's fast-math tanhf does.
+    auto afn = LLVM::FastmathFlagsAttr::get(b.getContext(),
+                                            LLVM::FastmathFlags::afn);
+    result = LLVM::CallIntrinsicOp::create(b, loc, TypeRange{wideType},
+                                           b.getStringAttr("llvm.tanh.f32"),
+                                           ValueRange{wide}, afn)
+                 .getResult(0);
+    break;
+  }
   case MathFunction::Rsqrt:
     if (f64) {
       Value root = intrinsic("llvm.sqrt.f64");

@@ -141,10 +141,10 @@ public:
   /// Half-precision values compute in f32.
   mlir::Value widen(mlir::Value value);
   mlir::Value narrowTo(mlir::Value value, mlir::Type type);
-  /// e^x, log, sqrt, rsqrt, |x| and -x of one element, on the NVPTX fast
-  /// paths (ex2.approx, lg2.approx, rsqrt.approx; no libdevice). Null for
-  /// f64 exp and log, which have none.
-  enum class MathFunction { Exp, Log, Sqrt, Rsqrt, Abs, Neg };
+  /// e^x, log, sqrt, rsqrt, tanh, |x| and -x of one element, on the NVPTX
+  /// fast paths (ex2.approx, lg2.approx, rsqrt.approx, tanh.approx; no
+  /// libdevice). Null for f64 exp, log and tanh, which have none.
+  enum class MathFunction { Exp, Log, Sqrt, Rsqrt, Tanh, Abs, Neg };
   mlir::Value mathFunction(MathFunction function, mlir::Value x);
 
   //===--- Threads and layouts --------------------------------------------===//

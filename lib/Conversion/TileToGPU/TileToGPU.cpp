@@ -77,8 +77,8 @@ bool usesSharedMemory(Operation *op) {
                  isa<SharedMemoryType>(dot.getB().getType()));
 }
 
-bool isF64ExpOrLog(Operation *op) {
-  if (!isa<ExpOp, LogOp, math::ExpOp, math::LogOp>(op))
+bool isF64Transcendental(Operation *op) {
+  if (!isa<ExpOp, LogOp, TanhOp, math::ExpOp, math::LogOp, math::TanhOp>(op))
     return false;
   Type type = op->getResult(0).getType();
   if (auto tile = dyn_cast<TileType>(type))
@@ -148,8 +148,8 @@ LogicalResult checkLowerable(KernelOp kernel) {
         return dot.emitOpError("mma_sync operands need shared-memory rows of "
                                "a multiple of 16 bytes (pad the buffer)");
     }
-    if (isF64ExpOrLog(op))
-      return op->emitOpError("f64 exp and log are not supported on the GPU");
+    if (isF64Transcendental(op))
+      return op->emitOpError("f64 exp, log and tanh are not supported on the GPU");
     if (!barriers && usesSharedMemory(op))
       return op->emitOpError("uses shared memory, but its barriers are not "
                              "placed; run tile-insert-barriers first");
@@ -210,7 +210,7 @@ struct ConvertTileToGPU
                            math::MathDialect>();
     // Transcendentals take the NVPTX fast paths instead of libdevice.
     target.addIllegalOp<math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp,
-                        math::AbsFOp, math::AbsIOp>();
+                        math::TanhOp, math::AbsFOp, math::AbsIOp>();
     // Any other op is legal only without tiles, tensors or buffers.
     target.markUnknownOpDynamicallyLegal(
         [&](Operation *op) { return converter.isLegal(op); });

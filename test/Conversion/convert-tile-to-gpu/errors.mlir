@@ -16,10 +16,10 @@ phobos.kernel @unpromoted(%x: f32) attributes {max_threads = 32 : i32} {
 
 #l = #phobos.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
 
-// f64 exp and log have no fast NVPTX path (and no libdevice is linked).
+// f64 exp, log and tanh have no fast NVPTX path (and no libdevice is linked).
 phobos.kernel @exp_f64(%x: f64) attributes {max_threads = 32 : i32} {
   %a = phobos.fill %x : !phobos.tile<32xf64, #l>
-  // expected-error @+1 {{'phobos.exp' op f64 exp and log are not supported on the GPU}}
+  // expected-error @+1 {{'phobos.exp' op f64 exp, log and tanh are not supported on the GPU}}
   %e = phobos.exp %a : !phobos.tile<32xf64, #l>
   phobos.return
 }
@@ -27,8 +27,19 @@ phobos.kernel @exp_f64(%x: f64) attributes {max_threads = 32 : i32} {
 // -----
 
 phobos.kernel @log_f64_scalar(%x: f64) attributes {max_threads = 32 : i32} {
-  // expected-error @+1 {{'math.log' op f64 exp and log are not supported on the GPU}}
+  // expected-error @+1 {{'math.log' op f64 exp, log and tanh are not supported on the GPU}}
   %e = math.log %x : f64
+  phobos.return
+}
+
+// -----
+
+#l = #phobos.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+
+phobos.kernel @tanh_f64(%x: f64) attributes {max_threads = 32 : i32} {
+  %a = phobos.fill %x : !phobos.tile<32xf64, #l>
+  // expected-error @+1 {{'phobos.tanh' op f64 exp, log and tanh are not supported on the GPU}}
+  %t = phobos.tanh %a : !phobos.tile<32xf64, #l>
   phobos.return
 }
 

@@ -163,6 +163,8 @@ phobos.kernel @unary(%f: f32, %n: i32, %b: i1) {
   %sqrt = phobos.sqrt %t : !phobos.tile<32x32xf32>
   // CHECK: phobos.rsqrt %[[T]] : !phobos.tile<32x32xf32>
   %rsqrt = phobos.rsqrt %t : !phobos.tile<32x32xf32>
+  // CHECK: phobos.tanh %[[T]] : !phobos.tile<32x32xf32>
+  %tanh = phobos.tanh %t : !phobos.tile<32x32xf32>
   phobos.return
 }
 

@@ -15,6 +15,7 @@ kernel builtins(A: tensor<f32>[64, 32], B: tensor<f32>[32, 16], C: tensor<f32>[1
     let l = log(a)
     let s = sqrt(a)
     let rs = rsqrt(a)
+    let th = tanh(a)
     let ab = abs(a)
     let ai = abs(i)
     // Reductions keep the reduced axis with extent 1: rows over axis 1,
@@ -47,6 +48,7 @@ kernel builtins(A: tensor<f32>[64, 32], B: tensor<f32>[32, 16], C: tensor<f32>[1
 // CHECK-NEXT: phobos.log %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.sqrt %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.rsqrt %[[A]] : !phobos.tile<64x32xf32>
+// CHECK-NEXT: phobos.tanh %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.abs %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.abs %[[I]] : !phobos.tile<64x32xi32>
 // CHECK-NEXT: %[[R1:.*]] = phobos.reduce max %[[A]] along 1 : !phobos.tile<64x32xf32> -> !phobos.tile<64x1xf32>

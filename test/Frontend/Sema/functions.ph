@@ -124,6 +124,20 @@ kernel k(a: tensor<i32>[4, 4]) {
 
 // -----
 
+kernel k(a: tensor<i32>[4, 4]) {
+    // expected-error@+1 {{'tanh' needs a float argument, got tile<i32>[4, 4]; convert with f32(...)}}
+    let t = tanh(a[:, :])
+}
+
+// -----
+
+kernel k(a: tensor<f32>[4, 4]) {
+    // expected-error@+1 {{'tanh' takes 1 argument, got 2}}
+    let t = tanh(a[:, :], 1.0)
+}
+
+// -----
+
 kernel k(p: bool) {
     // expected-error@+1 {{'abs' needs a number, got bool}}
     let a = abs(p)

@@ -40,7 +40,7 @@ using namespace phobos::tile;
 static bool isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, AndOp, OrOp,
              CmpOp, SelectOp, NegOp, NotOp, AbsOp, ExpOp, LogOp, SqrtOp,
-             RsqrtOp, CastOp, BroadcastOp, TrilOp, CumsumOp, WgmmaWaitOp>(op);
+             RsqrtOp, TanhOp, CastOp, BroadcastOp, TrilOp, CumsumOp, WgmmaWaitOp>(op);
 }
 
 static bool isTile(Value value) { return isa<TileType>(value.getType()); }

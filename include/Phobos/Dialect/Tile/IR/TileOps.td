@@ -616,6 +616,9 @@ def Tile_LogOp : Tile_UnaryOp<"log", Tile_FloatTile, "the natural logarithm">;
 def Tile_SqrtOp : Tile_UnaryOp<"sqrt", Tile_FloatTile, "the square root">;
 def Tile_RsqrtOp : Tile_UnaryOp<"rsqrt", Tile_FloatTile,
     "the reciprocal square root">;
+def Tile_TanhOp : Tile_UnaryOp<"tanh", Tile_FloatTile,
+    "the hyperbolic tangent (the GPU may use the tanh.approx path, relative "
+    "error about 2^-11)">;
 
 def Tile_CastOp : Tile_Op<"cast", [Pure]> {
   let summary = "converts a tile's elements to another type";

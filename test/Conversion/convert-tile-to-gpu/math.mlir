@@ -1,0 +1,27 @@
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-insert-barriers),convert-tile-to-gpu)' | FileCheck %s
+
+// tanh takes the NVPTX fast path, not libdevice: llvm.tanh.f32 with afn,
+// which NVPTX selects as tanh.approx.f32. An f16 tile computes in f32 and
+// rounds back; a scalar (math.tanh) lowers the same way.
+// CHECK-LABEL: gpu.func @tanh_paths
+// CHECK: llvm.call_intrinsic "llvm.tanh.f32"(%{{.*}}) {fastmathFlags = #llvm.fastmath<afn>} : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.tanh.f32"(%{{.*}}) {fastmathFlags = #llvm.fastmath<afn>} : (f32) -> f32
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
+// CHECK: llvm.call_intrinsic "llvm.tanh.f32"(%{{.*}}) {fastmathFlags = #llvm.fastmath<afn>} : (f32) -> f32
+// CHECK-NOT: __nv_tanh
+// CHECK: gpu.return
+#l = #phobos.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+
+phobos.kernel @tanh_paths(%x: f32, %h: f16, %Y: !phobos.tensor<?xf32> {phobos.dims = ["N"]}, %H: !phobos.tensor<?xf16> {phobos.dims = ["N"]}) attributes {max_threads = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %x : !phobos.tile<32xf32, #l>
+  %t = phobos.tanh %a : !phobos.tile<32xf32, #l>
+  phobos.store %t, %Y[%c0] : !phobos.tile<32xf32, #l>, !phobos.tensor<?xf32>
+  %b = phobos.fill %h : !phobos.tile<32xf16, #l>
+  %u = phobos.tanh %b : !phobos.tile<32xf16, #l>
+  phobos.store %u, %H[%c0] : !phobos.tile<32xf16, #l>, !phobos.tensor<?xf16>
+  %s = math.tanh %x : f32
+  %v = phobos.fill %s : !phobos.tile<32xf32, #l>
+  phobos.store %v, %Y[%c0] : !phobos.tile<32xf32, #l>, !phobos.tensor<?xf32>
+  phobos.return
+}
