@@ -342,8 +342,8 @@ llvm::Expected<CudaDriver::Impl &> CudaDriver::Impl::current() {
 }
 
 //===----------------------------------------------------------------------===//
-// Owned handles: what DeviceBuffer, IpcMapping, PinnedBuffer, Stream, Event
-// and Module share
+// Owned handles: what DeviceBuffer, IpcMapping and PinnedBuffer share (Stream,
+// Event and Module are OwnedHandles)
 //===----------------------------------------------------------------------===//
 
 /// The move assignment of an owned handle: what `self` held is released
@@ -365,6 +365,17 @@ template <typename Release> static void releaseWithDriver(Release release) {
     (void)release(*driver);
   else
     llvm::consumeError(driver.takeError());
+}
+
+/// Calls one entry point of the current driver and checks its result:
+/// `call(api)` returns the CUresult; `name` and `detail` say what failed.
+template <typename Call>
+static llvm::Error callDriver(Call call, llvm::StringRef name,
+                              llvm::StringRef detail = "") {
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  return driver->check(call(driver->api), name, detail);
 }
 
 //===----------------------------------------------------------------------===//
@@ -470,11 +481,9 @@ llvm::Error DeviceBuffer::copyToHost(void *data, size_t count) const {
         bytes);
   if (count == 0)
     return llvm::Error::success();
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
-  return driver->check(driver->api.cuMemcpyDtoH(data, pointer, count),
-                       "cuMemcpyDtoH");
+  return callDriver(
+      [&](const auto &api) { return api.cuMemcpyDtoH(data, pointer, count); },
+      "cuMemcpyDtoH");
 }
 
 llvm::Error DeviceBuffer::fill(uint8_t byte) {
@@ -517,23 +526,21 @@ llvm::Error DeviceBuffer::fill(uint8_t byte, const Stream &stream) {
     return error;
   if (bytes == 0)
     return llvm::Error::success();
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
-  return driver->check(
-      driver->api.cuStreamSynchronize(static_cast<CUstream>(stream.handle())),
+  return callDriver(
+      [&](const auto &api) {
+        return api.cuStreamSynchronize(static_cast<CUstream>(stream.handle()));
+      },
       "cuStreamSynchronize");
 }
 
 llvm::Error DeviceBuffer::fillAsync(uint8_t byte, const Stream &stream) {
   if (bytes == 0)
     return llvm::Error::success();
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
-  return driver->check(
-      driver->api.cuMemsetD8Async(pointer, byte, bytes,
-                                  static_cast<CUstream>(stream.handle())),
+  return callDriver(
+      [&](const auto &api) {
+        return api.cuMemsetD8Async(pointer, byte, bytes,
+                                   static_cast<CUstream>(stream.handle()));
+      },
       "cuMemsetD8Async");
 }
 
@@ -626,100 +633,80 @@ PinnedBuffer::~PinnedBuffer() {
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<Stream> Stream::create() {
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
   CUstream handle = nullptr;
-  if (llvm::Error error = driver->check(
-          driver->api.cuStreamCreate(&handle, CU_STREAM_NON_BLOCKING),
+  if (llvm::Error error = callDriver(
+          [&](const auto &api) {
+            return api.cuStreamCreate(&handle, CU_STREAM_NON_BLOCKING);
+          },
           "cuStreamCreate"))
     return std::move(error);
   Stream stream;
-  stream.stream = handle;
+  stream.raw = handle;
   return std::move(stream);
 }
 
-Stream::Stream(Stream &&other) noexcept
-    : stream(std::exchange(other.stream, nullptr)) {}
-
-Stream &Stream::operator=(Stream &&other) noexcept {
-  return moveInto(*this, std::move(other));
-}
-
-Stream::~Stream() {
-  if (stream)
-    releaseWithDriver([&](CudaDriver::Impl &driver) {
-      return driver.api.cuStreamDestroy(static_cast<CUstream>(stream));
-    });
+void Stream::release(void *stream) {
+  releaseWithDriver([&](CudaDriver::Impl &driver) {
+    return driver.api.cuStreamDestroy(static_cast<CUstream>(stream));
+  });
 }
 
 llvm::Error Stream::synchronize() {
-  if (!stream)
+  if (!raw)
     return llvm::createStringError("cannot synchronize a stream never created");
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
-  return driver->check(
-      driver->api.cuStreamSynchronize(static_cast<CUstream>(stream)),
+  return callDriver(
+      [&](const auto &api) {
+        return api.cuStreamSynchronize(static_cast<CUstream>(raw));
+      },
       "cuStreamSynchronize");
 }
 
 llvm::Expected<Event> Event::create() {
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
   CUevent handle = nullptr;
   // Not CU_EVENT_DISABLE_TIMING: these events time kernels.
-  if (llvm::Error error =
-          driver->check(driver->api.cuEventCreate(&handle, CU_EVENT_DEFAULT),
-                        "cuEventCreate"))
+  if (llvm::Error error = callDriver(
+          [&](const auto &api) {
+            return api.cuEventCreate(&handle, CU_EVENT_DEFAULT);
+          },
+          "cuEventCreate"))
     return std::move(error);
   Event event;
-  event.event = handle;
+  event.raw = handle;
   return std::move(event);
 }
 
-Event::Event(Event &&other) noexcept
-    : event(std::exchange(other.event, nullptr)) {}
-
-Event &Event::operator=(Event &&other) noexcept {
-  return moveInto(*this, std::move(other));
-}
-
-Event::~Event() {
-  if (event)
-    releaseWithDriver([&](CudaDriver::Impl &driver) {
-      return driver.api.cuEventDestroy(static_cast<CUevent>(event));
-    });
+void Event::release(void *event) {
+  releaseWithDriver([&](CudaDriver::Impl &driver) {
+    return driver.api.cuEventDestroy(static_cast<CUevent>(event));
+  });
 }
 
 llvm::Error Event::record(const Stream &stream) {
-  if (!event)
+  if (!raw)
     return llvm::createStringError("cannot record an event never created");
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
-  return driver->check(
-      driver->api.cuEventRecord(static_cast<CUevent>(event),
-                                static_cast<CUstream>(stream.handle())),
+  return callDriver(
+      [&](const auto &api) {
+        return api.cuEventRecord(static_cast<CUevent>(raw),
+                                 static_cast<CUstream>(stream.handle()));
+      },
       "cuEventRecord");
 }
 
 llvm::Expected<float> Event::elapsedMs(const Event &start, const Event &end) {
-  if (!start.event || !end.event)
+  if (!start.raw || !end.raw)
     return llvm::createStringError("cannot time events never created");
   llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
     return driver.takeError();
   if (llvm::Error error = driver->check(
-          driver->api.cuEventSynchronize(static_cast<CUevent>(end.event)),
+          driver->api.cuEventSynchronize(static_cast<CUevent>(end.raw)),
           "cuEventSynchronize"))
     return std::move(error);
   float milliseconds = 0;
   if (llvm::Error error =
           driver->check(driver->api.cuEventElapsedTime(
-                            &milliseconds, static_cast<CUevent>(start.event),
-                            static_cast<CUevent>(end.event)),
+                            &milliseconds, static_cast<CUevent>(start.raw),
+                            static_cast<CUevent>(end.raw)),
                         "cuEventElapsedTime"))
     return std::move(error);
   return milliseconds;
@@ -975,26 +962,18 @@ llvm::Expected<Module> Module::load(llvm::StringRef image) {
                          llvm::StringRef(log).trim());
   }
   Module module;
-  module.module = handle;
+  module.raw = handle;
   return std::move(module);
 }
 
-Module::Module(Module &&other) noexcept
-    : module(std::exchange(other.module, nullptr)) {}
-
-Module &Module::operator=(Module &&other) noexcept {
-  return moveInto(*this, std::move(other));
-}
-
-Module::~Module() {
-  if (module)
-    releaseWithDriver([&](CudaDriver::Impl &driver) {
-      return driver.api.cuModuleUnload(static_cast<CUmodule>(module));
-    });
+void Module::release(void *module) {
+  releaseWithDriver([&](CudaDriver::Impl &driver) {
+    return driver.api.cuModuleUnload(static_cast<CUmodule>(module));
+  });
 }
 
 llvm::Expected<Function> Module::getFunction(llvm::StringRef name) const {
-  if (!module)
+  if (!raw)
     return llvm::createStringError("no module loaded");
   llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
   if (!driver)
@@ -1002,7 +981,7 @@ llvm::Expected<Function> Module::getFunction(llvm::StringRef name) const {
   CUfunction handle = nullptr;
   if (llvm::Error error = driver->check(
           driver->api.cuModuleGetFunction(
-              &handle, static_cast<CUmodule>(module), name.str().c_str()),
+              &handle, static_cast<CUmodule>(raw), name.str().c_str()),
           "cuModuleGetFunction", ("kernel '" + name + "'").str()))
     return std::move(error);
   Function function;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace phobos::cuda {
 
@@ -157,34 +158,53 @@ private:
   size_t bytes = 0;
 };
 
-class Stream {
+/// The driver object (CUstream, CUevent, CUmodule) a Stream, an Event or a
+/// Module owns: moved, never copied, and released with `Owner::release`
+/// when the owner is destroyed or assigned another. Null until created.
+template <typename Owner> class OwnedHandle {
+public:
+  OwnedHandle() = default;
+  OwnedHandle(OwnedHandle &&other) noexcept
+      : raw(std::exchange(other.raw, nullptr)) {}
+  OwnedHandle &operator=(OwnedHandle &&other) noexcept {
+    if (this != &other) {
+      reset();
+      raw = std::exchange(other.raw, nullptr);
+    }
+    return *this;
+  }
+  ~OwnedHandle() { reset(); }
+  void *handle() const { return raw; }
+
+protected:
+  void reset() {
+    if (void *old = std::exchange(raw, nullptr))
+      Owner::release(old);
+  }
+  void *raw = nullptr;
+};
+
+class Stream : public OwnedHandle<Stream> {
 public:
   /// A new non-blocking stream.
   static llvm::Expected<Stream> create();
-  Stream() = default;
-  Stream(Stream &&other) noexcept;
-  Stream &operator=(Stream &&other) noexcept;
-  ~Stream();
-  void *handle() const { return stream; }
   llvm::Error synchronize();
 
 private:
-  void *stream = nullptr;
+  friend class OwnedHandle<Stream>;
+  static void release(void *stream);
 };
 
-class Event {
+class Event : public OwnedHandle<Event> {
 public:
   static llvm::Expected<Event> create();
-  Event() = default;
-  Event(Event &&other) noexcept;
-  Event &operator=(Event &&other) noexcept;
-  ~Event();
   llvm::Error record(const Stream &stream);
   /// Milliseconds between two recorded events (waits for `end`).
   static llvm::Expected<float> elapsedMs(const Event &start, const Event &end);
 
 private:
-  void *event = nullptr;
+  friend class OwnedHandle<Event>;
+  static void release(void *event);
 };
 
 /// A kernel entry point of a loaded module.
@@ -224,19 +244,16 @@ private:
 bool ptxHasLineInfo(llvm::StringRef ptx);
 
 /// A loaded module (PTX, JIT-compiled by the driver, or a cubin).
-class Module {
+class Module : public OwnedHandle<Module> {
 public:
   /// Loads PTX text or a cubin image. On a JIT failure the message holds
   /// the driver's error log. PTX with line info keeps it (ptxHasLineInfo).
   static llvm::Expected<Module> load(llvm::StringRef image);
-  Module() = default;
-  Module(Module &&other) noexcept;
-  Module &operator=(Module &&other) noexcept;
-  ~Module();
   llvm::Expected<Function> getFunction(llvm::StringRef name) const;
 
 private:
-  void *module = nullptr;
+  friend class OwnedHandle<Module>;
+  static void release(void *module);
 };
 
 } // namespace phobos::cuda
