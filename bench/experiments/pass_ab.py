@@ -31,7 +31,7 @@ remainder as a masked step after the loop); with `--plain` the GEMMs of
 
 Usage: python3 bench/experiments/pass_ab.py BINDIR [--pass tile-pingpong] [--rounds 3]
            [--repeat 30] [--ragged] [--sanitize] [--quick] [--no-ab]
-           [--sizes 16384x16384x1024,4100x4104x1000]   (tile-persistent only)
+           [--sizes 16384x16384x1024,4100x4104x1000]   (the GEMMs at these sizes)
            [--off fold-ragged=0] [--plain]
 Writes pass_ab.json to $OUT when set.
 """
@@ -154,7 +154,8 @@ def main() -> int:
     parser.add_argument("--no-ab", action="store_true")
     parser.add_argument("--quick", action="store_true", help="attention D 128 only")
     parser.add_argument("--sizes", default="",
-                        help="with --pass tile-persistent: MxNxK,... (f16 and bf16 GEMMs only)")
+                        help="MxNxK,...: the f16 and bf16 GEMMs at these sizes are the workloads "
+                             "(@persistent copies, or with --plain the examples as written)")
     parser.add_argument("--off", default="",
                         help="the experiment of the arm turned off (default: without=PASS)")
     parser.add_argument("--plain", action="store_true",
