@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Where a fused GEMM epilogue's time goes, on the GPU machine.
 
-Times examples/gemm_gelu_f16.ph (C = gelu(A @ B + bias) + R) with the
-epilogue ordered store by store (the default) and op by op
-(`--experiment epilogue-order=0`), the same kernel with its correctly
-rounded division replaced by a reciprocal square root (`x * rsqrt(d * d)`,
-no division's slow path), the plain f16 GEMM of the same shape (beta 0: the
-epilogue's floor), and the peers: cuBLASLt's GELU_BIAS epilogue
+Times examples/gemm_gelu_f16.ph (C = gelu(A @ B + bias) + R, GELU with
+`tanh`) with the epilogue ordered store by store (the default) and op by op
+(`--experiment epilogue-order=0`), the same kernel with GELU written as
+`x - x / (exp(2u) + 1)` (exp and a correctly rounded division, the form
+before `tanh` was a built-in) and as `x - x * rsqrt(d * d)` (no division),
+the plain f16 GEMM of the same shape (beta 0: the epilogue's floor), and the
+peers: cuBLASLt's GELU_BIAS epilogue
 (torch._addmm_activation) plus torch's residual add, and torch.matmul.
 Every Phobos run checks its output against the float64 reference. Prints a
 table; writes epilogue_ab.json to $OUT when set.
@@ -28,18 +29,19 @@ sys.path.insert(0, BENCH)
 from phobos_run import run_json, save_to_out  # noqa: E402
 from timing import median_ms  # noqa: E402
 
-DIVISION = "    let g = x - x / (exp(2.0 * u) + 1.0)\n"
-RSQRT = "    let e1 = exp(2.0 * u) + 1.0\n    let g = x - x * rsqrt(e1 * e1)\n"
+TANH = "    let g = 0.5 * x * (1.0 + tanh(u))\n"
+FORMS = {"division": "    let g = x - x / (exp(2.0 * u) + 1.0)\n",
+         "rsqrt": "    let e1 = exp(2.0 * u) + 1.0\n    let g = x - x * rsqrt(e1 * e1)\n"}
 
 
-def rsqrt_copy(directory: str) -> str:
-    """The example with its division replaced by a reciprocal square root."""
+def gelu_copy(form: str, directory: str) -> str:
+    """The example with its GELU line written in `form` (FORMS)."""
     text = open(os.path.join(ROOT, "examples", "gemm_gelu_f16.ph")).read()
-    if DIVISION not in text:
-        raise SystemExit("epilogue_ab: the example's GELU line changed; update DIVISION")
-    path = os.path.join(directory, "gemm_gelu_rsqrt.ph")
+    if TANH not in text:
+        raise SystemExit("epilogue_ab: the example's GELU line changed; update TANH")
+    path = os.path.join(directory, f"gemm_gelu_{form}.ph")
     with open(path, "w") as handle:
-        handle.write(text.replace(DIVISION, RSQRT))
+        handle.write(text.replace(TANH, FORMS[form]))
     return path
 
 
@@ -54,13 +56,16 @@ def main() -> int:
 
     variant = {k: int(v) for k, v in (item.split("=") for item in args.variant.split(","))}
     example = os.path.join(ROOT, "examples", "gemm_gelu_f16.ph")
-    rsqrt = rsqrt_copy(tempfile.mkdtemp(prefix="phobos-epilogue-ab-"))
+    directory = tempfile.mkdtemp(prefix="phobos-epilogue-ab-")
+    division, rsqrt = gelu_copy("division", directory), gelu_copy("rsqrt", directory)
+    op_by_op = ("--experiment=epilogue-order=0",)
     arms = [("f16 GEMM, no epilogue", os.path.join(ROOT, "examples", "gemm_f16_tc.ph"), (),
              {"alpha": 1.0, "beta": 0.0}),
-            ("gelu, store by store", example, (), {"alpha": 1.0}),
-            ("gelu, op by op", example, ("--experiment=epilogue-order=0",), {"alpha": 1.0}),
-            ("gelu rsqrt, store by store", rsqrt, (), {"alpha": 1.0}),
-            ("gelu rsqrt, op by op", rsqrt, ("--experiment=epilogue-order=0",), {"alpha": 1.0})]
+            ("gelu tanh, store by store", example, (), {"alpha": 1.0}),
+            ("gelu tanh, op by op", example, op_by_op, {"alpha": 1.0}),
+            ("gelu division, store by store", division, (), {"alpha": 1.0}),
+            ("gelu division, op by op", division, op_by_op, {"alpha": 1.0}),
+            ("gelu rsqrt, store by store", rsqrt, (), {"alpha": 1.0})]
     rows, failures = [], 0
     for size in args.sizes.split(","):
         m, n, k = (int(v) for v in size.split("x"))
@@ -78,10 +83,10 @@ def main() -> int:
                          "ms": result.get("time_ms"), "cublaslt_add_ms": lt, "matmul_ms": mm})
             print(rows[-1], flush=True)
         del a, b, bias, r
-    print(f"\n{'sizes':16} {'arm':28} {'check':6} {'ms':>8} {'vs cuBLASLt+add':>16}")
+    print(f"\n{'sizes':16} {'arm':30} {'check':6} {'ms':>8} {'vs cuBLASLt+add':>16}")
     for row in rows:
         ms = row["ms"] or float("nan")
-        print(f"{row['sizes']:16} {row['arm']:28} {row['check']!s:6} {ms:8.4f} "
+        print(f"{row['sizes']:16} {row['arm']:30} {row['check']!s:6} {ms:8.4f} "
               f"{row['cublaslt_add_ms'] / ms:16.3f}")
     save_to_out("epilogue_ab.json", rows)
     return 1 if failures else 0
