@@ -31,14 +31,15 @@ SHAPES = [(16, 512), (16, 4096), (16, 16384), (128, 1024), (128, 4096), (128, 16
           (512, 512), (512, 2048), (512, 8192)]
 
 
-def parse_pairs(text: str) -> list[tuple[int, int]]:
+def parse_pairs(text: str, option: str = "--variants", form: str = "BRxBC (e.g. 128x64)"
+                ) -> list[tuple[int, int]]:
     pairs = []
     for item in filter(None, text.split(",")):
         try:
-            br, bc = (int(x) for x in item.split("x"))
+            first, second = (int(x) for x in item.split("x"))
         except ValueError:
-            raise argparse.ArgumentTypeError(f"--variants: '{item}' is not BRxBC (e.g. 128x64)")
-        pairs.append((br, bc))
+            raise argparse.ArgumentTypeError(f"{option}: '{item}' is not {form}")
+        pairs.append((first, second))
     return pairs
 
 
@@ -48,6 +49,9 @@ def main() -> int:
     parser.add_argument("--d", default="64,128", help="head dims, comma separated")
     parser.add_argument("--variants", type=parse_pairs, default=parse_pairs("64x64,128x128"),
                         help="forward (BR, BC) pairs to try beside the default (BRxBC,...)")
+    parser.add_argument("--shapes", default=None,
+                        type=lambda text: parse_pairs(text, "--shapes", "BHxN (e.g. 16x512)"),
+                        help="(B*H, N) pairs to run instead of the issue's grid (BHxN,...)")
     parser.add_argument("--backward", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--rep", type=int, default=15)
     args = parser.parse_args()
@@ -66,7 +70,7 @@ def main() -> int:
     sdpa = torch.nn.functional.scaled_dot_product_attention
     for d in (int(x) for x in args.d.split(",")):
         for causal in (False, True):
-            for bh, n in SHAPES:
+            for bh, n in args.shapes or SHAPES:
                 q, k, v, do = (torch.randn(1, bh, n, d, device="cuda", dtype=torch.float16)
                                for _ in range(4))
                 flops = 4 * bh * n * n * d * (0.5 if causal else 1.0)
