@@ -378,6 +378,17 @@ static llvm::Error callDriver(Call call, llvm::StringRef name,
   return driver->check(call(driver->api), name, detail);
 }
 
+/// Creates a driver object through `create(api, &handle)` and hands the
+/// handle to a new `Owner` (an OwnedHandle).
+template <typename Owner, typename Handle, typename Create>
+static llvm::Expected<Owner> createOwned(Create create, llvm::StringRef name) {
+  Handle handle = nullptr;
+  if (llvm::Error error = callDriver(
+          [&](const auto &api) { return create(api, &handle); }, name))
+    return std::move(error);
+  return Owner::adopt(handle);
+}
+
 //===----------------------------------------------------------------------===//
 // CudaDriver
 //===----------------------------------------------------------------------===//
@@ -633,16 +644,11 @@ PinnedBuffer::~PinnedBuffer() {
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<Stream> Stream::create() {
-  CUstream handle = nullptr;
-  if (llvm::Error error = callDriver(
-          [&](const auto &api) {
-            return api.cuStreamCreate(&handle, CU_STREAM_NON_BLOCKING);
-          },
-          "cuStreamCreate"))
-    return std::move(error);
-  Stream stream;
-  stream.raw = handle;
-  return std::move(stream);
+  return createOwned<Stream, CUstream>(
+      [](const auto &api, CUstream *handle) {
+        return api.cuStreamCreate(handle, CU_STREAM_NON_BLOCKING);
+      },
+      "cuStreamCreate");
 }
 
 void Stream::release(void *stream) {
@@ -662,17 +668,12 @@ llvm::Error Stream::synchronize() {
 }
 
 llvm::Expected<Event> Event::create() {
-  CUevent handle = nullptr;
   // Not CU_EVENT_DISABLE_TIMING: these events time kernels.
-  if (llvm::Error error = callDriver(
-          [&](const auto &api) {
-            return api.cuEventCreate(&handle, CU_EVENT_DEFAULT);
-          },
-          "cuEventCreate"))
-    return std::move(error);
-  Event event;
-  event.raw = handle;
-  return std::move(event);
+  return createOwned<Event, CUevent>(
+      [](const auto &api, CUevent *handle) {
+        return api.cuEventCreate(handle, CU_EVENT_DEFAULT);
+      },
+      "cuEventCreate");
 }
 
 void Event::release(void *event) {
@@ -961,9 +962,7 @@ llvm::Expected<Module> Module::load(llvm::StringRef image) {
     return driver->check(result, "cuModuleLoadDataEx",
                          llvm::StringRef(log).trim());
   }
-  Module module;
-  module.raw = handle;
-  return std::move(module);
+  return Module::adopt(handle);
 }
 
 void Module::release(void *module) {

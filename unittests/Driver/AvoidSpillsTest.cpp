@@ -210,21 +210,42 @@ CompiledKernel spillingKernel(llvm::StringRef name, int64_t fmaKSteps) {
   return kernel;
 }
 
+/// What assembleAvoidingSpills left for a kernel whose reliefs are
+/// compiled by FakeRecompile: the cubin, the reliefs asked for, the report
+/// and the number of ptxas calls.
+struct Relieved {
+  std::string cubin;
+  std::vector<std::string> asked;
+  AssemblyReport report;
+  int calls = 0;
+};
+
+Relieved relieve(CompiledKernel &kernel, FakeReliefPtxas ptxas,
+                 SpillRelief available) {
+  FakeRecompile recompile{kernel.ptx, {}};
+  Relieved relieved;
+  llvm::Expected<std::string> cubin =
+      assembleAvoidingSpills(kernel, std::ref(ptxas), &relieved.report,
+                             SpillRecompile{available, std::ref(recompile)});
+  if (cubin)
+    relieved.cubin = *cubin;
+  else
+    ADD_FAILURE() << llvm::toString(cubin.takeError());
+  relieved.asked = recompile.asked;
+  relieved.calls = ptxas.calls;
+  return relieved;
+}
+
 TEST(AssembleAvoidingSpills, RollsTheFmaDotsOfASpillingKernel) {
   CompiledKernel kernel = spillingKernel("sgemm", 32);
   FakeReliefPtxas ptxas{{{"as is", {236, 236}}, {"rolled", {0, 0}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), &report,
-      SpillRecompile{SpillRelief{kSpillingFmaKUnroll}, std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "rolled@2");
-  EXPECT_EQ(recompile.asked, std::vector<std::string>{"rolled"});
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{kSpillingFmaKUnroll});
+  EXPECT_EQ(relieved.cubin, "rolled@2");
+  EXPECT_EQ(relieved.asked, std::vector<std::string>{"rolled"});
   // The rolled kernel does not spill, so the unrolled one is not tried at
   // the other occupancy.
-  EXPECT_EQ(ptxas.calls, 2);
-  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_EQ(relieved.calls, 2);
+  EXPECT_EQ(relieved.report.spilledBytes(), 0);
   EXPECT_EQ(reliefOf(kernel.ptx), "rolled");
 }
 
@@ -233,15 +254,10 @@ TEST(AssembleAvoidingSpills, KeepsTheUnrolledKernelWhenItSpillsLess) {
   // does not: that one is kept, with its PTX, and nothing more is tried.
   CompiledKernel kernel = spillingKernel("sgemm", 32);
   FakeReliefPtxas ptxas{{{"as is", {40, 0}}, {"rolled", {8, 8}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), &report,
-      SpillRecompile{SpillRelief{kSpillingFmaKUnroll}, std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "as is@1");
-  EXPECT_EQ(ptxas.calls, 4);
-  EXPECT_EQ(report.spilledBytes(), 0);
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{kSpillingFmaKUnroll});
+  EXPECT_EQ(relieved.cubin, "as is@1");
+  EXPECT_EQ(relieved.calls, 4);
+  EXPECT_EQ(relieved.report.spilledBytes(), 0);
   EXPECT_EQ(reliefOf(kernel.ptx), "as is");
   EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
 }
@@ -250,15 +266,10 @@ TEST(AssembleAvoidingSpills, KeepsTheRolledKernelWhenItSpillsLess) {
   CompiledKernel kernel = spillingKernel("attention", 64);
   FakeReliefPtxas ptxas{
       {{"as is", {448, 448}}, {"rolled", {316, 316}}, {"tight", {400, 400}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), &report,
-      SpillRecompile{SpillRelief{kSpillingFmaKUnroll}, std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "rolled@2");
-  EXPECT_EQ(recompile.asked, (std::vector<std::string>{"rolled", "tight"}));
-  EXPECT_EQ(report.spilledBytes(), 632);
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{kSpillingFmaKUnroll});
+  EXPECT_EQ(relieved.cubin, "rolled@2");
+  EXPECT_EQ(relieved.asked, (std::vector<std::string>{"rolled", "tight"}));
+  EXPECT_EQ(relieved.report.spilledBytes(), 632);
   EXPECT_EQ(reliefOf(kernel.ptx), "rolled");
 }
 
@@ -267,14 +278,10 @@ TEST(AssembleAvoidingSpills, RelievesOnlyWhereThatChangesTheCode) {
   // no dot in flight: nothing is compiled again.
   CompiledKernel kernel = spillingKernel("hgemm", kSpillingFmaKUnroll);
   FakeReliefPtxas ptxas{{{"as is", {4, 4}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), nullptr,
-      SpillRecompile{SpillRelief{}, std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "as is@2");
-  EXPECT_TRUE(recompile.asked.empty());
-  EXPECT_EQ(ptxas.calls, 2);
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{});
+  EXPECT_EQ(relieved.cubin, "as is@2");
+  EXPECT_TRUE(relieved.asked.empty());
+  EXPECT_EQ(relieved.calls, 2);
 }
 
 TEST(AssembleAvoidingSpills, KeepsNoDotInFlightWhereThatStopsTheSpills) {
@@ -284,15 +291,10 @@ TEST(AssembleAvoidingSpills, KeepsNoDotInFlightWhereThatStopsTheSpills) {
   CompiledKernel kernel = spillingKernel("sgemm_tc", 0);
   kernel.dotsInFlight = true;
   FakeReliefPtxas ptxas{{{"as is", {352, 352}}, {"sync", {0, 0}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), &report,
-      SpillRecompile{SpillRelief{0, true}, std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "sync@2");
-  EXPECT_EQ(recompile.asked, std::vector<std::string>{"sync"});
-  EXPECT_EQ(report.spilledBytes(), 0);
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{0, true});
+  EXPECT_EQ(relieved.cubin, "sync@2");
+  EXPECT_EQ(relieved.asked, std::vector<std::string>{"sync"});
+  EXPECT_EQ(relieved.report.spilledBytes(), 0);
   EXPECT_EQ(reliefOf(kernel.ptx), "sync");
   EXPECT_EQ(kernel.contract.sharedMemoryBytes, 98304);
 }
@@ -307,21 +309,15 @@ TEST(AssembleAvoidingSpills, TriesTheReliefsInTurnAndKeepsTheLeastSpilling) {
                          {"rolled", {40, 40}},
                          {"rolled+sync", {40, 12}},
                          {"tight+sync", {40, 16}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), &report,
-      SpillRecompile{SpillRelief{kSpillingFmaKUnroll, true},
-                     std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(recompile.asked,
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{kSpillingFmaKUnroll, true});
+  EXPECT_EQ(relieved.asked,
             (std::vector<std::string>{"rolled", "rolled+sync", "tight+sync"}));
-  EXPECT_EQ(*cubin, "rolled+sync@1");
-  EXPECT_EQ(report.spilledBytes(), 24);
+  EXPECT_EQ(relieved.cubin, "rolled+sync@1");
+  EXPECT_EQ(relieved.report.spilledBytes(), 24);
   EXPECT_EQ(reliefOf(kernel.ptx), "rolled+sync");
   EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
   // As is (both occupancies), rolled, rolled+sync, tight+sync (both each).
-  EXPECT_EQ(ptxas.calls, 8);
+  EXPECT_EQ(relieved.calls, 8);
 }
 
 /// The reliefs the drivers would try for `kernel`, in order, each named by
@@ -450,18 +446,13 @@ TEST(AssembleAvoidingSpills, LeanAddressesAfterTheOthers) {
                          {"rolled", {24, 24}},
                          {"tight", {20, 20}},
                          {"lean", {0, 0}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  AssemblyReport report;
   SpillRelief available{kSpillingFmaKUnroll};
   available.leanAddresses = true;
-  llvm::Expected<std::string> cubin =
-      assembleAvoidingSpills(kernel, std::ref(ptxas), &report,
-                             SpillRecompile{available, std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(recompile.asked,
+  Relieved relieved = relieve(kernel, ptxas, available);
+  EXPECT_EQ(relieved.asked,
             (std::vector<std::string>{"rolled", "tight", "lean"}));
-  EXPECT_EQ(*cubin, "lean@2");
-  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_EQ(relieved.cubin, "lean@2");
+  EXPECT_EQ(relieved.report.spilledBytes(), 0);
   EXPECT_EQ(reliefOf(kernel.ptx), "lean");
 }
 
@@ -474,17 +465,11 @@ TEST(AssembleAvoidingSpills, KeepsTheLeastSpillingCombination) {
                          {"async", {64, 64}},
                          {"rolled", {40, 40}},
                          {"rolled+async", {0, 0}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), &report,
-      SpillRecompile{SpillRelief{kSpillingFmaKUnroll, false, true},
-                     std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(recompile.asked,
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{kSpillingFmaKUnroll, false, true});
+  EXPECT_EQ(relieved.asked,
             (std::vector<std::string>{"async", "rolled", "rolled+async"}));
-  EXPECT_EQ(*cubin, "rolled+async@2");
-  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_EQ(relieved.cubin, "rolled+async@2");
+  EXPECT_EQ(relieved.report.spilledBytes(), 0);
   EXPECT_EQ(reliefOf(kernel.ptx), "rolled+async");
 }
 
@@ -492,14 +477,9 @@ TEST(AssembleAvoidingSpills, StopsAtTheFirstReliefThatDoesNotSpill) {
   CompiledKernel kernel = spillingKernel("attention", 64);
   kernel.dotsInFlight = true;
   FakeReliefPtxas ptxas{{{"as is", {300, 300}}, {"rolled", {0, 0}}}};
-  FakeRecompile recompile{kernel.ptx, {}};
-  llvm::Expected<std::string> cubin = assembleAvoidingSpills(
-      kernel, std::ref(ptxas), nullptr,
-      SpillRecompile{SpillRelief{kSpillingFmaKUnroll, true},
-                     std::ref(recompile)});
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "rolled@2");
-  EXPECT_EQ(recompile.asked, std::vector<std::string>{"rolled"});
+  Relieved relieved = relieve(kernel, ptxas, SpillRelief{kSpillingFmaKUnroll, true});
+  EXPECT_EQ(relieved.cubin, "rolled@2");
+  EXPECT_EQ(relieved.asked, std::vector<std::string>{"rolled"});
 }
 
 } // namespace

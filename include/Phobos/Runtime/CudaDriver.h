@@ -175,6 +175,12 @@ public:
   }
   ~OwnedHandle() { reset(); }
   void *handle() const { return raw; }
+  /// Takes ownership of a handle the driver just created.
+  static Owner adopt(void *handle) {
+    Owner owner;
+    owner.raw = handle;
+    return owner;
+  }
 
 protected:
   void reset() {
