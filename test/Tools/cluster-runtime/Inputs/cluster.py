@@ -1355,6 +1355,27 @@ exec {cluster.tool('phobos-sched')} {flash['job']} --slurm \\
           "slurmctld and slurmd are stopped")
 
 
+def run_on_cluster(args, name, body):
+    """Runs `body(cluster)` on a fresh Cluster in an emptied args.tmp and
+    returns the exit status: on a failure the message on both streams (lit
+    shows standard error before FileCheck's error) and every pod's log."""
+    shutil.rmtree(args.tmp, ignore_errors=True)
+    os.makedirs(args.tmp)
+    cluster = Cluster(args)
+    try:
+        body(cluster)
+    except (Failure, subprocess.TimeoutExpired) as error:
+        print(f"FAILED: {error}", flush=True)
+        print(f"{name}: FAILED: {str(error)[-6000:]}", file=sys.stderr, flush=True)
+        for pod in cluster.pods:
+            print(f"--- {pod['name']} log ---\n{cluster.log(pod)}")
+        return 1
+    finally:
+        cluster.stop()
+    print("PASSED", flush=True)
+    return 0
+
+
 CASES = {name[len("case_"):]: f for name, f in globals().items()
          if name.startswith("case_")}
 
@@ -1366,23 +1387,7 @@ def main():
     parser.add_argument("--src", required=True)
     parser.add_argument("--tmp", required=True)
     args = parser.parse_args()
-    shutil.rmtree(args.tmp, ignore_errors=True)
-    os.makedirs(args.tmp)
-    cluster = Cluster(args)
-    try:
-        CASES[args.case](cluster)
-    except (Failure, subprocess.TimeoutExpired) as error:
-        print(f"FAILED: {error}", flush=True)
-        # Also on standard error, which lit shows before FileCheck's error.
-        print(f"{args.case}: FAILED: {str(error)[-6000:]}", file=sys.stderr,
-              flush=True)
-        for pod in cluster.pods:
-            print(f"--- {pod['name']} log ---\n{cluster.log(pod)}")
-        return 1
-    finally:
-        cluster.stop()
-    print("PASSED", flush=True)
-    return 0
+    return run_on_cluster(args, args.case, CASES[args.case])
 
 
 if __name__ == "__main__":

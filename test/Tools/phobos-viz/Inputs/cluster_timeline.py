@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -91,22 +90,8 @@ def main() -> int:
     parser.add_argument("--tmp", required=True)
     parser.add_argument("--page", default="")
     args = parser.parse_args()
-    shutil.rmtree(args.tmp, ignore_errors=True)
-    os.makedirs(args.tmp)
-    cluster = harness.Cluster(args)
-    try:
-        run(cluster, args.page)
-    except (harness.Failure, subprocess.TimeoutExpired) as error:
-        print(f"FAILED: {error}", flush=True)
-        print(f"cluster_timeline: FAILED: {str(error)[-6000:]}", file=sys.stderr, flush=True)
-        for pod in cluster.pods:
-            print(f"--- {pod['name']} log ---\n{cluster.log(pod)}")
-        return 1
-    finally:
-        cluster.stop()
-    print("PASSED", flush=True)
-    return 0
-
+    return harness.run_on_cluster(args, "cluster_timeline",
+                                  lambda cluster: run(cluster, args.page))
 
 if __name__ == "__main__":
     sys.exit(main())
