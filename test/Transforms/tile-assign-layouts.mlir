@@ -30,6 +30,28 @@ phobos.kernel @load_default(%X: !phobos.tensor<?x?xf32>, %H: !phobos.tensor<?x?x
 
 // -----
 
+// Where the 16-byte runs along the fastest axis are not a power of two, the
+// lanes there are as many as divide them: 24 runs of a 192-wide f16 tile
+// take 8 lanes three times over (not 16 lanes one and a half times), 20
+// runs of a 160-wide one take 4; a power of two keeps its lanes.
+// CHECK-LABEL: phobos.kernel @load_uneven_runs
+// CHECK: phobos.load %{{.*}} -> !phobos.tile<64x192xf16, #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>
+// CHECK: phobos.load %{{.*}} -> !phobos.tile<64x160xf16, #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>>
+// CHECK: phobos.load %{{.*}} -> !phobos.tile<64x256xf16, #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>>
+phobos.kernel @load_uneven_runs(%H: !phobos.tensor<?x?xf16>, %m: i32)
+    attributes {max_threads = 128 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.load %H[%m, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x192xf16>
+  %b = phobos.load %H[%m, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x160xf16>
+  %c = phobos.load %H[%m, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x256xf16>
+  phobos.store %a, %H[%m, %c0] : !phobos.tile<64x192xf16>, !phobos.tensor<?x?xf16>
+  phobos.store %b, %H[%m, %c0] : !phobos.tile<64x160xf16>, !phobos.tensor<?x?xf16>
+  phobos.store %c, %H[%m, %c0] : !phobos.tile<64x256xf16>, !phobos.tensor<?x?xf16>
+  phobos.return
+}
+
+// -----
+
 // An FMA dot's result takes the accumulator layout (4x4 per thread, warps
 // 2x2); the loop-carried accumulator, its initial fill and the add take it
 // too, so the loop converts nothing. The operands keep their load layouts

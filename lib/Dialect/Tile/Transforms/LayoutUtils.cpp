@@ -153,11 +153,18 @@ BlockedLayoutAttr phobos::tile::getDefaultBlockedLayout(
     order.push_back(rank - 1 - k);
   sizePerThread[rank - 1] =
       std::min<unsigned>(floorPow2(16 / elementBytes), floorPow2(shape.back()));
-  // Lanes along the fastest axes first.
+  // Lanes along the fastest axes first. Where the axis's runs are not a
+  // power of two, as many lanes as divide them: 24 runs (a 192-wide f16
+  // tile) take 8 lanes three times over, not 16 lanes one and a half
+  // times, whose second half a row's vector copies cannot cover evenly
+  // (the B operand of a 128 x 192 GEMM was then staged through registers
+  // instead of by TMA).
   unsigned lanes = 32;
   for (unsigned axis : order) {
     int64_t runs = (shape[axis] + sizePerThread[axis] - 1) / sizePerThread[axis];
     unsigned take = std::min<unsigned>(lanes, floorPow2(runs));
+    if (runs % take != 0 && (runs & -runs) > 1)
+      take = std::min<unsigned>(take, runs & -runs);
     threadsPerWarp[axis] = take;
     lanes /= take;
   }
