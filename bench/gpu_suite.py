@@ -352,6 +352,7 @@ for dtype, example, label, word in ((torch.float16, "gemm_f16_tc.ph", "f16", "hs
         b = torch.randn(k, n_, device=DEV, dtype=dtype)
         peer = median_ms(lambda: torch.matmul(a, b), reps=10)
         variants = [{"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
+                    {"TILE_M": 128, "TILE_N": 192, "TILE_K": 64},
                     {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
         res = best(example, {"M": m, "N": n_, "K": k}, variants, samples=1024,
                    scalars={"alpha": 1.0, "beta": 0.0})
@@ -370,6 +371,7 @@ for m, n_, k in (GELU_SHAPES[:1] if QUICK else GELU_SHAPES) if wanted("gelu") el
     r = torch.randn(m, n_, device=DEV, dtype=torch.float16)
     peer = median_ms(lambda: torch._addmm_activation(bias, a, b, use_gelu=True).add_(r), reps=10)
     variants = [{"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
+                {"TILE_M": 128, "TILE_N": 192, "TILE_K": 64},
                 {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
     res = best("gemm_gelu_f16.ph", {"M": m, "N": n_, "K": k}, variants, samples=1024,
                scalars={"alpha": 1.0})

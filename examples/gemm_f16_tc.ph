@@ -3,7 +3,7 @@
 // once, when stored to C. M, N and K may all be ragged (masked loads read 0, edges are not stored).
 // Reference (float64): C = f16(alpha * (A.f64 @ B.f64) + beta * C.f64); expect f16 rounding of the
 // result plus f32 accumulation error (rtol ~ 1e-3). With beta = 0, C is only written.
-@autotune(TILE_M in [128, 64], TILE_N in [128, 256], TILE_K in [32, 64])
+@autotune(TILE_M in [128, 64], TILE_N in [128, 192, 256], TILE_K in [32, 64])
 @launch(256)
 @pipeline
 @tensorcore
