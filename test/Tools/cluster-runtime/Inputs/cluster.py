@@ -202,19 +202,26 @@ def sources(cluster):
     return paths
 
 
+def random_tensors(cluster, data, tensors):
+    """For each (name, shape, seed): data/name.tensor filled at random by
+    phobos-tensor with that seed, and its copy data/name.npy (the
+    interpreter's reference reads it)."""
+    t = cluster.tool("phobos-tensor")
+    for tensor, shape, seed in tensors:
+        cluster.run(t, "create", f"file://{data}/{tensor}.tensor", "--shape",
+                    shape, "--fill", "random", "--seed", str(seed))
+        cluster.run(t, "convert", f"{data}/{tensor}.tensor",
+                    f"{data}/{tensor}.npy", "--shape", shape)
+
+
 def matmul_job(cluster, m, n, k, tiles, name="matmul", c_mode="rmw"):
     """Inputs in storage, a job file and the reference: the same kernel run
     in one process by phobos-run --interpret."""
     source = sources(cluster)["matmul"]
     data = os.path.join(cluster.tmp, name)
     os.makedirs(data, exist_ok=True)
-    t = cluster.tool("phobos-tensor")
-    for tensor, shape, seed in (("a", f"{m}x{k}", 1), ("b", f"{k}x{n}", 2),
-                                ("c", f"{m}x{n}", 3)):
-        cluster.run(t, "create", f"file://{data}/{tensor}.tensor", "--shape",
-                    shape, "--fill", "random", "--seed", str(seed))
-        cluster.run(t, "convert", f"{data}/{tensor}.tensor",
-                    f"{data}/{tensor}.npy", "--shape", shape)
+    random_tensors(cluster, data, (("a", f"{m}x{k}", 1), ("b", f"{k}x{n}", 2),
+                                   ("c", f"{m}x{n}", 3)))
     job = os.path.join(data, "matmul.job")
     with open(job, "w") as f:
         f.write(f"source = {source}\n"
@@ -238,12 +245,8 @@ def flash_job(cluster, nq, nk):
     source = sources(cluster)["flash"]
     data = os.path.join(cluster.tmp, "flash")
     os.makedirs(data, exist_ok=True)
-    t = cluster.tool("phobos-tensor")
-    for tensor, rows, seed in (("q", nq, 4), ("k", nk, 5), ("v", nk, 6)):
-        cluster.run(t, "create", f"{data}/{tensor}.tensor", "--shape",
-                    f"{rows}x64", "--fill", "random", "--seed", str(seed))
-        cluster.run(t, "convert", f"{data}/{tensor}.tensor",
-                    f"{data}/{tensor}.npy", "--shape", f"{rows}x64")
+    random_tensors(cluster, data, (("q", f"{nq}x64", 4), ("k", f"{nk}x64", 5),
+                                   ("v", f"{nk}x64", 6)))
     job = os.path.join(data, "flash.job")
     with open(job, "w") as f:
         f.write(f"source = {source}\n"
