@@ -33,7 +33,8 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
 /// adds each unless it is named; the kernels stay correct without them).
 static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
-    "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops"};
+    "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops",
+    "tile-skip-full-masks"};
 
 llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
 phobos::experimentSettings() {

@@ -75,6 +75,10 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   kernel.addPass(tile::createTileHoistInvariants());
   kernel.addPass(tile::createTileDropMasks());
   kernel.addPass(tile::createTileSplitRaggedLoops());
+  // Below a causal diagonal a mask holds for the whole tile: one scalar
+  // comparison decides whether the iteration needs it.
+  if (!isPassDisabled("tile-skip-full-masks"))
+    kernel.addPass(tile::createTileSkipFullMasks());
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createCSEPass());
   // Decide how tiles run: instructions, layouts, shared memory.

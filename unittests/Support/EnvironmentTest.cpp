@@ -104,7 +104,8 @@ TEST(EnvironmentTest, ExperimentsNameThemselvesAndRefuseBadValues) {
         {"without=tile-nothing",
          "--experiment without=tile-nothing: without takes optional passes "
          "(tile-group-blocks, tile-persistent, tile-defer-dots, "
-         "tile-warp-specialize, tile-pingpong, tile-unswitch-loops)"}}) {
+         "tile-warp-specialize, tile-pingpong, tile-unswitch-loops, "
+         "tile-skip-full-masks)"}}) {
     llvm::Expected<Experiments> bad = Experiments::parse({setting});
     ASSERT_FALSE(bool(bad)) << setting;
     EXPECT_EQ(llvm::toString(bad.takeError()), message);

@@ -1,7 +1,7 @@
-// Loops whose masks tile-unswitch-loops && tile-split-triangular-loops
-// take apart: attention's forward with a run-time `causal` flag (the mask
-// moves with the key block: a prefix of whole blocks) && a backward-like
-// loop over query blocks for one block of keys (a suffix of whole blocks).
+// Loops whose masks tile-unswitch-loops and tile-skip-full-masks take
+// apart: attention's forward with a run-time `causal` flag (the mask holds
+// for a prefix of whole key blocks) and a backward-like loop over query
+// blocks for one block of keys (a suffix of whole blocks).
 
 kernel attention(Q: tensor<f32>[BH, N, 8], K: tensor<f32>[BH, N, 8], V: tensor<f32>[BH, N, 8],
                  O: tensor<f32>[BH, N, 8], scale: f32, causal: bool) {

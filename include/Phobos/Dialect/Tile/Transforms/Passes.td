@@ -157,6 +157,22 @@ def TileDropMasks : Pass<"tile-drop-masks", "::phobos::tile::KernelOp"> {
   ];
 }
 
+def TileSkipFullMasks : Pass<"tile-skip-full-masks", "::phobos::tile::KernelOp"> {
+  let summary = "puts a `where` on a mask an iteration proves true under a uniform branch";
+  let description = [{
+    A compare of the loop's positions `k + arange(E)` with ones fixed before
+    it (`<=`, `<`, `>=`, `>`; several joined by `and`) holds for the whole
+    tile when its extreme pair does (`k + E - 1 <= r`). Each `where` on such
+    a mask becomes an `scf.if` on that scalar test: the `where`'s first
+    value when it holds, the mask and the `where` otherwise (a causal loop
+    skips them below the diagonal). Loops that run at most once are left.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numSkipped", "num-skipped", "Masks put under a branch">
+  ];
+}
+
 def TileSplitRaggedLoops : Pass<"tile-split-ragged-loops", "::phobos::tile::KernelOp"> {
   let summary = "splits a loop over a ragged dim into a mask-free body and a remainder";
   let description = [{
