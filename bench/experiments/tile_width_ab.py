@@ -13,8 +13,13 @@ ceil(T / S) * TILE_N / 256, next to the measured ratio. Every Phobos run
 checks its output against the float64 reference. Writes tile_width_ab.json
 to $OUT when set.
 
+With --tiles MxN,... it times those CTA tiles instead (TILE_M 192 runs
+three warpgroups, @launch(384): 192 x 256 makes 22 x 17 = 374 tiles of
+4100 x 4104, 2.83 waves, where 128 x 256 runs 4.25).
+
 Usage: python3 bench/experiments/tile_width_ab.py BINDIR
            [--sizes 4100x4104x1000,...] [--widths 128,160,192,224,256]
+           [--tiles 128x256,192x256]
 """
 from __future__ import annotations
 
@@ -33,14 +38,22 @@ from phobos_run import run_json, save_to_out  # noqa: E402
 from timing import median_ms  # noqa: E402
 
 
-def widened_copy(example: str, widths: list, directory: str) -> str:
-    """The example with TILE_N's @autotune list replaced by `widths`."""
+def widened_copy(example: str, tiles: list, directory: str) -> str:
+    """The example with TILE_M's and TILE_N's @autotune lists replaced by
+    those of `tiles` ((TILE_M, TILE_N) pairs) and two threads a row of
+    TILE_M (at least 256: one warpgroup per 64 rows)."""
     text = open(os.path.join(ROOT, "examples", example)).read()
-    text, count = re.subn(r"TILE_N in \[[0-9, ]+\]",
-                          "TILE_N in [" + ", ".join(map(str, widths)) + "]", text)
+    for name, values in (("TILE_M", sorted({m for m, _ in tiles})),
+                         ("TILE_N", sorted({n for _, n in tiles}))):
+        text, count = re.subn(name + r" in \[[0-9, ]+\]",
+                              name + " in [" + ", ".join(map(str, values)) + "]", text)
+        if count != 1:
+            raise SystemExit(f"tile_width_ab: no {name} list in {example}")
+    threads = max(256, 2 * max(m for m, _ in tiles))
+    text, count = re.subn(r"@launch\(256\)", f"@launch({threads})", text)
     if count != 1:
-        raise SystemExit(f"tile_width_ab: no TILE_N list in {example}")
-    path = os.path.join(directory, example)
+        raise SystemExit(f"tile_width_ab: no @launch(256) in {example}")
+    path = os.path.join(directory, f"{threads}_{example}")
     with open(path, "w") as handle:
         handle.write(text)
     return path
@@ -51,39 +64,50 @@ def main() -> int:
     parser.add_argument("bindir")
     parser.add_argument("--sizes", default="4100x4104x1000,4096x4096x4096,1000x3000x2000")
     parser.add_argument("--widths", default="128,160,192,224,256")
+    parser.add_argument("--tiles", default="",
+                        help="MxN CTA tiles to time instead of 128 x WIDTH")
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args()
     import torch
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    widths = [int(w) for w in args.widths.split(",")]
+    if args.tiles:
+        tiles = [tuple(int(v) for v in t.split("x")) for t in args.tiles.split(",")]
+    else:
+        tiles = [(128, int(w)) for w in args.widths.split(",")]
+    # One copy per thread count: 192-row tiles run three warpgroups.
+    groups = {}
+    for tile in tiles:
+        groups.setdefault(max(256, 2 * tile[0]), []).append(tile)
     directory = tempfile.mkdtemp(prefix="phobos-tile-width-")
     rows, failures = [], 0
     for dtype, example in ((torch.float16, "gemm_f16_tc.ph"), (torch.bfloat16, "gemm_bf16_tc.ph")):
-        path = widened_copy(example, widths, directory)
+        paths = {tile: widened_copy(example, group, directory)
+                 for group in groups.values() for tile in group}
         for size in args.sizes.split(","):
             m, n, k = (int(v) for v in size.split("x"))
             a = torch.randn(m, k, device="cuda", dtype=dtype)
             b = torch.randn(k, n, device="cuda", dtype=dtype)
             peer = median_ms(lambda: torch.matmul(a, b), reps=10)
-            for width in widths:
-                tiles = math.ceil(m / 128) * math.ceil(n / width)
-                waves = math.ceil(tiles / sms)
-                result = run_json(args.bindir, path, {"M": m, "N": n, "K": k},
-                                  {"TILE_M": 128, "TILE_N": width, "TILE_K": 64},
+            for tile_m, width in tiles:
+                count = math.ceil(m / tile_m) * math.ceil(n / width)
+                waves = math.ceil(count / sms)
+                result = run_json(args.bindir, paths[(tile_m, width)], {"M": m, "N": n, "K": k},
+                                  {"TILE_M": tile_m, "TILE_N": width, "TILE_K": 64},
                                   {"alpha": 1.0, "beta": 0.0}, args.repeat)
                 failures += result.get("check") != "ok"
-                rows.append({"gemm": example, "sizes": size, "tile_n": width, "tiles": tiles,
-                             "waves": waves, "cost": waves * width / 256,
+                rows.append({"gemm": example, "sizes": size, "tile_m": tile_m,
+                             "tile_n": width, "tiles": count,
+                             "waves": waves, "cost": waves * tile_m * width / (128 * 256),
                              "check": result.get("check"), "ms": result.get("time_ms"),
                              "cublas_ms": peer})
                 print(rows[-1], flush=True)
             del a, b
-    print(f"\n{'gemm':16} {'sizes':16} {'tileN':>5} {'tiles':>6} {'waves':>5} {'cost':>5} "
+    print(f"\n{'gemm':16} {'sizes':16} {'tile':>7} {'tiles':>6} {'waves':>5} {'cost':>5} "
           f"{'check':6} {'ms':>8} {'vs cuBLAS':>9}")
     for row in rows:
         ms = row["ms"] or float("nan")
-        print(f"{row['gemm']:16} {row['sizes']:16} {row['tile_n']:5} {row['tiles']:6} "
+        print(f"{row['gemm']:16} {row['sizes']:16} {str(row['tile_m']) + 'x' + str(row['tile_n']):>7} {row['tiles']:6} "
               f"{row['waves']:5} {row['cost']:5.2f} {row['check']!s:6} {ms:8.4f} "
               f"{row['cublas_ms'] / ms:9.3f}")
     save_to_out("tile_width_ab.json", rows)
