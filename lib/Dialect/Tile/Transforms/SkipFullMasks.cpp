@@ -66,12 +66,6 @@ std::optional<Positions> getPositions(Value value) {
   return Positions{base, cast<TileType>(arange.getType()).getDimSize(0)};
 }
 
-/// Whether `value` is defined outside `loop` (so the same on every
-/// iteration).
-bool isInvariant(Value value, scf::ForOp loop) {
-  return !loop->isAncestor(value.getParentRegion()->getParentOp());
-}
-
 /// Where a mask holds for a whole iteration: `iv < threshold` (`below`)
 /// or `iv >= threshold`, with threshold = base + offset.
 struct Bound {
@@ -101,7 +95,7 @@ std::optional<Bound> getBound(CmpOp cmp, scf::ForOp loop) {
     default: break;
     }
   }
-  if (lhs->base != iv || !isInvariant(rhs->base, loop))
+  if (lhs->base != iv || !isOutside(rhs->base, loop))
     return std::nullopt;
   // Every element holds when the extreme pair does:
   //   iv + E - 1 <= r  <=>  iv < r - E + 2    (le)
