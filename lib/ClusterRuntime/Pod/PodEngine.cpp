@@ -563,9 +563,10 @@ struct JobRun::State {
           entry->second.freed = true;
           entry->second.buffer = nullptr;
         }
-        seg.resident -= tile.bytes();
-        stats.set_resident_bytes(residentBytes());
-        int64_t poolRoom = poolLimit() - residentBytes();
+        // The tile's bytes stay resident until its buffer is in the pool:
+        // an allocation the budget let start in between would find the
+        // pool empty and allocate a buffer more.
+        int64_t poolRoom = poolLimit() - (residentBytes() - tile.bytes());
         in.phase = Instr::Phase::Running;
         in.startNs = sinceJobStartNs();
         mu.Unlock();
@@ -573,6 +574,8 @@ struct JobRun::State {
           pool.give(std::move(released), poolRoom);
         released.reset();
         mu.Lock();
+        seg.resident -= tile.bytes();
+        stats.set_resident_bytes(residentBytes());
         // Memory came back (pooled first, for the allocations this starts):
         // every segment may allocate again.
         for (auto &other : segments)
