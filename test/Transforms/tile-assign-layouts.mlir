@@ -117,6 +117,21 @@ phobos.kernel @mma_loop(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>
 
 // -----
 
+// 12 warps (384 threads, three warpgroups) tile a 192x256 accumulator only
+// as a grid that is not a power of two: 3x4 warps, 64x64 a warp.
+// CHECK-LABEL: phobos.kernel @mma_twelve_warps
+// CHECK: phobos.dot {{.*}} kind(mma_sync) : {{.*}} -> !phobos.tile<192x256xf32, #phobos.mma<warpsPerCTA = [3, 4]>>
+phobos.kernel @mma_twelve_warps(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m: i32)
+    attributes {max_threads = 384 : i32} {
+  %a = phobos.load %A[%m, %m] : !phobos.tensor<?x?xf16> -> !phobos.tile<192x32xf16>
+  %b = phobos.load %B[%m, %m] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x256xf16>
+  %d = phobos.dot %a, %b kind(mma_sync) : !phobos.tile<192x32xf16>, !phobos.tile<32x256xf16> -> !phobos.tile<192x256xf32>
+  phobos.store %d, %C[%m, %m] : !phobos.tile<192x256xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
 // When an mma.sync result is reduced along its rows (attention's softmax),
 // every accumulator of the kernel keeps each row inside one warp (warps
 // 4x1 here), so the row statistics need no exchange between warps; the

@@ -75,3 +75,56 @@ phobos.kernel @replicated(%X: !phobos.tensor<?x?xf32>, %H: !phobos.tensor<?x?xf1
   phobos.store %x, %X[%c0, %c0] : !phobos.tile<1x4096xf32, #row>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// An mma.sync dot holds its accumulator and, for operands in shared
+// memory, two k-steps of fragments (a warp block's rows / 4 registers of A
+// and columns / 4 of B a step), and its loop keeps an eighth of the
+// registers: 192 x 256 over 12 warps (64 x 64 a warp) needs 128 + 2 x 32
+// + 21 of the 170 a thread has at 384 threads (ptxas spilled 52-156 bytes).
+#mma = #phobos.mma<warpsPerCTA = [3, 4]>
+#sa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4]>
+#sb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8]>
+phobos.kernel @mma_fragments(%C: !phobos.tensor<?x?xf32>) attributes {max_threads = 384 : i32} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.0 : f32
+  %as = phobos.local_buffer : !phobos.smem<2x192x32xf16, #sa>
+  %a = phobos.buffer_slot %as[%c0] lag 0 : !phobos.smem<2x192x32xf16, #sa> -> !phobos.smem<192x32xf16, #sa>
+  %bs = phobos.local_buffer : !phobos.smem<2x32x256xf16, #sb>
+  %b = phobos.buffer_slot %bs[%c0] lag 0 : !phobos.smem<2x32x256xf16, #sb> -> !phobos.smem<32x256xf16, #sb>
+  %acc = phobos.fill %zero : !phobos.tile<192x256xf32, #mma>
+  // expected-error@+1 {{mma.sync on tile<f32>[192, 256] over 384 threads (3 x 4 warps, 64 x 64 a warp) needs about 213 registers per thread (accumulator 128, operand fragments 64, loop 21), and a thread has 170: ptxas would spill; use smaller tiles (a smaller @autotune value) or more threads (@launch)}}
+  %d = phobos.dot %a, %b, %acc kind(mma_sync) : !phobos.smem<192x32xf16, #sa>, !phobos.smem<32x256xf16, #sb>, !phobos.tile<192x256xf32, #mma> -> !phobos.tile<192x256xf32, #mma>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<192x256xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// 192 x 128 over the same 12 warps (64 x 32 a warp): 64 + 2 x 24 + 21 of
+// 170 fit (ptxas: 156-168 registers, no spill). A wgmma dot's operands stay
+// in shared memory: only its accumulator counts.
+// CHECK-LABEL: phobos.kernel @mma_fits
+// CHECK: kind(mma_sync)
+// CHECK: kind(wgmma)
+#mma = #phobos.mma<warpsPerCTA = [3, 4]>
+#sa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4]>
+#sb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8]>
+phobos.kernel @mma_fits(%C: !phobos.tensor<?x?xf32>) attributes {max_threads = 384 : i32} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.0 : f32
+  %as = phobos.local_buffer : !phobos.smem<2x192x32xf16, #sa>
+  %a = phobos.buffer_slot %as[%c0] lag 0 : !phobos.smem<2x192x32xf16, #sa> -> !phobos.smem<192x32xf16, #sa>
+  %bs = phobos.local_buffer : !phobos.smem<2x32x128xf16, #sb>
+  %b = phobos.buffer_slot %bs[%c0] lag 0 : !phobos.smem<2x32x128xf16, #sb> -> !phobos.smem<32x128xf16, #sb>
+  %acc = phobos.fill %zero : !phobos.tile<192x128xf32, #mma>
+  %d = phobos.dot %a, %b, %acc kind(mma_sync) : !phobos.smem<192x32xf16, #sa>, !phobos.smem<32x128xf16, #sb>, !phobos.tile<192x128xf32, #mma> -> !phobos.tile<192x128xf32, #mma>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<192x128xf32, #mma>, !phobos.tensor<?x?xf32>
+  %b2s = phobos.local_buffer : !phobos.smem<2x32x256xf16, #sb>
+  %b2 = phobos.buffer_slot %b2s[%c0] lag 0 : !phobos.smem<2x32x256xf16, #sb> -> !phobos.smem<32x256xf16, #sb>
+  %acc2 = phobos.fill %zero : !phobos.tile<192x256xf32, #mma>
+  %d2 = phobos.dot %a, %b2, %acc2 kind(wgmma) : !phobos.smem<192x32xf16, #sa>, !phobos.smem<32x256xf16, #sb>, !phobos.tile<192x256xf32, #mma> -> !phobos.tile<192x256xf32, #mma>
+  phobos.store %d2, %C[%c0, %c0] : !phobos.tile<192x256xf32, #mma>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

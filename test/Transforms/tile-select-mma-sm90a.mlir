@@ -72,13 +72,13 @@ phobos.kernel @two_warps(%h: f16) attributes {max_threads = 64 : i32} {
 
 // -----
 
-// Three warpgroups (12 warps, M = 192): no power-of-two grid of warps tiles
-// the accumulator for mma.sync, but the warps stack along M for wgmma.
-// On sm_90 (no wgmma) no mma.sync grid fits either: FMA.
+// Three warpgroups (12 warps, M = 192) stack along M for wgmma. On sm_90
+// (no wgmma) mma.sync takes them as a grid that is not a power of two
+// (6 x 2 warps, 32 x 32 a warp), not FMA.
 // CHECK-LABEL: phobos.kernel @three_warpgroups
 // CHECK: kind(wgmma)
 // SM90-LABEL: phobos.kernel @three_warpgroups
-// SM90: kind(fma)
+// SM90: kind(mma_sync)
 phobos.kernel @three_warpgroups(%h: f16) attributes {max_threads = 384 : i32} {
   %a = phobos.fill %h : !phobos.tile<192x64xf16>
   %b = phobos.fill %h : !phobos.tile<64x64xf16>

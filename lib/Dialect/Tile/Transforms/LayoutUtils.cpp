@@ -226,7 +226,9 @@ phobos::tile::getMmaWarps(int64_t m, int64_t n, unsigned numWarps,
     return std::make_pair(numWarps, 1u);
   std::optional<std::pair<unsigned, unsigned>> best;
   double bestSkew = 0;
-  for (unsigned wm = 1; wm <= numWarps; wm *= 2) {
+  // Every factorisation, not only powers of two: 12 warps (M = 192) tile a
+  // 192 x 256 accumulator only as 3 x 4 (64 x 64 a warp).
+  for (unsigned wm = 1; wm <= numWarps; ++wm) {
     unsigned wn = numWarps / wm;
     if (wm * wn != numWarps || m % (16 * wm) != 0 || n % (8 * wn) != 0)
       continue;

@@ -53,8 +53,8 @@ struct TileSelectMma : phobos::tile::impl::TileSelectMmaBase<TileSelectMma> {
       bool fits = tensorCoreK && getMmaWarps(m, n, warps).has_value();
       // wgmma: each warp owns 16 accumulator rows, a warpgroup 64; N up to
       // 256. (tf32 reads B K-major: tile-promote-shared stores it so.) Any
-      // number of warpgroups: three (12 warps, M = 192) have no mma.sync
-      // grid of power-of-two warps but stack along M as well as two do.
+      // number of warpgroups: three (12 warps, M = 192) stack along M as
+      // well as two do.
       std::optional<int64_t> wgmmaRows = getWgmmaRows(dot);
       bool wgmma = chip == "sm_90a" && warps % 4 == 0 && wgmmaRows &&
                    *wgmmaRows == 16 * int64_t(warps);

@@ -981,14 +981,14 @@ def TileCheckRegisters : Pass<"tile-check-registers", "::phobos::tile::KernelOp"
     indices and operands: ptxas spills it by kilobytes a thread or refuses
     the kernel ("Insufficient registers"). Such a tile is an error at the
     op that first makes it (for an accumulator, its `fill`), saying how
-    many registers it takes and how many a thread has. `tile-check-
-    resources`, which runs before layouts exist, rejects only tiles four
-    times larger.
+    many registers it takes and how many a thread has; so is an mma.sync
+    dot whose accumulator, two k-steps of operand fragments and an eighth
+    kept for its loop exceed them. `tile-check-resources` (before layouts)
+    rejects only tiles four times larger.
 
     Before and after: a `tile<256x256xf32, #mma>` accumulator over 256
-    threads (256 registers a thread) fails with `tile<f32>[256, 256] takes
-    256 registers per thread in its layout ...`; over 512 threads (128
-    registers each, 128 at most) as well.
+    threads fails with `tile<f32>[256, 256] takes 256 registers per thread
+    in its layout ...`; over 512 threads (128, 128 at most) as well.
   }];
   let options = [
     Option<"maxThreadRegisters", "max-thread-registers", "int64_t",
