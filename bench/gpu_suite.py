@@ -138,6 +138,10 @@ small = [
     # transposed registers) fall back to element stores at the ragged edge.
     ("gemm_f16_tc.ph", {"M": 333, "N": 203, "K": 77}, None),
     ("gemm_bf16_tc.ph", {"M": 130, "N": 1001, "K": 64}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64}),
+    # 192-row tiles (three warpgroups, @aligned N and K to 8) at ragged M,
+    # N and K edges.
+    ("gemm_f16_tc.ph", {"M": 333, "N": 200, "K": 72}, {"TILE_M": 192, "TILE_N": 256, "TILE_K": 64}),
+    ("gemm_bf16_tc.ph", {"M": 4100, "N": 264, "K": 1000}, {"TILE_M": 192, "TILE_N": 128, "TILE_K": 32}),
     # The fused epilogue (bias, GELU, residual), ordered store by store
     # after the conversion (EpilogueOrder.h), at ragged edges.
     ("gemm_gelu_f16.ph", {"M": 333, "N": 203, "K": 77}, None),
@@ -341,8 +345,9 @@ if wanted("bgemm"):
 # The GEMM shapes issue 45 names (f16 and bf16, beta 0, against cuBLAS
 # through torch.matmul): an LLM's projections (4096 x 14336 x 4096 and
 # 8192 x 4096 x 14336), a short K on a large grid (16384^2 x 1024), a
-# skinny M and two ragged shapes. The better of the example's two 128-row
-# tiles (the 64-row ones were slower at every shape: docs/benchmarks-log.md).
+# skinny M and two ragged shapes. The best of the example's 128-row tiles
+# and its 192 x 256 one (the 64-row ones were slower at every shape:
+# docs/benchmarks-log.md).
 GEMM_SHAPES = [(4096, 14336, 4096), (8192, 4096, 14336), (16384, 16384, 1024),
                (128, 8192, 8192), (1000, 3000, 2000), (4100, 4104, 1000)]
 for dtype, example, label, word in ((torch.float16, "gemm_f16_tc.ph", "f16", "hshapes"),
@@ -353,7 +358,8 @@ for dtype, example, label, word in ((torch.float16, "gemm_f16_tc.ph", "f16", "hs
         peer = median_ms(lambda: torch.matmul(a, b), reps=10)
         variants = [{"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
                     {"TILE_M": 128, "TILE_N": 192, "TILE_K": 64},
-                    {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64}]
+                    {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64},
+                    {"TILE_M": 192, "TILE_N": 256, "TILE_K": 64}]
         res = best(example, {"M": m, "N": n_, "K": k}, variants, samples=1024,
                    scalars={"alpha": 1.0, "beta": 0.0})
         record(f"gemm shapes {label} (vs cuBLAS)", f"{m}x{n_}x{k}", res, f"cuBLAS {label}",

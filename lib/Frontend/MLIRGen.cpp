@@ -303,7 +303,8 @@ void Generator::run() {
     // refusal of a launch that breaks it.
     llvm::SmallVector<mlir::NamedAttribute> places;
     for (auto &[name, expr] : attrs.aligned)
-      places.push_back(builder.getNamedAttr(name, loc(expr->getLoc())));
+      if (llvm::is_contained(llvm::make_first_range(checked.aligned), name))
+        places.push_back(builder.getNamedAttr(name, loc(expr->getLoc())));
     op->setLoc(tile::KernelOp::withAlignedPromiseLocs(
         op.getLoc(), builder.getDictionaryAttr(places)));
   }

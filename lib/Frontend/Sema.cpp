@@ -279,7 +279,10 @@ bool Checker::run() {
           << *multiple << ", but it is " << extent;
       return false;
     }
-    result.aligned.emplace_back(name, *multiple);
+    // A multiple of 1 promises nothing (`@aligned(N = 1 + 7 * (TILE_M /
+    // 192))` promises only in the variants that need it): not recorded.
+    if (*multiple != 1)
+      result.aligned.emplace_back(name, *multiple);
   }
 
   pushScope();
