@@ -218,6 +218,36 @@ def triton_layer_norm_backward(x, w, dy, mean, rstd):
 # -- 06 attention ----------------------------------------------------------------------------
 
 @triton.jit
+def _attn_fwd_blocks(acc, l, m, qt, k, v, base, rows, dims, lo, hi, scale, n,
+                     MASK: tl.constexpr, CAUSAL: tl.constexpr, D: tl.constexpr,
+                     BC: tl.constexpr):
+    # The key blocks [lo, hi); MASK: the ones that need the causal mask or
+    # the ragged end (Triton's tutorial runs the blocks below the diagonal
+    # band without it, then the band with it).
+    for k0 in range(lo, hi, BC):
+        cols = k0 + tl.arange(0, BC)
+        if MASK:
+            kt = tl.load(k + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < n,
+                         other=0.0)
+            vt = tl.load(v + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < n,
+                         other=0.0)
+        else:
+            kt = tl.load(k + base + cols[:, None] * D + dims[None, :])
+            vt = tl.load(v + base + cols[:, None] * D + dims[None, :])
+        s = tl.dot(qt, tl.trans(kt)) * scale
+        if MASK:
+            keep = (cols[None, :] <= rows[:, None]) if CAUSAL else (cols[None, :] < n)
+            s = tl.where(keep, s, -1.0e30)
+        m_new = tl.maximum(m, tl.max(s, 1))
+        p = tl.exp(s - m_new[:, None])
+        correction = tl.exp(m - m_new)
+        l = l * correction + tl.sum(p, 1)
+        acc = acc * correction[:, None] + tl.dot(p.to(tl.float16), vt)
+        m = m_new
+    return acc, l, m
+
+
+@triton.jit
 def _attn_fwd(q, k, v, o, lse, scale, n, CAUSAL: tl.constexpr, D: tl.constexpr,
               BR: tl.constexpr, BC: tl.constexpr):
     row0 = tl.program_id(0) * BR
@@ -228,22 +258,15 @@ def _attn_fwd(q, k, v, o, lse, scale, n, CAUSAL: tl.constexpr, D: tl.constexpr,
     m = tl.full((BR,), -1.0e30, tl.float32)
     l = tl.zeros((BR,), tl.float32)
     acc = tl.zeros((BR, D), tl.float32)
-    end = tl.minimum(n, row0 + BR) if CAUSAL else n
-    for k0 in range(0, end, BC):
-        cols = k0 + tl.arange(0, BC)
-        kt = tl.load(k + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < n,
-                     other=0.0)
-        vt = tl.load(v + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < n,
-                     other=0.0)
-        s = tl.dot(qt, tl.trans(kt)) * scale
-        keep = (cols[None, :] <= rows[:, None]) if CAUSAL else (cols[None, :] < n)
-        s = tl.where(keep, s, -1.0e30)
-        m_new = tl.maximum(m, tl.max(s, 1))
-        p = tl.exp(s - m_new[:, None])
-        correction = tl.exp(m - m_new)
-        l = l * correction + tl.sum(p, 1)
-        acc = acc * correction[:, None] + tl.dot(p.to(tl.float16), vt)
-        m = m_new
+    if CAUSAL:
+        # Below the band (keys before row0, BR a multiple of BC): no mask.
+        acc, l, m = _attn_fwd_blocks(acc, l, m, qt, k, v, base, rows, dims, 0, row0, scale, n,
+                                     False, CAUSAL, D, BC)
+        acc, l, m = _attn_fwd_blocks(acc, l, m, qt, k, v, base, rows, dims, row0,
+                                     tl.minimum(n, row0 + BR), scale, n, True, CAUSAL, D, BC)
+    else:
+        acc, l, m = _attn_fwd_blocks(acc, l, m, qt, k, v, base, rows, dims, 0, n, scale, n,
+                                     True, CAUSAL, D, BC)
     tl.store(o + base + rows[:, None] * D + dims[None, :], (acc / l[:, None]).to(tl.float16),
              mask=rows[:, None] < n)
     tl.store(lse + tl.program_id(1) * n + rows, m + tl.log(l), mask=rows < n)

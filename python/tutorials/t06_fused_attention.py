@@ -193,6 +193,10 @@ def main() -> None:
             bwd = lambda ms: 2.5 * flops / ms * 1e-9
             o, lse = attention(q, k, v, causal)
             t_o, t_lse = triton_attention(q, k, v, causal)
+            # Both outputs checked before they are timed (the peer too).
+            want = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            torch.testing.assert_close(o, want, rtol=0, atol=1e-2)
+            torch.testing.assert_close(t_o, want, rtol=0, atol=1e-2)
             rows.append({
                 "N": n, "causal": causal,
                 "phobos": fwd(bench_ms(lambda: attention(q, k, v, causal))),
