@@ -50,9 +50,9 @@ def widened_copy(example: str, tiles: list, directory: str) -> str:
         if count != 1:
             raise SystemExit(f"tile_width_ab: no {name} list in {example}")
     threads = max(256, 2 * max(m for m, _ in tiles))
-    text, count = re.subn(r"@launch\(256\)", f"@launch({threads})", text)
+    text, count = re.subn(r"^@launch\(.*\)$", f"@launch({threads})", text, flags=re.M)
     if count != 1:
-        raise SystemExit(f"tile_width_ab: no @launch(256) in {example}")
+        raise SystemExit(f"tile_width_ab: no @launch line in {example}")
     path = os.path.join(directory, f"{threads}_{example}")
     with open(path, "w") as handle:
         handle.write(text)
