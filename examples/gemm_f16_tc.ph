@@ -4,7 +4,7 @@
 // Reference (float64): C = f16(alpha * (A.f64 @ B.f64) + beta * C.f64); expect f16 rounding of the
 // result plus f32 accumulation error (rtol ~ 1e-3). With beta = 0, C is only written.
 // 192-row tiles take three warpgroups (384 threads), as cuBLAS's Hopper kernels do; they
-// promise N and K multiples of 8 (16-byte rows, TMA-able without masking the inner axis), and
+// promise N and K multiples of 8 (rows start 16-byte aligned: TMA copies, no spills), and
 // where mma.sync cannot hold them (sm_80), the compiler refuses them with the register count.
 @autotune(TILE_M in [128, 192, 64], TILE_N in [128, 192, 256], TILE_K in [32, 64])
 @launch(256 + 128 * (TILE_M / 192))
