@@ -54,18 +54,19 @@ int64_t registersOf(TileType tile) {
 /// its accumulator and fragments (addresses, counters, pipeline slots): an
 /// eighth of what it has. Calibrated on sm_80 with ptxas's every relief:
 /// 192 x 192 f16 at 384 threads (152 registers of accumulator and two
-/// steps of fragments, 168 a thread) spilled 4 to 92 bytes; 192 x 128 f16
-/// (112 of 168) and the tf32 128 x 256 at 512 threads (112 of 128) none.
+/// steps of fragments, of 170 a thread) spilled 4 to 92 bytes; 192 x 128
+/// f16 (112 of 170) and the tf32 128 x 256 at 512 threads (112 of 128)
+/// none.
 int64_t loopRegisters(int64_t budget) { return budget / 8; }
 
-/// 32-bit registers a thread holds of an mma.sync operand's fragments in
-/// one k-step: a warp block's `rows` x 16 halves (or x 8 tf32 values) over
-/// 32 lanes, rows / 4 either way. An operand already in registers is held
-/// whole.
+/// 32-bit registers a thread holds of an mma.sync operand: from shared
+/// memory, two k-steps of fragments (one in use, the next loading), each a
+/// warp block's `rows` x 16 halves (or x 8 tf32 values) over 32 lanes,
+/// rows / 4 either way; an operand already in registers, all of it.
 int64_t fragmentRegisters(Value operand, int64_t rows) {
   if (auto tile = dyn_cast<TileType>(operand.getType()))
     return registersOf(tile);
-  return rows / 4;
+  return 2 * (rows / 4);
 }
 
 /// Emits the error for an mma.sync dot whose accumulator, fragments and
@@ -81,10 +82,8 @@ bool exceedsBudget(DotOp dot, int64_t budget, int64_t threads) {
   int64_t rows = result.getDimSize(0) / warps[0];
   int64_t columns = result.getDimSize(1) / warps[1];
   int64_t accumulator = registersOf(result);
-  bool aHeld = isa<TileType>(dot.getA().getType());
-  bool bHeld = isa<TileType>(dot.getB().getType());
-  int64_t a = fragmentRegisters(dot.getA(), rows) * (aHeld ? 1 : 2);
-  int64_t b = fragmentRegisters(dot.getB(), columns) * (bHeld ? 1 : 2);
+  int64_t a = fragmentRegisters(dot.getA(), rows);
+  int64_t b = fragmentRegisters(dot.getB(), columns);
   int64_t loop = loopRegisters(budget);
   int64_t needed = accumulator + a + b + loop;
   if (needed <= budget)
