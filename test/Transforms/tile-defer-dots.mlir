@@ -67,8 +67,8 @@ phobos.kernel @attention(%Q: !phobos.tensor<?x?x16xf16>, %K: !phobos.tensor<?x?x
 // -----
 
 // Left alone: a loop that does not start at 0 (V one block back may be
-// inside the tensor), a loop that stores (reading late could see its
-// writes), a first dot on mma.sync, an accumulator read by something other
+// inside the tensor), a loop that stores to the tensor of V (reading late
+// could see its writes), a first dot on mma.sync, an accumulator read by something other
 // than its rescale, the remainder loop tile-split-ragged-loops leaves (it
 // runs at most once), and a B read a block ahead of the induction variable
 // (one step before the start would be inside the tensor).
@@ -95,8 +95,8 @@ phobos.kernel @left_alone(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf1
     %b = phobos.load %B[%kb, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x16xf16>
     %b2 = phobos.load %B[%kb, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x16xf16>
     %s = phobos.dot %a, %b transpose_b kind(wgmma) : !phobos.tile<64x16xf16>, !phobos.tile<32x16xf16> -> !phobos.tile<64x32xf32>
-    phobos.store %s, %C[%kb, %c0] : !phobos.tile<64x32xf32>, !phobos.tensor<?x?xf32>
     %sh = phobos.cast %s : !phobos.tile<64x32xf32> to !phobos.tile<64x32xf16>
+    phobos.store %sh, %B[%kb, %c0] : !phobos.tile<64x32xf16>, !phobos.tensor<?x?xf16>
     %d = phobos.dot %sh, %b2, %acc kind(wgmma) : !phobos.tile<64x32xf16>, !phobos.tile<32x16xf16>, !phobos.tile<64x16xf32> -> !phobos.tile<64x16xf32>
     scf.yield %d : !phobos.tile<64x16xf32>
   }
@@ -137,5 +137,34 @@ phobos.kernel @left_alone(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf1
     scf.yield %d : !phobos.tile<64x16xf32>
   }
   phobos.store %r6, %C[%c0, %c0] : !phobos.tile<64x16xf32>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// A store to another tensor leaves V's reads alone (distinct tensor
+// arguments are distinct memory): the dot is deferred, the store stays.
+// CHECK-LABEL: phobos.kernel @beside_store
+// CHECK: scf.for
+// CHECK: phobos.dot {{.*}} {in_flight = 1 : i32}
+// CHECK: phobos.store
+// CHECK: phobos.wgmma_wait
+phobos.kernel @beside_store(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %n: i32)
+    attributes {max_threads = 128 : i32, tensorcore = "f16"} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %a = phobos.load %A[%c0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x16xf16>
+  %init = phobos.fill %zero : !phobos.tile<64x16xf32>
+  %r = scf.for %kb = %c0 to %n step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x16xf32>) : i32 {
+    %b = phobos.load %B[%kb, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x16xf16>
+    %b2 = phobos.load %B[%kb, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x16xf16>
+    %s = phobos.dot %a, %b transpose_b kind(wgmma) : !phobos.tile<64x16xf16>, !phobos.tile<32x16xf16> -> !phobos.tile<64x32xf32>
+    phobos.store %s, %C[%kb, %c0] : !phobos.tile<64x32xf32>, !phobos.tensor<?x?xf32>
+    %sh = phobos.cast %s : !phobos.tile<64x32xf32> to !phobos.tile<64x32xf16>
+    %d = phobos.dot %sh, %b2, %acc kind(wgmma) : !phobos.tile<64x32xf16>, !phobos.tile<32x16xf16>, !phobos.tile<64x16xf32> -> !phobos.tile<64x16xf32>
+    scf.yield %d : !phobos.tile<64x16xf32>
+  }
+  phobos.store %r, %C[%c0, %c0] : !phobos.tile<64x16xf32>, !phobos.tensor<?x?xf32>
   phobos.return
 }

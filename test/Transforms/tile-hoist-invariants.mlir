@@ -1,9 +1,9 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-hoist-invariants))' --split-input-file | FileCheck %s
 
 // Loop-invariant code motion that also moves tile loads out of loops that
-// store to no tensor (masking makes them safe when the loop runs zero
-// times; two tensor arguments may be the same memory, so any store keeps
-// them in); scalar loads stay.
+// do not write their tensor (masking makes them safe when the loop runs
+// zero times; distinct tensor arguments are distinct memory, so a store to
+// another tensor does not keep them in); scalar loads stay.
 
 // In a loop that stores nothing, a load with invariant offsets leaves the
 // loop; the load that depends on the induction variable stays.
@@ -60,17 +60,21 @@ phobos.kernel @no_hoist_written(%X: !phobos.tensor<?xf32>) {
 
 // -----
 
-// A store to another tensor keeps the load in too (X and Y may be the same
-// memory), as does a store nested deeper in the loop (in an scf.if).
-// CHECK-LABEL: phobos.kernel @no_hoist_other_store
-// CHECK: scf.for
+// A store to another tensor does not keep the load in (X and Y are
+// distinct memory); a store to X nested deeper in the loop (in an scf.if)
+// does.
+// CHECK-LABEL: phobos.kernel @hoist_other_store
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: arith.constant
 // CHECK-NEXT: phobos.load
+// CHECK-NEXT: scf.for
 // CHECK-NEXT: phobos.store
 // CHECK: scf.for
 // CHECK-NEXT: phobos.load
 // CHECK: scf.if
 // CHECK: phobos.store
-phobos.kernel @no_hoist_other_store(%X: !phobos.tensor<?xf32>, %Y: !phobos.tensor<?xf32>, %flag: i1) {
+phobos.kernel @hoist_other_store(%X: !phobos.tensor<?xf32>, %Y: !phobos.tensor<?xf32>, %flag: i1) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
@@ -81,7 +85,7 @@ phobos.kernel @no_hoist_other_store(%X: !phobos.tensor<?xf32>, %Y: !phobos.tenso
   scf.for %i = %c0 to %c4 step %c1 : i32 {
     %t = phobos.load %X[%c0] : !phobos.tensor<?xf32> -> !phobos.tile<64xf32>
     scf.if %flag {
-      phobos.store %t, %Y[%c0] : !phobos.tile<64xf32>, !phobos.tensor<?xf32>
+      phobos.store %t, %X[%i] : !phobos.tile<64xf32>, !phobos.tensor<?xf32>
     }
   }
   phobos.return

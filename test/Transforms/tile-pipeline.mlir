@@ -164,18 +164,24 @@ phobos.kernel @not_marked(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf1
 
 // -----
 
-// Left as they are: a loop that stores to a tensor (a later iteration may
-// read what it wrote), and an operand whose offset is a loop-carried value
-// (it cannot be computed ahead).
+// A loop that stores to a tensor it loads keeps that load where it is (a
+// later iteration may read what it wrote) and stages the other operand; a
+// store to a third tensor stops nothing (distinct tensor arguments are
+// distinct memory). Left as it is: an operand whose offset is a
+// loop-carried value (it cannot be computed ahead).
 #la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
 #lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
 #mma = #phobos.mma<warpsPerCTA = [2, 4]>
 #sh = #phobos.shared<order = [1, 0], padding = 8>
 
-// CHECK-LABEL: phobos.kernel @stores
-// CHECK-NOT: phobos.async_copy
+// CHECK-LABEL: phobos.kernel @stores_to_operand
+// CHECK: phobos.local_buffer : !phobos.smem<3x32x128xf16
+// CHECK-NOT: phobos.local_buffer
+// CHECK: scf.for
+// CHECK: phobos.load %{{.*}} : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16
+// CHECK: phobos.store
 // CHECK: phobos.return
-phobos.kernel @stores(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
+phobos.kernel @stores_to_operand(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %m0: i32, %n0: i32, %k: i32)
     attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16"} {
   %c0 = arith.constant 0 : i32
   %c32 = arith.constant 32 : i32
@@ -187,35 +193,48 @@ phobos.kernel @stores(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, 
     %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
     %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
     %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
-    phobos.store %d, %C[%m0, %kk] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+    %h = phobos.cast %d : !phobos.tile<64x128xf32, #mma> to !phobos.tile<64x128xf16, #mma>
+    phobos.store %h, %A[%m0, %kk] : !phobos.tile<64x128xf16, #mma>, !phobos.tensor<?x?xf16>
     scf.yield %d : !phobos.tile<64x128xf32, #mma>
   }
   phobos.return
 }
 
-// CHECK-LABEL: phobos.kernel @carried_offset
+// -----
+
+#la = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#lb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #phobos.mma<warpsPerCTA = [2, 4]>
+#sh = #phobos.shared<order = [1, 0], padding = 8>
+
+// CHECK-LABEL: phobos.kernel @stores_elsewhere
+// CHECK: phobos.local_buffer : !phobos.smem<3x64x32xf16
+// CHECK: phobos.local_buffer : !phobos.smem<3x32x128xf16
 // CHECK: scf.for
-// CHECK-NOT: phobos.async_copy
+// CHECK: phobos.atomic_add
 // CHECK: phobos.return
-phobos.kernel @carried_offset(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
+phobos.kernel @stores_elsewhere(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C: !phobos.tensor<?x?xf32>, %m0: i32, %n0: i32, %k: i32)
     attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16"} {
   %c0 = arith.constant 0 : i32
   %c32 = arith.constant 32 : i32
   %zero = arith.constant 0.0 : f32
   %init = phobos.fill %zero : !phobos.tile<64x128xf32, #mma>
-  %r:2 = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init, %off = %c0) -> (!phobos.tile<64x128xf32, #mma>, i32) : i32 {
-    %a = phobos.load %A[%m0, %off] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
+  %r = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x128xf32, #mma>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<64x32xf16, #la>
     %sa = phobos.local_alloc %a : !phobos.tile<64x32xf16, #la> -> !phobos.smem<64x32xf16, #sh>
-    %b = phobos.load %B[%off, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #lb>
     %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #lb> -> !phobos.smem<32x128xf16, #sh>
     %d = phobos.dot %sa, %sb, %acc kind(mma_sync) : !phobos.smem<64x32xf16, #sh>, !phobos.smem<32x128xf16, #sh>, !phobos.tile<64x128xf32, #mma> -> !phobos.tile<64x128xf32, #mma>
-    %next = arith.addi %off, %c32 : i32
-    scf.yield %d, %next : !phobos.tile<64x128xf32, #mma>, i32
+    phobos.atomic_add %d, %C[%m0, %kk] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
+    scf.yield %d : !phobos.tile<64x128xf32, #mma>
   }
-  phobos.store %r#0, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }
 
+// -----
+
+// Left as it is: an operand whose offset is a loop-carried value (it cannot
+// be computed ahead).
 // -----
 
 // wgmma dots kept in flight: every dot reading the slots is a wgmma whose

@@ -78,14 +78,6 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
     // which must lie outside the tensor: the loop starts at 0.
     if (runsAtMostOnce(loop) || !matchPattern(loop.getLowerBound(), m_Zero()))
       return std::nullopt;
-    // Reading a tensor a step late is safe only if the loop writes none.
-    if (loop->walk([](Operation *op) {
-              return isa<StoreOp, StoreScalarOp, AtomicAddOp>(op)
-                         ? WalkResult::interrupt()
-                         : WalkResult::advance();
-            })
-            .wasInterrupted())
-      return std::nullopt;
     SmallVector<DotOp> dots;
     for (Operation &op : *loop.getBody())
       if (auto dot = dyn_cast<DotOp>(op))
@@ -152,13 +144,18 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
       return std::nullopt;
     // Its loads start at the induction variable itself on the axes that
     // move, so that one step before 0 is outside the tensor (zeros, which
-    // 0 @ B needs: an inf or NaN read there would not vanish).
+    // 0 @ B needs: an inf or NaN read there would not vanish). Reading a
+    // tensor a step late is safe only if the loop does not write it.
+    llvm::SmallDenseSet<Value, 4> written = writtenTensors(loop);
     for (Operation *op : *chain)
-      if (auto load = dyn_cast<LoadOp>(op))
+      if (auto load = dyn_cast<LoadOp>(op)) {
+        if (written.contains(load.getTensor()))
+          return std::nullopt;
         for (Value offset : load.getOffsets())
           if (dependsOnLoop(offset, loop) &&
               offset != loop.getInductionVar())
             return std::nullopt;
+      }
     c.operandChain = std::move(*chain);
     // A (P) must not depend on the accumulator; the first dot must come
     // before everything the later dot's operands need from the softmax.

@@ -1,5 +1,7 @@
 //===- HoistInvariants.cpp - Loop-invariant loads out of loops ------------===//
 
+#include "LoopUtils.h"
+#include "Phobos/Dialect/Tile/IR/TileOps.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -14,16 +16,6 @@ namespace phobos::tile {
 using namespace mlir;
 using namespace phobos::tile;
 
-/// Whether anything in `loop` writes a tensor. Any store counts: two
-/// tensor arguments may be the same memory.
-static bool writesAnyTensor(Operation *loop) {
-  bool found = false;
-  loop->walk([&](Operation *op) {
-    found |= isa<StoreOp, StoreScalarOp, AtomicAddOp>(op);
-  });
-  return found;
-}
-
 namespace {
 struct TileHoistInvariants
     : phobos::tile::impl::TileHoistInvariantsBase<TileHoistInvariants> {
@@ -32,7 +24,7 @@ struct TileHoistInvariants
   void runOnOperation() override {
     // Inner loops first, so that code can climb out of several levels.
     getOperation().walk([&](LoopLikeOpInterface loop) {
-      bool stores = writesAnyTensor(loop);
+      llvm::SmallDenseSet<Value, 4> written = writtenTensors(loop.getOperation());
       numHoisted += moveLoopInvariantCode(
           loop.getLoopRegions(),
           [&](Value value, Region *) {
@@ -41,7 +33,11 @@ struct TileHoistInvariants
           [&](Operation *op, Region *) {
             if (isMemoryEffectFree(op) && isSpeculatable(op))
               return true;
-            return isa<LoadOp>(op) && !stores;
+            // A load of a tensor the loop does not write reads the same
+            // values before it (distinct tensor arguments are distinct
+            // memory).
+            auto load = dyn_cast<LoadOp>(op);
+            return load && !written.contains(load.getTensor());
           },
           [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
     });

@@ -34,6 +34,19 @@ bool phobos::tile::isScalarPure(Operation &op) {
          llvm::none_of(op.getResultTypes(), isTile);
 }
 
+llvm::SmallDenseSet<Value, 4> phobos::tile::writtenTensors(Operation *root) {
+  llvm::SmallDenseSet<Value, 4> written;
+  root->walk([&](Operation *op) {
+    if (auto store = dyn_cast<StoreOp>(op))
+      written.insert(store.getTensor());
+    else if (auto store = dyn_cast<StoreScalarOp>(op))
+      written.insert(store.getTensor());
+    else if (auto add = dyn_cast<AtomicAddOp>(op))
+      written.insert(add.getTensor());
+  });
+  return written;
+}
+
 bool phobos::tile::runsOncePerKernel(scf::ForOp loop) {
   Operation *parent = loop->getParentOp();
   while (isa<scf::IfOp>(parent))

@@ -2,6 +2,7 @@
 //
 // What tile-pipeline and tile-defer-dots ask of an
 // scf.for: where a value is defined, whether it changes between iterations,
+// which tensors it writes,
 // whether the loop is the remainder tile-split-ragged-loops leaves, which
 // loads an operand needs; and the rewrites they share: more iteration
 // arguments, an operand's loads for another iteration. Also what
@@ -14,6 +15,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace phobos::tile {
 
@@ -29,6 +31,12 @@ bool dependsOnLoop(mlir::Value value, mlir::scf::ForOp loop);
 /// tiles among its operands and results, no memory effects and no
 /// regions, which every thread runs alike.
 bool isScalarPure(mlir::Operation &op);
+
+/// The tensor arguments that stores, scalar stores and atomic additions in
+/// `root` write. Distinct tensor arguments are distinct memory (the memory
+/// model, docs/language.md), so a load of any other tensor reads the same
+/// values wherever in the loop, or before it, it runs.
+llvm::SmallDenseSet<mlir::Value, 4> writtenTensors(mlir::Operation *root);
 
 /// Whether `loop` starts at most once in a kernel: only scf.if ops (an
 /// unswitched loop's branches) stand between it and the kernel.

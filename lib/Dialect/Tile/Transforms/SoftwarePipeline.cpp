@@ -109,16 +109,13 @@ public:
     if (runsAtMostOnce(loop))
       return operands;
     // A store (or atomic addition) in the loop may write what a later
-    // iteration reads: reading early would change the result.
-    if (loop->walk([](Operation *op) {
-              return isa<StoreOp, StoreScalarOp, AtomicAddOp>(op)
-                         ? WalkResult::interrupt()
-                         : WalkResult::advance();
-            }).wasInterrupted())
-      return operands;
+    // iteration reads from the same tensor: reading it early would change
+    // the result. Other tensors are other memory (a backward pass adds
+    // its dQ rows atomically while it stages Q's).
+    llvm::SmallDenseSet<Value, 4> written = writtenTensors(loop);
     for (Operation &op : *loop.getBody()) {
       auto load = dyn_cast<LoadOp>(op);
-      if (!load || !load->hasOneUse())
+      if (!load || !load->hasOneUse() || written.contains(load.getTensor()))
         continue;
       auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
       if (!alloc || alloc->getBlock() != loop.getBody())

@@ -122,8 +122,8 @@ def TileHoistInvariants : Pass<"tile-hoist-invariants", "::phobos::tile::KernelO
   let description = [{
     Loop-invariant code motion that also moves `phobos.load`s (whose
     masking makes them safe to execute even when the loop runs zero times)
-    when the loop stores to no tensor (two tensor arguments may be the same
-    memory). A tile read once instead of every iteration: the query block
+    of tensors the loop does not write (distinct tensor arguments are
+    distinct memory). A tile read once instead of every iteration: the query block
     of attention, a row of weights, a scale. Scalar loads stay (out of range
     they are errors in the interpreter).
 
@@ -249,8 +249,8 @@ def TileDeferDots : Pass<"tile-defer-dots", "::phobos::tile::KernelOp"> {
     carries P (zero at first: the first iteration adds `0 @ V[-step]`, a
     masked read outside the tensor) and the rescaled accumulator; a copy of
     the second dot after the loop adds the last block. Every element is
-    computed by the same operations in the same order. Loops that store,
-    start elsewhere than 0, or whose accumulator is used by anything but
+    computed by the same operations in the same order. Loops that write
+    V's tensor, start elsewhere than 0, or whose accumulator is used by anything but
     its rescale are left alone, and so are dots too small to pay for it:
     the overlap needs the deferred dot to run about as long as the softmax
     beside it, so its accumulator must be at least `min-columns` wide
@@ -430,7 +430,7 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
 
     S is `@pipeline(N)`, else the `stages` option, else 3, lowered to 2
     when three stages do not fit in `max-shared-bytes` (the chip's budget,
-    set by the GPU pipeline). A loop that stores to a tensor, an operand
+    set by the GPU pipeline). An operand of a tensor the loop writes, one
     whose offsets depend on loop-carried values, a copy that cannot move at
     least 4 bytes at a time (a 16-bit operand staged transposed) unless its
     registers can (below), and the
