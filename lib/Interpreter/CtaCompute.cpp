@@ -179,7 +179,9 @@ bool Cta::execDot(tile::DotOp op) {
   if (!b)
     return false;
   bool transposed = op.getTransposeB();
-  int64_t m = a->shape[0], k = a->shape[1];
+  // transpose_a: a holds A as [k, m].
+  bool aTransposed = op.getTransposeA();
+  int64_t m = a->shape[aTransposed ? 1 : 0], k = a->shape[aTransposed ? 0 : 1];
   int64_t n = transposed ? b->shape[0] : b->shape[1];
   ElementType out = elementOf(op.getType());
   auto round = [&](double x) {
@@ -191,10 +193,11 @@ bool Cta::execDot(tile::DotOp op) {
     }
     return x;
   };
-  // Operands rounded once; b laid out [k, n].
+  // Operands rounded once; a laid out [m, k], b [k, n].
   std::vector<double> av(m * k), bv(k * n);
-  for (int64_t x = 0; x < m * k; ++x)
-    av[x] = round(a->f[x]);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p)
+      av[i * k + p] = round(aTransposed ? a->f[p * m + i] : a->f[i * k + p]);
   for (int64_t r = 0; r < k; ++r)
     for (int64_t c = 0; c < n; ++c)
       bv[r * n + c] = round(transposed ? b->f[c * k + r] : b->f[r * n + c]);

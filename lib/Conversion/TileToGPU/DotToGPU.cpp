@@ -411,8 +411,9 @@ Regs lowerMmaDot(ThreadEmitter &l, DotOp op, DotOp::GenericAdaptor<ArrayRef<Valu
 /// constant `step`: its shared address, the swizzle mode of the atom width,
 /// and the byte offsets between core matrices. K-major (K contiguous: A,
 /// and B^T): 8 rows of one atom to the next 8 (SBO); the leading offset is
-/// unused (1). MN-major (B as [K, N]): the next atom column along N is all
-/// K rows later (LBO), the next 8 rows of K are 8 atom rows later (SBO). A
+/// unused (1). MN-major (B as [K, N], a transposed A as [K, M]): the next
+/// atom column along N (M) is all K rows later (LBO), the next 8 rows of K
+/// are 8 atom rows later (SBO). A
 /// start whose row is a multiple of 8 has no swizzle bits of its own (phase
 /// 0), so moving it along K inside an atom is how the K steps address their
 /// slice.
@@ -553,7 +554,10 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
   Type element = aTile ? aTile.getElementType() : a->type.getElementType();
   bool tf32 = element.isF32();
   int64_t kStep = tf32 ? 8 : 16;
-  int64_t k = aTile ? aTile.getDimSize(1) : a->type.getShape()[1];
+  // transpose_a: A's buffer is [K, M], M contiguous (read M-major).
+  bool aTransposed = op.getTransposeA();
+  int64_t k = aTile ? aTile.getDimSize(1)
+                    : a->type.getShape()[aTransposed ? 0 : 1];
   int64_t n = resultType.getDimSize(1);
   MLIRContext *context = l.b.getContext();
   Type f32 = l.b.getF32Type();
@@ -586,10 +590,13 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
     aFragments = packRegisterA(l, aTile, adaptor.getA());
   NVVM::WgmmaFenceAlignedOp::create(l.b, l.loc);
   for (int64_t kk = 0; kk < k; kk += kStep) {
-    Value descA =
-        a ? matrixDescriptor(l, *a, {rowBase, l.i32(0)}, {0, kk},
-                             /*kMajor=*/true)
-          : Value();
+    Value descA;
+    if (a && aTransposed)
+      descA = matrixDescriptor(l, *a, {l.i32(0), rowBase}, {kk, 0},
+                               /*kMajor=*/false);
+    else if (a)
+      descA = matrixDescriptor(l, *a, {rowBase, l.i32(0)}, {0, kk},
+                               /*kMajor=*/true);
     // A K-major B (layout col) is read as is; an N-major one (a 16-bit B
     // as [K, N]) is read transposed (layout row, imm-trans-b = 1).
     Value descB = matrixDescriptor(
@@ -610,7 +617,7 @@ Regs lowerWgmmaDot(ThreadEmitter &l, DotOp op,
         type, type, NVVM::WGMMATypes::f32,
         accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-        NVVM::MMALayout::row,
+        aTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         /*satfinite=*/nullptr);
   }

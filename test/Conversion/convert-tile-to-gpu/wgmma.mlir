@@ -109,3 +109,36 @@ phobos.kernel @wgmma_swap(%x: f32, %C: !phobos.tensor<?x?xf32>) attributes {max_
   phobos.store %d, %C[%c0, %c0] : !phobos.tile<64x64xf32, #swapped>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// transpose_a (tile-fold-transposed-operands): A is stored [K, M] = [32, 64]
+// with M contiguous in one 128-byte atom column and read M-major: its
+// descriptor takes the MN-major form, the same as B's here (mode 1, SBO
+// 1024 >> 4 = 64, LBO 32 rows x 128 B = 4096 >> 4 = 256:
+// 0x4000004001000000), the wgmma's A layout is col (imm-trans-a = 1), and
+// the second K step starts 16 rows (2048 B, 128 over 16) into both
+// buffers. Without the attribute A's descriptor would be K-major (LBO 1).
+// CHECK-LABEL: gpu.func @wgmma_transposed_a
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.constant 4611686293322072064 : i64
+// CHECK: arith.constant 4611686293322072064 : i64
+// CHECK: %[[T0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
+// CHECK: %[[A1BASE:.*]] = arith.ori %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[ASTEP:.*]] = arith.constant 128 : i64
+// CHECK-NEXT: %[[A1:.*]] = arith.addi %[[A1BASE]], %[[ASTEP]] : i64
+// CHECK: nvvm.wgmma.mma_async %[[A1]], %{{.*}}, %[[T0]], <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: gpu.return
+#lat = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#lbt = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#s128 = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+#mmat = #phobos.mma<warpsPerCTA = [4, 1]>
+phobos.kernel @wgmma_transposed_a(%h: f16, %C: !phobos.tensor<?x?xf32>) attributes {max_threads = 128 : i32, phobos.scratch_offset = 12288 : i64, phobos.shared_bytes = 12288 : i64} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %h : !phobos.tile<32x64xf16, #lat>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<32x64xf16, #lat> -> !phobos.smem<32x64xf16, #s128>
+  %b = phobos.fill %h : !phobos.tile<32x128xf16, #lbt>
+  %sb = phobos.local_alloc %b {offset = 4096 : i64} : !phobos.tile<32x128xf16, #lbt> -> !phobos.smem<32x128xf16, #s128>
+  %d = phobos.dot %sa, %sb transpose_a kind(wgmma) : !phobos.smem<32x64xf16, #s128>, !phobos.smem<32x128xf16, #s128> -> !phobos.tile<64x128xf32, #mmat>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<64x128xf32, #mmat>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

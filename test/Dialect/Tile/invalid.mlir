@@ -1314,3 +1314,20 @@ phobos.kernel @turn_one_group(%n: i32) attributes {max_threads = 128 : i32} {
   }
   phobos.return
 }
+
+// -----
+
+func.func @transpose_a_in_registers(%a: !phobos.tile<32x64xf16>, %b: !phobos.tile<32x64xf16>) {
+  // expected-error@+1 {{transpose_a needs kind(wgmma) without swap_ab and a 16-bit a in shared memory}}
+  %d = phobos.dot %a, %b transpose_a kind(wgmma) : !phobos.tile<32x64xf16>, !phobos.tile<32x64xf16> -> !phobos.tile<64x64xf32>
+  return
+}
+
+// -----
+
+#s128 = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+func.func @transpose_a_shapes(%a: !phobos.smem<32x64xf16, #s128>, %b: !phobos.smem<64x64xf16, #s128>) {
+  // expected-error@+1 {{inner dimensions differ: [32, 64] x [64, 64] (a transposed)}}
+  %d = phobos.dot %a, %b transpose_a kind(wgmma) : !phobos.smem<32x64xf16, #s128>, !phobos.smem<64x64xf16, #s128> -> !phobos.tile<64x64xf32>
+  return
+}

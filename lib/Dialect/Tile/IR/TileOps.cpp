@@ -678,18 +678,26 @@ LogicalResult DotOp::verify() {
   if (getSwapAb() && (getKind() != DotKind::wgmma || getTransposeB()))
     return emitOpError("swap_ab needs kind(wgmma) and a b that is not "
                        "transposed");
+  if (getTransposeA() &&
+      (getKind() != DotKind::wgmma || getSwapAb() ||
+       !isa<SharedMemoryType>(getA().getType()) ||
+       aElement.getIntOrFloatBitWidth() != 16))
+    return emitOpError("transpose_a needs kind(wgmma) without swap_ab and a "
+                       "16-bit a in shared memory");
   // Shared-memory operands may hold f32 operands rounded to f16/bf16.
   bool promoted = isa<SharedMemoryType>(getA().getType()) ||
                   isa<SharedMemoryType>(getB().getType());
   if (aElement != bElement && !promoted)
     return emitOpError("operands must share an element type, got ")
            << aElement << " and " << bElement;
-  int64_t m = aShape[0], k = aShape[1];
+  int64_t m = getTransposeA() ? aShape[1] : aShape[0];
+  int64_t k = getTransposeA() ? aShape[0] : aShape[1];
   int64_t bk = getTransposeB() ? bShape[1] : bShape[0];
   int64_t n = getTransposeB() ? bShape[0] : bShape[1];
   if (k != bk)
     return emitOpError("inner dimensions differ: ")
            << shapeString(aShape) << " x " << shapeString(bShape)
+           << (getTransposeA() ? " (a transposed)" : "")
            << (getTransposeB() ? " (b transposed)" : "");
   if (result.getDimSize(0) != m || result.getDimSize(1) != n)
     return emitOpError("result must be ")

@@ -669,7 +669,12 @@ def Tile_DotOp : Tile_Op<"dot", [
     from shared memory) computes the transposed product `(a b)^T = b^T a^T`:
     `b`'s fragments come from shared memory through registers as the
     instruction's A, `a` is its K-major B, and the accumulator is the
-    transposed fragment layout (a `#phobos.blocked` one).
+    transposed fragment layout (a `#phobos.blocked` one). `transpose_a`
+    (wgmma only, set by tile-fold-transposed-operands) says that `a` is a
+    16-bit shared-memory buffer holding A transposed, `[K, M]` with M
+    contiguous: the dot is still `A @ b`, `[M, N]`, and wgmma reads A
+    M-major (the buffer of `transpose(x)`'s `x`, stored as it was
+    computed).
 
     ```mlir
     %c = phobos.dot %a, %b, %acc : !phobos.tile<64x16xf32>, !phobos.tile<16x64xf32>,
@@ -686,11 +691,12 @@ def Tile_DotOp : Tile_Op<"dot", [
                        UnitAttr:$transpose_b,
                        OptionalAttr<Tile_DotKindAttr>:$kind,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$in_flight,
-                       UnitAttr:$swap_ab);
+                       UnitAttr:$swap_ab,
+                       UnitAttr:$transpose_a);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $acc^)? (`precision` `(` $precision^ `)`)?
-    (`transpose_b` $transpose_b^)? (`kind` `(` $kind^ `)`)? (`swap_ab` $swap_ab^)? attr-dict `:` qualified(type($a)) `,`
+    (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? (`kind` `(` $kind^ `)`)? (`swap_ab` $swap_ab^)? attr-dict `:` qualified(type($a)) `,`
     qualified(type($b)) (`,` qualified(type($acc))^)? `->` qualified(type($result))
   }];
   let hasVerifier = 1;

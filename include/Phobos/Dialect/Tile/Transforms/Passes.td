@@ -4,6 +4,11 @@
 // tiles, then the decisions that make tiles runnable (MMA kind, layouts,
 // shared memory).
 //
+// Why this file is long: it is the one ODS file of the dialect's passes
+// (as each MLIR dialect keeps its own), which tablegen turns into the pass
+// classes and docs/passes/PhobosTilePasses.md; each record is one pass's
+// options and description, and no two share text a split would separate.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PHOBOS_DIALECT_TILE_TRANSFORMS_PASSES_TD
@@ -355,6 +360,29 @@ def TilePromoteShared : Pass<"tile-promote-shared", "::phobos::tile::KernelOp"> 
     Statistic<"numPromoted", "num-promoted", "Dot operands staged">,
     Statistic<"numInRegisters", "num-in-registers",
               "wgmma A operands read from registers, not staged">
+  ];
+}
+
+def TileFoldTransposedOperands
+    : Pass<"tile-fold-transposed-operands", "::phobos::tile::KernelOp"> {
+  let summary = "lets a wgmma read a transposed 16-bit A in its own layout";
+  let description = [{
+    A wgmma dot whose A tile-promote-shared staged from `transpose(x)`, x a
+    16-bit register tile `[K, M]` (M a multiple of 64, K of 16), stages x
+    instead, `[K, M]` in 128-byte swizzled atoms with M contiguous, and
+    marks the dot `transpose_a`: wgmma reads that A M-major
+    (imm-trans-a), so the tile crosses shared memory once and the
+    transpose, which moved it between threads through shared memory with
+    2-byte stores, goes (an attention backward's dQ += dS K from the dS^T
+    it holds).
+
+    Before: `%t = phobos.transpose %x`, `%s = phobos.local_alloc %t`,
+            `phobos.dot %s, %k kind(wgmma)`
+    After:  `%s = phobos.local_alloc %x : ... -> !phobos.smem<KxM...>`,
+            `phobos.dot %s, %k transpose_a kind(wgmma)`
+  }];
+  let statistics = [
+    Statistic<"numFolded", "num-folded", "Transposed A operands folded">
   ];
 }
 
