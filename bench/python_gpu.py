@@ -185,6 +185,10 @@ def launch_overhead(folder: Path, count: int) -> dict:
     out = torch.empty(n, device="cuda")
     results = {}
     results["phobos (torch arrays)"] = time_launches(lambda: kernel[(1,)](x, y, out), torch.cuda.synchronize, count)
+    # A new grid function at every launch, as Triton's tutorials write it.
+    results["phobos (torch arrays, grid a new lambda)"] = time_launches(
+        lambda: kernel[lambda meta: (-(-meta["N"] // meta["BLOCK"]),)](x, y, out),
+        torch.cuda.synchronize, count)
     results["phobos (torch, variant given)"] = time_launches(
         lambda: kernel[(1,)](x, y, out, BLOCK=1024), torch.cuda.synchronize, count)
     assert torch.allclose(out, x + y)
@@ -212,6 +216,9 @@ def launch_overhead(folder: Path, count: int) -> dict:
 
         results["triton"] = time_launches(lambda: add_kernel[(1,)](x, y, out, n, BLOCK=1024),
                                           torch.cuda.synchronize, count)
+        results["triton (grid a new lambda)"] = time_launches(
+            lambda: add_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](
+                x, y, out, n, BLOCK=1024), torch.cuda.synchronize, count)
         results["triton_version"] = triton.__version__
     except ImportError:
         pass

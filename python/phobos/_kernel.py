@@ -459,9 +459,11 @@ class Kernel:
             plans.insert(0, plan)
             del plans[_MAX_PLANS:]
             if self._table is not None and not given:
+                # A callable grid's plans carry the dims and variant it is
+                # called with (the C launcher calls it at each launch).
                 self._table.set(grid_key, [
-                    (p, p.native, p.grid3, *p.stream_call) for p in plans
-                    if p.native and p.grid3 is not None])
+                    (p, p.native, p.grid_meta if p.grid3 is None else p.grid3, *p.stream_call)
+                    for p in plans if p.native])
 
     def _load(self, variant: Variant, device: int, chip: str, driver: Any,
               aligned: Aligned = (), extents: Mapping[str, int] | None = None) -> _GpuKernel:

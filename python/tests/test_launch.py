@@ -590,6 +590,63 @@ def test_kernel_grid_is_one_call_into_c(write_module, fake_gpu, fake_torch, monk
     assert kernel._table.size() == 0
 
 
+def test_a_callable_grid_is_called_from_c(write_module, fake_gpu, fake_torch, monkeypatch):
+    """A grid function (a new lambda at every call, as Triton's tutorials
+    write it) finds the plans in C too: C calls it with the plan's dims and
+    variant and launches what it returns, with no Python of the package on
+    the way. What it raises is the launch's error; a result of another form,
+    or beyond the GPU's limits, goes the Python way, which says what is
+    wrong."""
+    from phobos import _library
+    if _library.fast_launch() is None:
+        pytest.skip("libphobos-python is not built")
+    import phobos._kernel as kernel_module
+    kernel = write_module(SCALED32).scaled32
+    a = FakeTorchTensor((32, 40), FLOAT32, 0x10000)
+    c = FakeTorchTensor((32, 40), FLOAT32, 0x30000)
+    kernel[lambda meta: (meta["M"] // meta["TM"], 2)](a, c, 0.5, 7, True)
+    assert kernel._table.size() == 1
+    seen = []
+
+    def grid(meta):
+        seen.append(meta)
+        return meta["M"] // meta["TM"] + 1, meta["N"] // meta["TN"] + 1
+
+    def python_path(*args, **kwargs):
+        raise AssertionError("the launch went through Python")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(kernel_module, "_launch_planned", python_path)
+        patch.setattr(kernel_module.Kernel, "launch", python_path)
+        kernel[grid](FakeTorchTensor((32, 40), FLOAT32, 0x70000), c, 0.25, 1, False)
+        assert fake_gpu.launches[-1][0] == (3, 2, 1) and fake_gpu.launches[-1][3] == 0x99
+        assert seen == [{"M": 32, "N": 40, "TM": 16, "TN": 32}]
+        seen[0]["M"] = 0  # the grid gets a copy: the plan's dims stay
+        kernel[lambda meta: meta["M"]](a, c, 0.25, 1, False)
+        assert fake_gpu.launches[-1][0] == (32, 1, 1)
+        kernel[lambda meta: [1, 2, 3]](a, c, 0.25, 1, False)
+        assert fake_gpu.launches[-1][0] == (1, 2, 3)
+
+        def broken(meta):
+            raise KeyError("BLOCK")
+
+        count = len(fake_gpu.launches)
+        with pytest.raises(KeyError, match="BLOCK"):
+            kernel[broken](a, c, 0.25, 1, False)
+        for bad in (lambda meta: (1, 2, 3, 4), lambda meta: (0,), lambda meta: (1, 65536),
+                    lambda meta: 2.0, lambda meta: "2"):
+            with pytest.raises(AssertionError, match="through Python"):
+                kernel[bad](a, c, 0.25, 1, False)
+        assert len(fake_gpu.launches) == count
+    # The Python path's word on those grids.
+    with pytest.raises(ArgumentError, match="the grid is 1 to 3 integers, got 4"):
+        kernel[lambda meta: (1, 2, 3, 4)](a, c, 0.25, 1, False)
+    # Another shape: the full path, which adds its plan to the C table.
+    kernel[grid](FakeTorchTensor((48, 40), FLOAT32, 0x10000),
+                 FakeTorchTensor((48, 40), FLOAT32, 0x30000), 1.0, 1, True)
+    assert fake_gpu.launches[-1][0] == (4, 2, 1) and kernel._table.size() == 2
+
+
 def test_a_grid_list_changed_in_place_is_read_again(scaled, fake_gpu):
     """Plans are found by the grid's identity only for grids that cannot
     change (tuples, None, functions): a list changed between launches

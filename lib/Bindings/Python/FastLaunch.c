@@ -14,9 +14,11 @@
 |*                                                                            *|
 |* Two Python types make `kernel[grid](...)` one C call with no Python frame *|
 |* on the way: a LaunchTable (one per kernel: the plans of launches without  *|
-|* variant keywords, by grid) and the Launcher `kernel[grid]` returns. A      *|
-|* Launcher's call tries the table's plans for its grid and otherwise calls  *|
-|* the kernel's `_launch_slow`, the package's path in Python.                 *|
+|* variant keywords, by grid; a grid function is called here, with the dims  *|
+|* and variant of the plan that takes the arguments) and the Launcher        *|
+|* `kernel[grid]` returns. A Launcher's call tries the table's plans for its *|
+|* grid and otherwise calls the kernel's `_launch_slow`, the package's path  *|
+|* in Python.                                                                 *|
 |*                                                                            *|
 |* Built against CPython's stable ABI and loaded with ctypes.PyDLL (the GIL  *|
 |* is held throughout), so one build serves every Python 3.8+ it is carried  *|
@@ -301,21 +303,14 @@ static size_t slotBytes(int kind) {
   }
 }
 
-/* Launches `plan` with `args` (a tuple) on `grid` and `stream`: 1 when
-   launched, 0 when the arguments are not the plan's (take the full path),
-   and -CUresult when the driver failed. Every argument is read before any
-   slot is written, so Python code that runs while reading one (a tensor
-   subclass's method) cannot interleave another thread's launch of this
-   plan between the writes and cuLaunchKernel. */
-PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
-                                     unsigned gridY, unsigned gridZ,
-                                     void *stream) {
+/* Reads `args` (a tuple) into `values` (numArgs of them) as the plan
+   describes them: 1 when they are the plan's, 0 otherwise (take the full
+   path). Every argument is read before any slot is written, so Python code
+   that runs while reading one (a tensor subclass's method) cannot
+   interleave another thread's launch of this plan between the writes and
+   cuLaunchKernel. */
+static int planBind(const Plan *plan, PyObject *args, uint64_t *values) {
   if (!PyTuple_Check(args) || PyTuple_Size(args) != plan->numArgs)
-    return 0;
-  uint64_t small[16];
-  uint64_t *values = small;
-  if (plan->numArgs > 16 &&
-      !(values = malloc(sizeof(uint64_t) * (size_t)plan->numArgs)))
     return 0;
   int ok = 1;
   for (int index = 0; ok && index < plan->numArgs; ++index) {
@@ -327,15 +322,18 @@ PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
   }
   if (!ok || overlapsWritten(plan, values)) {
     PyErr_Clear();
-    if (values != small)
-      free(values);
     return 0;
   }
+  return 1;
+}
+
+/* Fills the plan's slots from bound `values` and launches it: 1 when
+   launched, -CUresult when the driver failed. */
+static int planIssue(Plan *plan, const uint64_t *values, unsigned gridX,
+                     unsigned gridY, unsigned gridZ, void *stream) {
   for (int index = 0; index < plan->numArgs; ++index)
     memcpy(plan->args[index].slot, &values[index],
            slotBytes(plan->args[index].kind));
-  if (values != small)
-    free(values);
   void *current = NULL;
   int result = plan->getCurrent(&current);
   if (result == 0 && current != plan->context)
@@ -346,19 +344,57 @@ PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
   return result == 0 ? 1 : -result;
 }
 
+/* The bound values of a plan: on the stack up to 16 arguments. */
+typedef struct Bound {
+  uint64_t small[16];
+  uint64_t *values;
+} Bound;
+
+static int boundInit(Bound *bound, const Plan *plan) {
+  bound->values = bound->small;
+  if (plan->numArgs > 16 &&
+      !(bound->values = malloc(sizeof(uint64_t) * (size_t)plan->numArgs)))
+    return 0;
+  return 1;
+}
+
+static void boundFree(Bound *bound) {
+  if (bound->values != bound->small)
+    free(bound->values);
+}
+
+/* Launches `plan` with `args` (a tuple) on `grid` and `stream`: 1 when
+   launched, 0 when the arguments are not the plan's (take the full path),
+   and -CUresult when the driver failed. */
+PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
+                                     unsigned gridY, unsigned gridZ,
+                                     void *stream) {
+  Bound bound;
+  if (!boundInit(&bound, plan))
+    return 0;
+  int result = planBind(plan, args, bound.values)
+                   ? planIssue(plan, bound.values, gridX, gridY, gridZ, stream)
+                   : 0;
+  boundFree(&bound);
+  return result;
+}
+
 /*===----------------------------------------------------------------------===*\
 |* LaunchTable and Launcher                                                   *|
 \*===----------------------------------------------------------------------===*/
 
 /* One plan of a table: the grid key it serves (a tuple or None, compared by
-   identity, then by equality for tuples), the Python plan that owns the C
-   plan and its buffers (kept alive here), the grid it launches and where
-   its stream comes from (`stream(streamArg)`, or `stream()` without one). */
+   identity, then by equality for tuples; or the package's key of every
+   callable grid), the Python plan that owns the C plan and its buffers
+   (kept alive here), the grid it launches (or, for a callable grid, the
+   dims and variant the grid is called with at each launch) and where its
+   stream comes from (`stream(streamArg)`, or `stream()` without one). */
 typedef struct TableEntry {
   PyObject *key;
   PyObject *owner;
   Plan *plan;
   unsigned grid[3];
+  PyObject *meta;
   PyObject *stream;
   PyObject *streamArg;
 } TableEntry;
@@ -386,6 +422,7 @@ static void releaseEntries(TableEntry *entries, Py_ssize_t count) {
     Py_XDECREF(entries[i].key);
     Py_XDECREF(entries[i].stream);
     Py_XDECREF(entries[i].streamArg);
+    Py_XDECREF(entries[i].meta);
     /* Last: dropping the owner may free the C plan. */
     Py_XDECREF(entries[i].owner);
   }
@@ -456,8 +493,9 @@ static int sameKey(PyObject *key, PyObject *grid) {
 }
 
 /* table.set(key, entries): the plans for `key`, replacing the ones it had;
-   each entry is (owner, plan address, (x, y, z), stream, stream argument
-   or None). */
+   each entry is (owner, plan address, (x, y, z) or, for the key of
+   callable grids, the dict the grid is called with, stream, stream
+   argument or None). */
 static PyObject *tableSet(PyObject *object, PyObject *args) {
   LaunchTable *self = (LaunchTable *)object;
   PyObject *key, *list;
@@ -469,11 +507,13 @@ static PyObject *tableSet(PyObject *object, PyObject *args) {
     return PyErr_NoMemory();
   Py_ssize_t count = 0;
   for (Py_ssize_t i = 0; i < added; ++i) {
-    PyObject *owner, *stream, *streamArg;
+    PyObject *owner, *grid, *stream, *streamArg;
     unsigned long long address;
-    unsigned x, y, z;
-    if (!PyArg_ParseTuple(PyList_GetItem(list, i), "OK(III)OO:set entry", &owner,
-                          &address, &x, &y, &z, &stream, &streamArg)) {
+    unsigned x = 0, y = 0, z = 0;
+    if (!PyArg_ParseTuple(PyList_GetItem(list, i), "OKOOO:set entry", &owner,
+                          &address, &grid, &stream, &streamArg) ||
+        (!PyDict_Check(grid) &&
+         !PyArg_ParseTuple(grid, "III:set entry's grid", &x, &y, &z))) {
       releaseEntries(entries, count);
       return NULL;
     }
@@ -491,6 +531,10 @@ static PyObject *tableSet(PyObject *object, PyObject *args) {
     entry->grid[0] = x;
     entry->grid[1] = y;
     entry->grid[2] = z;
+    if (PyDict_Check(grid)) {
+      Py_INCREF(grid);
+      entry->meta = grid;
+    }
     Py_INCREF(stream);
     entry->stream = stream;
     if (streamArg != Py_None) {
@@ -531,13 +575,65 @@ static PyObject *tableLen(PyObject *object, PyObject *unused) {
   return PyLong_FromSsize_t(((LaunchTable *)object)->count);
 }
 
+/* The extents a callable grid returns for `meta` (a copy is passed): an
+   int or a tuple or list of 1 to 3 ints, within the GPU's limits. 1 when
+   read; 0 when the value is of another form (the full path says what is
+   wrong with it); -1 when the grid raised. */
+static int callGrid(PyObject *grid, PyObject *meta, unsigned out[3]) {
+  PyObject *copy = PyDict_Copy(meta);
+  if (!copy)
+    return -1;
+  PyObject *value = PyObject_CallFunctionObjArgs(grid, copy, NULL);
+  Py_DECREF(copy);
+  if (!value)
+    return -1;
+  long long axes[3] = {1, 1, 1};
+  int ok = 1;
+  if (PyLong_Check(value)) {
+    axes[0] = PyLong_AsLongLong(value);
+  } else if (PyTuple_Check(value) || PyList_Check(value)) {
+    Py_ssize_t rank = PySequence_Size(value);
+    ok = rank >= 1 && rank <= 3;
+    for (Py_ssize_t axis = 0; ok && axis < rank; ++axis) {
+      PyObject *extent = PySequence_GetItem(value, axis);
+      ok = extent && PyLong_Check(extent);
+      if (ok)
+        axes[axis] = PyLong_AsLongLong(extent);
+      Py_XDECREF(extent);
+    }
+  } else {
+    ok = 0;
+  }
+  Py_DECREF(value);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  /* cuLaunchKernel's limits, as the package's within_limits. */
+  if (!ok || axes[0] < 1 || axes[0] > 2147483647LL || axes[1] < 1 ||
+      axes[1] > 65535 || axes[2] < 1 || axes[2] > 65535)
+    return 0;
+  for (int axis = 0; axis < 3; ++axis)
+    out[axis] = (unsigned)axes[axis];
+  return 1;
+}
+
 /* Launches through the first of the table's plans for `grid` that takes
-   `args`: 1 launched, 0 none took them, -1 with an exception set. */
+   `args`: 1 launched, 0 none took them, -1 with an exception set. A
+   callable grid is called (with the plan's dims and variant) only for a
+   plan that takes the arguments. */
 static int tableLaunch(LaunchTable *self, PyObject *grid, PyObject *args) {
+  int callable = -1;
   for (Py_ssize_t i = 0; i < self->count; ++i) {
     TableEntry *entry = &self->entries[i];
-    if (!sameKey(entry->key, grid))
+    if (entry->meta) {
+      if (callable < 0)
+        callable = !PyTuple_Check(grid) && PyCallable_Check(grid);
+      if (!callable)
+        continue;
+    } else if (!sameKey(entry->key, grid)) {
       continue;
+    }
     PyObject *handle = entry->streamArg
                            ? PyObject_CallFunctionObjArgs(entry->stream,
                                                           entry->streamArg, NULL)
@@ -549,18 +645,35 @@ static int tableLaunch(LaunchTable *self, PyObject *grid, PyObject *args) {
     if (PyErr_Occurred())
       return -1;
     /* The entry stays alive through the launch even if Python code run
-       while binding changes the table. */
+       while binding, or by the grid, changes the table. */
     PyObject *owner = entry->owner;
     Py_INCREF(owner);
-    unsigned x = entry->grid[0], y = entry->grid[1], z = entry->grid[2];
-    int result = phobosPyPlanLaunch(entry->plan, args, x, y, z, stream);
+    PyObject *meta = entry->meta;
+    Py_XINCREF(meta);
+    Plan *plan = entry->plan;
+    unsigned extents[3] = {entry->grid[0], entry->grid[1], entry->grid[2]};
+    Bound bound;
+    int result = boundInit(&bound, plan) ? planBind(plan, args, bound.values) : 0;
+    if (result == 1 && meta)
+      result = callGrid(grid, meta, extents);
+    if (result == 1)
+      result = planIssue(plan, bound.values, extents[0], extents[1], extents[2],
+                         stream);
+    boundFree(&bound);
+    Py_XDECREF(meta);
     if (result == 1) {
       Py_DECREF(owner);
       return 1;
     }
+    if (result < 0 && PyErr_Occurred()) {
+      /* The grid raised: its error is the launch's. */
+      Py_DECREF(owner);
+      return -1;
+    }
     if (result < 0) {
       PyObject *raised = PyObject_CallFunction(self->onError, "Oi(III)", owner,
-                                               -result, x, y, z);
+                                               -result, extents[0], extents[1],
+                                               extents[2]);
       Py_DECREF(owner);
       Py_XDECREF(raised);
       if (!PyErr_Occurred())
@@ -568,8 +681,9 @@ static int tableLaunch(LaunchTable *self, PyObject *grid, PyObject *args) {
       return -1;
     }
     Py_DECREF(owner);
-    /* The table may have changed under a Python method: start again is not
-       needed, but stay in bounds. */
+    /* A plan that does not take the arguments, or a grid of another form:
+       the next plan, or the Python path, which says what is wrong. The
+       table may have changed under a Python method: stay in bounds. */
     if (i >= self->count)
       break;
   }
