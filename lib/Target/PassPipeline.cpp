@@ -100,7 +100,8 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
     kernel.addPass(tile::createTileDeferDots());
   kernel.addPass(tile::createTileAssignLayouts());
   kernel.addPass(tile::createTilePromoteShared());
-  kernel.addPass(tile::createTileFoldTransposedOperands());
+  if (!isPassDisabled("tile-fold-transposed-operands"))
+    kernel.addPass(tile::createTileFoldTransposedOperands());
   kernel.addPass(tile::createTileSwizzleShared());
   tile::TilePipelineOptions pipelining;
   pipelining.maxSharedBytes = chipSharedBytes;

@@ -105,7 +105,7 @@ TEST(EnvironmentTest, ExperimentsNameThemselvesAndRefuseBadValues) {
          "--experiment without=tile-nothing: without takes optional passes "
          "(tile-group-blocks, tile-persistent, tile-defer-dots, "
          "tile-warp-specialize, tile-pingpong, tile-unswitch-loops, "
-         "tile-skip-full-masks)"}}) {
+         "tile-skip-full-masks, tile-fold-transposed-operands)"}}) {
     llvm::Expected<Experiments> bad = Experiments::parse({setting});
     ASSERT_FALSE(bool(bad)) << setting;
     EXPECT_EQ(llvm::toString(bad.takeError()), message);
