@@ -92,13 +92,20 @@ def from_suite(suite: dict[str, Any]) -> list[dict[str, Any]]:
 def from_launch(overhead_json: dict[str, Any], card: str, date: str) -> list[dict[str, Any]]:
     """The launch overhead of bench/python_gpu.py --json."""
     overhead = overhead_json.get("launch_overhead_us") or {}
-    phobos = overhead.get("phobos (torch arrays)")
     rows = []
-    for key, peer in (("torch (x + y, out=)", "torch.add"), ("triton", "Triton")):
+    # (Phobos' row, the peer's row, the peer's name, the case); a grid
+    # function new at every launch, as Triton's tutorials write grids.
+    for mine, key, peer, case in (
+            ("phobos (torch arrays)", "torch (x + y, out=)", "torch.add",
+             "vector_add, N = 1024, torch arrays"),
+            ("phobos (torch arrays)", "triton", "Triton", "vector_add, N = 1024, torch arrays"),
+            ("phobos (torch arrays, grid a new lambda)", "triton (grid a new lambda)", "Triton",
+             "vector_add, N = 1024, torch arrays, grid a new lambda")):
+        phobos = overhead.get(mine)
         if phobos and overhead.get(key):
             rows.append({
                 "group": "launch overhead from Python", "name": f"launch vs {peer}",
-                "case": "vector_add, N = 1024, torch arrays", "variant": "", "unit": "us",
+                "case": case, "variant": "", "unit": "us",
                 "phobos": round(phobos, 2), "peer": peer, "peer_value": round(overhead[key], 2),
                 "ratio": round(overhead[key] / phobos, 3), "card": card, "date": date,
                 "command": "PHOBOS_HOME=DIST python3 bench/python_gpu.py --overhead-only",

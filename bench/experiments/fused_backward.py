@@ -36,7 +36,8 @@ import t06_fused_attention as t06  # noqa: E402
 from _common import cdiv, empty  # noqa: E402
 
 KERNEL_PH = ROOT / "test" / "Transforms" / "Inputs" / "attention_backward_fused.ph"
-VARIANTS = [(64, 64), (128, 64), (64, 32), (128, 32)]
+# (BC, BR, pipeline stages): two stages fit two CTAs of D 128, BC 64 on an SM.
+VARIANTS = [(64, 64, 3), (64, 64, 2), (128, 64, 3), (64, 32, 3), (128, 32, 3)]
 
 
 @ph.kernel
@@ -51,8 +52,8 @@ def attn_bwd_prep(o: ph.tensor[ph.f16][BH, N, D], dout_all: ph.tensor[ph.f16][BH
 
 
 @ph.kernel
-@ph.autotune(D=[64, 128], BC=[64, 128, 32], BR=[64, 32, 128])
-@ph.pipeline
+@ph.autotune(D=[64, 128], BC=[64, 128, 32], BR=[64, 32, 128], STAGES=[3, 2])
+@ph.pipeline("STAGES")
 @ph.tensorcore
 def attn_bwd_fused(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
                    v: ph.tensor[ph.f16][BH, N, D], dout_all: ph.tensor[ph.f16][BH, N, D],
@@ -159,13 +160,15 @@ def gpu(bindir: Path) -> int:
                 o, lse = t06.attention(q, k, v, causal)
                 want = [torch.from_numpy(w).cuda() for w in reference(
                     *(x.cpu().numpy() for x in (q, k, v, do)), causal, 1 / math.sqrt(d))]
-                for bc, br in VARIANTS:
-                    got = backward_fused(q, k, v, o, lse, do, causal, alloc=poisoned, BC=bc, BR=br)
+                for bc, br, stages in VARIANTS:
+                    got = backward_fused(q, k, v, o, lse, do, causal, alloc=poisoned, BC=bc, BR=br,
+                                         STAGES=stages)
                     err = max(((g.double() - w).abs().max() / w.abs().max()).item()
                               for g, w in zip(got, want))
                     if not err < 1e-2:
                         failed += 1
-                        print(f"CHECK FAILED D{d} causal={int(causal)} {shape} BC{bc} BR{br}: {err:.1e}")
+                        print(f"CHECK FAILED D{d} causal={int(causal)} {shape} BC{bc} BR{br} "
+                              f"stages {stages}: {err:.1e}")
     print(f"checks: {'all ok' if not failed else f'{failed} failed'}", flush=True)
 
     rows = []
@@ -183,15 +186,15 @@ def gpu(bindir: Path) -> int:
                        "sdpa": time(lambda: torch.autograd.grad(want, (qg, kg, vg), do,
                                                                 retain_graph=True)),
                        "two": time(lambda: t06.attention_backward(q, k, v, o, lse, do, causal))}
-                for bc, br in VARIANTS:
-                    row[f"{bc}x{br}"] = time(
-                        lambda: backward_fused(q, k, v, o, lse, do, causal, BC=bc, BR=br))
+                for bc, br, stages in VARIANTS:
+                    row[f"{bc}x{br}/{stages}"] = time(lambda: backward_fused(
+                        q, k, v, o, lse, do, causal, BC=bc, BR=br, STAGES=stages))
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 del q, k, v, do, qg, kg, vg, want
                 torch.cuda.empty_cache()
     print(f"\n{torch.cuda.get_device_name()}: backward ms (ratio SDPA / it)")
-    cols = ["two"] + [f"{bc}x{br}" for bc, br in VARIANTS]
+    cols = ["two"] + [f"{bc}x{br}/{stages}" for bc, br, stages in VARIANTS]
     print("| D | causal | B*H | N | SDPA | tutorial 06 | " + " | ".join(f"fused {c}" for c in cols[1:]) + " |")
     print("|" + " --- |" * (5 + len(cols)))
     for r in rows:
