@@ -119,6 +119,7 @@ struct KernelLowering : TileToGPUPattern<KernelOp> {
     frame.numWarps = getNumWarps(kernel);
     kernel.walk([&](DotOp dot) {
       frame.asyncProxyReads |= dot.getKind() == DotKind::wgmma;
+      frame.fmaDots |= dot.getKind() == DotKind::fma;
     });
     if (auto offset =
             kernel->getAttrOfType<IntegerAttr>(KernelOp::kScratchOffsetAttrName))

@@ -41,6 +41,9 @@ struct KernelFrame {
   /// Whether wgmma reads shared memory (the async proxy): every barrier
   /// then first fences the thread's generic-proxy writes for it.
   bool asyncProxyReads = false;
+  /// Whether the kernel has a product on the FMA units (its accumulators
+  /// leave few registers: masked loads there avoid predication).
+  bool fmaDots = false;
   /// Values cached for the whole kernel are inserted before this op.
   mlir::Operation *prologueEnd = nullptr;
   std::map<std::array<int64_t, 6>, mlir::Value> threadBases;

@@ -200,3 +200,38 @@ phobos.kernel @mma_f16_a_colmajor(%h: f16, %C: !phobos.tensor<?x?xf32> {phobos.d
   phobos.store %d, %C[%c0, %c0] : !phobos.tile<16x8xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// In a kernel with a product on the FMA units (an SGEMM keeps its
+// accumulators in registers) a masked vector loads unconditionally: its
+// address moves to the tensor's first element and the values are replaced
+// by zeros, where a predicated load kept more registers live.
+
+#a = #phobos.blocked<sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+#b = #phobos.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]>
+#acc = #phobos.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+
+// CHECK-LABEL: gpu.func @fma_kernel_load
+// CHECK-SAME: (%[[X:[^:]*]]: !llvm.ptr<1>,
+// CHECK: scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[X]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[SP:.*]] = arith.select %{{.*}}, %[[P]], %[[X]] : !llvm.ptr<1>
+// CHECK-NEXT: llvm.load %[[SP]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.intr.fma
+phobos.kernel @fma_kernel_load(%X: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]},
+                               %Y: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]},
+                               %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]})
+    attributes {max_threads = 32 : i32, phobos.scratch_offset = 160 : i64, phobos.shared_bytes = 160 : i64} {
+  %c0 = arith.constant 0 : i32
+  %v = phobos.load %X[%c0, %c0] : !phobos.tensor<?x?xf32> -> !phobos.tile<2x64xf32, #b>
+  phobos.store %v, %Y[%c0, %c0] : !phobos.tile<2x64xf32, #b>, !phobos.tensor<?x?xf32>
+  %x = arith.constant 1.0 : f32
+  %a = phobos.fill %x : !phobos.tile<4x2xf32, #a>
+  %sa = phobos.local_alloc %a {offset = 0 : i64} : !phobos.tile<4x2xf32, #a> -> !phobos.smem<4x2xf32, #phobos.shared<order = [0, 1], padding = 4>>
+  %b = phobos.fill %x : !phobos.tile<2x8xf32, #b>
+  %sb = phobos.local_alloc %b {offset = 64 : i64} : !phobos.tile<2x8xf32, #b> -> !phobos.smem<2x8xf32, #phobos.shared<order = [1, 0], padding = 4>>
+  %d = phobos.dot %sa, %sb kind(fma) : !phobos.smem<4x2xf32, #phobos.shared<order = [0, 1], padding = 4>>, !phobos.smem<2x8xf32, #phobos.shared<order = [1, 0], padding = 4>> -> !phobos.tile<4x8xf32, #acc>
+  phobos.store %d, %C[%c0, %c0] : !phobos.tile<4x8xf32, #acc>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
