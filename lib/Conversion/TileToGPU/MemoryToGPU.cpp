@@ -188,7 +188,7 @@ struct LoadLowering : TileToGPUPattern<LoadOp> {
       };
       // A masked run that is uniform (always, where @aligned promises the
       // extents) is one vector load under its first element's flag, without
-      // a branch.
+      // the element-by-element path.
       Value inside = run.elements.front().second;
       scf::IfOp outer;
       if (!inside) {
@@ -202,18 +202,17 @@ struct LoadLowering : TileToGPUPattern<LoadOp> {
                               tensor.base),
                      inside);
         } else {
-        // Under its flag: a lane masked off issues no memory request (ptxas
-        // predicates the load) and reads zeros.
-        auto guarded = scf::IfOp::create(e.b, e.loc, types, inside, true);
-        {
+          // Under its flag: a lane masked off issues no memory request
+          // (ptxas predicates the load) and reads zeros.
+          auto guarded = scf::IfOp::create(e.b, e.loc, types, inside, true);
           OpBuilder::InsertionGuard inner(e.b);
           e.b.setInsertionPointToStart(&guarded.getThenRegion().front());
           vectorLoad(globalPointer(e, tensor, linear), Value());
           e.b.setInsertionPointToStart(&guarded.getElseRegion().front());
-          SmallVector<Value> zeros(width, e.zero(element));
-          scf::YieldOp::create(e.b, e.loc, zeros);
-        }
-        scf::YieldOp::create(e.b, e.loc, guarded.getResults());
+          scf::YieldOp::create(
+              e.b, e.loc, SmallVector<Value>(width, e.zero(element)));
+          e.b.setInsertionPointAfter(guarded);
+          scf::YieldOp::create(e.b, e.loc, guarded.getResults());
         }
         e.b.setInsertionPointToStart(&outer.getElseRegion().front());
         scf::YieldOp::create(e.b, e.loc, wholeOrElements().getResults());
