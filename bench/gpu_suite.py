@@ -202,6 +202,7 @@ same_as_interpreter = [
     ("test/Interpreter/ops/casts.ph", ["--scalar=z=0", "--scalar=big=4294967297"]),
     ("test/Interpreter/ops/broadcast-two-sided.ph", ["--init=X=iota"]),
     ("test/Interpreter/ops/math.ph", ["--init=X=iota", "--scalar=two=2"]),
+    ("test/Interpreter/ops/exp2.ph", ["--init=X=iota", "--scalar=half=0.5"]),
 ]
 for path, args in (same_as_interpreter if SWEEP else []):
     outputs = []

@@ -663,7 +663,9 @@ Value Generator::genUnaryMath(ast::Builtin builtin, Value operand,
   if (type.isTile()) {
     switch (builtin) {
     case Builtin::Exp: return tile::ExpOp::create(builder, at, operand);
+    case Builtin::Exp2: return tile::Exp2Op::create(builder, at, operand);
     case Builtin::Log: return tile::LogOp::create(builder, at, operand);
+    case Builtin::Log2: return tile::Log2Op::create(builder, at, operand);
     case Builtin::Sqrt: return tile::SqrtOp::create(builder, at, operand);
     case Builtin::Rsqrt: return tile::RsqrtOp::create(builder, at, operand);
     case Builtin::Tanh: return tile::TanhOp::create(builder, at, operand);
@@ -672,7 +674,9 @@ Value Generator::genUnaryMath(ast::Builtin builtin, Value operand,
   }
   switch (builtin) {
   case Builtin::Exp: return math::ExpOp::create(builder, at, operand);
+  case Builtin::Exp2: return math::Exp2Op::create(builder, at, operand);
   case Builtin::Log: return math::LogOp::create(builder, at, operand);
+  case Builtin::Log2: return math::Log2Op::create(builder, at, operand);
   case Builtin::Sqrt: return math::SqrtOp::create(builder, at, operand);
   case Builtin::Rsqrt: return math::RsqrtOp::create(builder, at, operand);
   case Builtin::Tanh: return math::TanhOp::create(builder, at, operand);
@@ -695,7 +699,9 @@ Value Generator::genCall(CallExpr &expr) {
   case Builtin::Cast:
     return castElements(arg(0), argType(0), expr.castTarget, at);
   case Builtin::Exp:
+  case Builtin::Exp2:
   case Builtin::Log:
+  case Builtin::Log2:
   case Builtin::Sqrt:
   case Builtin::Rsqrt:
   case Builtin::Tanh:

@@ -100,7 +100,9 @@ Type Checker::checkCall(CallExpr &expr) {
     expr.castTarget = *parseScalarKind(callee);
     return call.args[0].withElement(expr.castTarget);
   case Builtin::Exp:
+  case Builtin::Exp2:
   case Builtin::Log:
+  case Builtin::Log2:
   case Builtin::Sqrt:
   case Builtin::Rsqrt:
   case Builtin::Tanh:
@@ -176,7 +178,7 @@ Type Checker::checkElementwiseCall(BuiltinCall &call) {
       return Type::scalar(*element);
     return Type::tile(*element, shape);
   }
-  default: // exp, log, sqrt, rsqrt, tanh
+  default: // exp, exp2, log, log2, sqrt, rsqrt, tanh
     if (!call.arity(1) || !call.requireFloat(0))
       return Type::invalid();
     return args[0];
@@ -290,7 +292,9 @@ Builtin phobos::frontend::ast::lookupBuiltin(llvm::StringRef name) {
   return llvm::StringSwitch<Builtin>(name)
       .Case("exp", Builtin::Exp)
       .Case("atomic_add", Builtin::AtomicAdd)
+      .Case("exp2", Builtin::Exp2)
       .Case("log", Builtin::Log)
+      .Case("log2", Builtin::Log2)
       .Case("sqrt", Builtin::Sqrt)
       .Case("rsqrt", Builtin::Rsqrt)
       .Case("tanh", Builtin::Tanh)

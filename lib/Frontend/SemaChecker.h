@@ -123,7 +123,7 @@ private:
 
   //===--- Built-in calls (SemaBuiltins.cpp) ------------------------------===//
   Type checkCall(ast::CallExpr &expr);
-  /// exp, log, sqrt, rsqrt, tanh, abs, tmax, tmin, where.
+  /// exp, exp2, log, log2, sqrt, rsqrt, tanh, abs, tmax, tmin, where.
   Type checkElementwiseCall(BuiltinCall &call);
   /// dot, dot_t.
   Type checkDotCall(BuiltinCall &call);

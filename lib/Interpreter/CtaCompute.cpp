@@ -148,11 +148,14 @@ bool Cta::execUnary(Operation *op) {
     if (llvm::isa<tile::NegOp>(op)) fn = [](double x) { return -x; };
     else if (llvm::isa<tile::AbsOp>(op)) fn = [](double x) { return std::fabs(x); };
     else if (llvm::isa<tile::LogOp>(op)) fn = [](double x) { return std::log(x); };
+    else if (llvm::isa<tile::Log2Op>(op)) fn = [](double x) { return std::log2(x); };
     else if (llvm::isa<tile::SqrtOp>(op)) fn = [](double x) { return std::sqrt(x); };
     else if (llvm::isa<tile::RsqrtOp>(op)) fn = [](double x) { return 1.0 / std::sqrt(x); };
     else if (llvm::isa<tile::TanhOp>(op)) fn = [](double x) { return std::tanh(x); };
+    // exp and exp2 flush as the GPU's ex2.approx.ftz does.
+    auto expOf = llvm::isa<tile::Exp2Op>(op) ? flushedExp2 : flushedExp;
     for (double &x : result->f)
-      x = roundTo(element, fn ? fn(x) : flushedExp(element, x));
+      x = roundTo(element, fn ? fn(x) : expOf(element, x));
   } else {
     for (int64_t &x : result->i) {
       if (llvm::isa<tile::NotOp>(op))
@@ -394,8 +397,9 @@ bool Cta::execArith(Operation *op) {
     return setI(width >= 64 ? i(0) : int64_t(u(0) & ((uint64_t(1) << width) - 1)));
   }
   if (llvm::isa<math::ExpOp>(op)) return setF(flushedExp(resultElement(), f(0)));
-  if (llvm::isa<math::Exp2Op>(op)) return setF(std::exp2(f(0)));
+  if (llvm::isa<math::Exp2Op>(op)) return setF(flushedExp2(resultElement(), f(0)));
   if (llvm::isa<math::LogOp>(op)) return setF(std::log(f(0)));
+  if (llvm::isa<math::Log2Op>(op)) return setF(std::log2(f(0)));
   if (llvm::isa<math::SqrtOp>(op)) return setF(std::sqrt(f(0)));
   if (llvm::isa<math::RsqrtOp>(op)) return setF(1.0 / std::sqrt(f(0)));
   if (llvm::isa<math::TanhOp>(op)) return setF(std::tanh(f(0)));

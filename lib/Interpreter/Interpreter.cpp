@@ -182,8 +182,8 @@ bool Cta::exec(Operation *op) {
       .Case<tile::AddOp, tile::SubOp, tile::MulOp, tile::DivOp, tile::RemOp,
             tile::MaxOp, tile::MinOp, tile::AndOp, tile::OrOp, tile::CmpOp,
             tile::SelectOp>([&](Operation *o) { return execBinary(o); })
-      .Case<tile::NegOp, tile::NotOp, tile::AbsOp, tile::ExpOp, tile::LogOp,
-            tile::SqrtOp, tile::RsqrtOp, tile::TanhOp>(
+      .Case<tile::NegOp, tile::NotOp, tile::AbsOp, tile::ExpOp, tile::Exp2Op,
+            tile::LogOp, tile::Log2Op, tile::SqrtOp, tile::RsqrtOp, tile::TanhOp>(
           [&](Operation *o) { return execUnary(o); })
       .Default([&](Operation *o) { return execArith(o); });
 }

@@ -162,11 +162,18 @@ double phobos::roundTo(ElementType type, double value) {
   }
 }
 
-double phobos::flushedExp(ElementType type, double x) {
-  double result = std::exp(x);
+static double flushed(ElementType type, double result) {
   if (type != ElementType::F64 && result < 0x1p-126)
     return 0.0;
   return result;
+}
+
+double phobos::flushedExp(ElementType type, double x) {
+  return flushed(type, std::exp(x));
+}
+
+double phobos::flushedExp2(ElementType type, double x) {
+  return flushed(type, std::exp2(x));
 }
 
 int64_t phobos::wrapTo(ElementType type, int64_t value) {

@@ -13,8 +13,8 @@ import inspect
 from typing import Any
 
 #: The built-in functions of the language, by their phobos.lang names.
-BUILTINS = ("program_id", "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "tanh", "abs", "tmax",
-            "tmin", "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum",
+BUILTINS = ("program_id", "dot", "dot_t", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh",
+            "abs", "tmax", "tmin", "where", "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum",
             "tril", "transpose", "arange", "reshape", "atomic_add")
 #: Built-ins called as statements, for what they do to a tensor.
 EFFECT_BUILTINS = ("atomic_add",)
@@ -145,7 +145,9 @@ program_id = _Builtin("program_id")
 dot = _Builtin("dot")
 dot_t = _Builtin("dot_t")
 exp = _Builtin("exp")
+exp2 = _Builtin("exp2")
 log = _Builtin("log")
+log2 = _Builtin("log2")
 sqrt = _Builtin("sqrt")
 rsqrt = _Builtin("rsqrt")
 tanh = _Builtin("tanh")

@@ -20,8 +20,8 @@ from phobos._kernel import Kernel
 # the front end).
 from phobos._names import (  # noqa: F401 - re-exported
     ScalarType, abs, aligned, arange, atomic_add, autotune, bf16, bool, cluster, colmax, colmin,
-    colsum, ctx, cumsum, dot, dot_t, exp, f16, f32, f64, i32, i64, launch, let, log, persistent,
-    pipeline, program_id, reshape, rowmax, rowmin, rowsum, rsqrt, sqrt, tanh, tensor, tensorcore,
+    colsum, ctx, cumsum, dot, dot_t, exp, exp2, f16, f32, f64, i32, i64, launch, let, log, log2,
+    persistent, pipeline, program_id, reshape, rowmax, rowmin, rowsum, rsqrt, sqrt, tanh, tensor, tensorcore,
     tf32, tile, tmax, tmin, transpose, tril, var, warp_specialize, where)
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
     # context values
     "ctx", "program_id",
     # built-ins
-    "dot", "dot_t", "exp", "log", "sqrt", "rsqrt", "tanh", "abs", "tmax", "tmin",
+    "dot", "dot_t", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "abs", "tmax", "tmin",
     "where",
     "rowmax", "rowsum", "rowmin", "colmax", "colsum", "colmin", "cumsum", "tril",
     "transpose", "arange", "reshape", "atomic_add",

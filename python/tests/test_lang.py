@@ -35,6 +35,7 @@ def everything(X: ph.tensor[ph.f32][M, N], Y: ph.tensor[ph.f16][M, 64], W: ph.te
     spine: ph.let = X[0:+BM * 2, 0:+BN]
     acc += ph.dot(ph.dot_t(x, x), ph.transpose(ph.transpose(x)))
     acc -= ph.exp(x) * ph.log(x) / ph.sqrt(x) - ph.rsqrt(x) + ph.tanh(x) + abs(x)
+    acc += ph.exp2(x) - ph.log2(x)
     acc *= ph.tmax(x, ph.tmin(x, 0.0)) + ph.where(x < 0.0, x, -x)
     acc /= ph.rowmax(x) + ph.rowsum(x) + ph.rowmin(x) + ph.colmax(x) + ph.colsum(x) + ph.colmin(x)
     c: ph.let = ph.cumsum(x) + ph.tril(x) + ph.reshape(ph.arange(BN), 1, BN)
@@ -79,6 +80,7 @@ kernel everything(X: tensor<f32>[M, N], Y: tensor<f16>[M, 64], W: tensor<bf16>[B
     let spine = X[0 :+ BM * 2, 0 :+ BN]
     acc += dot(dot_t(x, x), transpose(transpose(x)))
     acc -= exp(x) * log(x) / sqrt(x) - rsqrt(x) + tanh(x) + abs(x)
+    acc += exp2(x) - log2(x)
     acc *= tmax(x, tmin(x, 0.0)) + where(x < 0.0, x, -x)
     acc /= rowmax(x) + rowsum(x) + rowmin(x) + colmax(x) + colsum(x) + colmin(x)
     let c = cumsum(x) + tril(x) + reshape(arange(BN), 1, BN)

@@ -285,6 +285,8 @@ class Generator:
         self.infinities = self.extra.random() < 0.1
         self.i64_extremes = self.extra.random() < 0.15
         self.overlap = random.Random(f"overlap-{seed}")
+        # exp2 and log2 in place of half the exps and logs.
+        self.base2 = random.Random(f"base2-{seed}")
         self.in_place = self.overlap.random() < 0.6
         self.explicit_grid = self.overlap.random() < 0.2
         # Scalar parameters with a chosen value (text for --scalar).
@@ -488,9 +490,13 @@ class Generator:
                 fmt = "(-{0})" if op == "neg" else "abs({0})"
                 return Expr(fmt, a.dtype, shape, a.exact, [a])
             op = r.choice(("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh"))
+            if op in ("exp", "log") and self.base2.random() < 0.5:
+                op += "2"
             fmt = {"neg": "(-{0})", "abs": "abs({0})",
                    "exp": "exp(tmax(tmin({0}, 4.0), -8.0))",
-                   "log": "log(abs({0}) + 1.0)", "sqrt": "sqrt(abs({0}))",
+                   "exp2": "exp2(tmax(tmin({0}, 6.0), -12.0))",
+                   "log": "log(abs({0}) + 1.0)", "log2": "log2(abs({0}) + 1.0)",
+                   "sqrt": "sqrt(abs({0}))",
                    "rsqrt": "rsqrt(abs({0}) + 1.0)", "tanh": "tanh({0})"}[op]
             dtype = a.dtype if op in ("neg", "abs") else promote(a.dtype, "f32")
             return Expr(fmt, dtype, shape, a.exact and op in ("neg", "abs"), [a])

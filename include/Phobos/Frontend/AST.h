@@ -132,7 +132,7 @@ public:
 enum class Builtin {
   Unknown,
   Cast, ///< `f16(x)`, `i32(x)`, ...: CallExpr::castTarget says to what
-  Exp, Log, Sqrt, Rsqrt, Tanh, Abs,
+  Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Abs,
   TMax, TMin, Where,
   Dot, DotT,
   RowSum, RowMax, RowMin, ColSum, ColMax, ColMin,

@@ -44,6 +44,8 @@ double roundTo(ElementType type, double value);
 /// (as CUDA's `__expf` and FlashAttention do); the interpreter applies the
 /// same flush. f64 is std::exp (the GPU rejects f64 exp).
 double flushedExp(ElementType type, double x);
+/// 2^x under the same flush (x < -126 gives 0).
+double flushedExp2(ElementType type, double x);
 /// `value` wrapped to an integer element type (two's complement); bool is
 /// `value != 0`.
 int64_t wrapTo(ElementType type, int64_t value);

@@ -137,8 +137,14 @@ constexpr MathFunction mathFunctionOf() {
     return MathFunction::Abs;
   else if constexpr (std::is_same_v<Op, ExpOp> || std::is_same_v<Op, math::ExpOp>)
     return MathFunction::Exp;
+  else if constexpr (std::is_same_v<Op, Exp2Op> ||
+                     std::is_same_v<Op, math::Exp2Op>)
+    return MathFunction::Exp2;
   else if constexpr (std::is_same_v<Op, LogOp> || std::is_same_v<Op, math::LogOp>)
     return MathFunction::Log;
+  else if constexpr (std::is_same_v<Op, Log2Op> ||
+                     std::is_same_v<Op, math::Log2Op>)
+    return MathFunction::Log2;
   else if constexpr (std::is_same_v<Op, SqrtOp> ||
                      std::is_same_v<Op, math::SqrtOp>)
     return MathFunction::Sqrt;
@@ -193,11 +199,13 @@ struct ElementwiseLowering : TileToGPUPattern<Op> {
       } else if constexpr (std::is_same_v<Op, NegOp> ||
                            std::is_same_v<Op, AbsOp> ||
                            std::is_same_v<Op, ExpOp> ||
+                           std::is_same_v<Op, Exp2Op> ||
                            std::is_same_v<Op, LogOp> ||
+                           std::is_same_v<Op, Log2Op> ||
                            std::is_same_v<Op, SqrtOp> ||
                            std::is_same_v<Op, RsqrtOp> ||
                            std::is_same_v<Op, TanhOp>) {
-        // f64 exp, log and tanh were refused before the conversion started.
+        // f64 exp, exp2, log, log2 and tanh were refused before the conversion started.
         value = e.mathFunction(mathFunctionOf<Op>(), operands[0][reg]);
       } else {
         value = binary(e, op, operand(0, reg), operand(1, reg));
@@ -240,7 +248,8 @@ void phobos::tile::populateComputeToGPUPatterns(const TypeConverter &converter,
                ElementwiseLowering<NotOp>, ElementwiseLowering<TrilOp>,
                ElementwiseLowering<SelectOp>, ElementwiseLowering<NegOp>,
                ElementwiseLowering<AbsOp>, ElementwiseLowering<ExpOp>,
-               ElementwiseLowering<LogOp>, ElementwiseLowering<SqrtOp>,
+               ElementwiseLowering<Exp2Op>, ElementwiseLowering<LogOp>,
+               ElementwiseLowering<Log2Op>, ElementwiseLowering<SqrtOp>,
                ElementwiseLowering<RsqrtOp>, ElementwiseLowering<TanhOp>,
                ElementwiseLowering<AddOp>,
                ElementwiseLowering<SubOp>, ElementwiseLowering<MulOp>,
@@ -249,7 +258,8 @@ void phobos::tile::populateComputeToGPUPatterns(const TypeConverter &converter,
                ElementwiseLowering<AndOp>, ElementwiseLowering<OrOp>,
                ElementwiseLowering<CmpOp>>(converter, patterns.getContext(),
                                            state);
-  patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::LogOp>,
+  patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::Exp2Op>,
+               ScalarMathLowering<math::LogOp>, ScalarMathLowering<math::Log2Op>,
                ScalarMathLowering<math::SqrtOp>,
                ScalarMathLowering<math::RsqrtOp>,
                ScalarMathLowering<math::TanhOp>,

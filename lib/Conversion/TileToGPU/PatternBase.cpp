@@ -122,11 +122,24 @@ Value ThreadEmitter::mathFunction(MathFunction function, Value x) {
     result = intrinsic("llvm.nvvm.ex2.approx.ftz.f32");
     break;
   }
+  case MathFunction::Exp2:
+    // The same instruction without the multiply: a kernel that keeps its
+    // values in log2 units (attention's scores scaled by scale * log2 e, as
+    // Triton's tutorial and FlashAttention do) saves an FMUL per element.
+    if (f64)
+      return Value();
+    result = intrinsic("llvm.nvvm.ex2.approx.ftz.f32");
+    break;
   case MathFunction::Log:
     if (f64)
       return Value();
     result = arith::MulFOp::create(b, loc, intrinsic("llvm.nvvm.lg2.approx.f"),
                                    floatConst(wideType, M_LN2));
+    break;
+  case MathFunction::Log2:
+    if (f64)
+      return Value();
+    result = intrinsic("llvm.nvvm.lg2.approx.f");
     break;
   case MathFunction::Sqrt:
     result = intrinsic(("llvm.sqrt" + suffix).str());

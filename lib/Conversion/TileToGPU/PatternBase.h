@@ -144,10 +144,11 @@ public:
   /// Half-precision values compute in f32.
   mlir::Value widen(mlir::Value value);
   mlir::Value narrowTo(mlir::Value value, mlir::Type type);
-  /// e^x, log, sqrt, rsqrt, tanh, |x| and -x of one element, on the NVPTX
-  /// fast paths (ex2.approx, lg2.approx, rsqrt.approx, tanh.approx; no
-  /// libdevice). Null for f64 exp, log and tanh, which have none.
-  enum class MathFunction { Exp, Log, Sqrt, Rsqrt, Tanh, Abs, Neg };
+  /// e^x, 2^x, log, log2, sqrt, rsqrt, tanh, |x| and -x of one element, on
+  /// the NVPTX fast paths (ex2.approx, lg2.approx, rsqrt.approx, tanh.approx;
+  /// no libdevice). Null for f64 exp, exp2, log, log2 and tanh, which have
+  /// none.
+  enum class MathFunction { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Abs, Neg };
   mlir::Value mathFunction(MathFunction function, mlir::Value x);
 
   //===--- Threads and layouts --------------------------------------------===//

@@ -78,7 +78,8 @@ bool usesSharedMemory(Operation *op) {
 }
 
 bool isF64Transcendental(Operation *op) {
-  if (!isa<ExpOp, LogOp, TanhOp, math::ExpOp, math::LogOp, math::TanhOp>(op))
+  if (!isa<ExpOp, Exp2Op, LogOp, Log2Op, TanhOp, math::ExpOp, math::Exp2Op,
+           math::LogOp, math::Log2Op, math::TanhOp>(op))
     return false;
   Type type = op->getResult(0).getType();
   if (auto tile = dyn_cast<TileType>(type))
@@ -149,7 +150,7 @@ LogicalResult checkLowerable(KernelOp kernel) {
                                "a multiple of 16 bytes (pad the buffer)");
     }
     if (isF64Transcendental(op))
-      return op->emitOpError("f64 exp, log and tanh are not supported on the GPU");
+      return op->emitOpError("f64 exp, exp2, log, log2 and tanh are not supported on the GPU");
     if (!barriers && usesSharedMemory(op))
       return op->emitOpError("uses shared memory, but its barriers are not "
                              "placed; run tile-insert-barriers first");
@@ -209,7 +210,8 @@ struct ConvertTileToGPU
                            LLVM::LLVMDialect, NVVM::NVVMDialect,
                            math::MathDialect>();
     // Transcendentals take the NVPTX fast paths instead of libdevice.
-    target.addIllegalOp<math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp,
+    target.addIllegalOp<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
+                        math::SqrtOp, math::RsqrtOp,
                         math::TanhOp, math::AbsFOp, math::AbsIOp>();
     // Any other op is legal only without tiles, tensors or buffers.
     target.markUnknownOpDynamicallyLegal(

@@ -16,10 +16,10 @@ phobos.kernel @unpromoted(%x: f32) attributes {max_threads = 32 : i32} {
 
 #l = #phobos.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
 
-// f64 exp, log and tanh have no fast NVPTX path (and no libdevice is linked).
+// f64 exp, exp2, log, log2 and tanh have no fast NVPTX path (and no libdevice is linked).
 phobos.kernel @exp_f64(%x: f64) attributes {max_threads = 32 : i32} {
   %a = phobos.fill %x : !phobos.tile<32xf64, #l>
-  // expected-error @+1 {{'phobos.exp' op f64 exp, log and tanh are not supported on the GPU}}
+  // expected-error @+1 {{'phobos.exp' op f64 exp, exp2, log, log2 and tanh are not supported on the GPU}}
   %e = phobos.exp %a : !phobos.tile<32xf64, #l>
   phobos.return
 }
@@ -27,7 +27,7 @@ phobos.kernel @exp_f64(%x: f64) attributes {max_threads = 32 : i32} {
 // -----
 
 phobos.kernel @log_f64_scalar(%x: f64) attributes {max_threads = 32 : i32} {
-  // expected-error @+1 {{'math.log' op f64 exp, log and tanh are not supported on the GPU}}
+  // expected-error @+1 {{'math.log' op f64 exp, exp2, log, log2 and tanh are not supported on the GPU}}
   %e = math.log %x : f64
   phobos.return
 }
@@ -38,8 +38,27 @@ phobos.kernel @log_f64_scalar(%x: f64) attributes {max_threads = 32 : i32} {
 
 phobos.kernel @tanh_f64(%x: f64) attributes {max_threads = 32 : i32} {
   %a = phobos.fill %x : !phobos.tile<32xf64, #l>
-  // expected-error @+1 {{'phobos.tanh' op f64 exp, log and tanh are not supported on the GPU}}
+  // expected-error @+1 {{'phobos.tanh' op f64 exp, exp2, log, log2 and tanh are not supported on the GPU}}
   %t = phobos.tanh %a : !phobos.tile<32xf64, #l>
+  phobos.return
+}
+
+// -----
+
+#l = #phobos.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+
+phobos.kernel @exp2_f64(%x: f64) attributes {max_threads = 32 : i32} {
+  %a = phobos.fill %x : !phobos.tile<32xf64, #l>
+  // expected-error @+1 {{'phobos.exp2' op f64 exp, exp2, log, log2 and tanh are not supported on the GPU}}
+  %t = phobos.exp2 %a : !phobos.tile<32xf64, #l>
+  phobos.return
+}
+
+// -----
+
+phobos.kernel @log2_f64_scalar(%x: f64) attributes {max_threads = 32 : i32} {
+  // expected-error @+1 {{'math.log2' op f64 exp, exp2, log, log2 and tanh are not supported on the GPU}}
+  %e = math.log2 %x : f64
   phobos.return
 }
 

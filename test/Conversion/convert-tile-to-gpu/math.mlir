@@ -25,3 +25,37 @@ phobos.kernel @tanh_paths(%x: f32, %h: f16, %Y: !phobos.tensor<?xf32> {phobos.di
   phobos.store %v, %Y[%c0] : !phobos.tile<32xf32, #l>, !phobos.tensor<?xf32>
   phobos.return
 }
+
+// exp2 and log2 are the bare instructions: no factor of log2 e before
+// ex2.approx (exp has one) and none of ln 2 after lg2.approx (log has one).
+// An f16 tile computes in f32; scalars (math.exp2, math.log2) lower the same.
+// CHECK-LABEL: gpu.func @exp2_log2_paths
+// CHECK: %[[X:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%{{.*}}) : (f32) -> f32
+// CHECK-NOT: arith.mulf
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%{{.*}}) : (f32) -> f32
+// CHECK-NOT: arith.mulf
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
+// CHECK-NOT: __nv_
+// CHECK: gpu.return
+#m = #phobos.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+
+phobos.kernel @exp2_log2_paths(%x: f32, %h: f16, %Y: !phobos.tensor<?xf32> {phobos.dims = ["N"]}, %H: !phobos.tensor<?xf16> {phobos.dims = ["N"]}) attributes {max_threads = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %x : !phobos.tile<32xf32, #m>
+  %e = phobos.exp2 %a : !phobos.tile<32xf32, #m>
+  phobos.store %e, %Y[%c0] : !phobos.tile<32xf32, #m>, !phobos.tensor<?xf32>
+  %l = phobos.log2 %a : !phobos.tile<32xf32, #m>
+  phobos.store %l, %Y[%c0] : !phobos.tile<32xf32, #m>, !phobos.tensor<?xf32>
+  %b = phobos.fill %h : !phobos.tile<32xf16, #m>
+  %u = phobos.exp2 %b : !phobos.tile<32xf16, #m>
+  phobos.store %u, %H[%c0] : !phobos.tile<32xf16, #m>, !phobos.tensor<?xf16>
+  %s = math.exp2 %x : f32
+  %t = math.log2 %s : f32
+  %v = phobos.fill %t : !phobos.tile<32xf32, #m>
+  phobos.store %v, %Y[%c0] : !phobos.tile<32xf32, #m>, !phobos.tensor<?xf32>
+  phobos.return
+}

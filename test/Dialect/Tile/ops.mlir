@@ -165,6 +165,10 @@ phobos.kernel @unary(%f: f32, %n: i32, %b: i1) {
   %rsqrt = phobos.rsqrt %t : !phobos.tile<32x32xf32>
   // CHECK: phobos.tanh %[[T]] : !phobos.tile<32x32xf32>
   %tanh = phobos.tanh %t : !phobos.tile<32x32xf32>
+  // CHECK: phobos.exp2 %[[T]] : !phobos.tile<32x32xf32>
+  %exp2 = phobos.exp2 %t : !phobos.tile<32x32xf32>
+  // CHECK: phobos.log2 %[[T]] : !phobos.tile<32x32xf32>
+  %log2 = phobos.log2 %t : !phobos.tile<32x32xf32>
   phobos.return
 }
 

@@ -12,7 +12,9 @@ kernel builtins(A: tensor<f32>[64, 32], B: tensor<f32>[32, 16], C: tensor<f32>[1
     let dt = dot_t(a, c)
     // Element-wise math.
     let e = exp(a)
+    let e2 = exp2(a)
     let l = log(a)
+    let l2 = log2(a)
     let s = sqrt(a)
     let rs = rsqrt(a)
     let th = tanh(a)
@@ -45,7 +47,9 @@ kernel builtins(A: tensor<f32>[64, 32], B: tensor<f32>[32, 16], C: tensor<f32>[1
 // CHECK-NEXT: phobos.dot %[[A]], %[[B]] : !phobos.tile<64x32xf32>, !phobos.tile<32x16xf32> -> !phobos.tile<64x16xf32>
 // CHECK-NEXT: phobos.dot %[[A]], %[[C]] {{.*}}transpose_b{{.*}} : !phobos.tile<64x32xf32>, !phobos.tile<16x32xf32> -> !phobos.tile<64x16xf32>
 // CHECK-NEXT: phobos.exp %[[A]] : !phobos.tile<64x32xf32>
+// CHECK-NEXT: phobos.exp2 %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.log %[[A]] : !phobos.tile<64x32xf32>
+// CHECK-NEXT: phobos.log2 %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.sqrt %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.rsqrt %[[A]] : !phobos.tile<64x32xf32>
 // CHECK-NEXT: phobos.tanh %[[A]] : !phobos.tile<64x32xf32>

@@ -138,6 +138,20 @@ kernel k(a: tensor<f32>[4, 4]) {
 
 // -----
 
+kernel k(a: tensor<i32>[4, 4]) {
+    // expected-error@+1 {{'exp2' needs a float argument, got tile<i32>[4, 4]; convert with f32(...)}}
+    let t = exp2(a[:, :])
+}
+
+// -----
+
+kernel k(a: tensor<f32>[4, 4]) {
+    // expected-error@+1 {{'log2' takes 1 argument, got 0}}
+    let t = log2()
+}
+
+// -----
+
 kernel k(p: bool) {
     // expected-error@+1 {{'abs' needs a number, got bool}}
     let a = abs(p)

@@ -126,7 +126,7 @@ private:
           return 0;
     if (isa<tile::AddOp, tile::SubOp, tile::MulOp, tile::DivOp, tile::RemOp,
             tile::MaxOp, tile::MinOp, tile::NegOp, tile::AbsOp, tile::ExpOp,
-            tile::LogOp, tile::SqrtOp, tile::RsqrtOp, tile::TanhOp, tile::CmpOp,
+            tile::Exp2Op, tile::LogOp, tile::Log2Op, tile::SqrtOp, tile::RsqrtOp, tile::TanhOp, tile::CmpOp,
             tile::SelectOp>(op))
       return elements(op.getResult(0).getType());
     return 0;

@@ -39,7 +39,7 @@ using namespace phobos::tile;
 /// wgmma_wait passes its operand through).
 static bool isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, AndOp, OrOp,
-             CmpOp, SelectOp, NegOp, NotOp, AbsOp, ExpOp, LogOp, SqrtOp,
+             CmpOp, SelectOp, NegOp, NotOp, AbsOp, ExpOp, Exp2Op, LogOp, Log2Op, SqrtOp,
              RsqrtOp, TanhOp, CastOp, BroadcastOp, TrilOp, CumsumOp, WgmmaWaitOp>(op);
 }
 

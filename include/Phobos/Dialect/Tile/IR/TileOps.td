@@ -612,7 +612,11 @@ def Tile_NotOp : Tile_UnaryOp<"not", Tile_BoolTile, "logical negation">;
 def Tile_AbsOp : Tile_UnaryOp<"abs", Tile_NumericTile, "absolute value">;
 def Tile_ExpOp : Tile_UnaryOp<"exp", Tile_FloatTile,
     "e^x (the GPU may use the ex2.approx path, about 2 ulp)">;
+def Tile_Exp2Op : Tile_UnaryOp<"exp2", Tile_FloatTile,
+    "2^x (the GPU uses ex2.approx, about 2 ulp)">;
 def Tile_LogOp : Tile_UnaryOp<"log", Tile_FloatTile, "the natural logarithm">;
+def Tile_Log2Op : Tile_UnaryOp<"log2", Tile_FloatTile,
+    "the base-2 logarithm (the GPU uses lg2.approx)">;
 def Tile_SqrtOp : Tile_UnaryOp<"sqrt", Tile_FloatTile, "the square root">;
 def Tile_RsqrtOp : Tile_UnaryOp<"rsqrt", Tile_FloatTile,
     "the reciprocal square root">;
