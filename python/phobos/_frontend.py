@@ -94,6 +94,17 @@ def parse_source(filename: str, text: str) -> ast.Module:
                                 "parser; split deep expressions with ph.let") from None
 
 
+def _float_text(value: float) -> str:
+    """A finite float as a Phobos float literal (digits.digits[e...])."""
+    text = repr(value)
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    elif "." not in text and "e" not in text:
+        text += ".0"
+    return text
+
+
 class _KernelTranslator:
     def __init__(self, source: _SourceFile, function: ast.FunctionDef,
                  module_globals: Mapping[str, Any]) -> None:
@@ -817,13 +828,7 @@ class _KernelTranslator:
         value = node.value
         if value != value or value in (float("inf"), float("-inf")):
             raise self.error(node, "a float literal must be finite")
-        text = repr(value)
-        if "e" in text and "." not in text.split("e")[0]:
-            mantissa, exponent = text.split("e")
-            text = f"{mantissa}.0e{exponent}"
-        elif "." not in text and "e" not in text:
-            text += ".0"
-        return text
+        return _float_text(value)
 
     def expr_Name(self, node: ast.Name) -> None:
         if self.bound(node.id) is None:
@@ -833,7 +838,29 @@ class _KernelTranslator:
                     self.out.emit(kind[1], _pos(node))
                     return
                 raise self.error(node, f"'{node.id}' is {_describe(kind)}, not a value")
+            if kind is not None and node.id in self.globals:
+                literal = self.global_literal(node, self.globals[node.id])
+                if literal is not None:
+                    self.out.emit(literal, _pos(node))
+                    return
         self.out.emit(node.id, _pos(node))
+
+    def global_literal(self, node: ast.Name, value: Any) -> str | None:
+        """A module-level bool, int or float that a kernel reads (Triton's
+        `LOG2E: tl.constexpr = 1.44...`), as the literal of its value when
+        the kernel is translated; None for any other object."""
+        if value is True or value is False:
+            return "true" if value else "false"
+        if type(value) is int:
+            if not -2**63 <= value < 2**63:
+                raise self.error(node, f"'{node.id}' is {value}, outside the range of i64")
+            return str(value) if value >= 0 else f"({value})"
+        if type(value) is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                raise self.error(node, f"'{node.id}' is {value}; a float constant must be finite")
+            text = _float_text(value)
+            return text if value >= 0 else f"({text})"
+        return None
 
     def expr_Attribute(self, node: ast.Attribute) -> None:
         kind = self.lang_kind(node)

@@ -20,8 +20,23 @@ from phobos._translation import Translation
 
 
 def globals_from_imports(tree: ast.Module) -> dict[str, Any]:
-    """The names a module's imports of phobos bind."""
+    """The names a module's imports of phobos bind, and its module-level
+    constants written as literals (``LOG2E = 1.4426950408889634``, with or
+    without an annotation), which kernels read as literals."""
     names: dict[str, Any] = {}
+    for node in tree.body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        if isinstance(target, ast.Name) and value is not None:
+            try:
+                constant = ast.literal_eval(value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if type(constant) in (bool, int, float):
+                names[target.id] = constant
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:

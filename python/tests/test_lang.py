@@ -3,11 +3,13 @@ the constructs it refuses (at their line and column, with the reason)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
 
 from conftest import HEADER, tool_dir
+import phobos.lang as ph
 from phobos import KernelSyntaxError
 from phobos._source import translate_source
 
@@ -136,6 +138,43 @@ def k(a: tensor[F32][N, N], c: "tl.tensor[tl.f32][N, N]"):
     let t = a[0 :+ 16, 0 :+ 16]
     c[ctx.block.x * 16 :+ 16, 0 :+ 16] = dot(t, dot(t, t))
 }'''
+
+
+def test_module_constants_are_inlined_as_literals():
+    text = '''from __future__ import annotations
+import phobos.lang as ph
+LOG2E = 1.4426950408889634
+TINY = 1e-30
+NEG = -0.5
+BLOCK = 64
+SHIFT = -3
+CAUSAL = True
+N = 7            # shadowed by the dim N
+BR = 9           # shadowed by the @autotune name
+OTHER = [1, 2]   # not a number: left to the compiler
+
+@ph.kernel
+@ph.autotune(BR=[16])
+def k(a: ph.tensor[ph.f32][N], s: ph.f32):
+    x: ph.let = a[0:+BLOCK] * LOG2E + TINY - NEG * s
+    y: ph.let = ph.where(CAUSAL, SHIFT + N + BR, 0)
+    a[0:+BR] = a[0:+BR] * OTHER
+'''
+    (translation,) = translate_source(text, "constants.py")
+    assert translation.source == """@autotune(BR in [16])
+kernel k(a: tensor<f32>[N], s: f32) {
+    let x = a[0 :+ 64] * 1.4426950408889634 + 1.0e-30 - (-0.5) * s
+    let y = where(true, (-3) + N + BR, 0)
+    a[0 :+ BR] = a[0 :+ BR] * OTHER
+}"""
+    for value, reason in (("1e999", "'C' is inf; a float constant must be finite"),
+                          ("2 ** 64", "'C' is 18446744073709551616, outside the range of i64")):
+        bad = text.replace("OTHER = [1, 2]", f"C = {value}").replace("* OTHER", "* C")
+        with pytest.raises(KernelSyntaxError, match=re.escape(reason)) as info:
+            # As the kernel object sees it, with the module's values.
+            translate_source(bad, "constants.py",
+                             module_globals={"ph": ph, "C": eval(value)})
+        assert "constants.py:18:" in str(info.value)
 
 
 def test_the_kernel_object_comes_from_the_file(write_module):
