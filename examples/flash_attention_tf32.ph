@@ -15,6 +15,9 @@ kernel flash_attention(Q: tensor<f32>[BH, Nq, D],
     let row = ctx.block.x * BR
     let bh = ctx.block.y
     let q = Q[bh, row :+ BR, :]
+    // Scores in log2 units: exp2(x - m) is then e^(scale (qk - max)) with no
+    // multiply by log2 e per element (as FlashAttention and Triton's tutorial).
+    let qk_scale = scale * 1.4426950408889634
     var m: tile<f32>[BR, 1] = -1.0e30
     var l: tile<f32>[BR, 1] = 0.0
     var acc: tile<f32>[BR, D] = 0.0
@@ -22,10 +25,10 @@ kernel flash_attention(Q: tensor<f32>[BH, Nq, D],
         let k = K[bh, kb :+ BC, :]
         let v = V[bh, kb :+ BC, :]
         let cols = kb + arange(BC)
-        let s = where(cols < Nk, scale * dot_t(q, k), -1.0e30)
+        let s = where(cols < Nk, qk_scale * dot_t(q, k), -1.0e30)
         let m_new = tmax(m, rowmax(s))
-        let corr = exp(m - m_new)
-        let p = exp(s - m_new)
+        let corr = exp2(m - m_new)
+        let p = exp2(s - m_new)
         l = corr * l + rowsum(p)
         acc = corr * acc + dot(p, v)
         m = m_new

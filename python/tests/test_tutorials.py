@@ -124,5 +124,13 @@ def test_06_fused_attention_forward_and_backward(causal):
     dq, dk, dv = t06_fused_attention.attention_backward(q, k, v, o, lse, do, causal, scale)
     want_o, want_dq, want_dk, want_dv = _attention64(q, k, v, do, causal, scale)
     np.testing.assert_allclose(o, want_o, atol=1e-2)
+    # The log-sum-exp in natural units (the kernel keeps its maxima in log2
+    # units and converts on the store).
+    s = scale * q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    top = s.max(-1, keepdims=True)
+    want_lse = (top + np.log(np.exp(s - top).sum(-1, keepdims=True)))[..., 0]
+    np.testing.assert_allclose(lse, want_lse.reshape(lse.shape), rtol=1e-5, atol=1e-5)
     for got, want in ((dq, want_dq), (dk, want_dk), (dv, want_dv)):
         np.testing.assert_allclose(got, want, atol=3e-2, rtol=1e-2)

@@ -6,7 +6,8 @@ writing the N x N score matrix to memory. It shows
 
 - the online softmax: each CTA owns BR query rows and streams K and V in BC
   blocks, rescaling its running sum and accumulator when the row maximum
-  grows;
+  grows. Scores are kept in log2 units (scaled by ``scale * log2 e``) so
+  that ``ph.exp2`` needs no multiply per element, as Triton's tutorial does;
 - causal masking from absolute positions: ``row + ph.arange(BR)`` (reshaped to
   a column) against ``k0 + ph.arange(BC)``, and a loop that stops at the
   diagonal, so a causal CTA does about half the work;
@@ -26,6 +27,9 @@ import phobos.lang as ph
 
 from _common import cdiv, empty
 
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+
 
 @ph.kernel
 @ph.autotune(D=[64, 128], BR=[128, 64], BC=[64, 32, 128])
@@ -38,6 +42,7 @@ def attn_fwd(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
     bh: ph.let = ph.ctx.block.y
     qt: ph.let = q[bh, row:+BR, :]
     rows: ph.let = ph.reshape(row + ph.arange(BR), BR, 1)
+    qk_scale: ph.let = scale * LOG2E
     m: ph.var[ph.tile[ph.f32][BR, 1]] = -1.0e30
     l: ph.var[ph.tile[ph.f32][BR, 1]] = 0.0
     acc: ph.var[ph.tile[ph.f32][BR, D]] = 0.0
@@ -46,16 +51,17 @@ def attn_fwd(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
     for k0 in range(0, end, BC):
         cols: ph.let = k0 + ph.arange(BC)
         keep: ph.let = ph.where(causal, cols <= rows, cols < N)
-        s: ph.let = ph.where(keep, scale * ph.dot_t(qt, k[bh, k0:+BC, :]), -1.0e30)
+        s: ph.let = ph.where(keep, qk_scale * ph.dot_t(qt, k[bh, k0:+BC, :]), -1.0e30)
         m_new: ph.let = ph.tmax(m, ph.rowmax(s))
-        correction: ph.let = ph.exp(m - m_new)
-        p: ph.let = ph.exp(s - m_new)
+        correction: ph.let = ph.exp2(m - m_new)
+        p: ph.let = ph.exp2(s - m_new)
         l = correction * l + ph.rowsum(p)
         acc = correction * acc + ph.dot(ph.f16(p), v[bh, k0:+BC, :])
         m = m_new
     o[bh, row:+BR, :] = acc / l
-    # The log-sum-exp of each row: the backward recomputes P from it.
-    lse[bh, row:+BR] = ph.reshape(m + ph.log(l), BR)
+    # The log-sum-exp of each row (natural units, as SDPA's): the backward
+    # recomputes P from it.
+    lse[bh, row:+BR] = ph.reshape(m * LN2 + ph.log(l), BR)
 
 
 @ph.kernel
@@ -82,6 +88,7 @@ def attn_bwd_dkdv(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D]
     kt: ph.let = k[bh, col:+BC, :]
     vt: ph.let = v[bh, col:+BC, :]
     cols: ph.let = ph.reshape(col + ph.arange(BC), BC, 1)
+    qk_scale: ph.let = scale * LOG2E
     dk_acc: ph.var[ph.tile[ph.f32][BC, D]] = 0.0
     dv_acc: ph.var[ph.tile[ph.f32][BC, D]] = 0.0
     # Causal: the query blocks before this key block do not see it.
@@ -94,8 +101,8 @@ def attn_bwd_dkdv(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D]
         # P transposed (keys x queries), as Triton's tutorial computes it:
         # every product then has this CTA's BC keys as its rows, and none
         # needs a transposed operand.
-        pt: ph.let = ph.where(keep, ph.exp(scale * ph.dot_t(kt, qt) -
-                                           ph.reshape(lse[bh, r0:+BR], 1, BR)), 0.0)
+        pt: ph.let = ph.where(keep, ph.exp2(qk_scale * ph.dot_t(kt, qt) -
+                                            ph.reshape(lse[bh, r0:+BR], 1, BR) * LOG2E), 0.0)
         dv_acc += ph.dot(ph.f16(pt), dout)
         dpt: ph.let = ph.dot_t(vt, dout)
         dst: ph.let = pt * (dpt - ph.reshape(delta[bh, r0:+BR], 1, BR))
@@ -116,7 +123,8 @@ def attn_bwd_dq(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
     bh: ph.let = ph.ctx.block.y
     qt: ph.let = q[bh, row:+BR, :]
     dout: ph.let = dout_all[bh, row:+BR, :]
-    row_lse: ph.let = ph.reshape(lse[bh, row:+BR], BR, 1)
+    qk_scale: ph.let = scale * LOG2E
+    row_lse: ph.let = ph.reshape(lse[bh, row:+BR], BR, 1) * LOG2E
     row_delta: ph.let = ph.reshape(delta[bh, row:+BR], BR, 1)
     rows: ph.let = ph.reshape(row + ph.arange(BR), BR, 1)
     acc: ph.var[ph.tile[ph.f32][BR, D]] = 0.0
@@ -125,7 +133,7 @@ def attn_bwd_dq(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
         kt: ph.let = k[bh, k0:+BC, :]
         cols: ph.let = k0 + ph.arange(BC)
         keep: ph.let = ph.where(causal, cols <= rows, cols < N)
-        p: ph.let = ph.where(keep, ph.exp(scale * ph.dot_t(qt, kt) - row_lse), 0.0)
+        p: ph.let = ph.where(keep, ph.exp2(qk_scale * ph.dot_t(qt, kt) - row_lse), 0.0)
         ds: ph.let = p * (ph.dot_t(dout, v[bh, k0:+BC, :]) - row_delta)
         acc += ph.dot(ph.f16(ds), kt)
     dq[bh, row:+BR, :] = acc * scale
