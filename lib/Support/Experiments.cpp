@@ -34,7 +34,8 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
 static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
     "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops",
-    "tile-skip-full-masks", "tile-fold-transposed-operands"};
+    "tile-skip-full-masks", "tile-fold-transposed-operands",
+    "tile-defer-lane-sums"};
 
 llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
 phobos::experimentSettings() {

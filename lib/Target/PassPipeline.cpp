@@ -99,6 +99,9 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   if (!synchronousDots && !isPassDisabled("tile-defer-dots"))
     kernel.addPass(tile::createTileDeferDots());
   kernel.addPass(tile::createTileAssignLayouts());
+  // Running row sums (attention's) combine their lanes once, after the loop.
+  if (!isPassDisabled("tile-defer-lane-sums"))
+    kernel.addPass(tile::createTileDeferLaneSums());
   kernel.addPass(tile::createTilePromoteShared());
   if (!isPassDisabled("tile-fold-transposed-operands"))
     kernel.addPass(tile::createTileFoldTransposedOperands());

@@ -105,7 +105,8 @@ TEST(EnvironmentTest, ExperimentsNameThemselvesAndRefuseBadValues) {
          "--experiment without=tile-nothing: without takes optional passes "
          "(tile-group-blocks, tile-persistent, tile-defer-dots, "
          "tile-warp-specialize, tile-pingpong, tile-unswitch-loops, "
-         "tile-skip-full-masks, tile-fold-transposed-operands)"}}) {
+         "tile-skip-full-masks, tile-fold-transposed-operands, "
+         "tile-defer-lane-sums)"}}) {
     llvm::Expected<Experiments> bad = Experiments::parse({setting});
     ASSERT_FALSE(bool(bad)) << setting;
     EXPECT_EQ(llvm::toString(bad.takeError()), message);

@@ -67,6 +67,13 @@ struct ReduceLowering : TileToGPUPattern<ReduceOp> {
     Type accumulate =
         element.isF16() || element.isBF16() ? e.b.getF32Type() : element;
     ValueRange source = adaptor.getOperand();
+    // tile-defer-lane-sums: a sum that leaves each lane its own partial,
+    // and the one after the loop that adds the lanes' partials, which are
+    // then not copies of one value.
+    bool keepLanes = op.getKeepLanePartials();
+    bool lanesArePartials = op.getCombineLanePartials();
+    if ((keepLanes || lanesArePartials) && along.warpMod > 1)
+      return op.emitOpError("lane partials of a reduction across warps");
 
     // 1. Within the thread: one partial per combination of the other axes.
     std::map<SmallVector<int64_t, 4>, Value> partials;
@@ -75,14 +82,14 @@ struct ReduceLowering : TileToGPUPattern<ReduceOp> {
       int64_t qa = q[axis];
       q[axis] = 0;
       Value x = e.widen(source[reg]);
-      if (Value canonical = e.canonical(along, qa))
+      if (Value canonical = lanesArePartials ? Value() : e.canonical(along, qa))
         x = e.select(canonical, x, identity(e, kind, accumulate));
       auto [it, fresh] = partials.try_emplace(q, x);
       if (!fresh)
         it->second = combine(e, kind, it->second, x);
     }
     // 2. Across the lanes along the axis.
-    for (int64_t bit = 1; bit < along.laneMod; bit *= 2)
+    for (int64_t bit = 1; !keepLanes && bit < along.laneMod; bit *= 2)
       for (auto &[key, partial] : partials)
         partial = combine(e, kind, partial,
                           e.shuffleXor(partial, along.laneDiv * bit));

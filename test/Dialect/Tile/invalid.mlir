@@ -1082,6 +1082,30 @@ func.func @reduce_drops_axis(%t: !phobos.tile<16x32xf32>) {
 
 // -----
 
+func.func @lane_partials_of_max(%t: !phobos.tile<16x32xf32>) {
+  // expected-error@+1 {{'phobos.reduce' op lane partials are kept and combined only for sums}}
+  %0 = phobos.reduce max %t along 1 {keep_lane_partials} : !phobos.tile<16x32xf32> -> !phobos.tile<16x1xf32>
+  return
+}
+
+// -----
+
+func.func @lane_partials_both(%t: !phobos.tile<16x1xf32>) {
+  // expected-error@+1 {{'phobos.reduce' op keeps lane partials or combines them, not both}}
+  %0 = phobos.reduce sum %t along 1 {keep_lane_partials, combine_lane_partials} : !phobos.tile<16x1xf32> -> !phobos.tile<16x1xf32>
+  return
+}
+
+// -----
+
+func.func @lane_partials_combined_along_a_wide_axis(%t: !phobos.tile<16x32xf32>) {
+  // expected-error@+1 {{'phobos.reduce' op combines lane partials only of an operand of extent 1 along the axis}}
+  %0 = phobos.reduce sum %t along 1 {combine_lane_partials} : !phobos.tile<16x32xf32> -> !phobos.tile<16x1xf32>
+  return
+}
+
+// -----
+
 func.func @reduce_element_type(%t: !phobos.tile<16x32xi32>) {
   // expected-error@+1 {{'phobos.reduce' op result must be '!phobos.tile<1x32xi32>'}}
   %0 = phobos.reduce min %t along 0 : !phobos.tile<16x32xi32> -> !phobos.tile<1x32xi64>

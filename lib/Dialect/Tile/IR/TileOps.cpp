@@ -747,6 +747,15 @@ LogicalResult ReduceOp::verify() {
       getType().getElementType() != operand.getElementType())
     return emitOpError("result must be ")
            << TileType::get(expected, operand.getElementType());
+  if (getKeepLanePartials() || getCombineLanePartials()) {
+    if (getKind() != ReduceKind::sum)
+      return emitOpError("lane partials are kept and combined only for sums");
+    if (getKeepLanePartials() && getCombineLanePartials())
+      return emitOpError("keeps lane partials or combines them, not both");
+    if (getCombineLanePartials() && operand.getShape()[getAxis()] != 1)
+      return emitOpError("combines lane partials only of an operand of "
+                         "extent 1 along the axis");
+  }
   return success();
 }
 

@@ -717,9 +717,20 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
     ```mlir
     %m = phobos.reduce max %s along 1 : !phobos.tile<64x128xf32> -> !phobos.tile<64x1xf32>
     ```
+
+    Two unit attributes, set by `tile-defer-lane-sums` on laid-out tiles,
+    change only how the GPU lowering computes a sum, never its value: with
+    `keep_lane_partials`, each lane along the axis keeps the sum of its own
+    registers and the lanes are not combined; with `combine_lane_partials`
+    (on an operand of extent 1 along the axis), the lanes' copies are added
+    as distinct partials. A loop that carries `l = c * l + rowsum(p)` then
+    combines its lanes once, after the loop. The interpreter computes both
+    as plain reductions (the second, of an extent-1 axis, is the value).
   }];
   let arguments = (ins Tile_ReduceKindAttr:$kind, Tile_NumericTile:$operand,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis,
+                       UnitAttr:$keep_lane_partials,
+                       UnitAttr:$combine_lane_partials);
   let results = (outs Tile_NumericTile:$result);
   let assemblyFormat = [{
     $kind $operand `along` $axis attr-dict `:` qualified(type($operand)) `->` qualified(type($result))

@@ -162,6 +162,24 @@ def TileDropMasks : Pass<"tile-drop-masks", "::phobos::tile::KernelOp"> {
   ];
 }
 
+def TileDeferLaneSums : Pass<"tile-defer-lane-sums", "::phobos::tile::KernelOp"> {
+  let summary = "keeps a loop-carried row sum per lane and combines the lanes after the loop";
+  let description = [{
+    A loop-carried f32 tile of extent 1 along an axis (a row sum `[R, 1]`),
+    zero before the loop (or carried on from such a loop), that the loop
+    only updates by adding sums along that axis and multiplying by values
+    the same in every lane (`l = c * l + rowsum(p)`), and that nothing else
+    in the loop reads. Where those sums combine the lanes of one warp, they
+    are marked `keep_lane_partials` (each lane keeps its own part) and a
+    `combine_lane_partials` sum after the loop adds the lanes once: the
+    loop no longer shuffles for them. Runs on laid-out tiles; the values
+    do not change.
+  }];
+  let statistics = [
+    Statistic<"numDeferred", "num-deferred", "Loop-carried sums combined after their loop">
+  ];
+}
+
 def TileSkipFullMasks : Pass<"tile-skip-full-masks", "::phobos::tile::KernelOp"> {
   let summary = "puts a `where` on a mask an iteration proves true under a uniform branch";
   let description = [{
