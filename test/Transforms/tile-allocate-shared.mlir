@@ -200,3 +200,43 @@ phobos.kernel @atoms(%h: f16) {
   %y = phobos.local_load %b : !phobos.smem<64x32xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>> -> !phobos.tile<64x32xf16>
   phobos.return
 }
+
+// -----
+
+// Branches that never run together share bytes, but in a kernel marked
+// warp_specialize the mbarrier arrays live for the whole kernel
+// (tile-warp-specialize initialises them all at its start): each gets
+// bytes no other buffer uses. Without the mark each array takes the bytes
+// of its branch's buffer, unused after its definition.
+// CHECK-LABEL: phobos.kernel @branches_specialized
+// CHECK: phobos.local_buffer {offset = 0 : i64}
+// CHECK: phobos.local_barriers {arrivals = 1 : i32, offset = 1024 : i64}
+// CHECK: phobos.local_buffer {offset = 0 : i64}
+// CHECK: phobos.local_barriers {arrivals = 1 : i32, offset = 1040 : i64}
+// CHECK-LABEL: phobos.kernel @branches
+// CHECK: phobos.local_barriers {arrivals = 1 : i32, offset = 0 : i64}
+// CHECK: phobos.local_barriers {arrivals = 1 : i32, offset = 0 : i64}
+phobos.kernel @branches_specialized(%flag: i1, %i: i32) attributes {warp_specialize} {
+  scf.if %flag {
+    %a = phobos.local_buffer : !phobos.smem<2x16x16xf16, #phobos.shared<order = [1, 0], padding = 0>>
+    %full = phobos.local_barriers {arrivals = 1 : i32} : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+    phobos.mbarrier_wait %full[%i], %i : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+  } else {
+    %b = phobos.local_buffer : !phobos.smem<2x16x16xf16, #phobos.shared<order = [1, 0], padding = 0>>
+    %full = phobos.local_barriers {arrivals = 1 : i32} : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+    phobos.mbarrier_wait %full[%i], %i : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+  }
+  phobos.return
+}
+phobos.kernel @branches(%flag: i1, %i: i32) {
+  scf.if %flag {
+    %a = phobos.local_buffer : !phobos.smem<2x16x16xf16, #phobos.shared<order = [1, 0], padding = 0>>
+    %full = phobos.local_barriers {arrivals = 1 : i32} : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+    phobos.mbarrier_wait %full[%i], %i : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+  } else {
+    %b = phobos.local_buffer : !phobos.smem<2x16x16xf16, #phobos.shared<order = [1, 0], padding = 0>>
+    %full = phobos.local_barriers {arrivals = 1 : i32} : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+    phobos.mbarrier_wait %full[%i], %i : !phobos.smem<2xi64, #phobos.shared<order = [0], padding = 0>>
+  }
+  phobos.return
+}

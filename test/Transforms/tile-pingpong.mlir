@@ -206,3 +206,60 @@ phobos.kernel @not_split(%n: i32) attributes {max_threads = 256 : i32, tensorcor
   }
   phobos.return
 }
+
+// -----
+
+#mma = #phobos.mma<warpsPerCTA = [8, 1]>
+#sw = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+#pl = #phobos.shared<order = [0], padding = 0>
+
+// A loop unswitched on a kernel argument (causal attention) sits in a
+// branch of the consumers' scf.if: its warpgroups take turns there too.
+// CHECK-LABEL: phobos.kernel @unswitched
+// CHECK: } consumer(232) {
+// CHECK: scf.if
+// CHECK: phobos.warpgroup_turn start
+// CHECK-NEXT: scf.for
+// CHECK: phobos.warpgroup_turn take
+// CHECK-NEXT: phobos.dot {{.*}} transpose_b kind(wgmma) {in_flight = 1 : i32}
+// CHECK: phobos.warpgroup_turn give
+// CHECK: phobos.warpgroup_turn finish
+// CHECK: } else {
+// CHECK: phobos.warpgroup_turn start
+// CHECK-NEXT: scf.for
+// CHECK: phobos.warpgroup_turn finish
+phobos.kernel @unswitched(%n: i32, %flag: i1) attributes {max_threads = 256 : i32, tensorcore = "f16", warp_specialize} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant 0.0 : f32
+  %kbuf = phobos.local_buffer {offset = 0 : i64} : !phobos.smem<2x64x64xf16, #sw>
+  %qbuf = phobos.local_buffer {offset = 32768 : i64} : !phobos.smem<1x128x64xf16, #sw>
+  %full = phobos.local_barriers {arrivals = 1 : i32, offset = 49152 : i64} : !phobos.smem<2xi64, #pl>
+  phobos.warp_specialize producer(40) {
+  } consumer(232) {
+    %q = phobos.buffer_slot %qbuf[%c0] lag 0 : !phobos.smem<1x128x64xf16, #sw> -> !phobos.smem<128x64xf16, #sw>
+    %acc0 = phobos.fill %zero : !phobos.tile<128x64xf32, #mma>
+    %r = scf.if %flag -> (!phobos.tile<128x64xf32, #mma>) {
+      %t = scf.for %i = %c0 to %n step %c64 iter_args(%p = %acc0) -> (!phobos.tile<128x64xf32, #mma>) : i32 {
+        phobos.mbarrier_wait %full[%c0], %c0 : !phobos.smem<2xi64, #pl>
+        %k = phobos.buffer_slot %kbuf[%c0] lag 0 : !phobos.smem<2x64x64xf16, #sw> -> !phobos.smem<64x64xf16, #sw>
+        %s = phobos.dot %q, %k transpose_b kind(wgmma) {in_flight = 1 : i32} : !phobos.smem<128x64xf16, #sw>, !phobos.smem<64x64xf16, #sw> -> !phobos.tile<128x64xf32, #mma>
+        %sw = phobos.wgmma_wait %s {pending = 0 : i32} : !phobos.tile<128x64xf32, #mma>
+        %e = phobos.exp %sw : !phobos.tile<128x64xf32, #mma>
+        scf.yield %e : !phobos.tile<128x64xf32, #mma>
+      }
+      scf.yield %t : !phobos.tile<128x64xf32, #mma>
+    } else {
+      %t = scf.for %i = %c0 to %n step %c64 iter_args(%p = %acc0) -> (!phobos.tile<128x64xf32, #mma>) : i32 {
+        phobos.mbarrier_wait %full[%c0], %c0 : !phobos.smem<2xi64, #pl>
+        %k = phobos.buffer_slot %kbuf[%c0] lag 0 : !phobos.smem<2x64x64xf16, #sw> -> !phobos.smem<64x64xf16, #sw>
+        %s = phobos.dot %q, %k transpose_b kind(wgmma) {in_flight = 1 : i32} : !phobos.smem<128x64xf16, #sw>, !phobos.smem<64x64xf16, #sw> -> !phobos.tile<128x64xf32, #mma>
+        %sw = phobos.wgmma_wait %s {pending = 0 : i32} : !phobos.tile<128x64xf32, #mma>
+        %e = phobos.exp %sw : !phobos.tile<128x64xf32, #mma>
+        scf.yield %e : !phobos.tile<128x64xf32, #mma>
+      }
+      scf.yield %t : !phobos.tile<128x64xf32, #mma>
+    }
+  }
+  phobos.return
+}

@@ -587,3 +587,52 @@ phobos.kernel @wide(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?xf16>, %C
   phobos.store %main, %C[%m0, %n0] : !phobos.tile<64x128xf32, #mma>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// A branch between the dot and its retirement (a causal mask's, in
+// attention) issues and retires no wgmma group: the release is found past
+// it, as without it. Released only with release-everywhere here (the dot
+// retires in the next iteration, the GEMM form).
+// CHECK-LABEL: phobos.kernel @masked
+// CHECK-NOT: mbarrier_arrive
+// CHECK: phobos.return
+// EVERY-LABEL: phobos.kernel @masked
+// EVERY: %[[EMPTY:.*]] = phobos.local_barriers {arrivals = 8 : i32}
+// EVERY: scf.for
+// EVERY: phobos.dot %{{.*}}, %{{.*}}, %{{.*}} kind(wgmma) {in_flight = 1 : i32}
+// EVERY: phobos.mbarrier_arrive %[[EMPTY]]
+// EVERY: phobos.tma_copy %{{.*}} after %[[EMPTY]]
+// EVERY: scf.if
+#tla = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#tlb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#twg = #phobos.mma<warpsPerCTA = [8, 1]>
+#tsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#tsb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+
+phobos.kernel @masked(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !phobos.tensor<?x?xf16> {phobos.dims = ["K", "N"]}, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16", aligned = {K = 8 : i64, N = 8 : i64}} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #twg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %main:2 = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init, %x = %init) -> (!phobos.tile<128x128xf32, #twg>, !phobos.tile<128x128xf32, #twg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+    %b = phobos.load %B[%kk, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+    %below = arith.cmpi slt, %kk, %m0 : i32
+    %e = scf.if %below -> (!phobos.tile<128x128xf32, #twg>) {
+      scf.yield %x : !phobos.tile<128x128xf32, #twg>
+    } else {
+      %h = phobos.mul %zero, %x : f32, !phobos.tile<128x128xf32, #twg>
+      scf.yield %h : !phobos.tile<128x128xf32, #twg>
+    }
+    scf.yield %d, %e : !phobos.tile<128x128xf32, #twg>, !phobos.tile<128x128xf32, #twg>
+  }
+  %sum = phobos.add %main#0, %main#1 : !phobos.tile<128x128xf32, #twg>, !phobos.tile<128x128xf32, #twg>
+  phobos.store %sum, %C[%m0, %n0] : !phobos.tile<128x128xf32, #twg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}

@@ -67,6 +67,11 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
                     align(getSharedMemoryBytes(type)),
                     cast<SharedLayoutAttr>(type.getLayout()).getBaseAlignment()};
       extend(op->getResult(0), buffer, op);
+      // tile-warp-specialize hoists a kernel's mbarrier arrays to its start,
+      // where every thread initialises them, also those of branches that
+      // never run together: there they must not share bytes.
+      if (isa<LocalBarriersOp>(op) && kernel.getWarpSpecialize())
+        buffer.start = 0, buffer.end = next;
       buffers.push_back(buffer);
     });
     // First fit: the lowest offset that no buffer live at the same time

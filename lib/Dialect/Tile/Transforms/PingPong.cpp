@@ -65,8 +65,8 @@ std::optional<std::pair<Operation *, Operation *>> turnSpan(scf::ForOp loop) {
   }
   if (!first)
     return std::nullopt;
-  for (Operation *op = first->getNextNode(); op != last; op = op->getNextNode())
-    if (!mayRunInTurn(*op))
+  for (Operation *op = first; op != last; op = op->getNextNode())
+    if (op != first && !mayRunInTurn(*op))
       return std::nullopt;
   bool work = false;
   for (Operation *op = last->getNextNode(); op; op = op->getNextNode())
@@ -87,10 +87,19 @@ struct TilePingPong : phobos::tile::impl::TilePingPongBase<TilePingPong> {
         split = candidate;
     if (!split)
       return;
+    // The consumers' loops: at their top level, or in the branches of an
+    // `scf.if` there (a loop unswitched on a kernel argument).
+    SmallVector<scf::ForOp> loops;
     for (Operation &op : split.getConsumerBlock()) {
-      auto loop = dyn_cast<scf::ForOp>(op);
-      if (!loop)
-        continue;
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        loops.push_back(loop);
+      if (isa<scf::IfOp>(op))
+        for (Region &region : op.getRegions())
+          for (Block &block : region)
+            for (auto loop : block.getOps<scf::ForOp>())
+              loops.push_back(loop);
+    }
+    for (scf::ForOp loop : loops) {
       std::optional<std::pair<Operation *, Operation *>> span = turnSpan(loop);
       if (!span)
         continue;

@@ -729,9 +729,9 @@ private:
   /// the body) is done. A wgmma dot issues one group and returns with at
   /// most `in_flight` in flight (none without), a wgmma wait leaves
   /// `pending`; any other reader reads synchronously. A group issued before
-  /// n others is retired by a wait for at most n. None when a reader is in
-  /// a nested region or the reads are not done by the end of the next
-  /// iteration.
+  /// n others is retired by a wait for at most n. None when a reader, a
+  /// dot or a wait is in a nested region or the reads are not done by the
+  /// end of the next iteration.
   std::optional<Release> findRelease(ArrayRef<Value> slots) {
     Block *body = loop.getBody();
     SmallPtrSet<Operation *, 4> readers;
@@ -767,7 +767,10 @@ private:
         } else if (auto wait = dyn_cast<WgmmaWaitOp>(op)) {
           retireAllBut(wait.getPending());
         }
-        if (op.getNumRegions() != 0)
+        // A nested region (a mask's branch) issues and retires no group.
+        if (op.getNumRegions() != 0 && op.walk([](Operation *nested) {
+              return WalkResult(failure(isa<DotOp, WgmmaWaitOp>(nested)));
+            }).wasInterrupted())
           return std::nullopt;
         // Done once the last reader has run and nothing it read is in
         // flight.

@@ -21,6 +21,13 @@
 // launch initialises and waits for them, and a consumer barrier stands
 // where an mbarrier initialisation's barrier ordered shared-memory writes.
 //
+// A loop tile-unswitch-loops split on a kernel argument leaves one such
+// pipeline in each branch of a top-level `scf.if`. The producer then
+// branches on the same condition (a kernel-wide value, so both roles take
+// the same branch), each branch with that branch's copies; the branches'
+// buffers and mbarriers are hoisted too, the mbarriers on bytes of their
+// own (tile-allocate-shared).
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoopUtils.h"
@@ -45,12 +52,14 @@ using namespace phobos::tile;
 
 namespace {
 
-/// Clones, into `builder`, what computes `value` from the ops `inside`
-/// says are being split off (everything else is used as it is); `mapping`
-/// remembers what was cloned. Returns null when that needs an op that is
-/// not scalar bookkeeping or a block argument `mapping` does not know.
-Value materialize(OpBuilder &builder, IRMapping &mapping, Value value,
-                  llvm::function_ref<bool(Operation *)> inside) {
+/// Clones what computes `value` from the ops `inside` says are being split
+/// off (everything else is used as it is); each op goes to the builder
+/// `builders` has for its block, and `mapping` remembers what was cloned.
+/// Returns null when that needs an op that is not scalar bookkeeping, an op
+/// of a block without a builder, or a block argument `mapping` does not
+/// know.
+Value materialize(DenseMap<Block *, OpBuilder *> &builders, IRMapping &mapping,
+                  Value value, llvm::function_ref<bool(Operation *)> inside) {
   if (Value known = mapping.lookupOrNull(value))
     return known;
   if (auto argument = dyn_cast<BlockArgument>(value)) {
@@ -60,13 +69,34 @@ Value materialize(OpBuilder &builder, IRMapping &mapping, Value value,
   Operation *def = value.getDefiningOp();
   if (!inside(def))
     return value;
-  if (!isScalarPure(*def) && !isa<BufferSlotOp>(def))
+  OpBuilder *builder = builders.lookup(def->getBlock());
+  if (!builder || (!isScalarPure(*def) && !isa<BufferSlotOp>(def)))
     return Value();
   for (Value operand : def->getOperands())
-    if (!materialize(builder, mapping, operand, inside))
+    if (!materialize(builders, mapping, operand, inside))
       return Value();
-  builder.clone(*def, mapping);
+  builder->clone(*def, mapping);
   return mapping.lookup(value);
+}
+
+/// One TMA pipeline: the copies of a block (the kernel's, or a branch of an
+/// `scf.if` at its top level) before its pipelined loop, and the released
+/// refills in that loop.
+struct Pipeline {
+  SmallVector<TmaCopyOp> prologue, refills;
+  scf::ForOp loop;
+};
+
+/// Moves the buffers and mbarriers of `block` before `first` (advanced past
+/// those already first).
+void hoistBuffers(Block &block, Operation *&first) {
+  for (Operation &op : llvm::make_early_inc_range(block))
+    if (isa<LocalBufferOp, LocalBarriersOp>(op)) {
+      if (&op != first)
+        op.moveBefore(first);
+      else
+        first = op.getNextNode();
+    }
 }
 
 struct TileWarpSpecialize
@@ -81,30 +111,45 @@ struct TileWarpSpecialize
         llvm::any_of(body,
                      [](Operation &op) { return isa<WarpSpecializeOp>(op); }))
       return;
-    // The copies: at the top level before one pipelined loop, or released
-    // refills directly in it.
-    SmallVector<TmaCopyOp> prologue, refills;
-    scf::ForOp loop;
+    // The copies: at the kernel's top level before one pipelined loop and
+    // released refills in it; or the same in each branch of one `scf.if`
+    // at the top level (a loop unswitched on a kernel argument).
+    scf::IfOp branch;
+    auto holdsPipeline = [&](Block *block) {
+      if (block == &body)
+        return true;
+      auto parent = dyn_cast<scf::IfOp>(block->getParentOp());
+      if (!parent || parent->getBlock() != &body || (branch && branch != parent))
+        return false;
+      branch = parent;
+      return true;
+    };
+    llvm::MapVector<Block *, Pipeline> pipelines;
     bool fits = true;
     kernel.walk([&](TmaCopyOp copy) {
-      Operation *parent = copy->getParentOp();
-      if (parent == kernel.getOperation()) {
-        prologue.push_back(copy);
+      if (holdsPipeline(copy->getBlock())) {
+        pipelines[copy->getBlock()].prologue.push_back(copy);
         return;
       }
-      auto forOp = dyn_cast<scf::ForOp>(parent);
-      if (!forOp || forOp->getParentOp() != kernel.getOperation() ||
-          !forOp->hasAttr("phobos.pipeline_stages") || !copy.getReleased() ||
-          (loop && loop != forOp)) {
+      auto forOp = dyn_cast<scf::ForOp>(copy->getParentOp());
+      if (!forOp || !holdsPipeline(forOp->getBlock()) ||
+          !forOp->hasAttr("phobos.pipeline_stages") || !copy.getReleased()) {
         fits = false;
         return;
       }
-      loop = forOp;
-      refills.push_back(copy);
+      Pipeline &pipeline = pipelines[forOp->getBlock()];
+      if (pipeline.loop && pipeline.loop != forOp)
+        fits = false;
+      pipeline.loop = forOp;
+      pipeline.refills.push_back(copy);
     });
-    if (!fits || !loop || prologue.empty() ||
-        llvm::any_of(prologue, [&](TmaCopyOp copy) {
-          return !copy->isBeforeInBlock(loop);
+    if (!fits || pipelines.empty() || (branch && pipelines.count(&body)) ||
+        llvm::any_of(pipelines, [](auto &entry) {
+          Pipeline &pipeline = entry.second;
+          return !pipeline.loop || pipeline.prologue.empty() ||
+                 llvm::any_of(pipeline.prologue, [&](TmaCopyOp copy) {
+                   return !copy->isBeforeInBlock(pipeline.loop);
+                 });
         }))
       return;
     std::optional<int32_t> consumerRegisters = registersForConsumers(kernel);
@@ -116,27 +161,13 @@ struct TileWarpSpecialize
     // tile-insert-barriers counted on for the shared-memory writes before
     // it (attention's Q): where there are such writes, they move to the
     // consumers and a barrier of theirs takes its place.
-    bool unordered = false;
-    for (Operation &op : body.without_terminator()) {
-      if (isa<LocalBarriersOp>(op) && unordered) {
-        OpBuilder before(&op);
-        BarrierOp::create(before, op.getLoc());
-      }
-      if (isa<LocalBarriersOp, BarrierOp>(op))
-        unordered = false;
-      else
-        op.walk([&](Operation *nested) {
-          unordered |= !getSharedMemoryAccess(nested, kernel).writes.empty();
-        });
-    }
+    orderWrites(body, /*unordered=*/false, kernel, branch);
     Operation *first = &body.front();
-    for (Operation &op : llvm::make_early_inc_range(body))
-      if (isa<LocalBufferOp, LocalBarriersOp>(op)) {
-        if (&op != first)
-          op.moveBefore(first);
-        else
-          first = op.getNextNode();
-      }
+    hoistBuffers(body, first);
+    if (branch)
+      for (Region &region : branch->getRegions())
+        for (Block &block : region)
+          hoistBuffers(block, first);
     Operation *split = nullptr;
     for (Operation &op : body.without_terminator())
       if (!isScalarPure(op) && !isa<LocalBufferOp, LocalBarriersOp>(op)) {
@@ -165,30 +196,32 @@ struct TileWarpSpecialize
     };
     builder.setInsertionPointToEnd(producer);
     IRMapping mapping;
-    auto cloneCopy = [&](TmaCopyOp copy) {
-      for (Value operand : copy->getOperands())
-        if (!materialize(builder, mapping, operand, inside))
-          return false;
-      builder.clone(*copy, mapping);
-      return true;
-    };
+    DenseMap<Block *, OpBuilder *> builders{{&body, &builder}};
     bool built = true;
-    for (TmaCopyOp copy : prologue)
-      built = built && cloneCopy(copy);
-    Value lower, upper, step;
-    if (built) {
-      lower = materialize(builder, mapping, loop.getLowerBound(), inside);
-      upper = materialize(builder, mapping, loop.getUpperBound(), inside);
-      step = materialize(builder, mapping, loop.getStep(), inside);
-      built = lower && upper && step;
+    if (branch) {
+      // The producer takes the same branch as the consumers: the condition
+      // is a kernel-wide value.
+      Value condition =
+          materialize(builders, mapping, branch.getCondition(), inside);
+      built = condition != nullptr;
+      if (built) {
+        auto copies = scf::IfOp::create(builder, branch.getLoc(), condition,
+                                        /*withElseRegion=*/true);
+        builder.setInsertionPoint(copies);
+        for (auto [from, to] : llvm::zip(branch->getRegions(),
+                                          copies->getRegions()))
+          if (!from.empty())
+            mapping.map(&from.front(), &to.front());
+      }
     }
-    if (built) {
-      auto copies =
-          scf::ForOp::create(builder, loop.getLoc(), lower, upper, step);
-      mapping.map(loop.getInductionVar(), copies.getInductionVar());
-      builder.setInsertionPoint(copies.getBody()->getTerminator());
-      for (TmaCopyOp refill : refills)
-        built = built && cloneCopy(refill);
+    for (auto &[block, pipeline] : pipelines) {
+      if (!built)
+        break;
+      OpBuilder here = builder;
+      if (block != &body)
+        here.setInsertionPoint(mapping.lookup(block)->getTerminator());
+      built = buildProducer(pipeline, here, builders, mapping, inside);
+      builders.erase(block);
     }
     if (!built) {
       specialized.erase();
@@ -200,14 +233,83 @@ struct TileWarpSpecialize
     for (Operation &op : llvm::make_range(Block::iterator(split), body.end()))
       if (!op.hasTrait<OpTrait::IsTerminator>() && !isa<TmaCopyOp>(op))
         rest.push_back(&op);
-    for (TmaCopyOp copy : llvm::concat<TmaCopyOp>(prologue, refills))
-      copy.erase();
+    for (auto &entry : pipelines)
+      for (TmaCopyOp copy : llvm::concat<TmaCopyOp>(entry.second.prologue,
+                                                    entry.second.refills))
+        copy.erase();
     for (Operation *op : rest)
       op->moveBefore(consumer, consumer->end());
     // The copies' index arithmetic the consumers no longer use.
     IRRewriter rewriter(kernel.getContext());
     (void)runRegionDCE(rewriter, specialized->getRegions());
     ++numSpecialized;
+  }
+
+  /// Where shared-memory writes before an mbarrier array's initialisation
+  /// were ordered only by its barrier, puts a barrier in its place (the
+  /// array moves to the kernel's start). `unordered`: whether writes came
+  /// before `block` with no barrier since. Returns the state at its end.
+  static bool orderWrites(Block &block, bool unordered, KernelOp kernel,
+                          scf::IfOp branch) {
+    for (Operation &op : block.without_terminator()) {
+      if (isa<LocalBarriersOp>(op) && unordered) {
+        OpBuilder before(&op);
+        BarrierOp::create(before, op.getLoc());
+      }
+      if (isa<LocalBarriersOp, BarrierOp>(op)) {
+        unordered = false;
+      } else if (&op == branch.getOperation()) {
+        bool after = false;
+        for (Region &region : op.getRegions())
+          after |= region.empty()
+                       ? unordered
+                       : orderWrites(region.front(), unordered, kernel, branch);
+        unordered = after;
+      } else {
+        op.walk([&](Operation *nested) {
+          unordered |= !getSharedMemoryAccess(nested, kernel).writes.empty();
+        });
+      }
+    }
+    return unordered;
+  }
+
+  /// Clones `pipeline`'s copies at `here`: the prologue's, then a loop over
+  /// the pipelined loop's range with the refills. False when a copy needs
+  /// what the producer cannot compute.
+  static bool buildProducer(Pipeline &pipeline, OpBuilder &here,
+                            DenseMap<Block *, OpBuilder *> &builders,
+                            IRMapping &mapping,
+                            llvm::function_ref<bool(Operation *)> inside) {
+    Block *block = pipeline.loop->getBlock();
+    builders[block] = &here;
+    auto cloneCopy = [&](TmaCopyOp copy, OpBuilder &at) {
+      for (Value operand : copy->getOperands())
+        if (!materialize(builders, mapping, operand, inside))
+          return false;
+      at.clone(*copy, mapping);
+      return true;
+    };
+    for (TmaCopyOp copy : pipeline.prologue)
+      if (!cloneCopy(copy, here))
+        return false;
+    scf::ForOp loop = pipeline.loop;
+    Value lower = materialize(builders, mapping, loop.getLowerBound(), inside);
+    Value upper = materialize(builders, mapping, loop.getUpperBound(), inside);
+    Value step = materialize(builders, mapping, loop.getStep(), inside);
+    if (!lower || !upper || !step)
+      return false;
+    auto copies = scf::ForOp::create(here, loop.getLoc(), lower, upper, step);
+    mapping.map(loop.getInductionVar(), copies.getInductionVar());
+    // What the refills need from before the loop goes before it.
+    here.setInsertionPoint(copies);
+    OpBuilder inLoop(copies.getBody()->getTerminator());
+    builders[loop.getBody()] = &inLoop;
+    bool cloned = llvm::all_of(pipeline.refills, [&](TmaCopyOp refill) {
+      return cloneCopy(refill, inLoop);
+    });
+    builders.erase(loop.getBody());
+    return cloned;
   }
 
   /// What each consumer thread may hold once the producer warpgroup keeps

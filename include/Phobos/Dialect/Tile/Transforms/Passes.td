@@ -650,7 +650,9 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"
     byte offset (aligned as its layout asks: 16 bytes, 1024 for atoms):
     buffers whose live ranges (write to last reader, a whole loop when
     written outside it and read inside) do not overlap share space, first
-    fit. One scratch region after the buffers is large enough for the
+    fit. In a kernel marked `@warp_specialize` the mbarrier arrays live
+    for the whole kernel (tile-warp-specialize initialises them all at its
+    start). One scratch region after the buffers is large enough for the
     largest layout conversion, transpose, reshape, cross-warp reduction or
     scan (these use shared memory only for the span of the op). Records
     `phobos.scratch_offset` and `phobos.shared_bytes` on the kernel; fails
@@ -828,7 +830,12 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::phobos::tile::KernelOp"
     pipelined loop at the kernel's top level or a released refill in it
     (tile-pipeline releases every slot it can in such kernels), and the
     refills' offsets depend only on the loop's index and values from before
-    it. Other kernels are left alone.
+    it. A kernel whose loop tile-unswitch-loops split on a kernel argument
+    has such a pipeline in each branch of one top-level `scf.if`: the
+    producer then takes the same branch, with each branch's copies, and
+    the branches' buffers and mbarriers go first too (tile-allocate-shared
+    gives such a kernel's mbarriers bytes of their own). Other kernels are
+    left alone.
 
     Before:
     ```mlir
@@ -889,8 +896,8 @@ def TilePingPong : Pass<"tile-pingpong", "::phobos::tile::KernelOp"> {
     turn is given), so one warpgroup's softmax runs while the next one's
     MMAs do.
 
-    Applied to each top-level loop of a `phobos.warp_specialize`'s
-    consumers whose MMAs are all asynchronous wgmma dots, with only slots,
+    Applied to each loop at the top level of a `phobos.warp_specialize`'s
+    consumers, or in a branch of an `scf.if` there, whose MMAs are all asynchronous wgmma dots, with only slots,
     mbarrier waits, casts and scalar arithmetic between the first and the
     last (nothing there may wait for the other warpgroups), and with tile
     work other than dots after them. GEMM main loops (nothing but MMAs)
