@@ -31,10 +31,12 @@ def race_checked(monkeypatch):
     pytest.param(lambda: tutorials.test_02_fused_softmax((37, 200)), id="t02"),
     pytest.param(tutorials.test_03_matmul_grouped_ordering_covers_every_tile, id="t03"),
     pytest.param(tutorials.test_05_layer_norm_forward_and_backward, id="t05"),
-    pytest.param(lambda: tutorials.test_06_fused_attention_forward_and_backward(False),
+    pytest.param(lambda: tutorials.test_06_fused_attention_forward_and_backward(False, 64),
                  id="t06"),
-    pytest.param(lambda: tutorials.test_06_fused_attention_forward_and_backward(True),
+    pytest.param(lambda: tutorials.test_06_fused_attention_forward_and_backward(True, 64),
                  id="t06-causal"),
+    pytest.param(lambda: tutorials.test_06_fused_attention_forward_and_backward(True, 128),
+                 id="t06-causal-d128"),
 ])
 def test_tutorial_is_race_free(case, race_checked):
     case()

@@ -34,6 +34,7 @@ LN2 = 0.6931471805599453
 @ph.kernel
 @ph.autotune(D=[64, 128], BR=[128, 64], BC=[64, 32, 128])
 @ph.pipeline
+@ph.warp_specialize("D / 128")
 @ph.tensorcore
 def attn_fwd(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
              v: ph.tensor[ph.f16][BH, N, D], o: ph.tensor[ph.f16][BH, N, D],
@@ -139,6 +140,18 @@ def attn_bwd_dq(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
     dq[bh, row:+BR, :] = acc * scale
 
 
+#: Block sizes at D 128, where wider blocks than the first values of the
+#: @autotune lists (chosen for D 64) are faster: docs/tutorials.md.
+WIDE_BLOCKS = {"fwd": {"BR": 128, "BC": 128}, "dkdv": {"BC": 128, "BR": 64},
+               "dq": {"BR": 128, "BC": 128}}
+
+
+def _blocks(kernel: str, d: int, given: dict[str, int]) -> dict[str, int]:
+    """The variant keywords for `kernel` at head dim `d`: those given, the
+    rest from WIDE_BLOCKS at D 128."""
+    return {**(WIDE_BLOCKS[kernel] if d == 128 else {}), **given}
+
+
 def _flat(t: Any) -> Any:
     """[B, H, N, D] -> [B*H, N, D] (a view)."""
     return t.reshape((-1,) + tuple(t.shape[-2:]))
@@ -152,7 +165,8 @@ def attention(q: Any, k: Any, v: Any, causal: bool, scale: float | None = None,
     lse = empty(q, q.shape[:-1], "f32")
     bh, n = math.prod(q.shape[:-2]), q.shape[-2]
     attn_fwd[lambda meta: (cdiv(n, meta["BR"]), bh)](
-        _flat(q), _flat(k), _flat(v), _flat(o), lse.reshape(bh, n), scale, causal, **variant)
+        _flat(q), _flat(k), _flat(v), _flat(o), lse.reshape(bh, n), scale, causal,
+        **_blocks("fwd", q.shape[-1], variant))
     return o, lse
 
 
@@ -165,9 +179,11 @@ def attention_backward(q: Any, k: Any, v: Any, o: Any, lse: Any, do: Any, causal
     attn_bwd_delta[lambda meta: (cdiv(n, meta["BR"]), bh)](_flat(o), _flat(do), delta)
     dq, dk, dv = (empty(q, q.shape, "f16") for _ in range(3))
     flat = [_flat(t) for t in (q, k, v, do)] + [lse.reshape(bh, n), delta]
+    d = q.shape[-1]
     attn_bwd_dkdv[lambda meta: (cdiv(n, meta["BC"]), bh)](
-        *flat, _flat(dk), _flat(dv), scale, causal)
-    attn_bwd_dq[lambda meta: (cdiv(n, meta["BR"]), bh)](*flat, _flat(dq), scale, causal)
+        *flat, _flat(dk), _flat(dv), scale, causal, **_blocks("dkdv", d, {}))
+    attn_bwd_dq[lambda meta: (cdiv(n, meta["BR"]), bh)](
+        *flat, _flat(dq), scale, causal, **_blocks("dq", d, {}))
     return dq, dk, dv
 
 
