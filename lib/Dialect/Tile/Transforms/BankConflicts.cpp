@@ -134,20 +134,11 @@ void phobos::tile::appendLdmatrixAccesses(
 }
 
 namespace {
-/// The thread distribution of `tile`'s layout, if it has a distributed one.
-std::optional<DistributedLayout> distributedLayout(TileType tile) {
-  auto interface =
-      dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
-  if (!interface)
-    return std::nullopt;
-  return interface.distribute(tile.getShape());
-}
-
 /// An FMA dot's reads of operand `index` for the first k-slices: each lane
 /// reads its first run of rows (A) or columns (B) of the accumulator.
 void addFmaReads(DotOp dot, unsigned index, SharedMemoryType buffer,
                  SmallVectorImpl<BufferAccess> &accesses) {
-  std::optional<DistributedLayout> distributed = distributedLayout(dot.getType());
+  std::optional<DistributedLayout> distributed = getDistributedLayout(dot.getType());
   if (!distributed)
     return;
   const DistributedLayout &layout = *distributed;
@@ -176,7 +167,7 @@ void addFmaReads(DotOp dot, unsigned index, SharedMemoryType buffer,
 /// A local_load's element reads: one access per register of warp 0.
 void addLocalLoads(LocalLoadOp load, SmallVectorImpl<BufferAccess> &accesses) {
   TileType tile = load.getType();
-  std::optional<DistributedLayout> distributed = distributedLayout(tile);
+  std::optional<DistributedLayout> distributed = getDistributedLayout(tile);
   if (!distributed)
     return;
   const DistributedLayout &layout = *distributed;

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Phobos/Dialect/Tile/IR/DistributedLayout.h"
+#include "Phobos/Dialect/Tile/Transforms/LayoutUtils.h"
 #include "Phobos/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,13 +33,10 @@ namespace {
 /// The distribution of `type`'s axis `axis`, or nothing without a
 /// distributed layout.
 std::optional<AxisDistribution> axisOf(Type type, unsigned axis) {
-  auto tile = dyn_cast<TileType>(type);
-  if (!tile)
+  std::optional<DistributedLayout> layout = getDistributedLayout(type);
+  if (!layout || axis >= cast<TileType>(type).getRank())
     return std::nullopt;
-  auto layout = dyn_cast_or_null<DistributedLayoutInterface>(tile.getEncoding());
-  if (!layout || axis >= tile.getRank())
-    return std::nullopt;
-  return layout.distribute(tile.getShape()).axis(axis);
+  return layout->axis(axis);
 }
 
 /// The sums of one loop-carried value that may stay per lane.

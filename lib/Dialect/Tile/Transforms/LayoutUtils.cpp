@@ -254,6 +254,17 @@ TileType phobos::tile::withLayout(TileType type, Attribute layout) {
                        type.getElementType(), layout);
 }
 
+std::optional<DistributedLayout>
+phobos::tile::getDistributedLayout(Type type) {
+  auto tile = dyn_cast<TileType>(type);
+  auto layout = tile ? dyn_cast_or_null<DistributedLayoutInterface>(
+                           tile.getEncoding())
+                     : DistributedLayoutInterface();
+  if (!layout)
+    return std::nullopt;
+  return layout.distribute(tile.getShape());
+}
+
 /// Bytes an element takes while it is summed (half types sum in f32).
 static int64_t accumulateBytes(Type element) {
   return element.isF16() || element.isBF16() ? 4 : getElementBytes(element);

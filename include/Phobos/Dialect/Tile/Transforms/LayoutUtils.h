@@ -105,6 +105,10 @@ mlir::Attribute sliceToRank(mlir::Attribute layout, unsigned rank);
 /// The tile type with `layout` as its encoding.
 TileType withLayout(TileType type, mlir::Attribute layout);
 
+/// Which thread holds which element of `type`: none unless it is a tile
+/// whose encoding is a distributed layout.
+std::optional<DistributedLayout> getDistributedLayout(mlir::Type type);
+
 /// For a convert_layout, transpose or reshape whose every thread already
 /// holds each element of its result in the source: for each result
 /// register, the source register that holds the same element in every
