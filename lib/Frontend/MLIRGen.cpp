@@ -416,7 +416,8 @@ void Generator::visitCallStmt(CallStmt &stmt) {
   Access access = genAccess(slice);
   auto atomic = tile::AtomicAddOp::create(builder, at, value, access.tensor,
                                           access.offsets, pointAxesAttr(access),
-                                          /*in_bounds=*/nullptr);
+                                          /*in_bounds=*/mlir::DenseBoolArrayAttr(),
+                                          /*bulk=*/mlir::UnitAttr());
   markExtents(atomic, slice);
 }
 

@@ -35,7 +35,7 @@ static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
     "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops",
     "tile-skip-full-masks", "tile-fold-transposed-operands",
-    "tile-defer-lane-sums"};
+    "tile-defer-lane-sums", "tile-bulk-atomics"};
 
 llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
 phobos::experimentSettings() {

@@ -120,6 +120,14 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
             ? options.asyncStaging.getValue()
             : phobos::getExperiments().asyncStaging.value_or(options.asyncStaging.getValue()));
   kernel.addPass(tile::createTileAsyncStaging(staging));
+  // f32 blocks added to global memory row by row by the memory system
+  // (sm_90's bulk reductions), where their scratch still fits.
+  if (!isPassDisabled("tile-bulk-atomics")) {
+    tile::TileBulkAtomicsOptions bulk;
+    bulk.chip = options.chip;
+    bulk.maxBytes = chipSharedBytes;
+    kernel.addPass(tile::createTileBulkAtomics(bulk));
+  }
   // With every layout known: a tile that takes all of a thread's registers
   // fails here, not as ptxas's spills or its "Insufficient registers".
   kernel.addPass(tile::createTileCheckRegisters());

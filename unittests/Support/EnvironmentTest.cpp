@@ -106,7 +106,7 @@ TEST(EnvironmentTest, ExperimentsNameThemselvesAndRefuseBadValues) {
          "(tile-group-blocks, tile-persistent, tile-defer-dots, "
          "tile-warp-specialize, tile-pingpong, tile-unswitch-loops, "
          "tile-skip-full-masks, tile-fold-transposed-operands, "
-         "tile-defer-lane-sums)"}}) {
+         "tile-defer-lane-sums, tile-bulk-atomics)"}}) {
     llvm::Expected<Experiments> bad = Experiments::parse({setting});
     ASSERT_FALSE(bool(bad)) << setting;
     EXPECT_EQ(llvm::toString(bad.takeError()), message);
