@@ -113,6 +113,27 @@ void addRun(ThreadEmitter &e, const TensorParam &tensor, const GlobalRun &run,
               globalPointer(e, tensor, item.first));
 }
 
+/// The i64 linear index of the element at `indices` (one per tensor axis)
+/// and whether it lies inside the tensor (null: known to), testing each
+/// axis but those `inBounds` promises and `untested`.
+std::pair<Value, Value> locate(ThreadEmitter &e, const TensorParam &tensor,
+                               ArrayRef<Value> indices,
+                               std::optional<ArrayRef<bool>> inBounds,
+                               int64_t untested = -1) {
+  Value linear = e.i64(0), inside;
+  for (auto [axis, index] : llvm::enumerate(indices)) {
+    linear = e.add(linear,
+                   e.mul(arith::ExtSIOp::create(e.b, e.loc, e.b.getI64Type(),
+                                                index),
+                         tensor.strides[axis]));
+    if (int64_t(axis) != untested && (!inBounds || !(*inBounds)[axis]))
+      inside = e.andI(inside, arith::CmpIOp::create(
+                                  e.b, e.loc, arith::CmpIPredicate::ult,
+                                  index, tensor.dims[axis]));
+  }
+  return {linear, inside};
+}
+
 /// Whether a bulk addition's rows may go through bulk reductions: the
 /// tensor's base 16-byte aligned, the rows starting at a multiple of four
 /// elements and inside the last axis.
@@ -185,22 +206,16 @@ void bulkAdd(ThreadEmitter &e, const TensorParam &tensor, AtomicAddOp op,
                                             e.i32(shape[axis]));
       rest = arith::DivSIOp::create(e.b, e.loc, rest, e.i32(shape[axis]));
     }
-    Value linear = e.i64(0);
+    SmallVector<Value, 4> indices;
     int64_t tileAxis = 0;
-    int64_t last = int64_t(offsets.size()) - 1;
-    for (auto [axis, offset] : llvm::enumerate(offsets)) {
-      Value index = offset.front();
-      if (!llvm::is_contained(pointAxes, int64_t(axis)))
-        index = e.add(index, coords[tileAxis++]);
-      linear = e.add(linear,
-                     e.mul(arith::ExtSIOp::create(e.b, e.loc,
-                                                  e.b.getI64Type(), index),
-                           tensor.strides[axis]));
-      if (int64_t(axis) != last && (!inBounds || !(*inBounds)[axis]))
-        inside = e.andI(inside, arith::CmpIOp::create(
-                                    e.b, e.loc, arith::CmpIPredicate::ult,
-                                    index, tensor.dims[axis]));
-    }
+    for (auto [axis, offset] : llvm::enumerate(offsets))
+      indices.push_back(llvm::is_contained(pointAxes, int64_t(axis))
+                            ? offset.front()
+                            : e.add(offset.front(), coords[tileAxis++]));
+    // The last axis was tested for the whole row (bulkRowsFit).
+    auto [linear, rowInside] =
+        locate(e, tensor, indices, inBounds, int64_t(indices.size()) - 1);
+    inside = e.andI(inside, rowInside);
     Value global = LLVM::PtrToIntOp::create(e.b, e.loc, e.b.getI64Type(),
                                             globalPointer(e, tensor, linear));
     Value shared = LLVM::PtrToIntOp::create(
@@ -231,23 +246,14 @@ struct AtomicAddLowering : TileToGPUPattern<AtomicAddOp> {
 
     if (!tileType) {
       // Every axis is a point: the element, added by thread 0.
-      std::optional<ArrayRef<bool>> inBounds = op.getInBounds();
-      Value linear, inside;
-      for (auto [axis, offset] : llvm::enumerate(adaptor.getOffsets())) {
-        Value index = offset.front();
-        Value term = e.mul(
-            arith::ExtSIOp::create(e.b, e.loc, e.b.getI64Type(), index),
-            tensor.strides[axis]);
-        linear = linear ? e.add(linear, term) : term;
-        if (!inBounds || !(*inBounds)[axis])
-          inside = e.andI(inside, arith::CmpIOp::create(
-                                      e.b, e.loc, arith::CmpIPredicate::ult,
-                                      index, tensor.dims[axis]));
-      }
+      SmallVector<Value, 4> indices;
+      for (ValueRange offset : adaptor.getOffsets())
+        indices.push_back(offset.front());
+      auto [linear, inside] = locate(e, tensor, indices, op.getInBounds());
       Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
                                           e.tid, e.i32(0));
       atomicAdd(e, e.andI(first, inside), values.front(),
-                globalPointer(e, tensor, linear ? linear : e.i64(0)));
+                globalPointer(e, tensor, linear));
       rewriter.eraseOp(op);
       return success();
     }
