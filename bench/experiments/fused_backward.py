@@ -9,8 +9,7 @@ of blocks where tutorial 06 does seven). On sm_90 tile-bulk-atomics makes
 those additions bulk reductions (the block staged in shared memory, one
 `cp.reduce.async.bulk` per row) instead of a vector reduction per two
 registers of every thread, which made the kernel lose to tutorial 06 at
-D 64 when it was first measured (docs/benchmarks-log.md, forty-second
-session).
+D 64 when it was first measured (docs/benchmarks-log.md).
 
     python3 bench/experiments/fused_backward.py BINDIR [--interpret]
     PHOBOS_HOME=DIST python3 bench/experiments/fused_backward.py DIST/bin
