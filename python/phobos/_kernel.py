@@ -458,12 +458,13 @@ class Kernel:
             plans = self._plans.setdefault((grid_key, tuple(sorted(given.items()))), [])
             plans.insert(0, plan)
             del plans[_MAX_PLANS:]
-            if self._table is not None and not given:
+            if self._table is not None:
                 # A callable grid's plans carry the dims and variant it is
-                # called with (the C launcher calls it at each launch).
+                # called with (the C launcher calls it at each launch); the
+                # variant keywords are part of the plans' key there too.
                 self._table.set(grid_key, [
                     (p, p.native, p.grid_meta if p.grid3 is None else p.grid3, *p.stream_call)
-                    for p in plans if p.native])
+                    for p in plans if p.native], dict(given) if given else None)
 
     def _load(self, variant: Variant, device: int, chip: str, driver: Any,
               aligned: Aligned = (), extents: Mapping[str, int] | None = None) -> _GpuKernel:

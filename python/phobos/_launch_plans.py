@@ -220,11 +220,13 @@ class _LaunchPlan:
         # (another plan, or the full path, serves the others).
         self.map_buffers = [ctypes.create_string_buffer(192) for _ in loaded.maps]
         self.maps = []
+        self.mapped: dict[str, int] = {}  # tensor parameter -> the address its map is for
         for buffer, (param, *_), encoded in zip(self.map_buffers, contract.tensor_maps,
                                                  bound.tensor_maps):
             address = (ctypes.addressof(buffer) + 63) // 64 * 64
             ctypes.memmove(address, encoded, len(encoded))
             self.maps.append((address, tensor_ordinal[param], bound.arrays[param].ptr))
+            self.mapped[param] = bound.arrays[param].ptr
         pointers = [ctypes.cast(ctypes.pointer(slot), ctypes.c_void_p) for slot in self.slots]
         pointers += [ctypes.c_void_p(entry[0]) for entry in self.maps]
         self.params = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
@@ -251,10 +253,12 @@ _NATIVE_SCALARS = {"f32": 1, "f64": 2, "i32": 3, "i64": 4, "bool": 5}
 def _native_plan(plan: _LaunchPlan, contract: Contract, driver: Any, args: Sequence[Any],
                  infos: Sequence[ArrayInfo | None], function: Any) -> int | None:
     """The plan in libphobos-python (FastLaunch.c), where it can take it:
-    torch tensors and f32/f64/i32/i64/bool scalars, no tensor maps."""
+    torch tensors and f32/f64/i32/i64/bool scalars. A tensor read through a
+    tensor map binds the plan to the address the map was encoded for, as
+    the plan in Python is."""
     native = _library.fast_launch()
     entry_points = driver.entry_points()
-    if native is None or entry_points is None or plan.maps:
+    if native is None or entry_points is None:
         return None
     for param, info in zip(contract.params, infos):
         if param.kind == "tensor" and (info is None or info.library != "torch"):
@@ -280,6 +284,8 @@ def _native_plan(plan: _LaunchPlan, contract: Contract, driver: Any, args: Seque
             ok = ok and native.phobosPyPlanSetSpan(
                 handle, index, math.prod(arg.shape) * _ITEMSIZE.get(param.dtype, 8),
                 int(param.written))
+            if param.name in plan.mapped:
+                ok = ok and native.phobosPyPlanSetMapped(handle, index, plan.mapped[param.name])
         else:
             ok = native.phobosPyPlanSetScalar(handle, index, _NATIVE_SCALARS[param.dtype],
                                               ctypes.addressof(slot))
@@ -299,6 +305,10 @@ def _launch_planned(kernel: Kernel, grid: Any, args: Sequence[Any], stream: Any,
     if last is not None and last[0] is grid and not variant:
         plans = last[1]
     else:
+        # Plans are keyed by the values: 2.0 and True hash as 2 and 1, but
+        # only an int is a variant value (the full path says so).
+        if variant and any(type(value) is not int for value in variant.values()):
+            return False
         grid_key = grid if type(grid) is tuple else _grid_key(grid)
         if grid_key is _UNKEYABLE:
             return False

@@ -170,6 +170,8 @@ def fast_launch() -> Any:
                 handle.phobosPyPlanSetSpan.restype = ctypes.c_int
                 handle.phobosPyPlanSetSpan.argtypes = [p, ctypes.c_int, ctypes.c_ulonglong,
                                                        ctypes.c_int]
+                handle.phobosPyPlanSetMapped.restype = ctypes.c_int
+                handle.phobosPyPlanSetMapped.argtypes = [p, ctypes.c_int, ctypes.c_ulonglong]
                 handle.phobosPyPlanSetScalar.restype = ctypes.c_int
                 handle.phobosPyPlanSetScalar.argtypes = [p, ctypes.c_int, ctypes.c_int, p]
                 handle.phobosPyPlanDestroy.restype = None

@@ -647,6 +647,89 @@ def test_a_callable_grid_is_called_from_c(write_module, fake_gpu, fake_torch, mo
     assert fake_gpu.launches[-1][0] == (4, 2, 1) and kernel._table.size() == 2
 
 
+def test_tma_kernels_and_variant_keywords_launch_from_c(write_module, fake_gpu, fake_torch,
+                                                       monkeypatch):
+    """A kernel that reads tensors through TMA launches from C too: its plan
+    holds the tensor maps encoded for the tensors' addresses, so it takes
+    launches whose mapped tensors are where they were (a written tensor's
+    address may change); a mapped tensor elsewhere goes the full path,
+    which encodes its maps and adds a plan, after which C launches both.
+    Launches with variant keywords find plans of their own in C."""
+    from phobos import _library
+    if _library.fast_launch() is None:
+        pytest.skip("libphobos-python is not built")
+    import phobos._kernel as kernel_module
+    encoded = []
+
+    def encode(into, dtype, rank, address, dims, strides, box, steps, interleave, swizzle, l2,
+               fill):
+        encoded.append(address)
+        ctypes.memset(into, len(encoded), 128)
+        return 0
+
+    fake_gpu.cuTensorMapEncodeTiled = encode
+    hgemm = write_module(HGEMM.replace("@ph.launch(128)", "@ph.launch(128)\n@ph.autotune(S=[1, 2])"),
+                         "hgemm_keywords").hgemm
+    a = FakeTorchTensor((128, 256), FLOAT16, 0x10000)
+    b = FakeTorchTensor((256, 384), FLOAT16, 0x20000)
+    grid = (2, 3)
+    hgemm[grid](a, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000))
+    ((plan,),) = hgemm._plans.values()
+    assert plan.native and plan.mapped == {"A": 0x10000, "B": 0x20000}
+    assert encoded == [0x10000, 0x20000] and hgemm._table.size() == 1
+
+    def python_path(*args, **kwargs):
+        raise AssertionError("the launch went through Python")
+
+    def first_pointer(launch):
+        (_, _, _, _, params) = launch
+        return ctypes.cast(params[0], ctypes.POINTER(ctypes.c_uint64))[0]
+
+    def maps_of(launch):
+        (_, _, _, _, params) = launch
+        return [bytes(ctypes.cast(params[9 + k], ctypes.POINTER(ctypes.c_uint8 * 128))[0][:1])
+                for k in range(2)]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(kernel_module, "_launch_planned", python_path)
+        patch.setattr(kernel_module.Kernel, "launch", python_path)
+        hgemm[grid](a, b, FakeTorchTensor((128, 384), FLOAT32, 0x90000))  # C elsewhere
+        assert first_pointer(fake_gpu.launches[-1]) == 0x10000
+        assert maps_of(fake_gpu.launches[-1]) == [b"\x01", b"\x02"]
+        with pytest.raises(AssertionError, match="through Python"):
+            hgemm[grid](FakeTorchTensor((128, 256), FLOAT16, 0x30000), b,
+                        FakeTorchTensor((128, 384), FLOAT32, 0x60000))
+    # A moved: the full path encodes A's map again and adds a plan.
+    a2 = FakeTorchTensor((128, 256), FLOAT16, 0x30000)
+    hgemm[grid](a2, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000))
+    assert encoded[-2:] == [0x30000, 0x20000] and hgemm._table.size() == 2
+    with monkeypatch.context() as patch:
+        patch.setattr(kernel_module, "_launch_planned", python_path)
+        patch.setattr(kernel_module.Kernel, "launch", python_path)
+        for moved, first_map in ((a, b"\x01"), (a2, b"\x03")):
+            hgemm[grid](moved, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000))
+            assert first_pointer(fake_gpu.launches[-1]) == moved.ptr
+            assert maps_of(fake_gpu.launches[-1])[0] == first_map
+        # Keywords no plan was made with: the Python way.
+        with pytest.raises(AssertionError, match="through Python"):
+            hgemm[grid](a, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000), S=2)
+    hgemm[grid](a, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000), S=2)
+    assert hgemm._table.size() == 3
+    with monkeypatch.context() as patch:
+        patch.setattr(kernel_module, "_launch_planned", python_path)
+        patch.setattr(kernel_module.Kernel, "launch", python_path)
+        count = len(fake_gpu.launches)
+        hgemm[grid](a, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000), S=2)
+        assert len(fake_gpu.launches) == count + 1
+        # A value of another type, or another name, is not the plan's.
+        for keywords in ({"S": 2.0}, {"S": True}, {"S": 2, "T": 1}, {"S": 1}):
+            with pytest.raises(AssertionError, match="through Python"):
+                hgemm[grid](a, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000), **keywords)
+    # And the full path's word on them.
+    with pytest.raises(ArgumentError, match="a variant value is an integer, got 2.0"):
+        hgemm[grid](a, b, FakeTorchTensor((128, 384), FLOAT32, 0x60000), S=2.0)
+
+
 def test_a_grid_list_changed_in_place_is_read_again(scaled, fake_gpu):
     """Plans are found by the grid's identity only for grids that cannot
     change (tuples, None, functions): a list changed between launches

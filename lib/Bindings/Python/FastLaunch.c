@@ -13,12 +13,12 @@
 |* which raises the same errors as always.                                     *|
 |*                                                                            *|
 |* Two Python types make `kernel[grid](...)` one C call with no Python frame *|
-|* on the way: a LaunchTable (one per kernel: the plans of launches without  *|
-|* variant keywords, by grid; a grid function is called here, with the dims  *|
-|* and variant of the plan that takes the arguments) and the Launcher        *|
-|* `kernel[grid]` returns. A Launcher's call tries the table's plans for its *|
-|* grid and otherwise calls the kernel's `_launch_slow`, the package's path  *|
-|* in Python.                                                                 *|
+|* on the way: a LaunchTable (one per kernel: its plans by grid and variant  *|
+|* keywords; a grid function is called here, with the dims and variant of    *|
+|* the plan that takes the arguments) and the Launcher `kernel[grid]`        *|
+|* returns. A Launcher's call tries the table's plans for its grid and       *|
+|* keywords and otherwise calls the kernel's `_launch_slow`, the package's   *|
+|* path in Python.                                                            *|
 |*                                                                            *|
 |* Built against CPython's stable ABI and loaded with ctypes.PyDLL (the GIL  *|
 |* is held throughout), so one build serves every Python 3.8+ it is carried  *|
@@ -63,6 +63,11 @@ typedef struct PlanArg {
      path, which refuses it. */
   unsigned long long bytes;
   int written;
+  /* Tensors read through TMA: the address their tensor map was encoded for
+     (0: none). The map is a parameter of the plan, so the plan takes only
+     launches whose tensor is still there; another plan, or the full path
+     (which encodes a map for the new address), takes the others. */
+  unsigned long long mappedAt;
   /* The parameter slot of the pointer (tensors) or of the value. */
   void *slot;
 } PlanArg;
@@ -150,6 +155,16 @@ PHOBOS_EXPORT int phobosPyPlanSetSpan(Plan *plan, int index,
   return 1;
 }
 
+/* Tensor `index` is read through a tensor map encoded for `pointer`. */
+PHOBOS_EXPORT int phobosPyPlanSetMapped(Plan *plan, int index,
+                                        unsigned long long pointer) {
+  if (index < 0 || index >= plan->numArgs || plan->args[index].kind != kTensor ||
+      pointer == 0)
+    return 0;
+  plan->args[index].mappedAt = pointer;
+  return 1;
+}
+
 /* Whether two tensors of the launch share memory where one is written. */
 static int overlapsWritten(const Plan *plan, const uint64_t *values) {
   for (int i = 0; i < plan->numArgs; ++i) {
@@ -228,6 +243,8 @@ static int bindTensor(const PlanArg *arg, PyObject *value, uint64_t *out) {
       (unsigned long long)callLong(value, nameDataPtr, &ok, 1);
   /* Null or misaligned: the full path says what is wrong. */
   if (!ok || pointer == 0 || (pointer & 15))
+    return 0;
+  if (arg->mappedAt && pointer != arg->mappedAt)
     return 0;
   *out = pointer;
   return 1;
@@ -385,12 +402,15 @@ PHOBOS_EXPORT int phobosPyPlanLaunch(Plan *plan, PyObject *args, unsigned gridX,
 
 /* One plan of a table: the grid key it serves (a tuple or None, compared by
    identity, then by equality for tuples; or the package's key of every
-   callable grid), the Python plan that owns the C plan and its buffers
-   (kept alive here), the grid it launches (or, for a callable grid, the
-   dims and variant the grid is called with at each launch) and where its
-   stream comes from (`stream(streamArg)`, or `stream()` without one). */
+   callable grid) and the variant keywords (a dict of ints, or NULL for a
+   launch without keywords), the Python plan that owns the C plan and its
+   buffers (kept alive here), the grid it launches (or, for a callable
+   grid, the dims and variant the grid is called with at each launch) and
+   where its stream comes from (`stream(streamArg)`, or `stream()` without
+   one). */
 typedef struct TableEntry {
   PyObject *key;
+  PyObject *keywords;
   PyObject *owner;
   Plan *plan;
   unsigned grid[3];
@@ -420,6 +440,7 @@ static PyObject *nameLaunchSlow;
 static void releaseEntries(TableEntry *entries, Py_ssize_t count) {
   for (Py_ssize_t i = 0; i < count; ++i) {
     Py_XDECREF(entries[i].key);
+    Py_XDECREF(entries[i].keywords);
     Py_XDECREF(entries[i].stream);
     Py_XDECREF(entries[i].streamArg);
     Py_XDECREF(entries[i].meta);
@@ -492,15 +513,46 @@ static int sameKey(PyObject *key, PyObject *grid) {
   return equal;
 }
 
-/* table.set(key, entries): the plans for `key`, replacing the ones it had;
-   each entry is (owner, plan address, (x, y, z) or, for the key of
-   callable grids, the dict the grid is called with, stream, stream
-   argument or None). */
+/* Whether a launch's keywords (NULL or a dict) are an entry's: none on
+   either side, or the same names with equal values, each of the launch's
+   an int (not a bool: the full path refuses other values, and says so). */
+static int sameKeywords(PyObject *entry, PyObject *given) {
+  Py_ssize_t count = given ? PyDict_Size(given) : 0;
+  if (!entry)
+    return count == 0;
+  if (count != PyDict_Size(entry))
+    return 0;
+  PyObject *name, *value;
+  Py_ssize_t position = 0;
+  while (PyDict_Next(entry, &position, &name, &value)) {
+    PyObject *launched = PyDict_GetItem(given, name);
+    if (!launched || !PyLong_CheckExact(launched))
+      return 0;
+    int equal = PyObject_RichCompareBool(launched, value, Py_EQ);
+    if (equal != 1) {
+      PyErr_Clear();
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* table.set(key, entries[, keywords]): the plans for `key` and `keywords`
+   (a dict of a launch's variant keywords; None or absent: a launch without
+   any), replacing the ones they had; each entry is (owner, plan address,
+   (x, y, z) or, for the key of callable grids, the dict the grid is called
+   with, stream, stream argument or None). */
 static PyObject *tableSet(PyObject *object, PyObject *args) {
   LaunchTable *self = (LaunchTable *)object;
-  PyObject *key, *list;
-  if (!PyArg_ParseTuple(args, "OO!:set", &key, &PyList_Type, &list))
+  PyObject *key, *list, *keywords = Py_None;
+  if (!PyArg_ParseTuple(args, "OO!|O:set", &key, &PyList_Type, &list, &keywords))
     return NULL;
+  if (keywords != Py_None && !PyDict_Check(keywords)) {
+    PyErr_SetString(PyExc_TypeError, "set: keywords is a dict or None");
+    return NULL;
+  }
+  if (keywords != Py_None && PyDict_Size(keywords) == 0)
+    keywords = Py_None;
   Py_ssize_t added = PyList_Size(list);
   TableEntry *entries = calloc((size_t)(self->count + added + 1), sizeof(TableEntry));
   if (!entries)
@@ -525,6 +577,10 @@ static PyObject *tableSet(PyObject *object, PyObject *args) {
     TableEntry *entry = &entries[count++];
     Py_INCREF(key);
     entry->key = key;
+    if (keywords != Py_None) {
+      Py_INCREF(keywords);
+      entry->keywords = keywords;
+    }
     Py_INCREF(owner);
     entry->owner = owner;
     entry->plan = (Plan *)(uintptr_t)address;
@@ -551,8 +607,11 @@ static PyObject *tableSet(PyObject *object, PyObject *args) {
     return PyErr_NoMemory();
   }
   Py_ssize_t droppedCount = 0;
+  PyObject *replaced = keywords == Py_None ? NULL : keywords;
   for (Py_ssize_t i = 0; i < oldCount; ++i) {
-    if (sameKey(old[i].key, key))
+    if (sameKey(old[i].key, key) &&
+        (old[i].keywords ? replaced && sameKeywords(replaced, old[i].keywords)
+                         : !replaced))
       dropped[droppedCount++] = old[i];
     else
       entries[count++] = old[i];
@@ -618,14 +677,18 @@ static int callGrid(PyObject *grid, PyObject *meta, unsigned out[3]) {
   return 1;
 }
 
-/* Launches through the first of the table's plans for `grid` that takes
-   `args`: 1 launched, 0 none took them, -1 with an exception set. A
-   callable grid is called (with the plan's dims and variant) only for a
-   plan that takes the arguments. */
-static int tableLaunch(LaunchTable *self, PyObject *grid, PyObject *args) {
+/* Launches through the first of the table's plans for `grid` and the
+   variant keywords `keywords` (NULL: none) that takes `args`: 1 launched,
+   0 none took them, -1 with an exception set. A callable grid is called
+   (with the plan's dims and variant) only for a plan that takes the
+   arguments. */
+static int tableLaunch(LaunchTable *self, PyObject *grid, PyObject *args,
+                       PyObject *keywords) {
   int callable = -1;
   for (Py_ssize_t i = 0; i < self->count; ++i) {
     TableEntry *entry = &self->entries[i];
+    if (!sameKeywords(entry->keywords, keywords))
+      continue;
     if (entry->meta) {
       if (callable < 0)
         callable = !PyTuple_Check(grid) && PyCallable_Check(grid);
@@ -718,18 +781,17 @@ static void launcherDealloc(PyObject *object) {
   freeHeapObject(object);
 }
 
-/* kernel[grid](*args, **keywords): the table's plans when there are no
-   keywords, else (or when none takes the arguments)
-   kernel._launch_slow(grid, args, **keywords). */
+/* kernel[grid](*args, **keywords): the table's plans for the grid and the
+   keywords (only variant keywords are ever a plan's: `stream=` and the
+   like go the Python way), else kernel._launch_slow(grid, args,
+   **keywords). */
 static PyObject *launcherCall(PyObject *object, PyObject *args, PyObject *kwargs) {
   Launcher *self = (Launcher *)object;
-  if (!kwargs || PyDict_Size(kwargs) == 0) {
-    int launched = tableLaunch(self->table, self->grid, args);
-    if (launched < 0)
-      return NULL;
-    if (launched)
-      Py_RETURN_NONE;
-  }
+  int launched = tableLaunch(self->table, self->grid, args, kwargs);
+  if (launched < 0)
+    return NULL;
+  if (launched)
+    Py_RETURN_NONE;
   PyObject *slow = PyObject_GetAttr(self->kernel, nameLaunchSlow);
   if (!slow)
     return NULL;
