@@ -5,13 +5,16 @@ or not, against tutorial 06's two kernels and SDPA.
 The kernel is test/Transforms/Inputs/attention_backward_fused.ph: tutorial
 06's dK/dV kernel that also adds each block's dQ = dS K into an f32 buffer
 with `atomic_add` (FlashAttention-2's order of work: five products per pair
-of blocks where tutorial 06 does seven). On sm_90 tile-bulk-atomics makes
-those additions bulk reductions (the block staged in shared memory, one
-`cp.reduce.async.bulk` per row) instead of a vector reduction per two
-registers of every thread, which made the kernel lose to tutorial 06 at
-D 64 when it was first measured (docs/benchmarks-log.md).
+of blocks where tutorial 06 does seven). On sm_90, with `--experiment
+bulk-atomics=1`, tile-bulk-atomics makes those additions bulk reductions
+(the block staged in shared memory, one `cp.reduce.async.bulk` per row)
+instead of a vector reduction per two registers of every thread, which
+made the kernel lose to tutorial 06 at D 64 when it was first measured.
+Measured (docs/benchmarks-log.md, forty-fifth session), the bulk path was
+slower still, so the compiler does not take it by default.
 
     python3 bench/experiments/fused_backward.py BINDIR [--interpret]
+        [--variants 64x64,128x64] [--shapes 128x4096] [--no-check]
     PHOBOS_HOME=DIST python3 bench/experiments/fused_backward.py DIST/bin
 
 1. Checks: `phobos-run --save` of every variant at ragged sizes, causal
@@ -40,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KERNEL_PH = ROOT / "test" / "Transforms" / "Inputs" / "attention_backward_fused.ph"
 #: (BC, BR) pairs of the kernel's @autotune space.
 VARIANTS = [(64, 64), (128, 64), (64, 32), (128, 32)]
-ARMS = {"bulk": [], "plain": ["--experiment", "without=tile-bulk-atomics"]}
+ARMS = {"bulk": ["--experiment", "bulk-atomics=1"], "plain": []}
 
 
 def run(bindir: Path, d: int, bc: int, br: int, bh: int, n: int, causal: bool,
@@ -70,13 +73,13 @@ def reference(folder: Path, scale: float, causal: bool) -> dict[str, np.ndarray]
     return {"dq_acc": t(dst) @ k, "dk": scale * dst @ q, "dv": pt @ dout}
 
 
-def check(bindir: Path, interpret: bool) -> int:
+def check(bindir: Path, interpret: bool, variants: list[tuple[int, int]]) -> int:
     failed = 0
     sizes = [(2, 77)] if interpret else [(2, 77), (3, 1000), (1, 2048)]
     for d in (64, 128):
         for causal in (False, True):
             for bh, n in sizes:
-                for bc, br in VARIANTS if not interpret else VARIANTS[:1]:
+                for bc, br in variants if not interpret else variants[:1]:
                     for arm, extra in ARMS.items():
                         with tempfile.TemporaryDirectory() as folder:
                             run(bindir, d, bc, br, bh, n, causal,
@@ -95,7 +98,8 @@ def check(bindir: Path, interpret: bool) -> int:
     return failed
 
 
-def timing(bindir: Path) -> None:
+def timing(bindir: Path, variants: list[tuple[int, int]],
+           shapes: list[tuple[int, int]]) -> None:
     import torch
     sys.path.insert(0, str(ROOT / "python" / "tutorials"))
     import t06_fused_attention as t06
@@ -105,7 +109,7 @@ def timing(bindir: Path) -> None:
     rows = []
     for d in (64, 128):
         for causal in (False, True):
-            for bh, n in ((128, 4096), (16, 16384), (512, 1024)):
+            for bh, n in shapes:
                 q, k, v, do = (torch.randn(1, bh, n, d, device="cuda", dtype=torch.float16)
                                for _ in range(4))
                 qg, kg, vg = (x.clone().requires_grad_() for x in (q, k, v))
@@ -118,7 +122,7 @@ def timing(bindir: Path) -> None:
                        "two": time(lambda: t06.attention_backward(q, k, v, o, lse, do, causal))}
                 del q, k, v, do, qg, kg, vg, want, o, lse
                 torch.cuda.empty_cache()
-                for bc, br in VARIANTS:
+                for bc, br in variants:
                     for arm, extra in list(ARMS.items()) * 2:
                         ms = run(bindir, d, bc, br, bh, n, causal,
                                  extra + ["--bench", "--repeat", "20"])["time_ms"]
@@ -128,7 +132,7 @@ def timing(bindir: Path) -> None:
                 print(json.dumps(row), flush=True)
     print(f"\n{torch.cuda.get_device_name()}: backward ms (SDPA / it); the fused kernel alone "
           "(tutorial 06 and SDPA: the whole backward)")
-    cols = [f"{bc}x{br} {arm}" for bc, br in VARIANTS for arm in ARMS]
+    cols = [f"{bc}x{br} {arm}" for bc, br in variants for arm in ARMS]
     print("| D | causal | B*H | N | SDPA | tutorial 06 | " + " | ".join(cols) + " |")
     print("|" + " --- |" * (6 + len(cols)))
     for r in rows:
@@ -142,10 +146,17 @@ def main() -> int:
     parser.add_argument("bindir", type=Path, help="the tools' bin folder (phobos-run)")
     parser.add_argument("--interpret", action="store_true",
                         help="only the checks, in the interpreter, at the smallest size")
+    pairs = lambda text: [tuple(int(x) for x in item.split("x")) for item in text.split(",")]
+    parser.add_argument("--variants", type=pairs, default=VARIANTS,
+                        help="BCxBR pairs to check and time (default: all four)")
+    parser.add_argument("--shapes", type=pairs, default=[(128, 4096), (16, 16384), (512, 1024)],
+                        help="B*HxN shapes to time (default: 128x4096,16x16384,512x1024)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="only the timing, for tools whose checks already passed")
     args = parser.parse_args()
-    failed = check(args.bindir, args.interpret)
+    failed = 0 if args.no_check else check(args.bindir, args.interpret, args.variants)
     if not args.interpret and not failed:
-        timing(args.bindir)
+        timing(args.bindir, args.variants, args.shapes)
     return 1 if failed else 0
 
 

@@ -23,6 +23,7 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"async-staging", "0 or 1: loops stage dot operands by asynchronous copies"},
     {"fold-ragged", "0 or 1: TMA pipelines run their ragged remainder as one more iteration"},
     {"epilogue-order", "0 or 1: accumulator epilogues ordered store by store"},
+    {"bulk-atomics", "1: f32 blocks added in loops as sm_90 bulk reductions (tile-bulk-atomics)"},
     {"wgmma-fragment-steps", "N: k-steps per group of a swap_ab wgmma dot"},
     {"verify-each", "1: verify the IR after every pass (the code is the same)"},
     {"assembler", "ptxas: the compile pool runs ptxas, not nvJitLink (the code is the same)"},
@@ -35,7 +36,7 @@ static constexpr llvm::StringLiteral kOptionalPasses[] = {
     "tile-group-blocks", "tile-persistent", "tile-defer-dots",
     "tile-warp-specialize", "tile-pingpong", "tile-unswitch-loops",
     "tile-skip-full-masks", "tile-fold-transposed-operands",
-    "tile-defer-lane-sums", "tile-bulk-atomics"};
+    "tile-defer-lane-sums"};
 
 llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
 phobos::experimentSettings() {
@@ -103,6 +104,10 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       error = flag(result.asyncStaging);
     } else if (name == "epilogue-order") {
       error = flag(result.epilogueOrder);
+    } else if (name == "bulk-atomics") {
+      if (value != "1")
+        return fail("1");
+      result.bulkAtomics = true;
     } else if (name == "fold-ragged") {
       error = flag(result.foldRagged);
     } else if (name == "wgmma-fragment-steps") {
@@ -162,6 +167,8 @@ std::string Experiments::versionLabel() const {
     add("epilogue-order:", int(*epilogueOrder));
   if (wgmmaFragmentSteps)
     add("wgmma-fragment-steps:", *wgmmaFragmentSteps);
+  if (bulkAtomics)
+    add("bulk-atomics", "");
   return label;
 }
 

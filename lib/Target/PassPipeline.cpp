@@ -121,8 +121,10 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
             : phobos::getExperiments().asyncStaging.value_or(options.asyncStaging.getValue()));
   kernel.addPass(tile::createTileAsyncStaging(staging));
   // f32 blocks added to global memory row by row by the memory system
-  // (sm_90's bulk reductions), where their scratch still fits.
-  if (!isPassDisabled("tile-bulk-atomics")) {
+  // (sm_90's bulk reductions), where their scratch still fits: only with
+  // `--experiment bulk-atomics=1`, as it measured slower than the
+  // per-register reductions (docs/benchmarks-log.md).
+  if (phobos::getExperiments().bulkAtomics) {
     tile::TileBulkAtomicsOptions bulk;
     bulk.chip = options.chip;
     bulk.maxBytes = chipSharedBytes;

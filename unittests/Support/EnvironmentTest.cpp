@@ -106,7 +106,8 @@ TEST(EnvironmentTest, ExperimentsNameThemselvesAndRefuseBadValues) {
          "(tile-group-blocks, tile-persistent, tile-defer-dots, "
          "tile-warp-specialize, tile-pingpong, tile-unswitch-loops, "
          "tile-skip-full-masks, tile-fold-transposed-operands, "
-         "tile-defer-lane-sums, tile-bulk-atomics)"}}) {
+         "tile-defer-lane-sums)"},
+        {"bulk-atomics=0", "--experiment bulk-atomics=0: bulk-atomics takes 1"}}) {
     llvm::Expected<Experiments> bad = Experiments::parse({setting});
     ASSERT_FALSE(bool(bad)) << setting;
     EXPECT_EQ(llvm::toString(bad.takeError()), message);

@@ -43,6 +43,10 @@ struct Experiments {
   /// `wgmma-fragment-steps=N`, `fold-ragged=0|1`, `epilogue-order=0|1`).
   std::optional<int64_t> fmaKUnroll, wgmmaFragmentSteps;
   std::optional<bool> syncDots, asyncStaging, foldRagged, epilogueOrder;
+  /// tile-bulk-atomics in the GPU pipeline (`bulk-atomics=1`): f32 blocks
+  /// added in loops as sm_90 bulk reductions. Measured slower than the
+  /// per-register reductions (docs/benchmarks-log.md), so not by default.
+  bool bulkAtomics = false;
   /// Verify the IR after every pass of the GPU pipeline, not once at its end
   /// (`verify-each=1`); the code is the same.
   bool verifyEach = false;
@@ -81,8 +85,9 @@ llvm::Error applyExperiments(llvm::ArrayRef<std::string> settings);
 constexpr const char *kExperimentFlagHelp =
     "An A/B setting for measurements, NAME=VALUE, repeatable (without, "
     "ptxas, llvm-opt-level, lean-addresses, keep-invariants, fma-k-unroll, "
-    "sync-dots, async-staging, wgmma-fragment-steps, verify-each, assembler, "
-    "allocator-defaults: docs/runtime.md section 11)";
+    "sync-dots, async-staging, fold-ragged, epilogue-order, bulk-atomics, "
+    "wgmma-fragment-steps, verify-each, assembler, allocator-defaults: "
+    "docs/runtime.md section 11)";
 
 } // namespace phobos
 

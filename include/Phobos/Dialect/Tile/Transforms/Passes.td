@@ -197,7 +197,9 @@ def TileBulkAtomics : Pass<"tile-bulk-atomics", "::phobos::tile::KernelOp"> {
     (`red.global.add.v2/v4.f32`) per two or four registers of every thread: an
     attention backward in one kernel adds a block of dQ in every
     iteration. Where the tensor's base or rows are not 16-byte aligned at
-    run time, the lowering adds register by register as before.
+    run time, the lowering adds register by register as before. The GPU
+    pipeline runs this pass only with `--experiment bulk-atomics=1`: it
+    measured slower than the per-register reductions (docs/benchmarks-log.md).
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
