@@ -3,10 +3,11 @@
 // A kernel split by tile-warp-specialize. The launch has a producer
 // warpgroup beyond @launch's 256 threads (384), the split is a branch on
 // the warpgroup index shuffled from lane 0 (uniform across each warp, so
-// ptxas sees no divergence around wgmma): warpgroup 2 runs the producer,
-// gives up registers (setmaxnreg.dec 40) and issues each copy from its
-// first thread (thread 256), after every producer thread waited for the
-// slot's release; the consumers take registers (setmaxnreg.inc 232) and
+// ptxas sees no divergence around wgmma): warpgroup 2 gives up registers
+// (setmaxnreg.dec 40) and runs the producer in its first warp (warp 8;
+// the other three exit): each copy from its first thread (thread 256),
+// after the warp waited for the slot's release; the consumers take
+// registers (setmaxnreg.inc 232) and
 // their CTA barriers become named barrier 1 over their 256 threads. The
 // mbarriers are initialised before the branch, for all 384 threads.
 // CHECK-LABEL: gpu.func @split
@@ -21,6 +22,11 @@
 // CHECK: %[[PRODUCER:.*]] = arith.cmpi eq, %[[UNIFORM]], %[[C2]]
 // CHECK: scf.if %[[PRODUCER]] {
 // CHECK-NEXT: nvvm.setmaxregister decrease 40
+// CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : i32
+// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[TID]], %[[C32]]
+// CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : i32
+// CHECK-NEXT: %[[COPIER:.*]] = arith.cmpi eq, %[[WARP]], %[[C8]]
+// CHECK-NEXT: scf.if %[[COPIER]] {
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: %[[C256:.*]] = arith.constant 256 : i32
