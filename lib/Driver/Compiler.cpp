@@ -477,6 +477,74 @@ SmallVector<SpillRelief, 11> SpillRecompile::reliefs() const {
   return reliefs;
 }
 
+std::optional<int> phobos::consumerRegisters(StringRef ptx) {
+  size_t at = ptx.find("setmaxnreg.inc.sync.aligned.u32");
+  if (at == StringRef::npos)
+    return std::nullopt;
+  StringRef rest = ptx.substr(at).split(';').first;
+  rest = rest.drop_front(StringRef("setmaxnreg.inc.sync.aligned.u32").size()).trim();
+  int registers;
+  if (rest.getAsInteger(10, registers))
+    return std::nullopt;
+  return registers;
+}
+
+std::optional<std::string> phobos::withConsumerRegisters(StringRef ptx,
+                                                         int registers) {
+  if (registers < 24 || registers > 256 || registers % 8 != 0)
+    return std::nullopt;
+  constexpr StringRef kInstruction = "setmaxnreg.inc.sync.aligned.u32";
+  std::string result;
+  result.reserve(ptx.size());
+  bool changed = false;
+  while (true) {
+    size_t at = ptx.find(kInstruction);
+    if (at == StringRef::npos)
+      break;
+    size_t end = ptx.find(';', at);
+    if (end == StringRef::npos)
+      return std::nullopt;
+    result += ptx.take_front(at);
+    result += (llvm::Twine(kInstruction) + " \t" + llvm::Twine(registers)).str();
+    ptx = ptx.drop_front(end);
+    changed = true;
+  }
+  if (!changed)
+    return std::nullopt;
+  result += ptx;
+  return result;
+}
+
+/// Where `ptx` is warp-specialised and spills, assembles it with 8, 16, ...
+/// (kConsumerRegisterSteps counts) fewer consumer registers in turn; the
+/// first that does not spill becomes `ptx`, `report` its report, and its
+/// cubin is returned. None where every count spills (or none is tried).
+static std::optional<std::string>
+assembleWithFewerConsumerRegisters(std::string &ptx, Assembler assemble,
+                                   AssemblyReport &report) {
+  std::optional<int> current = consumerRegisters(ptx);
+  if (!current)
+    return std::nullopt;
+  for (int step = 1; step <= kConsumerRegisterSteps; ++step) {
+    std::optional<std::string> lowered =
+        withConsumerRegisters(ptx, *current - 8 * step);
+    if (!lowered)
+      break;
+    AssemblyReport tried;
+    llvm::Expected<std::string> cubin = assemble(*lowered, &tried);
+    if (!cubin) {
+      llvm::consumeError(cubin.takeError());
+      continue;
+    }
+    if (tried.spilledBytes() == 0) {
+      ptx = std::move(*lowered);
+      report = tried;
+      return std::move(*cubin);
+    }
+  }
+  return std::nullopt;
+}
+
 /// Assembles `ptx`, or where that spills and requestOneCtaPerSM changes it,
 /// the PTX asking for one CTA per SM, whichever spills fewer bytes (`ptx`
 /// becomes it). `first` (optional): the report of `ptx` assembled as it
@@ -520,6 +588,10 @@ phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
   if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =
         assembleAtEitherOccupancy(kernel.ptx, assemble, best);
+    if (cubin && best.spilledBytes() > 0)
+      if (std::optional<std::string> lowered =
+              assembleWithFewerConsumerRegisters(kernel.ptx, assemble, best))
+        cubin = std::move(*lowered);
     if (report)
       *report = best;
     return cubin;
@@ -528,6 +600,10 @@ phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
   // rolled one removed more spills and takes ptxas less time
   // (docs/benchmarks.md).
   llvm::Expected<std::string> cubin = assemble(kernel.ptx, &best);
+  if (cubin && best.spilledBytes() > 0)
+    if (std::optional<std::string> lowered =
+            assembleWithFewerConsumerRegisters(kernel.ptx, assemble, best))
+      cubin = std::move(*lowered);
   if (!cubin || best.spilledBytes() == 0) {
     if (report)
       *report = best;

@@ -130,6 +130,70 @@ TEST(AssembleAvoidingSpills, AssemblesASpillFreeKernelOnce) {
   EXPECT_EQ(ptxas.calls, 1);
 }
 
+/// A warp-specialised entry whose consumers ask for `registers`.
+std::string specialised(int registers) {
+  return kHeader + entry("attention", ".maxntid 384, 1, 1\n.minnctapersm 1\n") +
+         "// roles\n\tsetmaxnreg.dec.sync.aligned.u32 \t40;\n"
+         "\tsetmaxnreg.inc.sync.aligned.u32 \t" +
+         std::to_string(registers) + ";\n";
+}
+
+TEST(ConsumerRegisters, ReadsAndRewritesTheConsumersRequest) {
+  EXPECT_EQ(consumerRegisters(specialised(232)), 232);
+  EXPECT_FALSE(consumerRegisters(kHeader + entry("gemm", ".maxntid 256, 1, 1\n")));
+  std::optional<std::string> lowered = withConsumerRegisters(specialised(232), 200);
+  ASSERT_TRUE(lowered);
+  EXPECT_EQ(consumerRegisters(*lowered), 200);
+  // The producer's request stays.
+  EXPECT_TRUE(llvm::StringRef(*lowered).contains("setmaxnreg.dec.sync.aligned.u32 \t40;"));
+  EXPECT_FALSE(withConsumerRegisters(specialised(232), 204));
+  EXPECT_FALSE(withConsumerRegisters(specialised(232), 16));
+  EXPECT_FALSE(withConsumerRegisters(kHeader + entry("gemm", ""), 200));
+}
+
+/// A stand-in for ptxas that spills `spills[r]` bytes when the consumers ask
+/// for r registers (none where r is not listed), recording what was asked.
+struct FakeRegisterPtxas {
+  std::map<int, int> spills;
+  std::vector<int> asked;
+  llvm::Expected<std::string> operator()(llvm::StringRef ptx,
+                                         AssemblyReport *report) {
+    int registers = consumerRegisters(ptx).value_or(-1);
+    asked.push_back(registers);
+    auto found = spills.find(registers);
+    report->spillStoreBytes = report->spillLoadBytes =
+        found == spills.end() ? 0 : found->second;
+    return "cubin@" + std::to_string(registers);
+  }
+};
+
+TEST(AssembleAvoidingSpills, GivesWarpSpecialisedConsumersFewerRegisters) {
+  // Not monotonic, as ptxas: 224 spills more than 232, 216 none.
+  CompiledKernel kernel = kernelOf(specialised(232));
+  FakeRegisterPtxas ptxas{{{232, 32}, {224, 40}}, {}};
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin =
+      assembleAvoidingSpills(kernel, std::ref(ptxas), &report);
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "cubin@216");
+  EXPECT_EQ(ptxas.asked, (std::vector<int>{232, 224, 216}));
+  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_EQ(consumerRegisters(kernel.ptx), 216);
+  // Where every count tried spills, the kernel stays as it was, and only
+  // kConsumerRegisterSteps counts are tried.
+  CompiledKernel stuck = kernelOf(specialised(232));
+  std::string original = stuck.ptx;
+  FakeRegisterPtxas always{{{232, 8}, {224, 8}, {216, 8}, {208, 8}, {200, 8},
+                            {192, 8}, {184, 8}, {176, 8}},
+                           {}};
+  cubin = assembleAvoidingSpills(stuck, std::ref(always), &report);
+  ASSERT_TRUE(static_cast<bool>(cubin));
+  EXPECT_EQ(*cubin, "cubin@232");
+  EXPECT_EQ(always.asked.size(), 1u + kConsumerRegisterSteps);
+  EXPECT_EQ(stuck.ptx, original);
+  EXPECT_EQ(report.spilledBytes(), 16);
+}
+
 TEST(AssembleAvoidingSpills, PassesAnAssemblyErrorOn) {
   CompiledKernel kernel =
       kernelOf(kHeader + entry("gemm", ".maxntid 256, 1, 1\n"));

@@ -229,6 +229,26 @@ using Assembler = llvm::function_ref<llvm::Expected<std::string>(
 /// warp-specialised kernels).
 std::optional<std::string> requestOneCtaPerSM(llvm::StringRef ptx);
 
+/// The registers the consumer warpgroups of a warp-specialised kernel ask
+/// for (its `setmaxnreg.inc`), or nullopt where it has none.
+std::optional<int> consumerRegisters(llvm::StringRef ptx);
+
+/// The PTX of `ptx` with its consumers' `setmaxnreg.inc` asking for
+/// `registers` (a multiple of 8, 24 to 256): the producer keeps its share,
+/// so the launch still fits the SM's registers. Nullopt where there is no
+/// such instruction or `registers` is not valid.
+std::optional<std::string> withConsumerRegisters(llvm::StringRef ptx,
+                                                 int registers);
+
+/// How many lower consumer register counts, 8 apart, are tried for a
+/// warp-specialised kernel that spills, before it is compiled again with
+/// reliefs. ptxas's spills do not fall monotonically with the registers:
+/// the f16 attention example at D 128 with its dots in flight and its
+/// warpgroups taking turns spills 32 bytes at 232 registers, 40 at 224, 88
+/// at 216, 148 at 208 and none at 200 and 192, where the reliefs' first
+/// success (no dot in flight) gave up both (docs/benchmarks-log.md).
+inline constexpr int kConsumerRegisterSteps = 6;
+
 /// Steps per iteration of the FMA dots' K loops when a kernel that spills
 /// is compiled again with them rolled. Unrolled whole, ptxas loads every
 /// step's operands early, which is fastest until the registers run out
@@ -284,7 +304,9 @@ struct SpillRecompile {
 /// Assembles `kernel.ptx` with `assemble`, and where ptxas spills, once
 /// more from requestOneCtaPerSM(ptx): the occupancy a kernel asks for (or
 /// ptxas picks) is worth less than the local-memory traffic of spills.
-/// Where the better of the two still spills, the kernel is compiled again
+/// A warp-specialised kernel that spills is assembled with fewer consumer
+/// registers (withConsumerRegisters, up to kConsumerRegisterSteps counts)
+/// until one does not spill. Where the best still spills, the kernel is compiled again
 /// with each of `recompile`'s reliefs in turn, each assembled the same way,
 /// until one does not spill. Keeps the assembly that spills fewest bytes
 /// (the first on a tie) and sets `kernel` to the kernel it came from (its
