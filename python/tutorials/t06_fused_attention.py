@@ -140,16 +140,19 @@ def attn_bwd_dq(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
     dq[bh, row:+BR, :] = acc * scale
 
 
-#: Block sizes at D 128, where wider blocks than the first values of the
-#: @autotune lists (chosen for D 64) are faster: docs/tutorials.md.
-WIDE_BLOCKS = {"fwd": {"BR": 128, "BC": 128}, "dkdv": {"BC": 128, "BR": 64},
-               "dq": {"BR": 128, "BC": 128}}
+#: Block sizes by head dim where others than the first values of the
+#: @autotune lists are faster (bench/experiments/attention_bwd_variants.py
+#: timed every pair at B*H 128, N 4096: docs/tutorials.md): at D 128 wider
+#: blocks everywhere; at D 64 dK/dV over 128 query rows a step.
+BLOCKS = {64: {"dkdv": {"BC": 64, "BR": 128}},
+          128: {"fwd": {"BR": 128, "BC": 128}, "dkdv": {"BC": 128, "BR": 64},
+                "dq": {"BR": 128, "BC": 128}}}
 
 
 def _blocks(kernel: str, d: int, given: dict[str, int]) -> dict[str, int]:
     """The variant keywords for `kernel` at head dim `d`: those given, the
-    rest from WIDE_BLOCKS at D 128."""
-    return {**(WIDE_BLOCKS[kernel] if d == 128 else {}), **given}
+    rest from BLOCKS."""
+    return {**BLOCKS.get(d, {}).get(kernel, {}), **given}
 
 
 def _flat(t: Any) -> Any:
