@@ -583,8 +583,14 @@ llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
                                SpillRecompile recompile) {
-  SmallVector<SpillRelief, 11> reliefs = recompile.reliefs();
   AssemblyReport best;
+  if (getExperiments().keepSpills) {
+    llvm::Expected<std::string> cubin = assemble(kernel.ptx, &best);
+    if (report)
+      *report = best;
+    return cubin;
+  }
+  SmallVector<SpillRelief, 11> reliefs = recompile.reliefs();
   if (reliefs.empty()) {
     llvm::Expected<std::string> cubin =
         assembleAtEitherOccupancy(kernel.ptx, assemble, best);

@@ -24,6 +24,7 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"fold-ragged", "0 or 1: TMA pipelines run their ragged remainder as one more iteration"},
     {"epilogue-order", "0 or 1: accumulator epilogues ordered store by store"},
     {"bulk-atomics", "1: f32 blocks added in loops as sm_90 bulk reductions (tile-bulk-atomics)"},
+    {"spill-relief", "0: keep the first assembly even where ptxas spills (no retry, no relief)"},
     {"wgmma-fragment-steps", "N: k-steps per group of a swap_ab wgmma dot"},
     {"verify-each", "1: verify the IR after every pass (the code is the same)"},
     {"assembler", "ptxas: the compile pool runs ptxas, not nvJitLink (the code is the same)"},
@@ -104,6 +105,10 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       error = flag(result.asyncStaging);
     } else if (name == "epilogue-order") {
       error = flag(result.epilogueOrder);
+    } else if (name == "spill-relief") {
+      if (value != "0")
+        return fail("0");
+      result.keepSpills = true;
     } else if (name == "bulk-atomics") {
       if (value != "1")
         return fail("1");
@@ -169,6 +174,8 @@ std::string Experiments::versionLabel() const {
     add("wgmma-fragment-steps:", *wgmmaFragmentSteps);
   if (bulkAtomics)
     add("bulk-atomics", "");
+  if (keepSpills)
+    add("spill-relief:", 0);
   return label;
 }
 

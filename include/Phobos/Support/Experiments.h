@@ -47,6 +47,12 @@ struct Experiments {
   /// added in loops as sm_90 bulk reductions. Measured slower than the
   /// per-register reductions (docs/benchmarks-log.md), so not by default.
   bool bulkAtomics = false;
+  /// The first assembly of a kernel is kept even where ptxas spills
+  /// (`spill-relief=0`): no retry at another occupancy or consumer register
+  /// count, no relieved recompile. To measure what a relief costs against
+  /// the spills it removes (a relief may drop a schedule, such as the dots
+  /// in flight of warp-specialised attention).
+  bool keepSpills = false;
   /// Verify the IR after every pass of the GPU pipeline, not once at its end
   /// (`verify-each=1`); the code is the same.
   bool verifyEach = false;
@@ -86,6 +92,7 @@ constexpr const char *kExperimentFlagHelp =
     "An A/B setting for measurements, NAME=VALUE, repeatable (without, "
     "ptxas, llvm-opt-level, lean-addresses, keep-invariants, fma-k-unroll, "
     "sync-dots, async-staging, fold-ragged, epilogue-order, bulk-atomics, "
+    "spill-relief, "
     "wgmma-fragment-steps, verify-each, assembler, allocator-defaults: "
     "docs/runtime.md section 11)";
 
