@@ -62,6 +62,13 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       into = value == "1";
       return llvm::Error::success();
     };
+    // A setting that takes one value, which turns it on.
+    auto only = [&](llvm::StringRef accepted, bool &into) -> llvm::Error {
+      if (value != accepted)
+        return fail(accepted);
+      into = true;
+      return llvm::Error::success();
+    };
     auto count = [&](std::optional<int64_t> &into) -> llvm::Error {
       int64_t steps;
       if (value.getAsInteger(10, steps) || steps < 0)
@@ -106,29 +113,19 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
     } else if (name == "epilogue-order") {
       error = flag(result.epilogueOrder);
     } else if (name == "spill-relief") {
-      if (value != "0")
-        return fail("0");
-      result.keepSpills = true;
+      error = only("0", result.keepSpills);
     } else if (name == "bulk-atomics") {
-      if (value != "1")
-        return fail("1");
-      result.bulkAtomics = true;
+      error = only("1", result.bulkAtomics);
     } else if (name == "fold-ragged") {
       error = flag(result.foldRagged);
     } else if (name == "wgmma-fragment-steps") {
       error = count(result.wgmmaFragmentSteps);
     } else if (name == "verify-each") {
-      if (value != "1")
-        return fail("1");
-      result.verifyEach = true;
+      error = only("1", result.verifyEach);
     } else if (name == "assembler") {
-      if (value != "ptxas")
-        return fail("ptxas");
-      result.ptxasProcess = true;
+      error = only("ptxas", result.ptxasProcess);
     } else if (name == "allocator-defaults") {
-      if (value != "1")
-        return fail("1");
-      result.allocatorDefaults = true;
+      error = only("1", result.allocatorDefaults);
     } else {
       std::string names;
       for (const auto &[known, help] : kSettings)
