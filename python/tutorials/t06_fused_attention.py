@@ -50,14 +50,21 @@ def attn_fwd(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
     # A causal row block sees the keys up to its last row.
     end: ph.let = ph.where(causal, ph.tmin(N, row + BR), N)
     for k0 in range(0, end, BC):
+        # K and V of the step first: with V sliced after the softmax (the
+        # ragged last step, a masked copy after the pipelined loop, then
+        # copies it there), ptxas spilled at D 128 at every consumer register
+        # count, and the relief cost the kernel its dots in flight and its
+        # warpgroups' turns (docs/benchmarks-log.md).
+        kt: ph.let = k[bh, k0:+BC, :]
+        vt: ph.let = v[bh, k0:+BC, :]
         cols: ph.let = k0 + ph.arange(BC)
         keep: ph.let = ph.where(causal, cols <= rows, cols < N)
-        s: ph.let = ph.where(keep, qk_scale * ph.dot_t(qt, k[bh, k0:+BC, :]), -1.0e30)
+        s: ph.let = ph.where(keep, qk_scale * ph.dot_t(qt, kt), -1.0e30)
         m_new: ph.let = ph.tmax(m, ph.rowmax(s))
         correction: ph.let = ph.exp2(m - m_new)
         p: ph.let = ph.exp2(s - m_new)
         l = correction * l + ph.rowsum(p)
-        acc = correction * acc + ph.dot(ph.f16(p), v[bh, k0:+BC, :])
+        acc = correction * acc + ph.dot(ph.f16(p), vt)
         m = m_new
     o[bh, row:+BR, :] = acc / l
     # The log-sum-exp of each row (natural units, as SDPA's): the backward
