@@ -629,6 +629,14 @@ phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
       llvm::consumeError(relievedCubin.takeError());
       continue;
     }
+    // A relief that keeps the dots in flight (asynchronous staging: a
+    // remainder's V copied without registers) may fit at fewer consumer
+    // registers where it spills at the first count.
+    if (relievedReport.spilledBytes() > 0 && !relief.synchronousDots)
+      if (std::optional<std::string> lowered =
+              assembleWithFewerConsumerRegisters(relieved->ptx, assemble,
+                                                 relievedReport))
+        relievedCubin = std::move(*lowered);
     if (relievedReport.spilledBytes() == 0) {
       kernel = std::move(*relieved);
       if (report)

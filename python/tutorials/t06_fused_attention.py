@@ -50,11 +50,10 @@ def attn_fwd(q: ph.tensor[ph.f16][BH, N, D], k: ph.tensor[ph.f16][BH, N, D],
     # A causal row block sees the keys up to its last row.
     end: ph.let = ph.where(causal, ph.tmin(N, row + BR), N)
     for k0 in range(0, end, BC):
-        # K and V of the step first: with V sliced after the softmax (the
-        # ragged last step, a masked copy after the pipelined loop, then
-        # copies it there), ptxas spilled at D 128 at every consumer register
-        # count, and the relief cost the kernel its dots in flight and its
-        # warpgroups' turns (docs/benchmarks-log.md).
+        # K and V of the step first, as the example does: with V sliced
+        # after the softmax, the ragged last step's copy of V spills at
+        # D 128 unless the compiler stages it asynchronously, a spill relief
+        # it has to try first (docs/benchmarks-log.md).
         kt: ph.let = k[bh, k0:+BC, :]
         vt: ph.let = v[bh, k0:+BC, :]
         cols: ph.let = k0 + ph.arange(BC)

@@ -306,7 +306,8 @@ struct SpillRecompile {
 /// ptxas picks) is worth less than the local-memory traffic of spills.
 /// A warp-specialised kernel that spills is assembled with fewer consumer
 /// registers (withConsumerRegisters, up to kConsumerRegisterSteps counts)
-/// until one does not spill. Where the best still spills, the kernel is compiled again
+/// until one does not spill, and so is each relieved kernel that keeps its
+/// dots in flight. Where the best still spills, the kernel is compiled again
 /// with each of `recompile`'s reliefs in turn, each assembled the same way,
 /// until one does not spill. Keeps the assembly that spills fewest bytes
 /// (the first on a tie) and sets `kernel` to the kernel it came from (its
