@@ -477,12 +477,15 @@ SmallVector<SpillRelief, 11> SpillRecompile::reliefs() const {
   return reliefs;
 }
 
+/// The consumers' register request in a warp-specialised kernel's PTX.
+static constexpr StringLiteral kConsumerSetmaxnreg =
+    "setmaxnreg.inc.sync.aligned.u32";
+
 std::optional<int> phobos::consumerRegisters(StringRef ptx) {
-  size_t at = ptx.find("setmaxnreg.inc.sync.aligned.u32");
+  size_t at = ptx.find(kConsumerSetmaxnreg);
   if (at == StringRef::npos)
     return std::nullopt;
-  StringRef rest = ptx.substr(at).split(';').first;
-  rest = rest.drop_front(StringRef("setmaxnreg.inc.sync.aligned.u32").size()).trim();
+  StringRef rest = ptx.substr(at + kConsumerSetmaxnreg.size()).split(';').first.trim();
   int registers;
   if (rest.getAsInteger(10, registers))
     return std::nullopt;
@@ -493,19 +496,18 @@ std::optional<std::string> phobos::withConsumerRegisters(StringRef ptx,
                                                          int registers) {
   if (registers < 24 || registers > 256 || registers % 8 != 0)
     return std::nullopt;
-  constexpr StringRef kInstruction = "setmaxnreg.inc.sync.aligned.u32";
   std::string result;
   result.reserve(ptx.size());
   bool changed = false;
   while (true) {
-    size_t at = ptx.find(kInstruction);
+    size_t at = ptx.find(kConsumerSetmaxnreg);
     if (at == StringRef::npos)
       break;
     size_t end = ptx.find(';', at);
     if (end == StringRef::npos)
       return std::nullopt;
     result += ptx.take_front(at);
-    result += (llvm::Twine(kInstruction) + " \t" + llvm::Twine(registers)).str();
+    result += (llvm::Twine(kConsumerSetmaxnreg) + " \t" + llvm::Twine(registers)).str();
     ptx = ptx.drop_front(end);
     changed = true;
   }
