@@ -10,7 +10,12 @@ each beside SDPA's (cuDNN's flash kernel) timed in the same process:
 - `example`: the example's own schedule (a producer warpgroup at D 128 only);
 - `ws`: `@warp_specialize` at every D (a producer warpgroup, two consumers);
 - `persistent`: `@persistent` added (CTAs loop over the query blocks);
-- `ws+persistent`: both, FlashAttention-3's and cuDNN's schedule.
+- `ws+persistent`: both, FlashAttention-3's and cuDNN's schedule;
+- `ws2`: a producer warpgroup and `@launch(256, 2)`: two CTAs an SM, the
+  consumers at the registers that leaves them (D 64 blocks whose shared
+  memory fits twice; at D 128 the launch fails);
+- `f16exp`, `ws2+f16exp`: the softmax's powers in f16 (`exp2(f16(s - m))`:
+  ex2.approx.f16x2, two powers a MUFU.EX2), summed in f32.
 
     python3 bench/experiments/attention_schedule_ab.py BINDIR [--rounds 2]
         [--shapes 128x4096,128x1024,512x512,16x16384] [--blocks 64:128x64,64:128x128,...]
@@ -32,14 +37,27 @@ from phobos_run import ROOT, run_json, save_to_out
 
 EXAMPLE = "flash_attention_fp16.ph"
 SCHEDULES = {"example": (), "ws": ("@warp_specialize",), "persistent": ("@persistent",),
-             "ws+persistent": ("@warp_specialize", "@persistent")}
+             "ws+persistent": ("@warp_specialize", "@persistent"),
+             "ws2": ("@warp_specialize", "@launch(256, 2)"), "f16exp": (), "ws2+f16exp": ("@warp_specialize", "@launch(256, 2)")}
+#: Source edits of a schedule whose name ends in `f16exp`: the powers of the
+#: softmax in f16 (ex2.approx.f16x2, two a MUFU.EX2), summed in f32.
+F16_EXP = [("let p = exp2(s - m_new)", "let p = exp2(f16(s - m_new))"),
+           ("l = corr * l + rowsum(p)", "l = corr * l + rowsum(f32(p))"),
+           ("acc = corr * acc + dot(f16(p), v)", "acc = corr * acc + dot(p, v)")]
 
 
 def copy_with(decorators: tuple, directory: str, name: str) -> str:
-    """The example with `decorators` before its @pipeline; a listed
-    @warp_specialize replaces the example's conditional one."""
+    """The example with `decorators` before its @pipeline (a listed
+    @warp_specialize replaces the example's conditional one) and, for a
+    name ending in `f16exp`, the F16_EXP edits."""
+    text = open(os.path.join(ROOT, "examples", EXAMPLE)).read()
+    if name.endswith("f16exp"):
+        for old, new in F16_EXP:
+            if old not in text:
+                raise SystemExit(f"{EXAMPLE} no longer says {old!r}")
+            text = text.replace(old, new)
     out = []
-    for line in open(os.path.join(ROOT, "examples", EXAMPLE)).read().splitlines():
+    for line in text.splitlines():
         if any(line.startswith(d) for d in decorators):
             continue
         if line.startswith("@pipeline"):

@@ -169,6 +169,27 @@ Value ThreadEmitter::mathFunction(MathFunction function, Value x) {
   return narrowTo(result, type);
 }
 
+Regs ThreadEmitter::halfExp2(ValueRange xs) {
+  auto pairType = VectorType::get({2}, b.getF16Type());
+  Regs results;
+  results.reserve(xs.size());
+  for (size_t i = 0; i + 1 < xs.size(); i += 2) {
+    Value pair = LLVM::PoisonOp::create(b, loc, pairType);
+    pair = LLVM::InsertElementOp::create(b, loc, pair, xs[i], i32(0));
+    pair = LLVM::InsertElementOp::create(b, loc, pair, xs[i + 1], i32(1));
+    Value powers =
+        LLVM::CallIntrinsicOp::create(b, loc, pairType,
+                                      b.getStringAttr("llvm.nvvm.ex2.approx.v2f16"),
+                                      ValueRange{pair})
+            .getResult(0);
+    results.push_back(LLVM::ExtractElementOp::create(b, loc, powers, i32(0)));
+    results.push_back(LLVM::ExtractElementOp::create(b, loc, powers, i32(1)));
+  }
+  if (xs.size() % 2)
+    results.push_back(mathFunction(MathFunction::Exp2, xs.back()));
+  return results;
+}
+
 //===----------------------------------------------------------------------===//
 // Threads and layouts
 //===----------------------------------------------------------------------===//

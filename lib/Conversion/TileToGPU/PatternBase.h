@@ -150,6 +150,10 @@ public:
   /// none.
   enum class MathFunction { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Abs, Neg };
   mlir::Value mathFunction(MathFunction function, mlir::Value x);
+  /// 2^x of f16 registers two at a time: `ex2.approx.f16x2` (one MUFU.EX2
+  /// for two results, relative error about 2^-9.9) on each pair, and
+  /// mathFunction's f32 path for an odd last one.
+  Regs halfExp2(mlir::ValueRange xs);
 
   //===--- Threads and layouts --------------------------------------------===//
   /// The thread-dependent part of `axis`'s raw coordinate (cached in the

@@ -28,7 +28,8 @@ phobos.kernel @tanh_paths(%x: f32, %h: f16, %Y: !phobos.tensor<?xf32> {phobos.di
 
 // exp2 and log2 are the bare instructions: no factor of log2 e before
 // ex2.approx (exp has one) and none of ln 2 after lg2.approx (log has one).
-// An f16 tile computes in f32; scalars (math.exp2, math.log2) lower the same.
+// An f16 tile of one register a thread computes in f32; scalars (math.exp2,
+// math.log2) lower the same.
 // CHECK-LABEL: gpu.func @exp2_log2_paths
 // CHECK: %[[X:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%{{.*}}) : (f32) -> f32
 // CHECK-NOT: arith.mulf
@@ -57,5 +58,36 @@ phobos.kernel @exp2_log2_paths(%x: f32, %h: f16, %Y: !phobos.tensor<?xf32> {phob
   %t = math.log2 %s : f32
   %v = phobos.fill %t : !phobos.tile<32xf32, #m>
   phobos.store %v, %Y[%c0] : !phobos.tile<32xf32, #m>, !phobos.tensor<?xf32>
+  phobos.return
+}
+
+// exp2 of an f16 tile takes ex2.approx.f16x2 two registers at a time (one
+// MUFU.EX2 for two powers): two pairs of four registers, then one pair of
+// three and its odd last register on the f32 path.
+// CHECK-LABEL: gpu.func @half_exp2_pairs
+// CHECK: %[[P:.*]] = llvm.mlir.poison : vector<2xf16>
+// CHECK: %[[A:.*]] = llvm.insertelement %{{.*}}, %[[P]][%{{.*}} : i32] : vector<2xf16>
+// CHECK: %[[B:.*]] = llvm.insertelement %{{.*}}, %[[A]][%{{.*}} : i32] : vector<2xf16>
+// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.v2f16"(%[[B]]) : (vector<2xf16>) -> vector<2xf16>
+// CHECK: llvm.extractelement %[[E]][%{{.*}} : i32] : vector<2xf16>
+// CHECK: llvm.extractelement %[[E]][%{{.*}} : i32] : vector<2xf16>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.v2f16"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.v2f16"
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.v2f16"
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
+// CHECK: gpu.return
+#p4 = #phobos.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+#p3 = #phobos.blocked<sizePerThread = [3], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+
+phobos.kernel @half_exp2_pairs(%h: f16, %H: !phobos.tensor<?xf16> {phobos.dims = ["N"]}) attributes {max_threads = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = phobos.fill %h : !phobos.tile<128xf16, #p4>
+  %e = phobos.exp2 %a : !phobos.tile<128xf16, #p4>
+  phobos.store %e, %H[%c0] : !phobos.tile<128xf16, #p4>, !phobos.tensor<?xf16>
+  %b = phobos.fill %h : !phobos.tile<96xf16, #p3>
+  %u = phobos.exp2 %b : !phobos.tile<96xf16, #p3>
+  phobos.store %u, %H[%c0] : !phobos.tile<96xf16, #p3>, !phobos.tensor<?xf16>
   phobos.return
 }
