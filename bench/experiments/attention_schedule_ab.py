@@ -14,7 +14,7 @@ each beside SDPA's (cuDNN's flash kernel) timed in the same process:
 - `ws2`: a producer warpgroup and `@launch(256, 2)`: two CTAs an SM, the
   consumers at the registers that leaves them (D 64 blocks whose shared
   memory fits twice; at D 128 the launch fails);
-- `f16exp`, `ws2+f16exp`: the softmax's powers in f16 (`exp2(f16(s - m))`:
+- `f16exp`, `ws+f16exp`, `ws2+f16exp`: the softmax's powers in f16 (`exp2(f16(s - m))`:
   ex2.approx.f16x2, two powers a MUFU.EX2), summed in f32.
 
     python3 bench/experiments/attention_schedule_ab.py BINDIR [--rounds 2]
@@ -38,7 +38,9 @@ from phobos_run import ROOT, run_json, save_to_out
 EXAMPLE = "flash_attention_fp16.ph"
 SCHEDULES = {"example": (), "ws": ("@warp_specialize",), "persistent": ("@persistent",),
              "ws+persistent": ("@warp_specialize", "@persistent"),
-             "ws2": ("@warp_specialize", "@launch(256, 2)"), "f16exp": (), "ws2+f16exp": ("@warp_specialize", "@launch(256, 2)")}
+             "ws2": ("@warp_specialize", "@launch(256, 2)"), "f16exp": (),
+             "ws+f16exp": ("@warp_specialize",),
+             "ws2+f16exp": ("@warp_specialize", "@launch(256, 2)")}
 #: Source edits of a schedule whose name ends in `f16exp`: the powers of the
 #: softmax in f16 (ex2.approx.f16x2, two a MUFU.EX2), summed in f32.
 F16_EXP = [("let p = exp2(s - m_new)", "let p = exp2(f16(s - m_new))"),

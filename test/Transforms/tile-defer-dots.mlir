@@ -168,3 +168,69 @@ phobos.kernel @beside_store(%A: !phobos.tensor<?x?xf16>, %B: !phobos.tensor<?x?x
   phobos.store %r, %C[%c0, %c0] : !phobos.tile<64x16xf32>, !phobos.tensor<?x?xf32>
   phobos.return
 }
+
+// -----
+
+// A kernel that asks for a producer warpgroup (@warp_specialize) runs one
+// CTA per SM with registers to spare: its narrow accumulator (16 columns,
+// under the default 128) is deferred all the same; the depth still counts
+// (a 32-deep P stays below the default 64; at min-depth=32 it is deferred).
+// CHECK-LABEL: phobos.kernel @specialized_narrow
+// CHECK: phobos.dot {{.*}} {in_flight = 1 : i32}
+// DEFAULT-LABEL: phobos.kernel @specialized_narrow
+// DEFAULT: scf.for
+// DEFAULT: phobos.dot {{.*}} transpose_b kind(wgmma) {in_flight = 1 : i32}
+// DEFAULT: phobos.dot {{.*}} kind(wgmma) {in_flight = 1 : i32}
+// DEFAULT: phobos.wgmma_wait {{.*}} {pending = 1 : i32}
+// CHECK-LABEL: phobos.kernel @specialized_shallow
+// CHECK: phobos.dot {{.*}} {in_flight = 1 : i32}
+// DEFAULT-LABEL: phobos.kernel @specialized_shallow
+// DEFAULT-NOT: in_flight
+// DEFAULT: phobos.return
+phobos.kernel @specialized_narrow(%Q: !phobos.tensor<?x?x16xf16>, %K: !phobos.tensor<?x?x16xf16>, %V: !phobos.tensor<?x?x16xf16>, %O: !phobos.tensor<?x?x16xf32>, %bh: i32, %n: i32)
+    attributes {max_threads = 128 : i32, tensorcore = "f16", warp_specialize} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant -1.0e30 : f32
+  %q = phobos.load %Q[%bh, %c0, %c0] {point_axes = array<i64: 0>} : !phobos.tensor<?x?x16xf16> -> !phobos.tile<64x16xf16>
+  %init = phobos.fill %zero : !phobos.tile<64x16xf32>
+  %m0 = phobos.fill %low : !phobos.tile<64x1xf32>
+  %r:2 = scf.for %kb = %c0 to %n step %c64 iter_args(%acc = %init, %m = %m0) -> (!phobos.tile<64x16xf32>, !phobos.tile<64x1xf32>) : i32 {
+    %k = phobos.load %K[%bh, %kb, %c0] {in_bounds = array<i1: false, true, true>, point_axes = array<i64: 0>} : !phobos.tensor<?x?x16xf16> -> !phobos.tile<64x16xf16>
+    %v = phobos.load %V[%bh, %kb, %c0] {in_bounds = array<i1: false, true, true>, point_axes = array<i64: 0>} : !phobos.tensor<?x?x16xf16> -> !phobos.tile<64x16xf16>
+    %s = phobos.dot %q, %k transpose_b kind(wgmma) : !phobos.tile<64x16xf16>, !phobos.tile<64x16xf16> -> !phobos.tile<64x64xf32>
+    %mx = phobos.reduce max %s along 1 : !phobos.tile<64x64xf32> -> !phobos.tile<64x1xf32>
+    %mn = phobos.max %m, %mx : !phobos.tile<64x1xf32>, !phobos.tile<64x1xf32>
+    %dm = phobos.sub %m, %mn : !phobos.tile<64x1xf32>, !phobos.tile<64x1xf32>
+    %corr = phobos.exp %dm : !phobos.tile<64x1xf32>
+    %x = phobos.sub %s, %mn : !phobos.tile<64x64xf32>, !phobos.tile<64x1xf32>
+    %p = phobos.exp %x : !phobos.tile<64x64xf32>
+    %scaled = phobos.mul %corr, %acc : !phobos.tile<64x1xf32>, !phobos.tile<64x16xf32>
+    %ph = phobos.cast %p : !phobos.tile<64x64xf32> to !phobos.tile<64x64xf16>
+    %d = phobos.dot %ph, %v, %scaled kind(wgmma) : !phobos.tile<64x64xf16>, !phobos.tile<64x16xf16>, !phobos.tile<64x16xf32> -> !phobos.tile<64x16xf32>
+    scf.yield %d, %mn : !phobos.tile<64x16xf32>, !phobos.tile<64x1xf32>
+  }
+  phobos.store %r#0, %O[%bh, %c0, %c0] {point_axes = array<i64: 0>} : !phobos.tile<64x16xf32>, !phobos.tensor<?x?x16xf32>
+  phobos.return
+}
+
+phobos.kernel @specialized_shallow(%Q: !phobos.tensor<?x?x16xf16>, %K: !phobos.tensor<?x?x16xf16>, %V: !phobos.tensor<?x?x16xf16>, %O: !phobos.tensor<?x?x16xf32>, %bh: i32, %n: i32)
+    attributes {max_threads = 128 : i32, tensorcore = "f16", warp_specialize} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %q = phobos.load %Q[%bh, %c0, %c0] {point_axes = array<i64: 0>} : !phobos.tensor<?x?x16xf16> -> !phobos.tile<64x16xf16>
+  %init = phobos.fill %zero : !phobos.tile<64x16xf32>
+  %r = scf.for %kb = %c0 to %n step %c32 iter_args(%acc = %init) -> (!phobos.tile<64x16xf32>) : i32 {
+    %k = phobos.load %K[%bh, %kb, %c0] {in_bounds = array<i1: false, true, true>, point_axes = array<i64: 0>} : !phobos.tensor<?x?x16xf16> -> !phobos.tile<32x16xf16>
+    %v = phobos.load %V[%bh, %kb, %c0] {in_bounds = array<i1: false, true, true>, point_axes = array<i64: 0>} : !phobos.tensor<?x?x16xf16> -> !phobos.tile<32x16xf16>
+    %s = phobos.dot %q, %k transpose_b kind(wgmma) : !phobos.tile<64x16xf16>, !phobos.tile<32x16xf16> -> !phobos.tile<64x32xf32>
+    %p = phobos.exp %s : !phobos.tile<64x32xf32>
+    %ph = phobos.cast %p : !phobos.tile<64x32xf32> to !phobos.tile<64x32xf16>
+    %d = phobos.dot %ph, %v, %acc kind(wgmma) : !phobos.tile<64x32xf16>, !phobos.tile<32x16xf16>, !phobos.tile<64x16xf32> -> !phobos.tile<64x16xf32>
+    scf.yield %d : !phobos.tile<64x16xf32>
+  }
+  phobos.store %r, %O[%bh, %c0, %c0] {point_axes = array<i64: 0>} : !phobos.tile<64x16xf32>, !phobos.tensor<?x?x16xf32>
+  phobos.return
+}

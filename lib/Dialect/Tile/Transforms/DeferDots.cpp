@@ -95,11 +95,18 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
     if (c.first.getAcc() || !c.later.getAcc())
       return std::nullopt;
     // Large enough to hide the softmax beside it (tf32 runs at half rate).
+    // The width threshold keeps narrow accumulators (D 64) at two CTAs an
+    // SM; a kernel that asks for a producer warpgroup runs one CTA an SM
+    // whose consumers hold up to 232 registers, so there the overlap costs
+    // no occupancy and only the depth counts.
     auto laterA = cast<TileType>(c.later.getA().getType());
     int64_t columns = c.later.getType().getDimSize(1);
     if (c.later.getPrecision() == DotPrecision::tf32)
       columns *= 2;
-    if (columns < minColumns || laterA.getDimSize(1) < minDepth)
+    auto kernel = loop->getParentOfType<KernelOp>();
+    bool specialized = kernel && kernel.getWarpSpecialize();
+    if ((columns < minColumns && !specialized) ||
+        laterA.getDimSize(1) < minDepth)
       return std::nullopt;
     // The later dot's result goes back to its own iteration argument only.
     auto *yield = loop.getBody()->getTerminator();

@@ -312,8 +312,10 @@ def TileDeferDots : Pass<"tile-defer-dots", "::phobos::tile::KernelOp"> {
     (tf32 counting twice: it runs at half the f16 rate) and its depth (S's
     columns) at least `min-depth`: below that the registers the deferred
     dot holds across the softmax cost more than the overlap wins (at D 64
-    the kernel drops from two CTAs per SM to one). The defaults follow the
-    measurements in docs/benchmarks-log.md.
+    the kernel drops from two CTAs per SM to one). A kernel that asks for a
+    producer warpgroup (`@warp_specialize`) runs one CTA per SM whose
+    consumers hold up to 232 registers: there only `min-depth` applies.
+    The defaults follow the measurements in docs/benchmarks-log.md.
 
     Before:
     ```mlir
