@@ -581,10 +581,56 @@ assembleAtEitherOccupancy(std::string &ptx, Assembler assemble,
   return retried;
 }
 
+/// ptxas refuses an instruction that needs more registers than the
+/// occupancy the PTX asks for leaves (error C7602, "Insufficient
+/// registers"): to the reliefs that is a kernel that spills, by more than
+/// any real spill, so that another occupancy or relief is tried.
+static constexpr int kRegisterShortageBytes = 1 << 24;
+
+static bool isRegisterShortage(llvm::StringRef message) {
+  return message.contains("Insufficient registers");
+}
+
+static llvm::Expected<std::string>
+assembleRelieving(CompiledKernel &kernel, Assembler assemble,
+                  AssemblyReport *report, SpillRecompile recompile);
+
 llvm::Expected<std::string>
 phobos::assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                                AssemblyReport *report,
                                SpillRecompile recompile) {
+  // The first register shortage's message, given back where every
+  // assembly tried falls short.
+  std::optional<std::string> shortage;
+  auto tolerant = [&](llvm::StringRef ptx,
+                      AssemblyReport *into) -> llvm::Expected<std::string> {
+    llvm::Expected<std::string> cubin = assemble(ptx, into);
+    if (cubin)
+      return cubin;
+    std::string message = llvm::toString(cubin.takeError());
+    if (!isRegisterShortage(message))
+      return llvm::createStringError(message);
+    if (!shortage)
+      shortage = message;
+    if (into) {
+      *into = AssemblyReport();
+      into->spillStoreBytes = kRegisterShortageBytes;
+    }
+    return std::string();
+  };
+  AssemblyReport kept;
+  llvm::Expected<std::string> cubin =
+      assembleRelieving(kernel, tolerant, &kept, recompile);
+  if (cubin && kept.spillStoreBytes >= kRegisterShortageBytes)
+    return llvm::createStringError(*shortage);
+  if (report)
+    *report = kept;
+  return cubin;
+}
+
+static llvm::Expected<std::string>
+assembleRelieving(CompiledKernel &kernel, Assembler assemble,
+                  AssemblyReport *report, SpillRecompile recompile) {
   AssemblyReport best;
   if (getExperiments().keepSpills) {
     llvm::Expected<std::string> cubin = assemble(kernel.ptx, &best);

@@ -207,6 +207,51 @@ TEST(AssembleAvoidingSpills, PassesAnAssemblyErrorOn) {
   EXPECT_EQ(llvm::toString(cubin.takeError()), "ptxas fatal: bad PTX");
 }
 
+/// A stand-in for ptxas that refuses, as ptxas's C7602 does, an
+/// instruction needing more registers than two CTAs per SM leave, and
+/// assembles the kernel at one CTA per SM (or never, with `never`).
+struct ShortOfRegistersPtxas {
+  bool never = false;
+  int calls = 0;
+  llvm::Expected<std::string> operator()(llvm::StringRef ptx,
+                                         AssemblyReport *report) {
+    ++calls;
+    if (never || !ptx.contains(".minnctapersm 1"))
+      return llvm::createStringError(
+          "ptxas failed (255): ptxas fatal   : (C7602) Insufficient registers "
+          "(80) to compile instruction at line 674 in function attention.");
+    report->registers = 168;
+    report->spillStoreBytes = report->spillLoadBytes = 0;
+    return std::string("cubin@1");
+  }
+};
+
+TEST(AssembleAvoidingSpills, TakesARegisterShortageForASpill) {
+  CompiledKernel kernel = kernelOf(
+      kHeader + entry("attention", ".maxntid 384, 1, 1\n.minnctapersm 2\n"));
+  ShortOfRegistersPtxas ptxas;
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin =
+      assembleAvoidingSpills(kernel, std::ref(ptxas), &report);
+  ASSERT_TRUE(static_cast<bool>(cubin)) << llvm::toString(cubin.takeError());
+  EXPECT_EQ(*cubin, "cubin@1");
+  EXPECT_EQ(report.registers, 168);
+  EXPECT_EQ(report.spilledBytes(), 0);
+  EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
+}
+
+TEST(AssembleAvoidingSpills, GivesBackTheShortageWhenNothingAssembles) {
+  CompiledKernel kernel = kernelOf(
+      kHeader + entry("attention", ".maxntid 384, 1, 1\n.minnctapersm 2\n"));
+  ShortOfRegistersPtxas ptxas{/*never=*/true};
+  llvm::Expected<std::string> cubin =
+      assembleAvoidingSpills(kernel, std::ref(ptxas));
+  ASSERT_FALSE(static_cast<bool>(cubin));
+  EXPECT_NE(llvm::toString(cubin.takeError()).find("(C7602) Insufficient registers"),
+            std::string::npos);
+  EXPECT_EQ(ptxas.calls, 2);
+}
+
 /// How a kernel was compiled, from the mark FakeRecompile leaves at the
 /// end of its PTX: "as is", or its reliefs joined by "+": "rolled" (FMA K
 /// loops), "tight" (rolled with kTightFmaKUnroll steps), "sync" (no dot in
