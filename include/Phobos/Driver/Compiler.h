@@ -312,8 +312,11 @@ struct SpillRecompile {
 /// until one does not spill. Keeps the assembly that spills fewest bytes
 /// (the first on a tie) and sets `kernel` to the kernel it came from (its
 /// PTX, and its contract: a relieved pipeline may take fewer stages of
-/// shared memory), so a kernel cache stores the PTX of its cubin. `report`
-/// (optional) describes the cubin returned.
+/// shared memory), so a kernel cache stores the PTX of its cubin. ptxas's
+/// refusal of an instruction that needs more registers than the occupancy
+/// leaves (C7602, "Insufficient registers") counts as a spill larger than
+/// any other; where every assembly is refused, the first refusal is the
+/// error. `report` (optional) describes the cubin returned.
 llvm::Expected<std::string>
 assembleAvoidingSpills(CompiledKernel &kernel, Assembler assemble,
                        AssemblyReport *report = nullptr,
