@@ -89,20 +89,28 @@ struct FakePtxas {
   }
 };
 
+/// Assembles `kernel` with `ptxas` and expects the cubin of its PTX at one
+/// CTA per SM ("cubin@1"), without spills, at `registers`.
+template <typename Ptxas>
+void expectAssembledAtOneCta(CompiledKernel &kernel, Ptxas &ptxas,
+                             int registers) {
+  AssemblyReport report;
+  llvm::Expected<std::string> cubin =
+      assembleAvoidingSpills(kernel, std::ref(ptxas), &report);
+  ASSERT_TRUE(static_cast<bool>(cubin)) << llvm::toString(cubin.takeError());
+  EXPECT_EQ(*cubin, "cubin@1");
+  EXPECT_EQ(report.registers, registers);
+  EXPECT_EQ(report.spilledBytes(), 0);
+  // The PTX kept is the one the cubin came from.
+  EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
+}
+
 TEST(AssembleAvoidingSpills, RetriesASpillingKernelAtOneCta) {
   CompiledKernel kernel = kernelOf(
       kHeader + entry("gemm", ".maxntid 256, 1, 1\n.minnctapersm 2\n"));
   FakePtxas ptxas{4, 0};
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin =
-      assembleAvoidingSpills(kernel, std::ref(ptxas), &report);
-  ASSERT_TRUE(static_cast<bool>(cubin));
-  EXPECT_EQ(*cubin, "cubin@1");
+  expectAssembledAtOneCta(kernel, ptxas, 255);
   EXPECT_EQ(ptxas.calls, 2);
-  EXPECT_EQ(report.registers, 255);
-  EXPECT_EQ(report.spilledBytes(), 0);
-  // The PTX kept is the one the cubin came from.
-  EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
 }
 
 TEST(AssembleAvoidingSpills, KeepsTheFirstWhenTheRetryIsNoBetter) {
@@ -230,14 +238,7 @@ TEST(AssembleAvoidingSpills, TakesARegisterShortageForASpill) {
   CompiledKernel kernel = kernelOf(
       kHeader + entry("attention", ".maxntid 384, 1, 1\n.minnctapersm 2\n"));
   ShortOfRegistersPtxas ptxas;
-  AssemblyReport report;
-  llvm::Expected<std::string> cubin =
-      assembleAvoidingSpills(kernel, std::ref(ptxas), &report);
-  ASSERT_TRUE(static_cast<bool>(cubin)) << llvm::toString(cubin.takeError());
-  EXPECT_EQ(*cubin, "cubin@1");
-  EXPECT_EQ(report.registers, 168);
-  EXPECT_EQ(report.spilledBytes(), 0);
-  EXPECT_TRUE(llvm::StringRef(kernel.ptx).contains(".minnctapersm 1"));
+  expectAssembledAtOneCta(kernel, ptxas, 168);
 }
 
 TEST(AssembleAvoidingSpills, GivesBackTheShortageWhenNothingAssembles) {
