@@ -1,7 +1,9 @@
-"""phobos-run with --check --json, and copies of an example with one more
-decorator, shared by the GPU A/B scripts and bench/experiments/."""
+"""phobos-run with --check --json, the interleaved runs and options of an
+A/B comparison, and copies of an example with one more decorator, shared by
+the GPU A/B scripts and bench/experiments/."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -37,6 +39,41 @@ def run_json(bindir: str, path: str, dims: dict, variant: dict, scalars: dict,
             return json.loads(line[len("PHOBOS_RESULT "):])
     return {"check": "error", "time_ms": float("nan"),
             "error": (proc.stderr or proc.stdout)[-400:]}
+
+
+def ab_parser(rounds: int, only: bool = False) -> argparse.ArgumentParser:
+    """The options of an interleaved A/B script: the tools' folder, the
+    rounds of its arms, the timed launches of a run and (with `only`) the
+    kinds of workload to keep."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bindir")
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--repeat", type=int, default=30)
+    if only:
+        parser.add_argument("--only", default="")
+    return parser
+
+
+def interleaved_runs(rounds: int, arms, run_arm, label) -> tuple[dict, list]:
+    """Runs `run_arm(arm)` (a `run_json` result) for each of `arms` in turn,
+    `rounds` times over, so that a drift of the card's clocks falls on every
+    arm alike: the times of each arm's runs, and every run's check. Prints
+    each run whose check failed after `label(arm)`."""
+    times = {arm: [] for arm in arms}
+    checks = []
+    for _ in range(rounds):
+        for arm in arms:
+            result = run_arm(arm)
+            times[arm].append(result.get("time_ms", float("nan")))
+            checks.append(result.get("check"))
+            if result.get("check") != "ok":
+                print(f"  {label(arm)}: {result}", flush=True)
+    return times, checks
+
+
+def checks_summary(checks: list) -> str:
+    """"ok" when every check passed, else all of them, in order."""
+    return "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))
 
 
 def sanitize_run(bindir: str, tool: str, path: str, dims: dict, variant: dict, scalars: dict,

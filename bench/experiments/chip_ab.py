@@ -14,7 +14,6 @@ Writes chip_ab.json to $OUT when set. Exit status 1 when a check fails.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -25,7 +24,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json, save_to_out
+from phobos_run import ab_parser, checks_summary, interleaved_runs, run_json, save_to_out
 
 
 def workloads():
@@ -79,26 +78,16 @@ def peer_ms(kind, dims):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("bindir")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--only", default="")
-    args = parser.parse_args()
+    args = ab_parser(rounds=2, only=True).parse_args()
     only = [w for w in args.only.split(",") if w]
     rows, peers = [], {}
     for kind, example, dims, variant, scalars in workloads():
         if only and kind not in only:
             continue
-        times = {"sm_90": [], "sm_90a": []}
-        checks = []
-        for _ in range(args.rounds):
-            for chip in times:
-                result = run(args.bindir, example, dims, variant, scalars, args.repeat, chip)
-                times[chip].append(result.get("time_ms", float("nan")))
-                checks.append(result.get("check"))
-                if result.get("check") != "ok":
-                    print(f"  {example} {variant} {chip}: {result}", flush=True)
+        times, checks = interleaved_runs(
+            args.rounds, ("sm_90", "sm_90a"),
+            lambda chip: run(args.bindir, example, dims, variant, scalars, args.repeat, chip),
+            lambda chip: f"{example} {variant} {chip}")
         for ragged in RAGGED[example]:
             result = run(args.bindir, example, ragged, variant, scalars, 1, "sm_90a",
                          bench=False)
@@ -117,7 +106,7 @@ def main() -> int:
                "ratio": mma / wg if wg > 0 else float("nan"),
                "peer_ms": peers[key],
                "wgmma_vs_peer": peers[key] / wg if wg > 0 else float("nan"),
-               "checks": "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))}
+               "checks": checks_summary(checks)}
         rows.append(row)
         print(f"{kind:9} {row['sizes']:16} {row['variant']:30} mma.sync {mma:8.3f} ms "
               f"wgmma {wg:8.3f} ms  {row['ratio']:.2f}x  peer {peers[key]:.3f} ms "

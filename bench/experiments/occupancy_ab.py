@@ -15,7 +15,6 @@ Usage: python3 bench/experiments/occupancy_ab.py BINDIR [--rounds 3] [--repeat 3
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import statistics
@@ -29,7 +28,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json
+from phobos_run import ab_parser, interleaved_runs, run_json
 
 DIMS = {"M": 4096, "N": 4096, "K": 4096}
 SCALARS = {"alpha": 1.0, "beta": 0.0}
@@ -60,25 +59,18 @@ def resources(bindir: str, path: str, chip: str, variant: dict, directory: str) 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("bindir")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=30)
-    args = parser.parse_args()
+    args = ab_parser(rounds=3).parse_args()
     directory = tempfile.mkdtemp(prefix="phobos-occupancy-ab-")
     failures = 0
     for example, chip, variant in ROWS:
         paths = {"two": os.path.join(ROOT, "examples", example),
                  "one": one_cta_copy(example, directory)}
-        times = {"two": [], "one": []}
-        for _ in range(args.rounds):
-            for kind, path in paths.items():
-                result = run_json(args.bindir, path, DIMS, variant, SCALARS, args.repeat,
-                                  extra=(f"--chip={chip}",))
-                times[kind].append(result.get("time_ms", float("nan")))
-                if result.get("check") != "ok":
-                    failures += 1
-                    print(f"  {example} {chip} {variant} {kind}: {result}", flush=True)
+        times, checks = interleaved_runs(
+            args.rounds, paths,
+            lambda kind: run_json(args.bindir, paths[kind], DIMS, variant, SCALARS, args.repeat,
+                                  extra=(f"--chip={chip}",)),
+            lambda kind: f"{example} {chip} {variant} {kind}")
+        failures += sum(check != "ok" for check in checks)
         two, one = statistics.median(times["two"]), statistics.median(times["one"])
         print(f"{example:16} {chip:6} {','.join(str(v) for v in variant.values()):12} "
               f"two CTAs {two:.4f} ms ({resources(args.bindir, paths['two'], chip, variant, directory)}) "

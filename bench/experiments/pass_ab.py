@@ -37,7 +37,6 @@ Writes pass_ab.json to $OUT when set.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -49,7 +48,8 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json, sanitize_run, specialised_copy, save_to_out
+from phobos_run import (ab_parser, checks_summary, interleaved_runs, run_json, sanitize_run,
+                        specialised_copy, save_to_out)
 from warp_specialize_ab import peer_ms
 
 ATTENTION = {"BH": 128, "Nq": 4096, "Nk": 4096}
@@ -144,11 +144,8 @@ def workloads(directory: str, quick: bool):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("bindir")
+    parser = ab_parser(rounds=3)
     parser.add_argument("--pass", dest="name", default="tile-pingpong")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--ragged", action="store_true")
     parser.add_argument("--sanitize", action="store_true")
     parser.add_argument("--no-ab", action="store_true")
@@ -190,17 +187,11 @@ def main() -> int:
     for kind, path, dims, variant, scalars in measured:
         if args.no_ab:
             break
-        times = {True: [], False: []}
-        checks = []
-        for _ in range(args.rounds):
-            for enabled in (False, True):
-                result = run_json(args.bindir, path, dims, variant, scalars, args.repeat,
-                                  extra=() if enabled else off)
-                times[enabled].append(result.get("time_ms", float("nan")))
-                checks.append(result.get("check"))
-                if result.get("check") != "ok":
-                    print(f"  {os.path.basename(path)} {variant} on={enabled}: {result}",
-                          flush=True)
+        times, checks = interleaved_runs(
+            args.rounds, (False, True),
+            lambda enabled: run_json(args.bindir, path, dims, variant, scalars, args.repeat,
+                                     extra=() if enabled else off),
+            lambda enabled: f"{os.path.basename(path)} {variant} on={enabled}")
         without, with_pass = statistics.median(times[False]), statistics.median(times[True])
         peer = peer_ms(kind, dims, variant)
         row = {"kind": kind, "file": os.path.basename(path),
@@ -210,7 +201,7 @@ def main() -> int:
                "on_rounds": times[True], "peer_ms": peer,
                "gain": without / with_pass if with_pass > 0 else float("nan"),
                "off_vs_peer": peer / without, "on_vs_peer": peer / with_pass,
-               "checks": "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))}
+               "checks": checks_summary(checks)}
         failures += row["checks"] != "ok"
         rows.append(row)
         print(f"{kind:9} {row['file']:28} {row['variant']:26} off {without:7.3f} on "

@@ -14,7 +14,6 @@ Writes specialize_ab.json to $OUT when set.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -25,7 +24,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json, save_to_out
+from phobos_run import ab_parser, checks_summary, interleaved_runs, run_json, save_to_out
 
 
 def workloads():
@@ -59,28 +58,17 @@ def run(bindir, example, dims, variant, scalars, repeat, specialize):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("bindir")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--only", default="")
-    args = parser.parse_args()
+    args = ab_parser(rounds=2, only=True).parse_args()
     only = [w for w in args.only.split(",") if w]
     rows = []
     for kind, example, dims, variant, scalars in workloads():
         if only and kind not in only:
             continue
-        times = {False: [], True: []}
-        checks = []
-        for _ in range(args.rounds):
-            for specialize in (False, True):
-                result = run(args.bindir, example, dims, variant, scalars, args.repeat,
-                             specialize)
-                times[specialize].append(result.get("time_ms", float("nan")))
-                checks.append(result.get("check"))
-                if result.get("check") != "ok":
-                    print(f"  {example} {variant} specialize={specialize}: {result}",
-                          flush=True)
+        times, checks = interleaved_runs(
+            args.rounds, (False, True),
+            lambda specialize: run(args.bindir, example, dims, variant, scalars, args.repeat,
+                                   specialize),
+            lambda specialize: f"{example} {variant} specialize={specialize}")
         general = statistics.median(times[False])
         special = statistics.median(times[True])
         row = {"kind": kind, "example": example,
@@ -88,7 +76,7 @@ def main() -> int:
                "variant": ",".join(f"{k}={v}" for k, v in variant.items()),
                "general_ms": general, "specialized_ms": special,
                "ratio": general / special if special > 0 else float("nan"),
-               "checks": "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))}
+               "checks": checks_summary(checks)}
         rows.append(row)
         print(f"{kind:9} {row['sizes']:16} {row['variant']:28} general {general:8.3f} ms "
               f"specialised {special:8.3f} ms  {row['ratio']:.3f}x  {row['checks']}",

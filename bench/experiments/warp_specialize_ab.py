@@ -22,7 +22,6 @@ Writes warp_specialize_ab.json to $OUT when set.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -33,7 +32,8 @@ import tempfile
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BENCH)
 
-from phobos_run import run_json, sanitize_run, specialised_copy, save_to_out
+from phobos_run import (ab_parser, checks_summary, interleaved_runs, run_json, sanitize_run,
+                        specialised_copy, save_to_out)
 
 GEMM_SCALARS = {"alpha": 1.0, "beta": 0.0}
 
@@ -91,11 +91,7 @@ def peer_ms(kind: str, dims: dict, variant: dict) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("bindir")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--only", default="")
+    parser = ab_parser(rounds=3, only=True)
     parser.add_argument("--ragged", action="store_true")
     parser.add_argument("--sanitize", action="store_true")
     parser.add_argument("--no-ab", action="store_true")
@@ -137,16 +133,11 @@ def main() -> int:
             continue
         copies = {True: specialised_copy(example, directory),
                   False: specialised_copy(example, directory, specialised=False)}
-        times = {False: [], True: []}
-        checks = []
-        for _ in range(args.rounds):
-            for specialised in (False, True):
-                path = copies[specialised]
-                result = run_json(args.bindir, path, dims, variant, scalars, args.repeat)
-                times[specialised].append(result.get("time_ms", float("nan")))
-                checks.append(result.get("check"))
-                if result.get("check") != "ok":
-                    print(f"  {example} {variant} ws={specialised}: {result}", flush=True)
+        times, checks = interleaved_runs(
+            args.rounds, (False, True),
+            lambda specialised: run_json(args.bindir, copies[specialised], dims, variant,
+                                         scalars, args.repeat),
+            lambda specialised: f"{example} {variant} ws={specialised}")
         plain, special = statistics.median(times[False]), statistics.median(times[True])
         peer = peer_ms(kind, dims, variant)
         row = {"kind": kind, "sizes": "x".join(str(v) for v in dims.values()),
@@ -154,7 +145,7 @@ def main() -> int:
                "plain_ms": plain, "ws_ms": special, "peer_ms": peer,
                "ratio": plain / special if special > 0 else float("nan"),
                "plain_vs_peer": peer / plain, "ws_vs_peer": peer / special,
-               "checks": "ok" if all(c == "ok" for c in checks) else ",".join(map(str, checks))}
+               "checks": checks_summary(checks)}
         failures += row["checks"] != "ok"
         rows.append(row)
         print(f"{kind:9} {row['sizes']:16} {row['variant']:26} plain {plain:7.3f} ws {special:7.3f}"
