@@ -12,17 +12,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import HEADER, tool_dir
+from conftest import HEADER, REPO, tool_dir
 from phobos import ArgumentError, CompileError
 
-SAXPY = HEADER + '''@ph.kernel
-@ph.autotune(BLOCK=[64, 128])
-@ph.cluster(BLOCK=[128])
-def saxpy(x: ph.tensor[ph.f32][N], y: ph.tensor[ph.f32][N],
-          out: ph.tensor[ph.f32][N], alpha: ph.f32):
-    base: ph.let = ph.program_id(0) * BLOCK
-    out[base:base + BLOCK] = alpha * x[base:base + BLOCK] + y[base:base + BLOCK]
-'''
+# The saxpy whose span map phobos-viz's lit tests read (python-saxpy.json):
+# one copy of the kernel for both.
+SAXPY = (REPO / "test" / "Tools" / "phobos-viz" / "Inputs" / "python-saxpy.py").read_text()
 
 
 def line_of(path, text: str) -> int:
