@@ -44,6 +44,27 @@ def _matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
     tl.store(c + rm[:, None] * scm + rn[None, :] * scn, out, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+def _fastest(name: str, launches, output: torch.Tensor,
+             time_fn) -> tuple[float, str, torch.Tensor]:
+    """The fastest of `launches`, (label, run) pairs that each write
+    `output`: (ms, its label, a copy of `output` after it ran). A config
+    this Triton cannot build (too much shared memory) is printed and
+    passed over."""
+    best = (float("inf"), "")
+    out = None
+    for label, run in launches:
+        try:
+            ms = time_fn(run)
+        except Exception as e:
+            print(f"triton {name} {label}: {type(e).__name__}", flush=True)
+            continue
+        if ms < best[0]:
+            best = (ms, label)
+            run()
+            out = output.clone()
+    return best + (out,)
+
+
 MATMUL_CONFIGS = [
     # (BM, BN, BK, warps, stages)
     (128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 32, 4, 4),
@@ -56,27 +77,19 @@ def matmul(a: torch.Tensor, b: torch.Tensor, time_fn) -> tuple[float, str, torch
     M, K = a.shape
     _, N = b.shape
     c = torch.empty(M, N, device=a.device, dtype=a.dtype)
-    best = (float("inf"), "")
-    out = None
-    for bm, bn, bk, warps, stages in MATMUL_CONFIGS:
-        if a.dtype == torch.float32 and bk > 32:
-            continue  # tf32 tiles of 64 spill
 
+    def launch(bm, bn, bk, warps, stages):
         def run():
             grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
             _matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                                  c.stride(0), c.stride(1), BM=bm, BN=bn, BK=bk, GROUP=8,
                                  num_warps=warps, num_stages=stages)
-        try:
-            ms = time_fn(run)
-        except Exception as e:  # a config this Triton cannot build (shared memory)
-            print(f"triton matmul {bm}x{bn}x{bk} w{warps} s{stages}: {type(e).__name__}", flush=True)
-            continue
-        if ms < best[0]:
-            best = (ms, f"{bm}x{bn}x{bk} w{warps} s{stages}")
-            run()
-            out = c.clone()
-    return best + (out,)
+        return f"{bm}x{bn}x{bk} w{warps} s{stages}", run
+
+    # tf32 tiles of 64 (BK) spill.
+    launches = (launch(*config) for config in MATMUL_CONFIGS
+                if not (a.dtype == torch.float32 and config[2] > 32))
+    return _fastest("matmul", launches, c, time_fn)
 
 
 @triton.jit
@@ -119,28 +132,19 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float,
     `tf32`: then on tf32 tensor cores (as the @tensorcore(tf32) example)."""
     B, H, N, D = q.shape
     o = torch.empty_like(q)
-    best = (float("inf"), "")
-    out = None
     exact = q.dtype == torch.float32 and not tf32
-    for br, bc, warps, stages in ATTENTION_CONFIGS:
-        if exact and (br > 64 or bc > 64):
-            continue
 
+    def launch(br, bc, warps, stages):
         def run():
             _attention_kernel[(triton.cdiv(N, br), B * H)](
                 q, k, v, o, scale, N, H=H, D=D, BR=br, BC=bc,
                 PRECISION="ieee" if exact else "tf32",
                 num_warps=warps, num_stages=stages)
-        try:
-            ms = time_fn(run)
-        except Exception as e:
-            print(f"triton attention {br}x{bc} w{warps} s{stages}: {type(e).__name__}", flush=True)
-            continue
-        if ms < best[0]:
-            best = (ms, f"{br}x{bc} w{warps} s{stages}")
-            run()
-            out = o.clone()
-    return best + (out,)
+        return f"{br}x{bc} w{warps} s{stages}", run
+
+    launches = (launch(*config) for config in ATTENTION_CONFIGS
+                if not (exact and (config[0] > 64 or config[1] > 64)))
+    return _fastest("attention", launches, o, time_fn)
 
 
 @triton.jit
