@@ -214,27 +214,39 @@ def random_tensors(cluster, data, tensors):
                     f"{data}/{tensor}.npy", "--shape", shape)
 
 
-def matmul_job(cluster, m, n, k, tiles, name="matmul", c_mode="rmw"):
-    """Inputs in storage, a job file and the reference: the same kernel run
-    in one process by phobos-run --interpret."""
-    source = sources(cluster)["matmul"]
-    data = os.path.join(cluster.tmp, name)
+def job_with_reference(cluster, source, data, job_name, tensors, job_lines, output,
+                       *run_args):
+    """The inputs `tensors` (as random_tensors takes them) in storage under
+    `data`, the job file `job_name` there (`source` and `job_lines`), and the
+    reference: the same kernel run in one process by phobos-run --interpret
+    on the tensors' .npy copies (`run_args`: its dims and scalars), its
+    `output` written to data/reference.npy. Returns (job, reference)."""
     os.makedirs(data, exist_ok=True)
-    random_tensors(cluster, data, (("a", f"{m}x{k}", 1), ("b", f"{k}x{n}", 2),
-                                   ("c", f"{m}x{n}", 3)))
-    job = os.path.join(data, "matmul.job")
+    random_tensors(cluster, data, tensors)
+    job = os.path.join(data, job_name)
     with open(job, "w") as f:
-        f.write(f"source = {source}\n"
-                f"tensor A = read f32 {m}x{k} file://{data}/a.tensor\n"
-                f"tensor B = read f32 {k}x{n} file://{data}/b.tensor\n"
-                f"tensor C = {c_mode} f32 {m}x{n} file://{data}/c.tensor\n"
-                f"scalar alpha = f32 1.5\n"
-                f"scalar beta = f32 0.5\n")
+        f.write(f"source = {source}\n" + job_lines)
     reference = os.path.join(data, "reference.npy")
-    cluster.run(cluster.tool("phobos-run"), "--interpret", source, "--input",
-                f"A={data}/a.npy", "--input", f"B={data}/b.npy", "--input",
-                f"C={data}/c.npy", "--scalar", "alpha=1.5", "--scalar",
-                "beta=0.5", "--output", f"C={reference}", "--cpu-threads", "2")
+    inputs = []
+    for tensor, _, _ in tensors:
+        inputs += ["--input", f"{tensor.upper()}={data}/{tensor}.npy"]
+    cluster.run(cluster.tool("phobos-run"), "--interpret", source, *inputs, *run_args,
+                "--output", f"{output}={reference}", "--cpu-threads", "2")
+    return job, reference
+
+
+def matmul_job(cluster, m, n, k, tiles, name="matmul", c_mode="rmw"):
+    """Inputs in storage, a job file and the reference (job_with_reference)."""
+    data = os.path.join(cluster.tmp, name)
+    job, reference = job_with_reference(
+        cluster, sources(cluster)["matmul"], data, "matmul.job",
+        (("a", f"{m}x{k}", 1), ("b", f"{k}x{n}", 2), ("c", f"{m}x{n}", 3)),
+        f"tensor A = read f32 {m}x{k} file://{data}/a.tensor\n"
+        f"tensor B = read f32 {k}x{n} file://{data}/b.tensor\n"
+        f"tensor C = {c_mode} f32 {m}x{n} file://{data}/c.tensor\n"
+        f"scalar alpha = f32 1.5\n"
+        f"scalar beta = f32 0.5\n",
+        "C", "--scalar", "alpha=1.5", "--scalar", "beta=0.5")
     cluster_flag = f"TILE_M={tiles[0]},TILE_N={tiles[1]},TILE_K={tiles[2]}"
     return {"job": job, "data": data, "output": f"{data}/c.tensor",
             "reference": reference, "cluster": cluster_flag,
@@ -242,25 +254,17 @@ def matmul_job(cluster, m, n, k, tiles, name="matmul", c_mode="rmw"):
 
 
 def flash_job(cluster, nq, nk):
-    source = sources(cluster)["flash"]
     data = os.path.join(cluster.tmp, "flash")
-    os.makedirs(data, exist_ok=True)
-    random_tensors(cluster, data, (("q", f"{nq}x64", 4), ("k", f"{nk}x64", 5),
-                                   ("v", f"{nk}x64", 6)))
-    job = os.path.join(data, "flash.job")
-    with open(job, "w") as f:
-        f.write(f"source = {source}\n"
-                f"dim Nq = {nq}\n"
-                f"tensor Q = read f32 {nq}x64 file://{data}/q.tensor\n"
-                f"tensor K = read f32 {nk}x64 file://{data}/k.tensor\n"
-                f"tensor V = read f32 {nk}x64 file://{data}/v.tensor\n"
-                f"tensor O = write f32 {nq}x64 file://{data}/o.tensor\n"
-                f"scalar scale = f32 0.125\n")
-    reference = os.path.join(data, "reference.npy")
-    cluster.run(cluster.tool("phobos-run"), "--interpret", source, "--input",
-                f"Q={data}/q.npy", "--input", f"K={data}/k.npy", "--input",
-                f"V={data}/v.npy", "--dim", f"Nq={nq}", "--scalar",
-                "scale=0.125", "--output", f"O={reference}", "--cpu-threads", "2")
+    job, reference = job_with_reference(
+        cluster, sources(cluster)["flash"], data, "flash.job",
+        (("q", f"{nq}x64", 4), ("k", f"{nk}x64", 5), ("v", f"{nk}x64", 6)),
+        f"dim Nq = {nq}\n"
+        f"tensor Q = read f32 {nq}x64 file://{data}/q.tensor\n"
+        f"tensor K = read f32 {nk}x64 file://{data}/k.tensor\n"
+        f"tensor V = read f32 {nk}x64 file://{data}/v.tensor\n"
+        f"tensor O = write f32 {nq}x64 file://{data}/o.tensor\n"
+        f"scalar scale = f32 0.125\n",
+        "O", "--dim", f"Nq={nq}", "--scalar", "scale=0.125")
     return {"job": job, "data": data, "output": f"{data}/o.tensor",
             "reference": reference}
 
