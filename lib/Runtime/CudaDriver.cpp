@@ -378,6 +378,22 @@ static llvm::Error callDriver(Call call, llvm::StringRef name,
   return driver->check(call(driver->api), name, detail);
 }
 
+/// callDriver, then a wait for `stream`: for the copies and fills whose
+/// caller expects them done on return. `syncDetail` says what the failed
+/// wait followed.
+template <typename Call>
+static llvm::Error callAndSynchronize(Call call, llvm::StringRef name,
+                                      CUstream stream,
+                                      llvm::StringRef syncDetail = "") {
+  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
+  if (!driver)
+    return driver.takeError();
+  if (llvm::Error error = driver->check(call(driver->api), name))
+    return error;
+  return driver->check(driver->api.cuStreamSynchronize(stream),
+                       "cuStreamSynchronize", syncDetail);
+}
+
 /// Creates a driver object through `create(api, &handle)` and hands the
 /// handle to a new `Owner` (an OwnedHandle).
 template <typename Owner, typename Handle, typename Create>
@@ -430,6 +446,17 @@ int64_t CudaDriver::l2CacheBytes() const { return impl->l2CacheBytes; }
 // DeviceBuffer
 //===----------------------------------------------------------------------===//
 
+/// The copies' bounds: `count` bytes copied `direction` ("into", "out of") a
+/// device buffer of `bytes`.
+static llvm::Error checkCopyFits(size_t count, size_t bytes,
+                                 const char *direction) {
+  if (count > bytes)
+    return llvm::createStringError(
+        "cannot copy %zu bytes %s a device buffer of %zu bytes", count,
+        direction, bytes);
+  return llvm::Error::success();
+}
+
 llvm::Expected<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
   DeviceBuffer buffer;
   // cuMemAlloc rejects 0 bytes; an empty buffer needs no memory.
@@ -464,32 +491,22 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 llvm::Error DeviceBuffer::copyFromHost(const void *data, size_t count) {
-  if (count > bytes)
-    return llvm::createStringError(
-        "cannot copy %zu bytes into a device buffer of %zu bytes", count,
-        bytes);
+  if (llvm::Error error = checkCopyFits(count, bytes, "into"))
+    return error;
   if (count == 0)
     return llvm::Error::success();
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
-  if (llvm::Error error =
-          driver->check(driver->api.cuMemcpyHtoD(pointer, data, count),
-                        "cuMemcpyHtoD"))
-    return error;
   // From pageable memory, cuMemcpyHtoD returns once the data is staged; the
   // DMA into the buffer is still queued on the legacy stream, which kernels
   // on non-blocking streams do not wait for (a launch right after could
   // read the old contents, and the late copy overwrite what it wrote).
-  return driver->check(driver->api.cuStreamSynchronize(CU_STREAM_LEGACY),
-                       "cuStreamSynchronize", "after cuMemcpyHtoD");
+  return callAndSynchronize(
+      [&](const auto &api) { return api.cuMemcpyHtoD(pointer, data, count); },
+      "cuMemcpyHtoD", CU_STREAM_LEGACY, "after cuMemcpyHtoD");
 }
 
 llvm::Error DeviceBuffer::copyToHost(void *data, size_t count) const {
-  if (count > bytes)
-    return llvm::createStringError(
-        "cannot copy %zu bytes out of a device buffer of %zu bytes", count,
-        bytes);
+  if (llvm::Error error = checkCopyFits(count, bytes, "out of"))
+    return error;
   if (count == 0)
     return llvm::Error::success();
   return callDriver(
@@ -500,36 +517,25 @@ llvm::Error DeviceBuffer::copyToHost(void *data, size_t count) const {
 llvm::Error DeviceBuffer::fill(uint8_t byte) {
   if (bytes == 0)
     return llvm::Error::success();
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
-  if (llvm::Error error = driver->check(
-          driver->api.cuMemsetD8(pointer, byte, bytes), "cuMemsetD8"))
-    return error;
   // cuMemsetD8 is asynchronous on the legacy stream: wait, so that a launch
   // on any stream sees the filled buffer.
-  return driver->check(driver->api.cuStreamSynchronize(CU_STREAM_LEGACY),
-                       "cuStreamSynchronize", "after cuMemsetD8");
+  return callAndSynchronize(
+      [&](const auto &api) { return api.cuMemsetD8(pointer, byte, bytes); },
+      "cuMemsetD8", CU_STREAM_LEGACY, "after cuMemsetD8");
 }
 
 llvm::Error DeviceBuffer::copyFromDevice(uint64_t source, size_t count,
                                          const Stream &stream) {
-  if (count > bytes)
-    return llvm::createStringError(
-        "cannot copy %zu bytes into a device buffer of %zu bytes", count,
-        bytes);
+  if (llvm::Error error = checkCopyFits(count, bytes, "into"))
+    return error;
   if (count == 0)
     return llvm::Error::success();
-  llvm::Expected<CudaDriver::Impl &> driver = CudaDriver::Impl::current();
-  if (!driver)
-    return driver.takeError();
   CUstream handle = static_cast<CUstream>(stream.handle());
-  if (llvm::Error error = driver->check(
-          driver->api.cuMemcpyDtoDAsync(pointer, source, count, handle),
-          "cuMemcpyDtoDAsync"))
-    return error;
-  return driver->check(driver->api.cuStreamSynchronize(handle),
-                       "cuStreamSynchronize");
+  return callAndSynchronize(
+      [&](const auto &api) {
+        return api.cuMemcpyDtoDAsync(pointer, source, count, handle);
+      },
+      "cuMemcpyDtoDAsync", handle);
 }
 
 llvm::Error DeviceBuffer::fill(uint8_t byte, const Stream &stream) {
