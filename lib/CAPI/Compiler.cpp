@@ -76,6 +76,26 @@ static PhobosError parseSpec(PhobosStringRef text, llvm::StringRef what,
   return {nullptr};
 }
 
+/// parseSpec for extents of dimensions: each at least 1 and at most `most`.
+static PhobosError parseExtents(PhobosStringRef text, llvm::StringRef what,
+                                llvm::StringMap<int64_t> &values,
+                                int64_t most = INT64_MAX) {
+  if (PhobosError error = parseSpec(text, what, values);
+      !phobosErrorIsNull(error))
+    return error;
+  for (auto &entry : values) {
+    if (entry.getValue() >= 1 && entry.getValue() <= most)
+      continue;
+    if (most == INT64_MAX)
+      return makeError(llvm::formatv("{0}: {1}={2}: extents are at least 1",
+                                     what, entry.getKey(), entry.getValue()));
+    return makeError(
+        llvm::formatv("{0}: {1}={2}: extents are between 1 and {3}", what,
+                      entry.getKey(), entry.getValue(), most));
+  }
+  return {nullptr};
+}
+
 PhobosStringRef phobosStringRefCreateFromCString(const char *text) {
   return {text ? text : "", text ? std::strlen(text) : 0};
 }
@@ -161,15 +181,10 @@ PhobosError phobosSessionCompile(PhobosSession session,
   if (PhobosError error = parseSpec(request->variant, "variant", variant);
       !phobosErrorIsNull(error))
     return error;
-  if (PhobosError error =
-          parseSpec(request->specializeDims, "specialize dims", specializeDims);
+  if (PhobosError error = parseExtents(request->specializeDims,
+                                       "specialize dims", specializeDims);
       !phobosErrorIsNull(error))
     return error;
-  for (auto &entry : specializeDims)
-    if (entry.getValue() < 1)
-      return makeError(llvm::formatv("specialize dims: {0}={1}: extents are "
-                                     "at least 1",
-                                     entry.getKey(), entry.getValue()));
   CompileOptions options;
   options.chip = unwrap(request->chip).str();
   options.cacheDir = unwrap(request->cacheDir).str();
@@ -366,15 +381,10 @@ PhobosError phobosSessionVisualize(PhobosSession session,
           parseSpec(request->variant, "variant", options.variant);
       !phobosErrorIsNull(error))
     return error;
-  if (PhobosError error = parseSpec(request->dims, "dims", options.dims);
+  if (PhobosError error =
+          parseExtents(request->dims, "dims", options.dims, INT32_MAX);
       !phobosErrorIsNull(error))
     return error;
-  for (auto &entry : options.dims)
-    if (entry.getValue() < 1 || entry.getValue() > INT32_MAX)
-      return makeError(llvm::formatv("dims: {0}={1}: extents are between 1 "
-                                     "and {2}",
-                                     entry.getKey(), entry.getValue(),
-                                     INT32_MAX));
   llvm::StringRef chip = unwrap(request->chip);
   if (!chip.empty()) {
     if (!isValidChip(chip))
