@@ -298,12 +298,21 @@ struct StoreLowering : TileToGPUPattern<StoreOp> {
   }
 };
 
-/// Linear index and in-bounds flag of an all-points access.
-std::pair<Value, Value> scalarElement(ThreadEmitter &e,
-                                      const TensorParam &tensor,
-                                      ArrayRef<ValueRange> indices) {
+/// The element an all-points access (load_scalar, store_scalar) reaches:
+/// its tensor, linear index and in-bounds flag.
+struct ScalarElement {
+  TensorParam tensor;
   Value linear, inside;
-  for (auto [axis, index] : llvm::enumerate(indices)) {
+};
+
+template <typename ScalarOp>
+ScalarElement
+scalarElement(ThreadEmitter &e, ScalarOp op,
+              typename ScalarOp::template GenericAdaptor<ArrayRef<ValueRange>>
+                  adaptor) {
+  TensorParam tensor = e.tensor(op.getTensor().getType(), adaptor.getTensor());
+  Value linear, inside;
+  for (auto [axis, index] : llvm::enumerate(adaptor.getIndices())) {
     Value value = index.front();
     Value term = e.mul(
         arith::ExtSIOp::create(e.b, e.loc, e.b.getI64Type(), value),
@@ -313,7 +322,7 @@ std::pair<Value, Value> scalarElement(ThreadEmitter &e,
                     arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
                                           value, tensor.dims[axis]));
   }
-  return {linear, inside};
+  return {std::move(tensor), linear, inside};
 }
 
 /// Every thread reads the element.
@@ -323,9 +332,7 @@ struct LoadScalarLowering : TileToGPUPattern<LoadScalarOp> {
   matchAndRewrite(LoadScalarOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    TensorParam tensor =
-        e.tensor(op.getTensor().getType(), adaptor.getTensor());
-    auto [linear, inside] = scalarElement(e, tensor, adaptor.getIndices());
+    auto [tensor, linear, inside] = scalarElement(e, op, adaptor);
     rewriter.replaceOp(op, maskedLoad(e, tensor, linear, inside));
     return success();
   }
@@ -338,9 +345,7 @@ struct StoreScalarLowering : TileToGPUPattern<StoreScalarOp> {
   matchAndRewrite(StoreScalarOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ThreadEmitter e = emitter(op, rewriter);
-    TensorParam tensor =
-        e.tensor(op.getTensor().getType(), adaptor.getTensor());
-    auto [linear, inside] = scalarElement(e, tensor, adaptor.getIndices());
+    auto [tensor, linear, inside] = scalarElement(e, op, adaptor);
     Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
                                         e.tid, e.i32(0));
     e.predicatedStore(e.andI(first, inside),
