@@ -214,38 +214,41 @@ def random_tensors(cluster, data, tensors):
                     f"{data}/{tensor}.npy", "--shape", shape)
 
 
-def job_with_reference(cluster, source, data, job_name, tensors, job_lines, output,
-                       *run_args):
-    """The inputs `tensors` (as random_tensors takes them) in storage under
-    `data`, the job file `job_name` there (`source` and `job_lines`), and the
-    reference: the same kernel run in one process by phobos-run --interpret
-    on the tensors' .npy copies (`run_args`: its dims and scalars), its
-    `output` written to data/reference.npy. Returns (job, reference)."""
+def job_with_reference(cluster, source, data, job_name, tensors, dims, scalars,
+                       output, *run_args):
+    """A job of f32 `tensors`, each (name, access, shape, seed): those with a
+    seed random in storage under `data` (random_tensors); the job file
+    `job_name` there, its `dims` lines before the tensors and its `scalars`
+    lines after; and the reference: the same kernel run in one process by
+    phobos-run --interpret on the inputs' .npy copies (`run_args`: its dims
+    and scalars), its `output` written to data/reference.npy. Returns (job,
+    reference)."""
+    inputs = [(name, shape, seed) for name, _, shape, seed in tensors if seed is not None]
     os.makedirs(data, exist_ok=True)
-    random_tensors(cluster, data, tensors)
+    random_tensors(cluster, data, inputs)
     job = os.path.join(data, job_name)
     with open(job, "w") as f:
-        f.write(f"source = {source}\n" + job_lines)
+        f.write(f"source = {source}\n" + dims
+                + "".join(f"tensor {name.upper()} = {access} f32 {shape} "
+                          f"file://{data}/{name}.tensor\n"
+                          for name, access, shape, _ in tensors)
+                + scalars)
     reference = os.path.join(data, "reference.npy")
-    inputs = []
-    for tensor, _, _ in tensors:
-        inputs += ["--input", f"{tensor.upper()}={data}/{tensor}.npy"]
-    cluster.run(cluster.tool("phobos-run"), "--interpret", source, *inputs, *run_args,
-                "--output", f"{output}={reference}", "--cpu-threads", "2")
+    argv = [cluster.tool("phobos-run"), "--interpret", source]
+    for name, _, _ in inputs:
+        argv += ["--input", f"{name.upper()}={data}/{name}.npy"]
+    cluster.run(*argv, *run_args, "--output", f"{output}={reference}", "--cpu-threads", "2")
     return job, reference
 
 
 def matmul_job(cluster, m, n, k, tiles, name="matmul", c_mode="rmw"):
     """Inputs in storage, a job file and the reference (job_with_reference)."""
     data = os.path.join(cluster.tmp, name)
+    tensors = (("a", "read", f"{m}x{k}", 1), ("b", "read", f"{k}x{n}", 2),
+               ("c", c_mode, f"{m}x{n}", 3))
     job, reference = job_with_reference(
-        cluster, sources(cluster)["matmul"], data, "matmul.job",
-        (("a", f"{m}x{k}", 1), ("b", f"{k}x{n}", 2), ("c", f"{m}x{n}", 3)),
-        f"tensor A = read f32 {m}x{k} file://{data}/a.tensor\n"
-        f"tensor B = read f32 {k}x{n} file://{data}/b.tensor\n"
-        f"tensor C = {c_mode} f32 {m}x{n} file://{data}/c.tensor\n"
-        f"scalar alpha = f32 1.5\n"
-        f"scalar beta = f32 0.5\n",
+        cluster, sources(cluster)["matmul"], data, "matmul.job", tensors, "",
+        "scalar alpha = f32 1.5\nscalar beta = f32 0.5\n",
         "C", "--scalar", "alpha=1.5", "--scalar", "beta=0.5")
     cluster_flag = f"TILE_M={tiles[0]},TILE_N={tiles[1]},TILE_K={tiles[2]}"
     return {"job": job, "data": data, "output": f"{data}/c.tensor",
@@ -255,15 +258,11 @@ def matmul_job(cluster, m, n, k, tiles, name="matmul", c_mode="rmw"):
 
 def flash_job(cluster, nq, nk):
     data = os.path.join(cluster.tmp, "flash")
+    tensors = (("q", "read", f"{nq}x64", 4), ("k", "read", f"{nk}x64", 5),
+               ("v", "read", f"{nk}x64", 6), ("o", "write", f"{nq}x64", None))
     job, reference = job_with_reference(
-        cluster, sources(cluster)["flash"], data, "flash.job",
-        (("q", f"{nq}x64", 4), ("k", f"{nk}x64", 5), ("v", f"{nk}x64", 6)),
-        f"dim Nq = {nq}\n"
-        f"tensor Q = read f32 {nq}x64 file://{data}/q.tensor\n"
-        f"tensor K = read f32 {nk}x64 file://{data}/k.tensor\n"
-        f"tensor V = read f32 {nk}x64 file://{data}/v.tensor\n"
-        f"tensor O = write f32 {nq}x64 file://{data}/o.tensor\n"
-        f"scalar scale = f32 0.125\n",
+        cluster, sources(cluster)["flash"], data, "flash.job", tensors,
+        f"dim Nq = {nq}\n", "scalar scale = f32 0.125\n",
         "O", "--dim", f"Nq={nq}", "--scalar", "scale=0.125")
     return {"job": job, "data": data, "output": f"{data}/o.tensor",
             "reference": reference}
