@@ -22,6 +22,7 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"sync-dots", "0 or 1: no dot kept in flight"},
     {"async-staging", "0 or 1: loops stage dot operands by asynchronous copies"},
     {"fold-ragged", "0 or 1: TMA pipelines run their ragged remainder as one more iteration"},
+    {"drain-ring", "0 or 1: TMA pipelines stage the last deferred dot's operand as one more fill"},
     {"epilogue-order", "0 or 1: accumulator epilogues ordered store by store"},
     {"bulk-atomics", "1: f32 blocks added in loops as sm_90 bulk reductions (tile-bulk-atomics)"},
     {"spill-relief", "0: keep the first assembly even where ptxas spills (no retry, no relief)"},
@@ -118,6 +119,8 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       error = only("1", result.bulkAtomics);
     } else if (name == "fold-ragged") {
       error = flag(result.foldRagged);
+    } else if (name == "drain-ring") {
+      error = flag(result.drainRing);
     } else if (name == "wgmma-fragment-steps") {
       error = count(result.wgmmaFragmentSteps);
     } else if (name == "verify-each") {
@@ -165,6 +168,8 @@ std::string Experiments::versionLabel() const {
     add("async-staging:", int(*asyncStaging));
   if (foldRagged)
     add("fold-ragged:", int(*foldRagged));
+  if (drainRing)
+    add("drain-ring:", int(*drainRing));
   if (epilogueOrder)
     add("epilogue-order:", int(*epilogueOrder));
   if (wgmmaFragmentSteps)

@@ -110,6 +110,7 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   pipelining.maxSharedBytes = chipSharedBytes;
   pipelining.dotsInFlight = !synchronousDots;
   pipelining.foldRagged = phobos::getExperiments().foldRagged.value_or(true);
+  pipelining.drainRing = phobos::getExperiments().drainRing.value_or(true);
   kernel.addPass(tile::createTilePipeline(pipelining));
   // What tile-pipeline left staged through registers in loops: by
   // asynchronous copies where a kernel spills (or everywhere with

@@ -13,7 +13,9 @@
 // P cast to f16 at the top) back to back, both in flight; waits for S with
 // one group pending; runs the softmax; then waits for P @ V, holding the
 // f16 P, and rescales it last. After the loop, the last block's P @ V on
-// V at (ceil((ub - lb) / step) - 1) * step + lb.
+// V where the loop's deferred dot reads it one step past the last
+// iteration: end - step, end = lb + max(0, ceil((ub - lb) / step)) * step
+// (the form tile-pipeline stages as one more fill of its ring).
 // CHECK-LABEL: phobos.kernel @attention
 // CHECK: %[[P0:.*]] = phobos.fill %{{.*}} : !phobos.tile<64x32xf32>
 // CHECK: %[[LOOP:.*]]:3 = scf.for %[[KB:.*]] = %[[LB:.*]] to %[[UB:.*]] step %[[STEP:.*]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[M:.*]] = %{{.*}}, %[[P:.*]] = %[[P0]])
@@ -31,7 +33,11 @@
 // CHECK-NEXT: %[[R:.*]] = phobos.mul %{{.*}}, %[[D]]
 // CHECK-NEXT: scf.yield %[[R]], %{{.*}}, %[[P1]]
 // CHECK: %[[SPAN:.*]] = arith.subi %[[UB]], %[[LB]]
-// CHECK: %[[LAST:.*]] = arith.addi %[[LB]], %{{.*}} : i32
+// CHECK-NEXT: %[[CEIL:.*]] = arith.ceildivsi %[[SPAN]], %[[STEP]]
+// CHECK-NEXT: %[[TRIPS:.*]] = arith.maxsi %{{.*}}, %[[CEIL]]
+// CHECK-NEXT: %[[WHOLE:.*]] = arith.muli %[[TRIPS]], %[[STEP]]
+// CHECK-NEXT: %[[END:.*]] = arith.addi %[[LB]], %[[WHOLE]] : i32
+// CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[END]], %[[STEP]] : i32
 // CHECK-NEXT: %[[VL:.*]] = phobos.load %[[VT]][%{{.*}}, %[[LAST]], %{{.*}}] {in_bounds = array<i1: false, false, true>, point_axes = array<i64: 0>}
 // CHECK-NEXT: %[[PL:.*]] = phobos.cast %[[LOOP]]#2 : !phobos.tile<64x32xf32> to !phobos.tile<64x32xf16>
 // CHECK-NEXT: %[[OUT:.*]] = phobos.dot %[[PL]], %[[VL]], %[[LOOP]]#0 kind(wgmma) :

@@ -5,6 +5,7 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{release-everywhere=true}))' --split-input-file | FileCheck %s --check-prefix=EVERY
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{dots-in-flight=false}))' --split-input-file | FileCheck %s --check-prefix=SYNC
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{fold-ragged=false}))' --split-input-file | FileCheck %s --check-prefix=NOFOLD
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(phobos.kernel(tile-pipeline{drain-ring=false}))' --split-input-file | FileCheck %s --check-prefix=NODRAIN
 
 // A GEMM's main loop stages A and B for mma.sync. With @pipeline (and 3
 // stages by default) each operand gets a 3-slot buffer; the prologue
@@ -488,6 +489,83 @@ phobos.kernel @tma_ragged(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}
     scf.yield %d : !phobos.tile<128x128xf32, #twg>
   } {phobos.ragged_remainder}
   phobos.store %rest, %C[%m0, %n0] : !phobos.tile<128x128xf32, #twg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
+// A drain: after the loop, a dot reads B's tile where the loop's load
+// (B[kk - 32], tile-defer-dots' form) would read it one step past the last
+// iteration, at end - 32 with end = 0 + max(0, ceil((k - 0) / 32)) * 32.
+// The ring runs one fill further: the copies' bound is end + 32 (the
+// prologue's and the refills'), and the dot after the loop waits for the
+// fill of iteration `trips` (slot trips mod 4, parity (trips / 4) mod 2) and
+// reads B's slot. A's tile after the loop reads A[m0, 0], not the
+// iteration past the last: it stays a load.
+// CHECK-LABEL: phobos.kernel @drained
+// CHECK: %[[BB:.*]] = phobos.local_buffer : !phobos.smem<4x32x128xf16
+// CHECK: %[[BARS:.*]] = phobos.local_barriers {arrivals = 2 : i32}
+// CHECK: %[[TRIPS:.*]] = arith.maxsi
+// CHECK: %[[END:.*]] = arith.addi
+// CHECK-NEXT: %[[BOUND:.*]] = arith.addi %[[END]], %{{.*}} : i32
+// CHECK: arith.cmpi slt, %{{.*}}, %[[BOUND]] : i32
+// CHECK: phobos.tma_copy
+// CHECK: scf.for
+// CHECK: arith.cmpi slt, %{{.*}}, %[[BOUND]] : i32
+// CHECK: phobos.tma_copy
+// CHECK: } {phobos.pipeline_stages = 4 : i64}
+// CHECK: %[[ACC:.*]] = phobos.wgmma_wait
+// CHECK: %[[DSLOT:.*]] = arith.remsi %[[TRIPS]], %{{.*}} : i32
+// CHECK: %[[DFILL:.*]] = arith.divsi %[[TRIPS]], %{{.*}} : i32
+// CHECK: %[[DPARITY:.*]] = arith.remsi %[[DFILL]], %{{.*}} : i32
+// CHECK: phobos.mbarrier_wait %[[BARS]][%[[DSLOT]]], %[[DPARITY]]
+// CHECK: %[[DB:.*]] = phobos.buffer_slot %[[BB]][%[[DSLOT]]] lag 0
+// CHECK: %[[A0:.*]] = phobos.load %{{.*}}[%{{.*}}, %{{.*}}] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16
+// CHECK: %[[SA0:.*]] = phobos.local_alloc %[[A0]]
+// CHECK: phobos.dot %[[SA0]], %[[DB]], %[[ACC]] kind(wgmma)
+// CHECK-NOT: phobos.load
+// CHECK: phobos.return
+// With drain-ring=false the ring stops at the loop's bound and B's tile
+// after it is loaded.
+// NODRAIN-LABEL: phobos.kernel @drained
+// NODRAIN-NOT: arith.maxsi
+// NODRAIN: } {phobos.pipeline_stages = 4 : i64}
+// NODRAIN: phobos.load %{{.*}} : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16
+#tla = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#tlb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#twg = #phobos.mma<warpsPerCTA = [8, 1]>
+#tsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#tsb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+
+phobos.kernel @drained(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !phobos.tensor<?x?xf16> {phobos.dims = ["K", "N"]}, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16", aligned = {K = 8 : i64, N = 8 : i64}} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #twg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %main = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<128x128xf32, #twg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+    %back = arith.subi %kk, %c32 : i32
+    %b = phobos.load %B[%back, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+    scf.yield %d : !phobos.tile<128x128xf32, #twg>
+  }
+  %z = arith.constant 0 : i32
+  %span = arith.subi %k, %c0 : i32
+  %ceil = arith.ceildivsi %span, %c32 : i32
+  %trips = arith.maxsi %z, %ceil : i32
+  %run = arith.muli %trips, %c32 : i32
+  %end = arith.addi %c0, %run : i32
+  %last = arith.subi %end, %c32 : i32
+  %bl = phobos.load %B[%last, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+  %sbl = phobos.local_alloc %bl : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+  %a0 = phobos.load %A[%m0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+  %sa0 = phobos.local_alloc %a0 : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+  %out = phobos.dot %sa0, %sbl, %main kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+  phobos.store %out, %C[%m0, %n0] : !phobos.tile<128x128xf32, #twg>, !phobos.tensor<?x?xf32>
   phobos.return
 }
 

@@ -40,9 +40,11 @@ struct Experiments {
   std::optional<bool> leanAddresses, keepInvariants;
   /// A pipeline option fixed for every kernel, over the kernel's own
   /// (`fma-k-unroll=N`, `sync-dots=0|1`, `async-staging=0|1`,
-  /// `wgmma-fragment-steps=N`, `fold-ragged=0|1`, `epilogue-order=0|1`).
+  /// `wgmma-fragment-steps=N`, `fold-ragged=0|1`, `drain-ring=0|1`,
+  /// `epilogue-order=0|1`).
   std::optional<int64_t> fmaKUnroll, wgmmaFragmentSteps;
-  std::optional<bool> syncDots, asyncStaging, foldRagged, epilogueOrder;
+  std::optional<bool> syncDots, asyncStaging, foldRagged, drainRing,
+      epilogueOrder;
   /// tile-bulk-atomics in the GPU pipeline (`bulk-atomics=1`): f32 blocks
   /// added in loops as sm_90 bulk reductions. Measured slower than the
   /// per-register reductions (docs/benchmarks-log.md), so not by default.
@@ -91,7 +93,8 @@ llvm::Error applyExperiments(llvm::ArrayRef<std::string> settings);
 constexpr const char *kExperimentFlagHelp =
     "An A/B setting for measurements, NAME=VALUE, repeatable (without, "
     "ptxas, llvm-opt-level, lean-addresses, keep-invariants, fma-k-unroll, "
-    "sync-dots, async-staging, fold-ragged, epilogue-order, bulk-atomics, "
+    "sync-dots, async-staging, fold-ragged, drain-ring, epilogue-order, "
+    "bulk-atomics, "
     "spill-relief, "
     "wgmma-fragment-steps, verify-each, assembler, allocator-defaults: "
     "docs/runtime.md section 11)";

@@ -15,7 +15,7 @@
 //   }                                          d  = wgmma_wait(r holding p0) {pending = 0}
 //                                              yield corr * d, p
 //                                            }
-//                                            result = dot(p_last, V[last], acc_last)
+//                                            result = dot(p_last, V[end - step], acc_last)
 //
 // Each iteration issues its S and the previous iteration's P @ V back to
 // back; the wait for S (one group left pending) lets the softmax run while
@@ -24,7 +24,9 @@
 // variable, so that block is outside the tensor: a masked read of zeros,
 // never an inf or NaN that 0 would not cancel), which leaves the
 // accumulator as it was; the dot after the loop adds the last block's
-// P @ V. Every element is computed by the same operations in the same
+// P @ V, reading V where the loop's deferred dot would read it one step
+// past the last iteration (`end`: lb + trips * step), so that
+// tile-pipeline can stage it as one more fill of the loop's ring. Every element is computed by the same operations in the same
 // order as before. Only dots long enough to hide a softmax are deferred
 // (the pass's options; measured in docs/benchmarks.md).
 //
@@ -264,27 +266,15 @@ struct TileDeferDots : phobos::tile::impl::TileDeferDotsBase<TileDeferDots> {
     yield->setOperand(c.position, c.later.getAcc());
     yield->setOperand(aPosition, aYielded);
 
-    // After the loop: the last iteration's later dot, on its own B.
+    // After the loop: the last iteration's later dot, on its own B: the
+    // loop's B a step back, at the step past the last iteration (the form
+    // tile-pipeline recognises, to read that B from its ring).
     builder.setInsertionPointAfter(loop);
-    Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
-    Value one = arith::ConstantOp::create(
-        builder, loc, builder.getIntegerAttr(step.getType(), 1));
-    Value trips = arith::DivSIOp::create(
-        builder, loc,
-        arith::SubIOp::create(
-            builder, loc,
-            arith::AddIOp::create(builder, loc,
-                                  arith::SubIOp::create(builder, loc, ub, lb),
-                                  step),
-            one),
-        step);
-    Value last = arith::AddIOp::create(
-        builder, loc, lb,
-        arith::MulIOp::create(
-            builder, loc, arith::SubIOp::create(builder, loc, trips, one),
-            step));
     IRMapping atLast;
-    atLast.map(loop.getInductionVar(), last);
+    atLast.map(loop.getInductionVar(),
+               arith::SubIOp::create(builder, loc,
+                                     buildLoopEnd(builder, loc, loop).end,
+                                     step));
     cloneLoadChain(builder, c.operandChain, loop, atLast);
     Value bLast = atLast.lookupOrDefault(c.later.getB());
     Value aLast = loop.getResult(aPosition);

@@ -5,6 +5,7 @@
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -61,6 +62,62 @@ bool phobos::tile::runsAtMostOnce(scf::ForOp loop) {
   auto div = mul.getLhs().getDefiningOp<arith::DivSIOp>();
   return div && div.getLhs() == loop.getUpperBound() &&
          div.getRhs() == loop.getStep();
+}
+
+phobos::tile::LoopEnd phobos::tile::buildLoopEnd(OpBuilder &builder,
+                                                 Location loc,
+                                                 scf::ForOp loop) {
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+  Value zero = arith::ConstantOp::create(
+      builder, loc, builder.getIntegerAttr(lb.getType(), 0));
+  Value trips = arith::MaxSIOp::create(
+      builder, loc, zero,
+      arith::CeilDivSIOp::create(
+          builder, loc, arith::SubIOp::create(builder, loc, ub, lb), step));
+  Value end = arith::AddIOp::create(
+      builder, loc, lb, arith::MulIOp::create(builder, loc, trips, step));
+  return {trips, end};
+}
+
+bool phobos::tile::isLoopEnd(Value value, scf::ForOp loop) {
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+  auto add = value.getDefiningOp<arith::AddIOp>();
+  auto mul = add ? add.getRhs().getDefiningOp<arith::MulIOp>() : nullptr;
+  if (!mul || add.getLhs() != lb || mul.getRhs() != step)
+    return false;
+  auto max = mul.getLhs().getDefiningOp<arith::MaxSIOp>();
+  auto div = max ? max.getRhs().getDefiningOp<arith::CeilDivSIOp>() : nullptr;
+  auto span = div ? div.getLhs().getDefiningOp<arith::SubIOp>() : nullptr;
+  return span && matchPattern(max.getLhs(), m_Zero()) &&
+         div.getRhs() == step && span.getLhs() == ub && span.getRhs() == lb;
+}
+
+bool phobos::tile::isSameAt(Value inLoop, Value after, scf::ForOp loop,
+                            Value &at) {
+  if (inLoop == loop.getInductionVar()) {
+    if (at && at != after)
+      return false;
+    at = after;
+    return true;
+  }
+  if (isOutside(inLoop, loop))
+    return inLoop == after;
+  Operation *a = inLoop.getDefiningOp(), *b = after.getDefiningOp();
+  if (!a || !b || a->getName() != b->getName() || a->getNumRegions() != 0 ||
+      !isPure(a) || a->getNumOperands() != b->getNumOperands() ||
+      a->getResultTypes() != b->getResultTypes() ||
+      cast<OpResult>(inLoop).getResultNumber() !=
+          cast<OpResult>(after).getResultNumber() ||
+      a->getDiscardableAttrDictionary() != b->getDiscardableAttrDictionary() ||
+      a->getPropertiesAsAttribute() != b->getPropertiesAsAttribute())
+    return false;
+  return llvm::all_of(llvm::zip_equal(a->getOperands(), b->getOperands()),
+                      [&](auto pair) {
+                        return isSameAt(std::get<0>(pair), std::get<1>(pair),
+                                        loop, at);
+                      });
 }
 
 scf::ForOp phobos::tile::addIterArgs(OpBuilder &builder, scf::ForOp loop,

@@ -4,8 +4,10 @@
 // scf.for: where a value is defined, whether it changes between iterations,
 // which tensors it writes,
 // whether the loop is the remainder tile-split-ragged-loops leaves, which
-// loads an operand needs; and the rewrites they share: more iteration
-// arguments, an operand's loads for another iteration. Also what
+// loads an operand needs, whether a value after a loop is one of its
+// values computed for the iteration past the last; and the rewrites they
+// share: more iteration arguments, an operand's loads for another
+// iteration, the loop's trip count. Also what
 // tile-warp-specialize and tile-pingpong call scalar bookkeeping.
 //
 //===----------------------------------------------------------------------===//
@@ -60,6 +62,29 @@ getLoadChain(mlir::ValueRange roots, mlir::scf::ForOp loop);
 void cloneLoadChain(mlir::OpBuilder &builder,
                     llvm::ArrayRef<mlir::Operation *> chain,
                     mlir::scf::ForOp loop, mlir::IRMapping &mapping);
+
+/// The iterations `loop` runs, max(0, ceil((ub - lb) / step)), and the
+/// induction variable one step past its last iteration, lb + trips * step.
+struct LoopEnd {
+  mlir::Value trips, end;
+};
+
+/// Builds LoopEnd's values at the builder's insertion point (outside
+/// `loop`): where tile-defer-dots' dot after a loop reads its operand, and
+/// what tile-pipeline recognises there (isLoopEnd).
+LoopEnd buildLoopEnd(mlir::OpBuilder &builder, mlir::Location loc,
+                     mlir::scf::ForOp loop);
+
+/// Whether `value` is buildLoopEnd's `end` for `loop`'s bounds as they are.
+bool isLoopEnd(mlir::Value value, mlir::scf::ForOp loop);
+
+/// Whether `after` (outside `loop`) is `inLoop` (a value of its body)
+/// computed for another value of the induction variable: the same pure ops
+/// on the same values from outside the loop, with one value `at` where
+/// `inLoop` has the induction variable. `at` is set at the first
+/// occurrence and must match every other.
+bool isSameAt(mlir::Value inLoop, mlir::Value after, mlir::scf::ForOp loop,
+              mlir::Value &at);
 
 /// `loop` rebuilt with `inits` as extra iteration arguments (after the
 /// others), each yielded unchanged until the caller sets its yield operand.

@@ -15,6 +15,10 @@
 // up to an iteration (FlashAttention 3's producer/consumer mbarriers, without a
 // producer warp).
 //
+// Why this file is long: it is one rewrite, LoopPipeliner, whose steps
+// (prologue, steady state, waits, releases, drains, a persistent kernel's
+// ring across tiles) share the ring's slots, phases and mbarriers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoopUtils.h"
@@ -100,6 +104,8 @@ public:
   /// persistent kernel's tile loop folds it regardless: its prologue's move
   /// needs it).
   bool foldRemainder = true;
+  /// Whether run stages drains (findDrains) in a TMA pipeline's ring.
+  bool drainFromRing = true;
 
   /// The staged operands of the loop body (empty: nothing to pipeline).
   SmallVector<StagedOperand> findOperands() {
@@ -190,6 +196,10 @@ public:
   /// or its own again past the loop's end (in bounds wherever the original
   /// load is, so it needs no new masks), so the load's latency hides behind
   /// a whole iteration.
+  ///
+  /// A TMA pipeline outside a tile loop also stages a drain (findDrains):
+  /// its copies run one fill past the last iteration, and the dot after
+  /// the loop reads that fill's slot once its mbarrier phase completes.
   void run(SmallVectorImpl<StagedOperand> &operands,
            ArrayRef<DotOp> inFlight = {}, bool tma = false,
            bool mayRelease = false, bool everywhere = false,
@@ -217,6 +227,10 @@ public:
           remainder && canFold(operands, remainder) &&
           DominanceInfo().properlyDominates(remainder.getUpperBound(), loop))
         fold(remainder);
+    SmallVector<Drain> drains;
+    if (tma && !tileLoop && drainFromRing &&
+        copied == static_cast<int64_t>(operands.size()))
+      drains = findDrains(operands);
     Location loc = loop.getLoc();
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           step = loop.getStep();
@@ -275,6 +289,15 @@ public:
       nextBase = arith::AddIOp::create(builder, loc, base, trips);
       tileLoop.getBody()->getTerminator()->setOperand(position, nextBase);
     }
+    // The copies fill the ring up to the loop's bound, or one fill further
+    // (the iteration `trips`) for a drain.
+    Value fillBound = ub, drainFill;
+    if (!drains.empty()) {
+      builder.setInsertionPoint(loop);
+      LoopEnd end = buildLoopEnd(builder, loc, loop);
+      drainFill = end.trips;
+      fillBound = arith::AddIOp::create(builder, loc, end.end, step);
+    }
     // The slot of the ring's `position`-th fill after `from` (if any).
     auto ringSlot = [&](Value from, Value position) -> Value {
       if (from)
@@ -287,7 +310,7 @@ public:
     // values for another tile; empty: this one), whose ring starts at
     // `ringBase` (null: slot 0), where `tileEnable` (if any) holds.
     auto prologue = [&](IRMapping &outer, Value ringBase, Value tileEnable) {
-      Value first = evaluate(lb, outer), bound = evaluate(ub, outer),
+      Value first = evaluate(lb, outer), bound = evaluate(fillBound, outer),
             stride = evaluate(step, outer);
       for (int64_t s = 0; s < ahead; ++s) {
         Value iteration = arith::AddIOp::create(
@@ -361,8 +384,8 @@ public:
     Value next = arith::AddIOp::create(
         builder, loc, iv,
         arith::MulIOp::create(builder, loc, step, constant(ahead)));
-    Value more =
-        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, next, ub);
+    Value more = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                       next, fillBound);
     IRMapping mapping;
     mapping.map(iv, next);
     SmallVector<TmaCopyOp> refills;
@@ -450,6 +473,27 @@ public:
                arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
                                      nextTile, tileLoop.getUpperBound()));
       across = nullptr;
+    }
+
+    // A drain reads the fill of iteration `trips`, once its phase completes.
+    if (!drains.empty()) {
+      builder.setInsertionPoint(drains.front().alloc);
+      Value drainSlot = ringSlot(Value(), drainFill);
+      Value parity = toI32(arith::RemSIOp::create(
+          builder, loc,
+          arith::DivSIOp::create(builder, loc, drainFill, constant(stages)),
+          constant(2)));
+      MbarrierWaitOp::create(builder, loc, barriers, drainSlot, parity);
+      for (Drain &drain : drains) {
+        builder.setInsertionPoint(drain.alloc);
+        Value filled = BufferSlotOp::create(
+            builder, drain.alloc.getLoc(), drain.alloc.getType(),
+            drain.operand->buffer, drainSlot, builder.getI64IntegerAttr(0));
+        drain.alloc.replaceAllUsesWith(filled);
+        drain.alloc.erase();
+        drain.load.erase();
+      }
+      drained = true;
     }
 
     SmallVector<Value> currentSlots;
@@ -541,6 +585,47 @@ public:
       return false;
     fold(remainder);
     return true;
+  }
+
+  /// A load after the loop that reads a staged operand's tile for the
+  /// iteration past the last, for dots only: tile-defer-dots' last P @ V
+  /// reads V there (isSameAt at isLoopEnd).
+  struct Drain {
+    StagedOperand *operand;
+    LoadOp load;
+    LocalAllocOp alloc;
+  };
+
+  /// The drains of `operands` after the loop, in order.
+  SmallVector<Drain> findDrains(MutableArrayRef<StagedOperand> operands) {
+    SmallVector<Drain> drains;
+    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+      auto load = dyn_cast<LoadOp>(op);
+      if (!load || !load->hasOneUse())
+        continue;
+      auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
+      if (!alloc || alloc->getBlock() != loop->getBlock() ||
+          !llvm::all_of(alloc->getUsers(), llvm::IsaPred<DotOp>))
+        continue;
+      for (StagedOperand &operand : operands) {
+        LoadOp staged = operand.load;
+        if (operand.viaRegisters || staged.getTensor() != load.getTensor() ||
+            operand.alloc.getType() != alloc.getType() ||
+            staged.getPointAxesAttr() != load.getPointAxesAttr())
+          continue;
+        Value at;
+        bool same = llvm::all_of(
+            llvm::zip_equal(staged.getOffsets(), load.getOffsets()),
+            [&](auto pair) {
+              return isSameAt(std::get<0>(pair), std::get<1>(pair), loop, at);
+            });
+        if (same && at && isLoopEnd(at, loop)) {
+          drains.push_back({&operand, load, alloc});
+          break;
+        }
+      }
+    }
+    return drains;
   }
 
   /// The first loop after this one in its block, if any: the ragged
@@ -881,6 +966,8 @@ public:
   bool released = false;
   /// The remainder loop run() folded into the loop and erased, if any.
   Operation *folded = nullptr;
+  /// Whether run() staged drains in the ring.
+  bool drained = false;
 };
 
 struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
@@ -926,11 +1013,13 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
           });
       LoopPipeliner pipelined(loop, chosen);
       pipelined.foldRemainder = foldRagged;
+      pipelined.drainFromRing = drainRing;
       // A producer warpgroup (@warp_specialize) needs every slot released.
       pipelined.run(operands, inFlight, useTma, releaseSlots,
                     releaseEverywhere || kernel.getWarpSpecialize(),
                     releaseMinColumns);
       numReleased += pipelined.released;
+      numDrained += pipelined.drained;
       if (pipelined.folded)
         erased.insert(pipelined.folded);
       int64_t viaRegisters = llvm::count_if(

@@ -587,6 +587,20 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     remainder is folded as above (a remainder that cannot fold keeps the
     prologue in the tile's body).
 
+    Drains: a load after a TMA pipeline (outside a tile loop) that stages a
+    tile for dots only and reads a staged operand where the loop's load
+    would read it for the iteration past the last (the same pure ops on
+    the same values, with `lb + max(0, ceil((ub - lb) / step)) * step` in
+    place of the induction variable: tile-defer-dots' last P @ V reads V
+    there) becomes one more fill of the ring: the copies' bound moves one
+    iteration further (the fill of iteration `trips`; the other operands'
+    copies of that iteration read past their loop, zeros or data nobody
+    reads), and the dot after the loop waits for that fill's phase (parity
+    `(trips / S) mod 2`) and reads its slot, instead of loading the tile
+    through registers and storing it to shared memory behind a barrier of
+    the CTA. With a producer warpgroup (tile-warp-specialize) the producer
+    issues that fill too. `drain-ring=false` keeps the load.
+
     Slots released by mbarriers: in a TMA pipeline at the kernel's top
     level, the pass finds the first point after which no read of an
     iteration's slots is still running: the last reader has run and the
@@ -661,11 +675,18 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
            "Run a TMA pipeline's ragged remainder as one more iteration of "
            "the pipeline (TMA fills zeros past the edge) instead of a masked "
            "step through registers after it">,
+    Option<"drainRing", "drain-ring", "bool", /*default=*/"true",
+           "Stage a dot's operand after the loop that the loop's copies "
+           "would fetch one iteration past the last (tile-defer-dots' last "
+           "P @ V) as one more fill of the TMA ring, instead of a load "
+           "through registers">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"232448",
            "Shared memory one CTA may use (sm_90: 227 KiB)">
   ];
   let statistics = [
     Statistic<"numLoops", "num-loops", "Loops pipelined">,
+    Statistic<"numDrained", "num-drained",
+              "TMA pipelines whose ring also stages the operand of a dot after the loop">,
     Statistic<"numStages", "num-stages", "Stages chosen, summed over the pipelined loops">,
     Statistic<"numCopies", "num-copies", "Operands copied asynchronously">,
     Statistic<"numInFlight", "num-in-flight", "wgmma dots kept in flight across iterations">,
