@@ -33,6 +33,7 @@ Usage: python3 bench/experiments/pass_ab.py BINDIR [--pass tile-pingpong] [--rou
            [--repeat 30] [--ragged] [--sanitize] [--quick] [--no-ab]
            [--sizes 16384x16384x1024,4100x4104x1000]   (the GEMMs at these sizes)
            [--off fold-ragged=0] [--plain]
+           [--attention 128x4096,512x512]   (the attention rows at these B*H x N)
 Writes pass_ab.json to $OUT when set.
 """
 from __future__ import annotations
@@ -124,19 +125,22 @@ def ragged_checks(args, cases, sizes, scalars: dict, env: dict | None) -> int:
     return bad
 
 
-def workloads(directory: str, quick: bool):
-    """(kind, path, dims, variant, scalars) of each A/B row."""
+def workloads(directory: str, quick: bool, shapes=((128, 4096),)):
+    """(kind, path, dims, variant, scalars) of each A/B row; the attention
+    rows at each (B*H, N) of `shapes`."""
     example = os.path.join(ROOT, "examples", "flash_attention_fp16.ph")
     forced = specialised_copy("flash_attention_fp16.ph", directory)
-    rows = [("attention", example, ATTENTION, {"D": 128, "BR": 128, "BC": 128}),
-            ("attention", example, ATTENTION, {"D": 128, "BR": 128, "BC": 64})]
+    variants = [(example, {"D": 128, "BR": 128, "BC": 128}),
+                (example, {"D": 128, "BR": 128, "BC": 64})]
     if not quick:
-        rows += [("attention", forced, ATTENTION, {"D": 64, "BR": 128, "BC": 64}),
-                 ("attention", forced, ATTENTION, {"D": 64, "BR": 128, "BC": 128}),
-                 # The example at D 64 (no producer warpgroup): the baseline.
-                 ("attention", example, ATTENTION, {"D": 64, "BR": 128, "BC": 64})]
-    for kind, path, dims, variant in rows:
-        yield kind, path, dims, variant, {"scale": 1.0 / variant["D"] ** 0.5}
+        variants += [(forced, {"D": 64, "BR": 128, "BC": 64}),
+                     (forced, {"D": 64, "BR": 128, "BC": 128}),
+                     # The example at D 64 (no producer warpgroup): the baseline.
+                     (example, {"D": 64, "BR": 128, "BC": 64})]
+    for bh, n in shapes:
+        dims = {"BH": bh, "Nq": n, "Nk": n}
+        for path, variant in variants:
+            yield "attention", path, dims, variant, {"scale": 1.0 / variant["D"] ** 0.5}
     if not quick:
         yield ("hgemm", os.path.join(ROOT, "examples", "gemm_f16_tc.ph"),
                {"M": 8192, "N": 8192, "K": 8192}, {"TILE_M": 128, "TILE_N": 256, "TILE_K": 64},
@@ -157,6 +161,8 @@ def main() -> int:
                         help="the experiment of the arm turned off (default: without=PASS)")
     parser.add_argument("--plain", action="store_true",
                         help="with --sizes: the GEMM examples as written, not @persistent")
+    parser.add_argument("--attention", default="128x4096",
+                        help="BHxN,...: the attention rows at these shapes")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="phobos-pass-ab-")
     # The pass on is the default pipeline; off, phobos-run's experiment.
@@ -183,7 +189,9 @@ def main() -> int:
         sizes = [tuple(int(v) for v in size.split("x")) for size in args.sizes.split(",") if size]
         measured = persistent_workloads(directory, args.quick, sizes, args.plain)
     else:
-        measured = workloads(directory, args.quick)
+        shapes = [tuple(int(v) for v in shape.split("x")) for shape in args.attention.split(",")
+                  if shape]
+        measured = workloads(directory, args.quick, shapes)
     for kind, path, dims, variant, scalars in measured:
         if args.no_ab:
             break
