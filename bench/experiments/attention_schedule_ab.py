@@ -15,7 +15,8 @@ each beside SDPA's (cuDNN's flash kernel) timed in the same process:
   consumers at the registers that leaves them (D 64 blocks whose shared
   memory fits twice; at D 128 the launch fails);
 - `f16exp`, `ws+f16exp`, `ws2+f16exp`: the softmax's powers in f16 (`exp2(f16(s - m))`:
-  ex2.approx.f16x2, two powers a MUFU.EX2), summed in f32.
+  ex2.approx.f16x2, summed in f32; on sm_90 each half is its own
+  MUFU.EX2.F16, so it saves no MUFU time: 5 % slower at D 128).
 
     python3 bench/experiments/attention_schedule_ab.py BINDIR [--rounds 2]
         [--shapes 128x4096,128x1024,512x512,16x16384] [--blocks 64:128x64,64:128x128,...]
