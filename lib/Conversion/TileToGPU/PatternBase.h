@@ -150,9 +150,10 @@ public:
   /// none.
   enum class MathFunction { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Abs, Neg };
   mlir::Value mathFunction(MathFunction function, mlir::Value x);
-  /// 2^x of f16 registers two at a time: `ex2.approx.f16x2` (one MUFU.EX2
-  /// for two results, relative error about 2^-9.9) on each pair, and
-  /// mathFunction's f32 path for an odd last one.
+  /// 2^x of f16 registers two at a time: `ex2.approx.f16x2` (relative
+  /// error about 2^-9.9; no conversions to and from f32, though sm_90 runs
+  /// it as one MUFU.EX2.F16 per half) on each pair, and mathFunction's f32
+  /// path for an odd last one.
   Regs halfExp2(mlir::ValueRange xs);
 
   //===--- Threads and layouts --------------------------------------------===//
