@@ -1,11 +1,12 @@
 //===- PTXEmitter.cpp - LLVM's NVPTX back end, set up once ----------------===//
 //
 // What MLIR's gpu-module-to-binary did for Phobos, minus what costs time and
-// buys nothing here (measured on the sgemm example's variants, 2026-12-02):
-// a target machine made per kernel, libdevice parsed and linked whenever a
-// CUDA toolkit is found, and code generation at LLVM's "aggressive" level,
-// whose NVPTX IR passes run GVN twice where the default level runs EarlyCSE
-// (a third of the back end's time on the FMA GEMMs, with the same PTX).
+// buys nothing here (measured on the sgemm example's variants; figures in
+// docs/benchmarks-log.md, "our own PTX emitter"): a target machine made per
+// kernel, libdevice parsed and linked whenever a CUDA toolkit is found, and
+// code generation at LLVM's "aggressive" level, whose NVPTX IR passes run GVN
+// twice where the default level runs EarlyCSE (a large share of the back
+// end's time on the FMA GEMMs, for the same PTX).
 //
 //===----------------------------------------------------------------------===//
 

@@ -20,8 +20,8 @@ namespace phobos {
 /// ptxas of CUDA 13.0 at -O3 for sm_90 fuses `max(max(-a, b), c)` (and min)
 /// into one three-input VIMNMX3 and drops the negation of `a`, so
 /// `tmax(s, tmax(-t, x))` computes `max(s, t, x)`. Found by the
-/// differential fuzzer on the H200 (seeds 3874 and 4220, 2026-11-30;
-/// docs/testing.md); the not/add form is assembled correctly.
+/// differential fuzzer (seeds 3874 and 4220; docs/testing.md); the not/add
+/// form is assembled correctly.
 std::string rewriteIntegerNegations(llvm::StringRef ptx);
 
 } // namespace phobos
