@@ -652,7 +652,7 @@ assembleRelieving(CompiledKernel &kernel, Assembler assemble,
   }
   // With a relieved kernel to try, it comes before the other occupancy: a
   // rolled one removed more spills and takes ptxas less time
-  // (docs/benchmarks.md).
+  // (docs/benchmarks-log.md).
   llvm::Expected<std::string> cubin = assemble(kernel.ptx, &best);
   if (cubin && best.spilledBytes() > 0)
     if (std::optional<std::string> lowered =

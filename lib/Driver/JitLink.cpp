@@ -157,8 +157,8 @@ llvm::Expected<std::string> JitLinker::assemble(llvm::StringRef ptx,
   // nvJitLink keeps the cubins it makes in CUDA's JIT cache (~/.nv/
   // ComputeCache, keyed by the PTX) and returns them again without ptxas's
   // resource lines: a kernel that spills then looked as if it did not, and
-  // assembleAvoidingSpills kept it (on the H200, a second tune of the sgemm
-  // space ran its spilling variants 4-10 % slower; setting
+  // assembleAvoidingSpills kept it (a second tune of the sgemm space ran
+  // its spilling variants slower, docs/benchmarks-log.md; setting
   // CUDA_CACHE_DISABLE in the process did not stop it, and the ptxas
   // process makes other code than nvJitLink). So the PTX is assembled once
   // more with a comment no earlier PTX had: the same code, not in the

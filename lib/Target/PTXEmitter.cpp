@@ -56,7 +56,7 @@ constexpr const char *kFeatures = "+ptx81";
 /// says otherwise (the compiler version then names it). The kernels reach
 /// LLVM already tiled, unrolled and vectorised by our own passes; O1 made no
 /// kernel of the GPU suite slower and takes much less LLVM time than O3
-/// (docs/benchmarks.md).
+/// (docs/benchmarks-log.md).
 unsigned getIROptLevel() {
   return getExperiments().llvmOptLevel.value_or(1);
 }
@@ -179,8 +179,8 @@ std::string withoutPasses(llvm::StringRef pipeline,
 ///
 /// VectorCombine turned the `<4 x float>` loads our lowering emits into
 /// scalar loads, which code generation's load/store vectorizer then merged
-/// back: without it, LLVM's stage takes a fifth less time on the sgemm
-/// variants and their PTX is byte-identical (docs/benchmarks.md).
+/// back: without it, LLVM's stage takes less time on the sgemm variants
+/// and their PTX is byte-identical (docs/benchmarks-log.md).
 static llvm::Error optimize(llvm::Module &module, llvm::TargetMachine *machine,
                             unsigned level, bool keepInvariants) {
   llvm::LoopAnalysisManager loops;

@@ -60,14 +60,13 @@ std::string firstLines(llvm::StringRef text, unsigned count = 3) {
 /// LLVM, nvJitLink). With glibc's defaults the freed memory goes back to
 /// the kernel (trimmed from the top of a heap, or unmapped where a block
 /// was above the mmap threshold), and the next variant faults it in again
-/// page by page: on the sgemm space a tenth of the time went to page
+/// page by page: on the sgemm space a good share of the time went to page
 /// faults, most of them in nvJitLink. Keeping freed memory in the heaps
 /// (trimmed only above 1 GiB, grown 64 MiB at a time, blocks up to 32 MiB
-/// from the heap) made the median variant 18 % faster to compile locally
-/// and, on the GPU machine, whose runs vary more, kept it within 5 % where
-/// glibc's defaults spread it over 60 % (docs/benchmarks.md). Process-wide,
-/// once; the experiment allocator-defaults=1 leaves
-/// glibc's settings, for A/B measurements.
+/// from the heap) made the median variant faster to compile and its time
+/// steadier from run to run (figures in docs/benchmarks-log.md).
+/// Process-wide, once; the experiment allocator-defaults=1 leaves glibc's
+/// settings, for A/B measurements.
 void keepFreedMemory() {
 #ifdef __GLIBC__
   static std::once_flag once;

@@ -64,7 +64,7 @@ struct CompiledKernel {
 };
 
 /// How a kernel that spills is compiled once more: lighter on registers,
-/// usually slower where nothing spills (docs/benchmarks.md).
+/// usually slower where nothing spills (docs/benchmarks-log.md).
 struct SpillRelief {
   /// Steps per iteration of the FMA dots' K loops (above 0: rolled; the
   /// pipeline's fma-k-unroll).
@@ -252,22 +252,22 @@ inline constexpr int kConsumerRegisterSteps = 6;
 /// Steps per iteration of the FMA dots' K loops when a kernel that spills
 /// is compiled again with them rolled. Unrolled whole, ptxas loads every
 /// step's operands early, which is fastest until the registers run out
-/// (rolled, the kernels that do not spill ran 1-50 % slower on the H200);
-/// where they spill, 8 steps removed the spills of 9 of the 14 FMA
-/// variants and made the measured ones 4-46 % faster (docs/benchmarks.md).
+/// (rolled, the kernels that do not spill ran slower); where they spill,
+/// 8 steps removed the spills of most FMA variants and made the measured
+/// ones faster (figures in docs/benchmarks-log.md).
 inline constexpr int64_t kSpillingFmaKUnroll = 8;
 
 /// k-steps per group of a swap_ab wgmma dot that spills: half of a K 64
 /// tf32 tile's 8, so that its fragments take 16 registers, not 32 (with
 /// kept invariants it took the 128 x 256 x 64 tf32 GEMM, 128 registers a
-/// thread, from 72 bytes of spills to none; docs/benchmarks.md).
+/// thread, from 72 bytes of spills to none; docs/benchmarks-log.md).
 inline constexpr int64_t kSpillingWgmmaFragmentSteps = 4;
 
 /// Steps per iteration of the FMA dots' K loops in the last relief tried,
 /// with every other one available: where 8 steps still spill, 2 leave
 /// ptxas fewer operands to load early (f32 attention with 128 rows, 128
 /// key columns and D 128: 48 bytes of spills at 8 steps, none at 2;
-/// docs/benchmarks.md).
+/// docs/benchmarks-log.md).
 inline constexpr int64_t kTightFmaKUnroll = 2;
 
 /// The reliefs that give `kernel` other code: its FMA dots' K loops rolled
@@ -277,7 +277,7 @@ inline constexpr int64_t kTightFmaKUnroll = 2;
 /// (fma-k-unroll, sync-dots, async-staging, lean-addresses,
 /// Support/Experiments.h); lean addresses where the
 /// kernel uses shared memory. (The pipeline's wgmma-fragment-steps is not one:
-/// docs/benchmarks.md.)
+/// docs/benchmarks-log.md.)
 SpillRelief availableReliefs(const CompiledKernel &kernel);
 
 /// How to compile a kernel once more where it spills: `available` is
@@ -297,7 +297,8 @@ struct SpillRecompile {
   /// invariants kept in their loops, then that with kSpillingWgmmaFragmentSteps
   /// steps per wgmma group, and invariants kept alone. ptxas's spills do not fall monotonically with the
   /// registers a kernel asks for, so a relief that helps one kernel can hurt
-  /// the next and each combination is worth an assembly (docs/benchmarks.md).
+  /// the next and each combination is worth an assembly
+  /// (docs/benchmarks-log.md).
   llvm::SmallVector<SpillRelief, 11> reliefs() const;
 };
 

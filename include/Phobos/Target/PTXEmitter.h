@@ -33,12 +33,13 @@ public:
   /// generation leaves out loop strength reduction (`disable-lsr`): fewer
   /// registers for the shared addresses a kernel keeps live, and no
   /// induction variables added for them; a relief for kernels that spill,
-  /// since some kernels that do not ran slower with it (docs/benchmarks.md).
+  /// since some kernels that do not ran slower with it
+  /// (docs/benchmarks-log.md).
   /// With `keepInvariants`, neither LLVM's IR pipeline nor its code
   /// generation hoists loop-invariant code (LICM, MachineLICM): each value
   /// hoisted out of a loop holds a register through it, which LLVM does
   /// not weigh; ptxas hoists what its register budget allows. Also a
-  /// relief (the general tf32 GEMMs of K 64 tiles, docs/benchmarks.md).
+  /// relief (the general tf32 GEMMs of K 64 tiles, docs/benchmarks-log.md).
   explicit PTXEmitter(llvm::StringRef chip, bool leanAddresses = false,
                       bool keepInvariants = false);
   ~PTXEmitter();

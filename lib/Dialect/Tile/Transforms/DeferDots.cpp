@@ -28,7 +28,7 @@
 // past the last iteration (`end`: lb + trips * step), so that
 // tile-pipeline can stage it as one more fill of the loop's ring. Every element is computed by the same operations in the same
 // order as before. Only dots long enough to hide a softmax are deferred
-// (the pass's options; measured in docs/benchmarks.md).
+// (the pass's options; measured in docs/benchmarks-log.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -122,7 +122,7 @@ std::optional<int64_t> phobos::tile::chooseCtaSize(KernelOp kernel,
   // Triton's default of 4 warps (a smaller CTA leaves the SM's thread slots
   // empty once it holds its 32 CTAs), at most 16. One vector a thread gave
   // a long f16 row 16 warps, and each of its reductions then crosses all of
-  // them: measurably slower than 8 (docs/benchmarks.md).
+  // them: measurably slower than 8 (docs/benchmarks-log.md).
   return std::clamp<int64_t>(
       llvm::PowerOf2Ceil(std::max<int64_t>((vectors + 1) / 2, 1)), 128, 512);
 }

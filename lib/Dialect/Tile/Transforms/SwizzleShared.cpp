@@ -143,8 +143,8 @@ struct TileSwizzleShared
     // registers (a loop pipelined in two or more stages): then the blocks
     // replace 4-byte asynchronous copies by 16-byte loads a whole iteration
     // ahead. Loaded in the step itself (one stage) the blocks' loads wait
-    // at once and were slower (docs/benchmarks.md: 64 x 128 x 16 at one
-    // stage 7 % slower; 128 x 128 x 32 at three stages 10 % faster).
+    // at once and were slower (one-stage and three-stage SGEMM variants
+    // measured in docs/benchmarks-log.md).
     bool tensorCore = llvm::all_of(alloc->getUsers(), [](Operation *user) {
       auto dot = dyn_cast<DotOp>(user);
       return dot && (dot.getKind() == DotKind::mma_sync ||
