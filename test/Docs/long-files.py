@@ -9,7 +9,8 @@ opening /* */ comment; HTML: in the opening <!-- --> comment, after a
 Sources: C++ (.cpp, .h, .c) under lib/, include/, tools/ and unittests/;
 TableGen (.td) under include/ and lib/; the visualizer's page and any other
 web file (.js, .css, .html) under lib/, tools/ and python/phobos/; Python
-under python/phobos/, bench/ and scripts/.
+under python/phobos/, python/tests/, python/tutorials/, bench/, scripts/ and
+test/ (the lit tests' harnesses and these checks).
 
 Usage: python3 long-files.py SOURCE_ROOT
 """
@@ -25,7 +26,8 @@ MARKER = "Why this file is long:"
 CPP = ({"lib", "include", "tools", "unittests"}, {".cpp", ".h", ".c"})
 TABLEGEN = ({"include", "lib"}, {".td"})
 WEB = ({"lib", "tools", "python/phobos"}, {".js", ".css", ".html"})
-PYTHON = ({"python/phobos", "bench", "scripts"}, {".py"})
+PYTHON = ({"python/phobos", "python/tests", "python/tutorials", "bench", "scripts", "test"},
+          {".py"})
 
 # The block comment each language may open with.
 BLOCK = {".css": ("/*", "*/"), ".js": ("/*", "*/"), ".html": ("<!--", "-->")}

@@ -10,6 +10,13 @@ Usage: cluster.py CASE --bin DIR --src DIR --tmp DIR
 Prints what it checks ("ok: ..."), the scheduler's output prefixed with
 "sched| ", and exits non-zero at the first check that fails. Every process
 it starts is killed before it exits; every wait is bounded.
+
+Why this file is long: it is one harness, a function per case that the
+.test files of this folder name, over the one Cluster class they share
+(ports claimed, credentials, processes started and always stopped); split
+by case, each module would import the same helpers and the lit tests would
+lose their one entry point. The Slurm case (class Slurm, case_slurm) is the
+part that can move to a module of its own if the file grows.
 """
 
 import argparse
