@@ -1,8 +1,10 @@
 """Checks docs/architecture.md's source-tree table against the tree: every
-top-level folder under lib/, include/Phobos/ and tools/ (and the folders
-inside those that only group others, such as lib/Conversion) and every
-module of python/phobos/ is named in the table, and every path the table's
-first column names exists.
+top-level folder under lib/, include/Phobos/, tools/ and python/ (and the
+folders inside those that only group others, such as lib/Conversion), every
+module of python/phobos/ and every script of bench/ (.py, .sh) is named in
+the table, and every path the table's first column names exists. Build
+outputs that .gitignore leaves out (python/build/, *.egg-info/) are not
+checked.
 
 Usage: python3 source-tree.py SOURCE_ROOT
 """
@@ -30,6 +32,11 @@ def spans(text: str) -> list[str]:
     return re.findall(r"`([^`]+)`", text)
 
 
+def path_ignored(path: str) -> bool:
+    """Build outputs .gitignore leaves out where a check walks."""
+    return path == "python/build" or path.endswith(".egg-info")
+
+
 def grouping(folder: Path) -> bool:
     """A folder that only groups others (lib/Conversion, lib/Dialect/Tile):
     its sub-folders are checked as well."""
@@ -54,7 +61,8 @@ def main() -> int:
 
     def check(parent: str) -> None:
         for entry in sorted((root / parent).iterdir()):
-            if not entry.is_dir() or entry.name.startswith((".", "__")):
+            if not entry.is_dir() or entry.name.startswith((".", "__")) or \
+                    path_ignored(f"{parent}/{entry.name}"):
                 continue
             path = f"{parent}/{entry.name}"
             if not named(path, entry.name, parent):
@@ -62,12 +70,16 @@ def main() -> int:
             elif grouping(entry):
                 check(path)
 
-    for parent in ("lib", "include/Phobos", "tools"):
+    for parent in ("lib", "include/Phobos", "tools", "python"):
         check(parent)
     package = next((names for row_folders, names in rows if "python/phobos" in row_folders), set())
     for module in sorted((root / "python" / "phobos").glob("*.py")):
         if module.name not in package:
             errors.append(f"python/phobos/{module.name} is not in the table")
+    bench = next((names for row_folders, names in rows if "bench" in row_folders), set())
+    for script in sorted((root / "bench").glob("*")):
+        if script.suffix in (".py", ".sh") and script.name not in bench:
+            errors.append(f"bench/{script.name} is not in the table")
     for folder in folders:
         if "/" in folder and not glob.glob(str(root / folder)):
             errors.append(f"the table names {folder}, which does not exist")
