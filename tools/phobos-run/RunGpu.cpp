@@ -32,8 +32,8 @@ bool reportError(llvm::Error error) {
 /// Reports what a launch of `kernel` left when the GPU ran it (an illegal
 /// address, say) at the kernel's source line, and returns false: nothing
 /// else ran on the stream since the launch, so it is this kernel's. The
-/// line of the access itself is compute-sanitizer's to tell (the driver's
-/// message says how).
+/// line of the access itself is compute-sanitizer's to tell (the CUDA
+/// driver's message says how).
 bool reportKernelFault(tile::KernelOp kernel, llvm::Error error) {
   mlir::emitError(kernel.getLoc())
       << "kernel '" << kernel.getSymName()
@@ -77,7 +77,8 @@ std::optional<CompiledKernel> compileForGpu(mlir::ModuleOp sourceModule,
     return std::nullopt;
   for (const std::string &note : build->notes)
     llvm::errs() << "phobos-run: note: " << note << "\n";
-  if (!build->assemblyError.empty()) // the PTX still runs (the driver JIT-compiles it)
+  // The PTX still runs without a cubin: the CUDA driver JIT-compiles it.
+  if (!build->assemblyError.empty())
     llvm::errs() << "phobos-run: note: " << build->assemblyError << "\n";
   if (!build->storeError.empty())
     llvm::errs() << "phobos-run: note: not cached: " << build->storeError << "\n";

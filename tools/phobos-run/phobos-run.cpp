@@ -226,7 +226,7 @@ void validateOptions() {
   // The race check is the interpreter's.
   if (raceCheck)
     interpret = true;
-  // Checked before the driver is opened, so that a machine without the
+  // Checked before the CUDA driver is opened, so that a machine without the
   // chip (or without a GPU) says what is wrong with the option.
   kernelOptions.checkChip();
 }

@@ -427,7 +427,7 @@ static FailureOr<CompiledLeaf> compileLeaf(const LoadedJob &loaded,
   if (!build->storeError.empty())
     llvm::errs() << "phobos-sched: note: not cached: " << build->storeError
                  << "\n";
-  // Without a cubin the PTX still runs: the driver JIT-compiles it.
+  // Without a cubin the PTX still runs: the CUDA driver JIT-compiles it.
   CompiledLeaf result;
   result.ptx = std::move(build->kernel.ptx);
   result.cubin = build->cubin.value_or("");

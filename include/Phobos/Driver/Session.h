@@ -51,7 +51,7 @@ struct CompileOptions {
   /// The target ("sm_90a"), or kContractOnlyChip.
   std::string chip = "sm_90a";
   /// Assemble a cubin with ptxas where one is found (the PTX alone runs
-  /// too: the driver compiles it).
+  /// too: the CUDA driver compiles it).
   bool assemble = true;
   /// The ptxas to run; empty: findPtxas().
   std::string ptxas;
@@ -101,7 +101,8 @@ struct KernelBuild {
   bool fromCache = false;
   /// What a tool may print as notes (a damaged cache entry, rebuilt).
   std::vector<std::string> notes;
-  /// Why ptxas made no cubin (the PTX still runs: the driver compiles it).
+  /// Why ptxas made no cubin (the PTX still runs: the CUDA driver compiles
+  /// it).
   std::string assemblyError;
   /// Why the build could not be stored in the cache (it is still usable).
   std::string storeError;

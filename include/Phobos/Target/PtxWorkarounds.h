@@ -1,7 +1,8 @@
 //===- PtxWorkarounds.h - Rewrites around ptxas bugs -------------*- C++ -*-===//
 //
 // Rewrites of the PTX that LLVM's NVPTX back end writes, each around a
-// miscompilation in ptxas (and the driver's JIT) that Phobos's tests found.
+// miscompilation in ptxas (and the CUDA driver's JIT) that Phobos's tests
+// found.
 //
 //===----------------------------------------------------------------------===//
 

@@ -732,7 +732,7 @@ struct DotLowering : TileToGPUPattern<DotOp> {
   /// Records on the kernel the most `steps` under `name`: the longest K
   /// slice an FMA dot unrolled whole (kFmaKStepsAttrName), the k-steps of
   /// fragments a swap_ab wgmma dot loads at once
-  /// (kWgmmaFragmentStepsAttrName). The drivers compile a kernel that
+  /// (kWgmmaFragmentStepsAttrName). lib/Driver compiles a kernel that
   /// spills once more with fewer, where that changes the code.
   static void noteSteps(ConversionPatternRewriter &rewriter, DotOp op,
                         StringRef name, int64_t steps) {

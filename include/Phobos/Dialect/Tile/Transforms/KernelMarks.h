@@ -1,8 +1,8 @@
-//===- KernelMarks.h - What tile passes tell the drivers -------*- C++ -*-===//
+//===- KernelMarks.h - What tile passes tell lib/Driver --------*- C++ -*-===//
 //
-// Attributes a tile pass leaves on a kernel for the drivers to read after
+// Attributes a tile pass leaves on a kernel for lib/Driver to read after
 // the lowering (which carries them to the gpu.func). No generated code, so
-// that the drivers need not depend on the passes' declarations.
+// that lib/Driver need not depend on the passes' declarations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +15,7 @@ namespace phobos::tile {
 
 /// On a kernel whose loops stage a tile in shared memory through registers
 /// where asynchronous copies could move it (tile-async-staging's
-/// `mark-only`), so that a driver knows the pipeline's `async-staging`
+/// `mark-only`), so that lib/Driver knows the pipeline's `async-staging`
 /// would give other code.
 inline constexpr llvm::StringLiteral kRegisterStagingAttrName =
     "phobos.register_staging";
