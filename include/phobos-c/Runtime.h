@@ -60,7 +60,11 @@ typedef struct PhobosLaunchArgument {
   double floatValue;
 } PhobosLaunchArgument;
 
-/// The driver's cuTensorMapEncodeTiled (CUresult and its enums as int).
+/// The CUDA driver's cuTensorMapEncodeTiled (CUresult and its enums as int).
+/// The runtime declares it too (cuda::EncodeTiledFunction in
+/// Phobos/Runtime/CudaDriver.h): this header is C and cannot include it, and
+/// the runtime does not depend on the C API; a static_assert in
+/// lib/CAPI/Runtime.cpp keeps the two the same.
 typedef int (*PhobosEncodeTiledFunction)(void *map, int type, uint32_t rank,
                                          void *address, const uint64_t *dims,
                                          const uint64_t *strides,

@@ -34,6 +34,9 @@ class Stream;
 llvm::Error encodeTensorMap(const TensorMapRequest &request, void *map);
 
 /// cuTensorMapEncodeTiled's signature (CUresult and the enums as int).
+/// phobos-c/Runtime.h declares it again as PhobosEncodeTiledFunction: the C
+/// header cannot include C++, and the runtime does not depend on the C API;
+/// a static_assert in lib/CAPI/Runtime.cpp keeps the two the same.
 using EncodeTiledFunction = int (*)(void *map, int type, uint32_t rank,
                                     void *address, const uint64_t *dims,
                                     const uint64_t *strides,
