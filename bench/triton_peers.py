@@ -6,6 +6,20 @@ attention with an online softmax, a one-row-per-program layer norm), with
 a few configurations tried and the fastest kept, as a Triton user would
 autotune them. Written for this suite; they are peers, not references:
 every Phobos result is checked against float64 by phobos-run itself.
+
+Why python/tutorials/_triton_peers.py holds Triton kernels for the same
+jobs as well: they are not the same kernels, and their harnesses differ.
+Here each workload's configurations are listed and timed one by one with
+the suite's timer (`time_fn`), so the report can name the winning config
+(one that does not build is passed over); matmul writes the inputs' dtype and
+takes f32 (tf32 dots), attention takes f32 with exact or tf32 dots and has
+no causal mask, and layer norm holds a row in one block and tries 4, 8 and
+16 warps. The tutorials' peers follow Triton's tutorials for the tutorials'
+plots: matmul through @triton.autotune over tutorial 03's f16 configs with
+an f16 output, causal attention in f16 that saves the softmax statistics
+for its backward, and a layer norm that loops over a row in blocks and
+saves mean and rstd; they also hold the backward kernels. A change of
+algorithm in one file may belong in the other: check both.
 """
 from __future__ import annotations
 

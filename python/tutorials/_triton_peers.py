@@ -2,7 +2,19 @@
 benchmarks. They follow the algorithms of Triton's own tutorials (one row
 per program for softmax and layer norm, grouped ordering and the tutorial's
 autotune configurations for matmul, FlashAttention-2 for attention), written
-here for this comparison. GPU only; imported by the tutorials' main().
+here for this comparison. GPU only; imported by the tutorials' main() and
+by bench/tune_tutorials_gpu.sh (Triton's autotune timed on a fresh cache).
+
+Why bench/triton_peers.py holds Triton kernels for matmul, attention and
+layer norm as well: they are not the same kernels, and their harnesses
+differ. Here the kernels are Triton's tutorials' (matmul through
+@triton.autotune over tutorial 03's f16 configs, always writing f16; causal
+attention in f16 that saves the softmax statistics for the backward; a
+layer norm that loops over a row in blocks and saves mean and rstd), with
+the backward kernels the tutorials time. The GPU suite's peers time each of
+a list of configs with the suite's timer to name the fastest, and take the
+f32 examples' inputs (matmul with tf32 dots, attention exact or tf32). A
+change of algorithm in one file may belong in the other: check both.
 """
 
 from __future__ import annotations
