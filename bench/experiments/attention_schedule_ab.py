@@ -9,8 +9,11 @@ each beside SDPA's (cuDNN's flash kernel) timed in the same process:
 
 - `example`: the example's own schedule (a producer warpgroup at D 128 only);
 - `ws`: `@warp_specialize` at every D (a producer warpgroup, two consumers);
-- `persistent`: `@persistent` added (CTAs loop over the query blocks);
-- `ws+persistent`: both, FlashAttention-3's and cuDNN's schedule;
+- `persistent`: `@persistent` added (CTAs loop over the query blocks), with
+  `@aligned(Nq = 128, Nk = 128)` (no ragged remainder: the next tile's
+  copies start under this tile's epilogue);
+- `ws+persistent`: both, FlashAttention-3's and cuDNN's schedule (the
+  producer warpgroup runs its own tile loop, ahead across tiles);
 - `ws2`: a producer warpgroup and `@launch(256, 2)`: two CTAs an SM, the
   consumers at the registers that leaves them (D 64 blocks whose shared
   memory fits twice; at D 128 the launch fails);
@@ -37,13 +40,19 @@ sys.path.insert(0, BENCH)
 from phobos_run import ROOT, run_json, save_to_out
 
 EXAMPLE = "flash_attention_fp16.ph"
-SCHEDULES = {"example": (), "ws": ("@warp_specialize",), "persistent": ("@persistent",),
-             "ws+persistent": ("@warp_specialize", "@persistent"),
+#: A persistent kernel's next tile's copies start during this tile's epilogue
+#: (and a producer warpgroup issues them) only without a ragged remainder
+#: after the key loop: the persistent arms promise whole blocks (every
+#: shape here is a multiple of 128; the launcher checks the promise).
+WHOLE_BLOCKS = "@aligned(Nq = 128, Nk = 128)"
+SCHEDULES = {"example": (), "ws": ("@warp_specialize",),
+             "persistent": ("@persistent", WHOLE_BLOCKS),
+             "ws+persistent": ("@warp_specialize", "@persistent", WHOLE_BLOCKS),
              "ws2": ("@warp_specialize", "@launch(256, 2)"), "f16exp": (),
              "ws+f16exp": ("@warp_specialize",),
              "ws2+f16exp": ("@warp_specialize", "@launch(256, 2)")}
 #: Source edits of a schedule whose name ends in `f16exp`: the powers of the
-#: softmax in f16 (ex2.approx.f16x2, two a MUFU.EX2), summed in f32.
+#: softmax in f16 (ex2.approx.f16x2), summed in f32.
 F16_EXP = [("let p = exp2(s - m_new)", "let p = exp2(f16(s - m_new))"),
            ("l = corr * l + rowsum(p)", "l = corr * l + rowsum(f32(p))"),
            ("acc = corr * acc + dot(f16(p), v)", "acc = corr * acc + dot(p, v)")]

@@ -306,6 +306,10 @@ public:
           arith::RemSIOp::create(builder, loc, position, constant(stages)));
     };
     bool commits = !tma && copied > 0;
+    // The next tile's prologue copies (a persistent kernel's overlap), each
+    // with its fill's offset from the ring base: released like refills.
+    SmallVector<std::pair<TmaCopyOp, int64_t>> nextTileCopies;
+    bool collect = false;
     // The prologue's copies of the tile `outer` gives (the tile loop's
     // values for another tile; empty: this one), whose ring starts at
     // `ringBase` (null: slot 0), where `tileEnable` (if any) holds.
@@ -327,8 +331,10 @@ public:
         for (StagedOperand &operand : operands) {
           if (operand.viaRegisters)
             storeInto(operand, loadFor(operand, mapping), prologueSlot, s);
-          else
-            copyInto(operand, prologueSlot, /*lag=*/s, enable, mapping);
+          else if (TmaCopyOp copy = copyInto(operand, prologueSlot,
+                                             /*lag=*/s, enable, mapping);
+                   copy && collect)
+            nextTileCopies.push_back({copy, s});
         }
         if (commits)
           AsyncCommitOp::create(builder, loc);
@@ -469,9 +475,11 @@ public:
           builder, loc, tileLoop.getInductionVar(), tileLoop.getStep());
       outer.map(tileLoop.getInductionVar(), nextTile);
       outer.map(base, nextBase);
+      collect = true;
       prologue(outer, nextBase,
                arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
                                      nextTile, tileLoop.getUpperBound()));
+      collect = false;
       across = nullptr;
     }
 
@@ -513,24 +521,42 @@ public:
 
     // Refills released by mbarriers instead of a barrier: only when every
     // operand comes through TMA (a slot stored by every thread needs the
-    // barrier anyway), in a loop that runs once per kernel (the mbarriers'
-    // phases count its iterations), and when the readers' release comes at
-    // least one iteration before the refill that waits for it.
+    // barrier anyway), in a loop that runs once per kernel or whose ring a
+    // persistent kernel's tile loop carries with its next tile's prologue
+    // (the mbarriers' phases count the ring's fills), and when the
+    // readers' release comes at least one iteration before the refill that
+    // waits for it.
     if (tma && mayRelease && copied == static_cast<int64_t>(operands.size()) &&
-        runsOncePerKernel(loop)) {
-      // Measured, the release pays where the slots' readers are retired by
-      // a wgmma wait of their own iteration (tile-defer-dots' form) and the
-      // dots the refills follow are wide enough to hide the wait (f16
-      // attention D 128, BC 128: 7 % faster; BC 64: 4 % slower); with
-      // synchronous dots (attention D 64, two CTAs an SM: 5 % slower) or a
-      // GEMM's dot retired in the next iteration (no faster) the barrier
-      // stays, unless `everywhere` (docs/benchmarks.md).
+        (runsOncePerKernel(loop) || overlap)) {
+      // Measured, the release pays only where the slots' readers are
+      // retired by a wgmma wait of their own iteration (tile-defer-dots'
+      // form) and the dots the refills follow are wide enough to hide the
+      // wait (attention at D 128 and BC 128, not BC 64); with synchronous
+      // dots (attention at D 64, two CTAs an SM) or a GEMM's dot retired in
+      // the next iteration the barrier stays, unless `everywhere`
+      // (docs/benchmarks-log.md has the A/B).
       std::optional<Release> release = findRelease(currentSlots);
       bool pays = release && (everywhere || (release->iterationsLater == 0 &&
                                              isa<WgmmaWaitOp>(release->after) &&
                                              firstDotColumns() >= minColumns));
-      if (pays && ahead + release->iterationsLater <= stages - 1)
-        releaseSlots(*release, refills, index, slot, ahead);
+      // Across tiles only a release in the slot's own iteration: the one
+      // an iteration later would leave the tile's last slot unreleased.
+      if (pays && ahead + release->iterationsLater <= stages - 1 &&
+          (!base || release->iterationsLater == 0)) {
+        Value ring = index;
+        if (base) {
+          builder.setInsertionPointAfter(index.getDefiningOp());
+          ring = arith::AddIOp::create(builder, loc, base, index);
+        }
+        Value empty = releaseSlots(*release, refills, ring, slot, ahead);
+        // The next tile's first fills wait for their slots' releases too.
+        for (auto [copy, offset] : nextTileCopies) {
+          builder.setInsertionPoint(copy);
+          Value position =
+              arith::AddIOp::create(builder, loc, nextBase, constant(offset));
+          releasedCopy(copy, empty, releaseParity(position));
+        }
+      }
     }
     loop->setAttr("phobos.pipeline_stages",
                   builder.getI64IntegerAttr(stages));
@@ -869,10 +895,39 @@ private:
     return std::nullopt;
   }
 
+  /// The parity of the release the fill at ring position `position` waits
+  /// for: the k-th fill of a slot (k = position / S) waits for the k-1-th
+  /// release, parity (k + 1) mod 2, which a fresh mbarrier has completed.
+  Value releaseParity(Value position) {
+    Location loc = loop.getLoc();
+    Type type = position.getType();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantOp::create(builder, loc,
+                                       builder.getIntegerAttr(type, value));
+    };
+    Value fill = arith::DivSIOp::create(builder, loc, position,
+                                        constant(stages));
+    return toI32(arith::RemSIOp::create(
+        builder, loc, arith::AddIOp::create(builder, loc, fill, constant(1)),
+        constant(2)));
+  }
+
+  /// `copy` made to wait first for phase `parity` of its slot's `empty`
+  /// mbarrier.
+  static void releasedCopy(TmaCopyOp copy, Value empty, Value parity) {
+    OpBuilder at(copy);
+    TmaCopyOp::create(at, copy.getLoc(), copy.getTensor(), copy.getOffsets(),
+                      copy.getDestination(), copy.getBarriers(),
+                      copy.getIndex(), empty, parity, copy.getEnable());
+    copy.erase();
+  }
+
   /// Every warp arrives on the slot's empty mbarrier where `release` says
   /// its reads are done; the refills wait for the phase before theirs.
-  void releaseSlots(const Release &release, ArrayRef<TmaCopyOp> refills,
-                    Value index, Value slot, int64_t ahead) {
+  /// `index` counts the ring's fills (with a persistent kernel's base).
+  /// Returns the empty mbarriers.
+  Value releaseSlots(const Release &release, ArrayRef<TmaCopyOp> refills,
+                     Value index, Value slot, int64_t ahead) {
     Location loc = loop.getLoc();
     auto kernel = loop->getParentOfType<KernelOp>();
     Type indexType = index.getType();
@@ -921,25 +976,14 @@ private:
     if (anchor)
       for (TmaCopyOp refill : refills)
         refill->moveAfter(anchor), anchor = refill;
-    // The k-th fill of a slot (k = (i + ahead) / S) waits for the k-1-th
-    // release: parity (k + 1) mod 2, which a fresh mbarrier has completed.
+    // The refill of fill i + ahead waits for that slot's previous release.
     builder.setInsertionPoint(refills.front());
-    Value fill = arith::DivSIOp::create(
-        builder, loc,
-        arith::AddIOp::create(builder, loc, index, constant(ahead)),
-        constant(stages));
-    Value parity = toI32(arith::RemSIOp::create(
-        builder, loc, arith::AddIOp::create(builder, loc, fill, constant(1)),
-        constant(2)));
-    for (TmaCopyOp refill : refills) {
-      builder.setInsertionPoint(refill);
-      TmaCopyOp::create(builder, refill.getLoc(), refill.getTensor(),
-                        refill.getOffsets(), refill.getDestination(),
-                        refill.getBarriers(), refill.getIndex(), empty, parity,
-                        refill.getEnable());
-      refill.erase();
-    }
+    Value parity = releaseParity(
+        arith::AddIOp::create(builder, loc, index, constant(ahead)));
+    for (TmaCopyOp refill : refills)
+      releasedCopy(refill, empty, parity);
     released = true;
+    return empty;
   }
 
   /// Slots and phases are i32, the ops' operands, whatever the loop's index

@@ -21,6 +21,12 @@
 // launch initialises and waits for them, and a consumer barrier stands
 // where an mbarrier initialisation's barrier ordered shared-memory writes.
 //
+// In a persistent kernel (tile-persistent) the pipelined loop is inside the
+// tile loop, which carries the ring's position, and the next tile's first
+// copies follow it (tile-pipeline, all released): the producer then runs
+// its own tile loop over the same tiles, carrying the same position, with
+// the refills' loop and the next tile's copies in it.
+//
 // A loop tile-unswitch-loops split on a kernel argument leaves one such
 // pipeline in each branch of a top-level `scf.if`. The producer then
 // branches on the same condition (a kernel-wide value, so both roles take
@@ -81,10 +87,12 @@ Value materialize(DenseMap<Block *, OpBuilder *> &builders, IRMapping &mapping,
 
 /// One TMA pipeline: the copies of a block (the kernel's, or a branch of an
 /// `scf.if` at its top level) before its pipelined loop, and the released
-/// refills in that loop.
+/// refills in that loop. In a persistent kernel the pipelined loop is in
+/// the tile loop, whose body also starts the next tile's first copies
+/// (released too).
 struct Pipeline {
-  SmallVector<TmaCopyOp> prologue, refills;
-  scf::ForOp loop;
+  SmallVector<TmaCopyOp> prologue, refills, nextTile;
+  scf::ForOp loop, tileLoop;
 };
 
 /// Moves the buffers and mbarriers of `block` before `first` (advanced past
@@ -124,6 +132,14 @@ struct TileWarpSpecialize
       branch = parent;
       return true;
     };
+    // A persistent kernel's tile loop at the kernel's top level.
+    auto tileLoopOf = [&](Operation *op) {
+      auto forOp = dyn_cast_or_null<scf::ForOp>(op);
+      return forOp && forOp->hasAttr(kTileLoopAttrName) &&
+                     forOp->getBlock() == &body
+                 ? forOp
+                 : scf::ForOp();
+    };
     llvm::MapVector<Block *, Pipeline> pipelines;
     bool fits = true;
     kernel.walk([&](TmaCopyOp copy) {
@@ -131,24 +147,40 @@ struct TileWarpSpecialize
         pipelines[copy->getBlock()].prologue.push_back(copy);
         return;
       }
-      auto forOp = dyn_cast<scf::ForOp>(copy->getParentOp());
-      if (!forOp || !holdsPipeline(forOp->getBlock()) ||
+      Operation *parent = copy->getParentOp();
+      if (scf::ForOp tiles = tileLoopOf(parent); tiles && copy.getReleased()) {
+        Pipeline &pipeline = pipelines[&body];
+        fits &= !pipeline.tileLoop || pipeline.tileLoop == tiles;
+        pipeline.tileLoop = tiles;
+        pipeline.nextTile.push_back(copy);
+        return;
+      }
+      auto forOp = dyn_cast<scf::ForOp>(parent);
+      scf::ForOp tiles = forOp ? tileLoopOf(forOp->getParentOp()) : nullptr;
+      if (!forOp || !(tiles || holdsPipeline(forOp->getBlock())) ||
           !forOp->hasAttr("phobos.pipeline_stages") || !copy.getReleased()) {
         fits = false;
         return;
       }
-      Pipeline &pipeline = pipelines[forOp->getBlock()];
-      if (pipeline.loop && pipeline.loop != forOp)
+      Pipeline &pipeline = pipelines[tiles ? &body : forOp->getBlock()];
+      if ((pipeline.loop && pipeline.loop != forOp) ||
+          (tiles && pipeline.tileLoop && pipeline.tileLoop != tiles))
         fits = false;
       pipeline.loop = forOp;
+      if (tiles)
+        pipeline.tileLoop = tiles;
       pipeline.refills.push_back(copy);
     });
     if (!fits || pipelines.empty() || (branch && pipelines.count(&body)) ||
         llvm::any_of(pipelines, [](auto &entry) {
           Pipeline &pipeline = entry.second;
+          Operation *loop = pipeline.tileLoop ? pipeline.tileLoop
+                                              : pipeline.loop.getOperation();
           return !pipeline.loop || pipeline.prologue.empty() ||
+                 (pipeline.tileLoop &&
+                  pipeline.loop->getParentOp() != pipeline.tileLoop) ||
                  llvm::any_of(pipeline.prologue, [&](TmaCopyOp copy) {
-                   return !copy->isBeforeInBlock(pipeline.loop);
+                   return !copy->isBeforeInBlock(loop);
                  });
         }))
       return;
@@ -235,7 +267,8 @@ struct TileWarpSpecialize
         rest.push_back(&op);
     for (auto &entry : pipelines)
       for (TmaCopyOp copy : llvm::concat<TmaCopyOp>(entry.second.prologue,
-                                                    entry.second.refills))
+                                                    entry.second.refills,
+                                                    entry.second.nextTile))
         copy.erase();
     for (Operation *op : rest)
       op->moveBefore(consumer, consumer->end());
@@ -281,7 +314,8 @@ struct TileWarpSpecialize
                             DenseMap<Block *, OpBuilder *> &builders,
                             IRMapping &mapping,
                             llvm::function_ref<bool(Operation *)> inside) {
-    Block *block = pipeline.loop->getBlock();
+    Block *block = (pipeline.tileLoop ? pipeline.tileLoop : pipeline.loop)
+                       ->getBlock();
     builders[block] = &here;
     auto cloneCopy = [&](TmaCopyOp copy, OpBuilder &at) {
       for (Value operand : copy->getOperands())
@@ -293,6 +327,61 @@ struct TileWarpSpecialize
     for (TmaCopyOp copy : pipeline.prologue)
       if (!cloneCopy(copy, here))
         return false;
+    if (!pipeline.tileLoop)
+      return buildRefills(pipeline, here, builders, mapping, inside, cloneCopy);
+    // A persistent kernel: the tile loop again, over the same tiles and
+    // carrying the same scalars (the ring's position), with the refills'
+    // loop and the next tile's first copies.
+    scf::ForOp tiles = pipeline.tileLoop;
+    auto bound = [&](Value value) {
+      return materialize(builders, mapping, value, inside);
+    };
+    Value lower = bound(tiles.getLowerBound()),
+          upper = bound(tiles.getUpperBound()), step = bound(tiles.getStep());
+    SmallVector<Value> inits;
+    for (Value init : tiles.getInitArgs())
+      inits.push_back(init.getType().isIntOrIndex() ? bound(init) : Value());
+    if (!lower || !upper || !step || llvm::is_contained(inits, Value()))
+      return false;
+    auto copies =
+        scf::ForOp::create(here, tiles.getLoc(), lower, upper, step, inits);
+    mapping.map(tiles.getInductionVar(), copies.getInductionVar());
+    mapping.map(tiles.getRegionIterArgs(), copies.getRegionIterArgs());
+    // (A loop without iteration arguments comes with its yield.)
+    Block *tileBody = copies.getBody();
+    Operation *yield = tileBody->mightHaveTerminator()
+                           ? tileBody->getTerminator()
+                           : nullptr;
+    OpBuilder inTile = yield ? OpBuilder(yield) : OpBuilder::atBlockEnd(tileBody);
+    builders[tiles.getBody()] = &inTile;
+    bool built = buildRefills(pipeline, inTile, builders, mapping, inside,
+                              cloneCopy);
+    if (yield)
+      inTile.setInsertionPoint(yield);
+    else
+      inTile.setInsertionPointToEnd(tileBody);
+    built = built && llvm::all_of(pipeline.nextTile, [&](TmaCopyOp copy) {
+              return cloneCopy(copy, inTile);
+            });
+    SmallVector<Value> yielded;
+    for (Value value : tiles.getBody()->getTerminator()->getOperands())
+      yielded.push_back(built ? bound(value) : Value());
+    builders.erase(tiles.getBody());
+    if (!built || llvm::is_contained(yielded, Value()))
+      return false;
+    if (!yield)
+      scf::YieldOp::create(inTile, tiles.getLoc(), yielded);
+    return true;
+  }
+
+  /// Clones the refills of `pipeline` at `here`: a loop over the pipelined
+  /// loop's range that holds only them.
+  static bool buildRefills(Pipeline &pipeline, OpBuilder &here,
+                           DenseMap<Block *, OpBuilder *> &builders,
+                           IRMapping &mapping,
+                           llvm::function_ref<bool(Operation *)> inside,
+                           llvm::function_ref<bool(TmaCopyOp, OpBuilder &)>
+                               cloneCopy) {
     scf::ForOp loop = pipeline.loop;
     Value lower = materialize(builders, mapping, loop.getLowerBound(), inside);
     Value upper = materialize(builders, mapping, loop.getUpperBound(), inside);

@@ -585,7 +585,10 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     the next tile's after this tile's loop and wgmma wait, before its
     epilogue; the ring's buffers move before the tile loop, and the ragged
     remainder is folded as above (a remainder that cannot fold keeps the
-    prologue in the tile's body).
+    prologue in the tile's body). Where the slots are released by
+    mbarriers (below) in such a ring, the next tile's first copies wait for
+    their slots' releases too (parity from their position in the ring);
+    only a release in the slot's own iteration is used across tiles.
 
     Drains: a load after a TMA pipeline (outside a tile loop) that stages a
     tile for dots only and reads a staged operand where the loop's load
@@ -602,7 +605,8 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
     issues that fill too. `drain-ring=false` keeps the load.
 
     Slots released by mbarriers: in a TMA pipeline at the kernel's top
-    level, the pass finds the first point after which no read of an
+    level (or in a persistent kernel's tile loop whose prologue left the
+    tile's body, above), the pass finds the first point after which no read of an
     iteration's slots is still running: the last reader has run and the
     wgmma groups that read them are retired (a wgmma dot issues one group
     and returns with at most `in_flight` in flight; a `phobos.wgmma_wait`
@@ -733,7 +737,7 @@ def TileChooseCta : Pass<"tile-choose-cta", "::phobos::tile::KernelOp"> {
     4096, then 16) and its layer norm at large blocks (8 warps for 4096
     f16); 4 warps is Triton's default. One vector a thread gave a long f16
     row 16 warps, each reduction crossing all of them, and was measurably
-    slower (docs/benchmarks.md). A
+    slower (docs/benchmarks-log.md). A
     `[1, 1024]` f16 row gets 128 threads, a `[1, 4096]` f16 row 256, a
     `[1, 4096]` f32 row 512. On sm_90a, a kernel whose tensor-core dots
     all have the same M of 64 or 128 rows (and a K, N that wgmma takes)
@@ -889,8 +893,14 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::phobos::tile::KernelOp"
     has such a pipeline in each branch of one top-level `scf.if`: the
     producer then takes the same branch, with each branch's copies, and
     the branches' buffers and mbarriers go first too (tile-allocate-shared
-    gives such a kernel's mbarriers bytes of their own). Other kernels are
-    left alone.
+    gives such a kernel's mbarriers bytes of their own). In a persistent
+    kernel (tile-persistent) whose ring tile-pipeline released across tiles
+    (the next tile's first copies after the pipelined loop in the tile
+    loop, released too), the producer gets its own tile loop over the same
+    tiles, carrying the same scalar iteration arguments (the ring's
+    position), with the refills' loop and the next tile's copies in it: it
+    fills the ring for the next tile while the consumers finish this one.
+    Other kernels are left alone.
 
     Before:
     ```mlir
