@@ -571,6 +571,57 @@ phobos.kernel @drained(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %
 
 // -----
 
+// A store to B between the loop and the drain: the tile the ring would
+// fetch during the loop could be stale, so B's tile after the loop stays a
+// load and the ring stops at the loop's bound.
+// CHECK-LABEL: phobos.kernel @drain_after_store
+// CHECK-NOT: arith.maxsi
+// CHECK: } {phobos.pipeline_stages = 4 : i64}
+// CHECK: phobos.store
+// CHECK: phobos.load %{{.*}} : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16
+#tla = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#tlb = #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#twg = #phobos.mma<warpsPerCTA = [8, 1]>
+#tsa = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 2, 4], atom = 32>
+#tsb = #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>
+
+phobos.kernel @drain_after_store(%A: !phobos.tensor<?x?xf16> {phobos.dims = ["M", "K"]}, %B: !phobos.tensor<?x?xf16> {phobos.dims = ["K", "N"]}, %C: !phobos.tensor<?x?xf32> {phobos.dims = ["M", "N"]}, %m0: i32, %n0: i32)
+    attributes {max_threads = 256 : i32, pipeline, tensorcore = "f16", aligned = {K = 8 : i64, N = 8 : i64}} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.0 : f16
+  %init = phobos.fill %zero : !phobos.tile<128x128xf32, #twg>
+  %k = phobos.dim %A[1] : !phobos.tensor<?x?xf16>
+  %main = scf.for %kk = %c0 to %k step %c32 iter_args(%acc = %init) -> (!phobos.tile<128x128xf32, #twg>) : i32 {
+    %a = phobos.load %A[%m0, %kk] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+    %sa = phobos.local_alloc %a : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+    %back = arith.subi %kk, %c32 : i32
+    %b = phobos.load %B[%back, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+    %sb = phobos.local_alloc %b : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+    %d = phobos.dot %sa, %sb, %acc kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+    scf.yield %d : !phobos.tile<128x128xf32, #twg>
+  }
+  %z = arith.constant 0 : i32
+  %span = arith.subi %k, %c0 : i32
+  %ceil = arith.ceildivsi %span, %c32 : i32
+  %trips = arith.maxsi %z, %ceil : i32
+  %whole = arith.muli %trips, %c32 : i32
+  %end = arith.addi %c0, %whole : i32
+  %last = arith.subi %end, %c32 : i32
+  %blank = phobos.fill %half : !phobos.tile<32x128xf16, #tlb>
+  phobos.store %blank, %B[%last, %n0] : !phobos.tile<32x128xf16, #tlb>, !phobos.tensor<?x?xf16>
+  %bl = phobos.load %B[%last, %n0] : !phobos.tensor<?x?xf16> -> !phobos.tile<32x128xf16, #tlb>
+  %sbl = phobos.local_alloc %bl : !phobos.tile<32x128xf16, #tlb> -> !phobos.smem<32x128xf16, #tsb>
+  %a0 = phobos.load %A[%m0, %c0] : !phobos.tensor<?x?xf16> -> !phobos.tile<128x32xf16, #tla>
+  %sa0 = phobos.local_alloc %a0 : !phobos.tile<128x32xf16, #tla> -> !phobos.smem<128x32xf16, #tsa>
+  %out = phobos.dot %sa0, %sbl, %main kind(wgmma) : !phobos.smem<128x32xf16, #tsa>, !phobos.smem<32x128xf16, #tsb>, !phobos.tile<128x128xf32, #twg> -> !phobos.tile<128x128xf32, #twg>
+  phobos.store %out, %C[%m0, %n0] : !phobos.tile<128x128xf32, #twg>, !phobos.tensor<?x?xf32>
+  phobos.return
+}
+
+// -----
+
 // tf32 on wgmma: B [K, N] staged K-major (a buffer that transposes it), its
 // load in 4x4 blocks a thread (tile-swizzle-shared's choice), moves 16 bytes
 // a load and a store through registers but 4 bytes a cp.async: it is staged

@@ -625,9 +625,14 @@ public:
   /// The drains of `operands` after the loop, in order.
   SmallVector<Drain> findDrains(MutableArrayRef<StagedOperand> operands) {
     SmallVector<Drain> drains;
+    // The ring fetches the tile during the loop: a write of its tensor
+    // between the loop and the load would leave the fetched tile stale.
+    llvm::SmallDenseSet<Value, 4> written;
     for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+      for (Value tensor : writtenTensors(op))
+        written.insert(tensor);
       auto load = dyn_cast<LoadOp>(op);
-      if (!load || !load->hasOneUse())
+      if (!load || !load->hasOneUse() || written.contains(load.getTensor()))
         continue;
       auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
       if (!alloc || alloc->getBlock() != loop->getBlock() ||
