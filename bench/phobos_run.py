@@ -77,7 +77,7 @@ def checks_summary(checks: list) -> str:
 
 
 def sanitize_run(bindir: str, tool: str, path: str, dims: dict, variant: dict, scalars: dict,
-                 label: str, env: dict | None = None) -> bool:
+                 label: str, env: dict | None = None, extra: tuple = ()) -> bool:
     """`phobos-run PATH --check` under compute-sanitizer's `tool` (memcheck,
     racecheck, synccheck), failing on any report; prints one line with
     `label` and the check's and the sanitizer's summaries. True when clean."""
@@ -88,6 +88,7 @@ def sanitize_run(bindir: str, tool: str, path: str, dims: dict, variant: dict, s
         cmd.append("--variant=" + ",".join(f"{k}={v}" for k, v in variant.items()))
     cmd += [f"--dim={k}={v}" for k, v in dims.items()]
     cmd += [f"--scalar={k}={v}" for k, v in scalars.items()]
+    cmd += list(extra)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     summary = [line for line in (proc.stdout + proc.stderr).splitlines()
                if "ERROR SUMMARY" in line or "check" in line]

@@ -34,6 +34,7 @@ Usage: python3 bench/experiments/pass_ab.py BINDIR [--pass tile-pingpong] [--rou
            [--sizes 16384x16384x1024,4100x4104x1000]   (the GEMMs at these sizes)
            [--off fold-ragged=0] [--plain]
            [--attention 128x4096,512x512]   (the attention rows at these B*H x N)
+           [--sanitize-off]   (with --sanitize: also the arm --off names)
 Writes pass_ab.json to $OUT when set.
 """
 from __future__ import annotations
@@ -152,6 +153,8 @@ def main() -> int:
     parser.add_argument("--pass", dest="name", default="tile-pingpong")
     parser.add_argument("--ragged", action="store_true")
     parser.add_argument("--sanitize", action="store_true")
+    parser.add_argument("--sanitize-off", action="store_true",
+                        help="with --sanitize: the arm --off names too")
     parser.add_argument("--no-ab", action="store_true")
     parser.add_argument("--quick", action="store_true", help="attention D 128 only")
     parser.add_argument("--sizes", default="",
@@ -174,11 +177,16 @@ def main() -> int:
     gemm = args.name == "tile-persistent" or bool(args.sizes)
     failures = gemm_checks(args, directory, on) if gemm else 0
     if args.sanitize and not gemm:
+        # The default pipeline, and with --sanitize-off the arm turned off
+        # too (an experiment not yet on by default: `--off drain-ring=1`).
+        arms = [()] + ([off] if args.sanitize_off else [])
         for path, variant in (cases[:1] if args.quick else cases[::2]):
             for tool in ("memcheck", "racecheck", "synccheck"):
-                failures += not sanitize_run(
-                    args.bindir, tool, path, {"BH": 2, "Nq": 300, "Nk": 277}, variant,
-                    {"scale": 0.1}, f"{os.path.basename(path)} {variant}", env=on)
+                for extra in arms:
+                    failures += not sanitize_run(
+                        args.bindir, tool, path, {"BH": 2, "Nq": 300, "Nk": 277}, variant,
+                        {"scale": 0.1}, f"{os.path.basename(path)} {variant} {' '.join(extra)}",
+                        env=on, extra=extra)
     if args.ragged and not gemm:
         failures += ragged_checks(args, cases,
                                   ({"BH": 3, "Nq": 1000, "Nk": 1032}, {"BH": 2, "Nq": 64, "Nk": 8},
