@@ -14,7 +14,7 @@ Measured (docs/benchmarks-log.md, forty-fifth session), the bulk path was
 slower still, so the compiler does not take it by default.
 
     python3 bench/experiments/fused_backward.py BINDIR [--interpret]
-        [--variants 64x64,128x64] [--shapes 128x4096] [--no-check]
+        [--variants 64x64,128x64] [--shapes 128x4096] [--dims 128] [--no-check]
     PHOBOS_HOME=DIST python3 bench/experiments/fused_backward.py DIST/bin
 
 1. Checks: `phobos-run --save` of every variant at ragged sizes, causal
@@ -73,10 +73,11 @@ def reference(folder: Path, scale: float, causal: bool) -> dict[str, np.ndarray]
     return {"dq_acc": t(dst) @ k, "dk": scale * dst @ q, "dv": pt @ dout}
 
 
-def check(bindir: Path, interpret: bool, variants: list[tuple[int, int]]) -> int:
+def check(bindir: Path, interpret: bool, variants: list[tuple[int, int]],
+          dims: list[int]) -> int:
     failed = 0
     sizes = [(2, 77)] if interpret else [(2, 77), (3, 1000), (1, 2048)]
-    for d in (64, 128):
+    for d in dims:
         for causal in (False, True):
             for bh, n in sizes:
                 for bc, br in variants if not interpret else variants[:1]:
@@ -99,7 +100,7 @@ def check(bindir: Path, interpret: bool, variants: list[tuple[int, int]]) -> int
 
 
 def timing(bindir: Path, variants: list[tuple[int, int]],
-           shapes: list[tuple[int, int]]) -> None:
+           shapes: list[tuple[int, int]], dims: list[int]) -> None:
     import torch
     sys.path.insert(0, str(ROOT / "python" / "tutorials"))
     import t06_fused_attention as t06
@@ -107,7 +108,7 @@ def timing(bindir: Path, variants: list[tuple[int, int]],
 
     sdpa = torch.nn.functional.scaled_dot_product_attention
     rows = []
-    for d in (64, 128):
+    for d in dims:
         for causal in (False, True):
             for bh, n in shapes:
                 q, k, v, do = (torch.randn(1, bh, n, d, device="cuda", dtype=torch.float16)
@@ -151,12 +152,15 @@ def main() -> int:
                         help="BCxBR pairs to check and time (default: all four)")
     parser.add_argument("--shapes", type=pairs, default=[(128, 4096), (16, 16384), (512, 1024)],
                         help="B*HxN shapes to time (default: 128x4096,16x16384,512x1024)")
+    parser.add_argument("--dims", type=lambda t: [int(x) for x in t.split(",")],
+                        default=[64, 128], help="head dims (default: 64,128)")
     parser.add_argument("--no-check", action="store_true",
                         help="only the timing, for tools whose checks already passed")
     args = parser.parse_args()
-    failed = 0 if args.no_check else check(args.bindir, args.interpret, args.variants)
+    failed = 0 if args.no_check else check(args.bindir, args.interpret, args.variants,
+                                                 args.dims)
     if not args.interpret and not failed:
-        timing(args.bindir, args.variants, args.shapes)
+        timing(args.bindir, args.variants, args.shapes, args.dims)
     return 1 if failed else 0
 
 
