@@ -110,9 +110,10 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   pipelining.maxSharedBytes = chipSharedBytes;
   pipelining.dotsInFlight = !synchronousDots;
   pipelining.foldRagged = phobos::getExperiments().foldRagged.value_or(true);
-  // The drain through the ring stays off until a GPU run has timed and
-  // sanitised it (`drain-ring=1`; docs/benchmarks-log.md).
-  pipelining.drainRing = phobos::getExperiments().drainRing.value_or(false);
+  // The last deferred P @ V reads its operand from the ring (measured
+  // faster at short sequences: docs/benchmarks-log.md; `drain-ring=0`
+  // loads it through registers).
+  pipelining.drainRing = phobos::getExperiments().drainRing.value_or(true);
   kernel.addPass(tile::createTilePipeline(pipelining));
   // What tile-pipeline left staged through registers in loops: by
   // asynchronous copies where a kernel spills (or everywhere with
