@@ -33,6 +33,9 @@ CASES = [
      {"scale": 0.125}),
     ("attention128", "flash_attention_fp16.ph", {"BH": 128, "Nq": 4096, "Nk": 4096},
      {"D": 128, "BR": 128, "BC": 128}, {"scale": 0.088}),
+    # Issue 45's short sequences at D 128, where the example is furthest behind SDPA.
+    ("attention128short", "flash_attention_fp16.ph", {"BH": 512, "Nq": 512, "Nk": 512},
+     {"D": 128, "BR": 128, "BC": 128}, {"scale": 0.088}),
     ("softmax", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 1024}, {}),
     ("softmax4096", "softmax.ph", {"M": 32768, "N": 4096}, {"BM": 1, "BN": 4096}, {}),
     ("sgemm", "sgemm_fp32.ph", {"M": 4096, "N": 4096, "K": 4096},
@@ -61,8 +64,9 @@ if kind.startswith("tf32"):
     a = torch.randn(4096, 4096, device=dev); b = torch.randn(4096, 4096, device=dev)
     torch.matmul(a, b)
 elif kind.startswith("attention"):
-    d = 128 if kind == "attention128" else 64
-    q = torch.randn(4, 32, 4096, d, device=dev, dtype=torch.float16); k = torch.randn_like(q); v = torch.randn_like(q)
+    d = 128 if kind.startswith("attention128") else 64
+    bh, n = (512, 512) if kind == "attention128short" else (128, 4096)
+    q = torch.randn(1, bh, n, d, device=dev, dtype=torch.float16); k = torch.randn_like(q); v = torch.randn_like(q)
     torch.nn.functional.scaled_dot_product_attention(q, k, v)
 elif kind.startswith("softmax"):
     x = torch.randn(32768, 4096, device=dev); torch.softmax(x, dim=-1)
