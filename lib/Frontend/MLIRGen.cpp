@@ -416,8 +416,7 @@ void Generator::visitCallStmt(CallStmt &stmt) {
   Access access = genAccess(slice);
   auto atomic = tile::AtomicAddOp::create(builder, at, value, access.tensor,
                                           access.offsets, pointAxesAttr(access),
-                                          /*in_bounds=*/mlir::DenseBoolArrayAttr(),
-                                          /*bulk=*/mlir::UnitAttr());
+                                          /*in_bounds=*/mlir::DenseBoolArrayAttr());
   markExtents(atomic, slice);
 }
 

@@ -24,7 +24,6 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"fold-ragged", "0 or 1: TMA pipelines run their ragged remainder as one more iteration"},
     {"drain-ring", "0 or 1: TMA pipelines stage the last deferred dot's operand as one more fill"},
     {"epilogue-order", "0 or 1: accumulator epilogues ordered store by store"},
-    {"bulk-atomics", "1: f32 blocks added in loops as sm_90 bulk reductions (tile-bulk-atomics)"},
     {"spill-relief", "0: keep the first assembly even where ptxas spills (no retry, no relief)"},
     {"wgmma-fragment-steps", "N: k-steps per group of a swap_ab wgmma dot"},
     {"verify-each", "1: verify the IR after every pass (the code is the same)"},
@@ -115,8 +114,6 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       error = flag(result.epilogueOrder);
     } else if (name == "spill-relief") {
       error = only("0", result.keepSpills);
-    } else if (name == "bulk-atomics") {
-      error = only("1", result.bulkAtomics);
     } else if (name == "fold-ragged") {
       error = flag(result.foldRagged);
     } else if (name == "drain-ring") {
@@ -174,8 +171,6 @@ std::string Experiments::versionLabel() const {
     add("epilogue-order:", int(*epilogueOrder));
   if (wgmmaFragmentSteps)
     add("wgmma-fragment-steps:", *wgmmaFragmentSteps);
-  if (bulkAtomics)
-    add("bulk-atomics", "");
   if (keepSpills)
     add("spill-relief:", 0);
   return label;

@@ -124,16 +124,6 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
             ? options.asyncStaging.getValue()
             : phobos::getExperiments().asyncStaging.value_or(options.asyncStaging.getValue()));
   kernel.addPass(tile::createTileAsyncStaging(staging));
-  // f32 blocks added to global memory row by row by the memory system
-  // (sm_90's bulk reductions), where their scratch still fits: only with
-  // `--experiment bulk-atomics=1`, as it measured slower than the
-  // per-register reductions (docs/benchmarks-log.md).
-  if (phobos::getExperiments().bulkAtomics) {
-    tile::TileBulkAtomicsOptions bulk;
-    bulk.chip = options.chip;
-    bulk.maxBytes = chipSharedBytes;
-    kernel.addPass(tile::createTileBulkAtomics(bulk));
-  }
   // With every layout known: a tile that takes all of a thread's registers
   // fails here, not as ptxas's spills or its "Insufficient registers".
   kernel.addPass(tile::createTileCheckRegisters());

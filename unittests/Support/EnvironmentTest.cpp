@@ -107,7 +107,7 @@ TEST(EnvironmentTest, ExperimentsNameThemselvesAndRefuseBadValues) {
          "tile-warp-specialize, tile-pingpong, tile-unswitch-loops, "
          "tile-skip-full-masks, tile-fold-transposed-operands, "
          "tile-defer-lane-sums)"},
-        {"bulk-atomics=0", "--experiment bulk-atomics=0: bulk-atomics takes 1"},
+        {"verify-each=0", "--experiment verify-each=0: verify-each takes 1"},
         {"spill-relief=1", "--experiment spill-relief=1: spill-relief takes 0"}}) {
     llvm::Expected<Experiments> bad = Experiments::parse({setting});
     ASSERT_FALSE(bool(bad)) << setting;

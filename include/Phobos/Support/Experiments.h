@@ -45,10 +45,6 @@ struct Experiments {
   std::optional<int64_t> fmaKUnroll, wgmmaFragmentSteps;
   std::optional<bool> syncDots, asyncStaging, foldRagged, drainRing,
       epilogueOrder;
-  /// tile-bulk-atomics in the GPU pipeline (`bulk-atomics=1`): f32 blocks
-  /// added in loops as sm_90 bulk reductions. Measured slower than the
-  /// per-register reductions (docs/benchmarks-log.md), so not by default.
-  bool bulkAtomics = false;
   /// The first assembly of a kernel is kept even where ptxas spills
   /// (`spill-relief=0`): no retry at another occupancy or consumer register
   /// count, no relieved recompile. To measure what a relief costs against
@@ -94,7 +90,6 @@ constexpr const char *kExperimentFlagHelp =
     "An A/B setting for measurements, NAME=VALUE, repeatable (without, "
     "ptxas, llvm-opt-level, lean-addresses, keep-invariants, fma-k-unroll, "
     "sync-dots, async-staging, fold-ragged, drain-ring, epilogue-order, "
-    "bulk-atomics, "
     "spill-relief, "
     "wgmma-fragment-steps, verify-each, assembler, allocator-defaults: "
     "docs/runtime.md section 11)";

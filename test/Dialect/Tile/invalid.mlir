@@ -619,32 +619,6 @@ phobos.kernel @atomic_rank(%A: !phobos.tensor<?x?xf32>, %i: i32, %x: f32) {
 
 // -----
 
-phobos.kernel @atomic_bulk_f64(%A: !phobos.tensor<?x?xf64>, %i: i32, %x: f64) {
-  %t = phobos.fill %x : !phobos.tile<16x16xf64>
-  // expected-error@+1 {{'phobos.atomic_add' op bulk adds f32 tiles whose last axis runs along the tensor's last axis}}
-  phobos.atomic_add %t, %A[%i, %i] {bulk} : !phobos.tile<16x16xf64>, !phobos.tensor<?x?xf64>
-  phobos.return
-}
-
-// -----
-
-phobos.kernel @atomic_bulk_column(%A: !phobos.tensor<?x?xf32>, %i: i32, %x: f32) {
-  %t = phobos.fill %x : !phobos.tile<16xf32>
-  // expected-error@+1 {{'phobos.atomic_add' op bulk adds f32 tiles whose last axis runs along the tensor's last axis}}
-  phobos.atomic_add %t, %A[%i, %i] {point_axes = array<i64: 1>, bulk} : !phobos.tile<16xf32>, !phobos.tensor<?x?xf32>
-  phobos.return
-}
-
-// -----
-
-phobos.kernel @atomic_bulk_scalar(%A: !phobos.tensor<?xf32>, %i: i32, %x: f32) {
-  // expected-error@+1 {{'phobos.atomic_add' op bulk adds tiles, not a scalar}}
-  phobos.atomic_add %x, %A[%i] {point_axes = array<i64: 0>, bulk} : f32, !phobos.tensor<?xf32>
-  phobos.return
-}
-
-// -----
-
 phobos.kernel @atomic_scalar_not_points(%A: !phobos.tensor<?x?xf32>, %i: i32, %x: f32) {
   // expected-error@+1 {{'phobos.atomic_add' op a scalar value needs a point on every tensor axis}}
   phobos.atomic_add %x, %A[%i, %i] {point_axes = array<i64: 0>} : f32, !phobos.tensor<?x?xf32>

@@ -365,16 +365,9 @@ LogicalResult AtomicAddOp::verify() {
     return emitOpError("adds to f32, f64, i32 or i64 tensors, not ")
            << element;
   if (auto tile = dyn_cast<TileType>(getValue().getType())) {
-    if (getBulk() &&
-        (!element.isF32() || llvm::is_contained(getPointAxes(),
-                                                tensor.getRank() - 1)))
-      return emitOpError("bulk adds f32 tiles whose last axis runs along the "
-                         "tensor's last axis");
     return verifySliceAccess(*this, tensor, tile, getOffsets().size(),
                              getPointAxes(), getInBounds());
   }
-  if (getBulk())
-    return emitOpError("bulk adds tiles, not a scalar");
   if (static_cast<int64_t>(getOffsets().size()) != tensor.getRank() ||
       static_cast<int64_t>(getPointAxes().size()) != tensor.getRank())
     return emitOpError("a scalar value needs a point on every tensor axis");

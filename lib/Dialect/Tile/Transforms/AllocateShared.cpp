@@ -1,7 +1,9 @@
 //===- AllocateShared.cpp - Offsets of shared-memory buffers --------------===//
 //
-// The pass, and the plan it makes, which tile-bulk-atomics also asks for
-// (whether a kernel still fits with more scratch).
+// Every buffer at the lowest offset no buffer live at the same time takes
+// (first fit over live ranges), then one scratch region for the largest
+// getScratchBytes; the offsets, the scratch offset and the total are
+// recorded on the ops and the kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +20,8 @@ namespace phobos::tile {
 using namespace mlir;
 using namespace phobos::tile;
 
-int64_t phobos::tile::planSharedMemory(KernelOp kernel, bool assign) {
+/// Assigns the offsets; the kernel's bytes of shared memory.
+static int64_t allocateSharedMemory(KernelOp kernel) {
   Builder builder(kernel.getContext());
   auto align = [](int64_t bytes) { return (bytes + 15) / 16 * 16; };
 
@@ -94,19 +97,16 @@ int64_t phobos::tile::planSharedMemory(KernelOp kernel, bool assign) {
       offset = std::max(offset, alignUp(end));
     }
     buffers[i].offset = offset;
-    if (assign)
-      buffers[i].alloc->setAttr("offset", builder.getI64IntegerAttr(offset));
+    buffers[i].alloc->setAttr("offset", builder.getI64IntegerAttr(offset));
     total = std::max(total, offset + buffers[i].bytes);
   }
   // Scratch is used only inside one op, after every buffer.
   int64_t scratchOffset = total;
   total += align(scratch);
-  if (assign) {
-    kernel->setAttr(KernelOp::kScratchOffsetAttrName,
-                    builder.getI64IntegerAttr(scratchOffset));
-    kernel->setAttr(KernelOp::kSharedBytesAttrName,
-                    builder.getI64IntegerAttr(total));
-  }
+  kernel->setAttr(KernelOp::kScratchOffsetAttrName,
+                  builder.getI64IntegerAttr(scratchOffset));
+  kernel->setAttr(KernelOp::kSharedBytesAttrName,
+                  builder.getI64IntegerAttr(total));
   return total;
 }
 
@@ -116,7 +116,7 @@ struct TileAllocateShared : phobos::tile::impl::TileAllocateSharedBase<TileAlloc
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    int64_t total = planSharedMemory(kernel, /*assign=*/true);
+    int64_t total = allocateSharedMemory(kernel);
     if (total > maxBytes) {
       kernel.emitError("the kernel needs ")
           << total << " bytes of shared memory, more than the "

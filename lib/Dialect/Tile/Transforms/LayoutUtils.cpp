@@ -346,13 +346,6 @@ int64_t phobos::tile::getScratchBytes(Operation *op) {
   if (isa<ConvertLayoutOp, TransposeOp, ReshapeOp>(op))
     return getRegisterPermutation(op) ? 0
                                       : tileBytes(op->getOperand(0).getType());
-  // A bulk addition stages its tile row by row, each row padded by 16
-  // bytes (AtomicToGPU.cpp: the accumulator's rows would share banks).
-  if (auto add = dyn_cast<AtomicAddOp>(op); add && add.getBulk()) {
-    auto tile = cast<TileType>(add.getValue().getType());
-    int64_t width = tile.getShape().back();
-    return tile.getNumElements() / width * (width + 4) * 4;
-  }
   if (auto cumsum = dyn_cast<CumsumOp>(op)) {
     TileType type = cumsum.getType();
     return type.getNumElements() * accumulateBytes(type.getElementType());

@@ -413,13 +413,6 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [MemoryEffects<[MemRead, MemWrite]>
     their last bits from run to run; the additions are relaxed (they order
     nothing else). Element types: `f32`, `f64`, `i32`, `i64`.
 
-    `bulk` (set by tile-bulk-atomics, sm_90 and later; f32 tiles whose last
-    axis runs along the tensor's contiguous one): the tile goes through the
-    scratch region of shared memory, and each of its rows is added by one
-    asynchronous bulk reduction (`cp.reduce.async.bulk ... .add.f32`) that
-    the memory system carries out, instead of a reduction per register of
-    every thread. The values added are the same.
-
     ```mlir
     phobos.atomic_add %dw, %DW[%g, %c0] {point_axes = array<i64: 0>}
         : !phobos.tile<256xf32>, !phobos.tensor<?x?xf32>
@@ -430,8 +423,7 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [MemoryEffects<[MemRead, MemWrite]>
   let arguments = (ins Tile_TileOrScalar:$value, Tile_AnyTensor:$tensor,
                        Variadic<I32>:$offsets,
                        DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$point_axes,
-                       OptionalAttr<DenseBoolArrayAttr>:$in_bounds,
-                       UnitAttr:$bulk);
+                       OptionalAttr<DenseBoolArrayAttr>:$in_bounds);
   let assemblyFormat = [{
     $value `,` $tensor `[` $offsets `]` attr-dict `:` type($value) `,` qualified(type($tensor))
   }];

@@ -120,16 +120,9 @@ std::optional<DistributedLayout> getDistributedLayout(mlir::Type type);
 std::optional<llvm::SmallVector<int64_t>>
 getRegisterPermutation(mlir::Operation *op, int64_t numWarps = 0);
 
-/// The bytes of shared memory `kernel` needs: every buffer at the lowest
-/// offset no buffer live at the same time takes (first fit over live
-/// ranges), then one scratch region for the largest getScratchBytes. With
-/// `assign`, records each offset and the kernel's scratch offset and total
-/// (tile-allocate-shared).
-int64_t planSharedMemory(KernelOp kernel, bool assign);
-
 /// Bytes of shared-memory scratch `op` needs while it runs (0 for none):
 /// layout conversions, transposes and reshapes that move elements between
-/// threads, reductions and scans, bulk atomic additions.
+/// threads, reductions and scans.
 int64_t getScratchBytes(mlir::Operation *op);
 
 /// Bytes of a shared-memory buffer, padding included (for a staged buffer,

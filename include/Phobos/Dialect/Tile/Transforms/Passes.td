@@ -180,38 +180,6 @@ def TileDeferLaneSums : Pass<"tile-defer-lane-sums", "::phobos::tile::KernelOp">
   ];
 }
 
-def TileBulkAtomics : Pass<"tile-bulk-atomics", "::phobos::tile::KernelOp"> {
-  let summary = "adds f32 tiles to global memory row by row with bulk reductions";
-  let description = [{
-    Marks `bulk` each `phobos.atomic_add` in a loop of an f32 block of at
-    least 16 rows whose last axis runs along the tensor's contiguous one,
-    in rows of a multiple of 16 bytes, to a tensor the kernel neither reads
-    nor writes otherwise (the reductions complete asynchronously), on
-    chips that have `cp.reduce.async.bulk` (sm_90 and later), where the
-    kernel, with the block in its scratch region, still fits in
-    `max-bytes` of shared memory (it runs after tile-pipeline, whose
-    stages it leaves as they are).
-    Lowered, such an addition stores the tile to the scratch region and
-    each row is added by one bulk reduction that the memory system carries
-    out, as FlashAttention 3 accumulates dQ, instead of a vector reduction
-    (`red.global.add.v2/v4.f32`) per two or four registers of every thread: an
-    attention backward in one kernel adds a block of dQ in every
-    iteration. Where the tensor's base or rows are not 16-byte aligned at
-    run time, the lowering adds register by register as before. The GPU
-    pipeline runs this pass only with `--experiment bulk-atomics=1`: it
-    measured slower than the per-register reductions (docs/benchmarks-log.md).
-  }];
-  let options = [
-    Option<"chip", "chip", "std::string", "\"sm_80\"",
-           "Target GPU (sm_XY); chips before sm_90 are left alone">,
-    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"232448",
-           "Shared memory one CTA may use (sm_90: 227 KiB)">
-  ];
-  let statistics = [
-    Statistic<"numBulk", "num-bulk", "Atomic additions marked bulk">
-  ];
-}
-
 def TileSkipFullMasks : Pass<"tile-skip-full-masks", "::phobos::tile::KernelOp"> {
   let summary = "puts a `where` on a mask an iteration proves true under a uniform branch";
   let description = [{
