@@ -24,6 +24,7 @@ static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSettings[] = {
     {"fold-ragged", "0 or 1: TMA pipelines run their ragged remainder as one more iteration"},
     {"drain-ring", "0 or 1: TMA pipelines stage the last deferred dot's operand as one more fill"},
     {"epilogue-order", "0 or 1: accumulator epilogues ordered store by store"},
+    {"tma-invariants", "0 or 1: a TMA pipeline's loop-invariant dot operands copied through TMA"},
     {"spill-relief", "0: keep the first assembly even where ptxas spills (no retry, no relief)"},
     {"wgmma-fragment-steps", "N: k-steps per group of a swap_ab wgmma dot"},
     {"verify-each", "1: verify the IR after every pass (the code is the same)"},
@@ -118,6 +119,8 @@ Experiments::parse(llvm::ArrayRef<std::string> settings) {
       error = flag(result.foldRagged);
     } else if (name == "drain-ring") {
       error = flag(result.drainRing);
+    } else if (name == "tma-invariants") {
+      error = flag(result.tmaInvariants);
     } else if (name == "wgmma-fragment-steps") {
       error = count(result.wgmmaFragmentSteps);
     } else if (name == "verify-each") {
@@ -167,6 +170,8 @@ std::string Experiments::versionLabel() const {
     add("fold-ragged:", int(*foldRagged));
   if (drainRing)
     add("drain-ring:", int(*drainRing));
+  if (tmaInvariants)
+    add("tma-invariants:", int(*tmaInvariants));
   if (epilogueOrder)
     add("epilogue-order:", int(*epilogueOrder));
   if (wgmmaFragmentSteps)

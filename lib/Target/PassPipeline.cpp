@@ -115,6 +115,11 @@ void phobos::buildPhobosToNVVMPipeline(OpPassManager &pm,
   // loads it through registers).
   pipelining.drainRing = phobos::getExperiments().drainRing.value_or(true);
   kernel.addPass(tile::createTilePipeline(pipelining));
+  // The operands loaded once before such a pipeline (attention's Q) by TMA
+  // too, not through every thread's registers: only with
+  // `tma-invariants=1` until a GPU run has timed and sanitised it.
+  if (phobos::getExperiments().tmaInvariants.value_or(false))
+    kernel.addPass(tile::createTileTmaInvariants());
   // What tile-pipeline left staged through registers in loops: by
   // asynchronous copies where a kernel spills (or everywhere with
   // async-staging); else only marked, so that a driver knows.

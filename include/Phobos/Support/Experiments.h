@@ -41,10 +41,10 @@ struct Experiments {
   /// A pipeline option fixed for every kernel, over the kernel's own
   /// (`fma-k-unroll=N`, `sync-dots=0|1`, `async-staging=0|1`,
   /// `wgmma-fragment-steps=N`, `fold-ragged=0|1`, `drain-ring=0|1`,
-  /// `epilogue-order=0|1`).
+  /// `epilogue-order=0|1`, `tma-invariants=0|1`).
   std::optional<int64_t> fmaKUnroll, wgmmaFragmentSteps;
   std::optional<bool> syncDots, asyncStaging, foldRagged, drainRing,
-      epilogueOrder;
+      epilogueOrder, tmaInvariants;
   /// The first assembly of a kernel is kept even where ptxas spills
   /// (`spill-relief=0`): no retry at another occupancy or consumer register
   /// count, no relieved recompile. To measure what a relief costs against
@@ -90,6 +90,7 @@ constexpr const char *kExperimentFlagHelp =
     "An A/B setting for measurements, NAME=VALUE, repeatable (without, "
     "ptxas, llvm-opt-level, lean-addresses, keep-invariants, fma-k-unroll, "
     "sync-dots, async-staging, fold-ragged, drain-ring, epilogue-order, "
+    "tma-invariants, "
     "spill-relief, "
     "wgmma-fragment-steps, verify-each, assembler, allocator-defaults: "
     "docs/runtime.md section 11)";

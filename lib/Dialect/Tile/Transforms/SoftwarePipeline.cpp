@@ -56,45 +56,6 @@ struct StagedOperand {
   unsigned carried = 0;
 };
 
-/// Whether the tensor memory accelerator can copy `operand`: a box of a 2-D
-/// tensor parameter (or of one plane of a 3-D one: its first axis a point)
-/// into an atom layout whose contiguous axis is the tensor's last, with
-/// every row of the tensor starting 16-byte aligned
-/// (TMA's global strides are multiples of 16 bytes) because the row length
-/// is static or `@aligned` promises a multiple.
-bool canCopyThroughTma(StagedOperand operand, KernelOp kernel,
-                       const llvm::StringMap<int64_t> &aligned) {
-  LoadOp load = operand.load;
-  SharedMemoryType type = operand.alloc.getType();
-  auto layout = dyn_cast<SharedLayoutAttr>(type.getLayout());
-  GlobalTensorType tensor = load.getTensor().getType();
-  auto argument = dyn_cast<BlockArgument>(load.getTensor());
-  int64_t rank = tensor.getRank();
-  bool planes = rank == 3 && load.getPointAxes() == ArrayRef<int64_t>{0};
-  if (!layout || !layout.getAtom() || type.getShape().size() != 2 ||
-      !(rank == 2 ? load.getPointAxes().empty() : planes) || !argument ||
-      argument.getOwner()->getParentOp() != kernel.getOperation())
-    return false;
-  if (layout.getOrder().front() != 1 || type.getShape()[0] > 256 ||
-      type.getShape()[1] % layout.getAtom() != 0)
-    return false;
-  int64_t bytes = getElementBytes(tensor.getElementType());
-  int64_t rowMultiple = tensor.getDimSize(rank - 1);
-  if (tensor.isDynamicDim(rank - 1)) {
-    rowMultiple = 1;
-    auto names = kernel.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
-                                                    KernelOp::kDimsAttrName);
-    auto name = names && int64_t(names.size()) == rank
-                    ? dyn_cast<StringAttr>(names[rank - 1])
-                    : StringAttr();
-    auto promise = name ? aligned.find(name.getValue()) : aligned.end();
-    if (promise != aligned.end() && promise->second > 0)
-      rowMultiple = promise->second;
-  }
-  return (rowMultiple * bytes) % 16 == 0;
-}
-
-
 class LoopPipeliner {
 public:
   LoopPipeliner(scf::ForOp loop, int64_t stages)
@@ -1058,7 +1019,7 @@ struct TilePipeline : phobos::tile::impl::TilePipelineBase<TilePipeline> {
         inFlight.clear();
       bool useTma =
           tma && llvm::all_of(operands, [&](StagedOperand o) {
-            return o.viaRegisters || canCopyThroughTma(o, kernel, aligned);
+            return o.viaRegisters || canCopyThroughTma(o.load, o.alloc.getType(), kernel, aligned);
           });
       LoopPipeliner pipelined(loop, chosen);
       pipelined.foldRemainder = foldRagged;

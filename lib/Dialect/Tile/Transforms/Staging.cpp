@@ -49,3 +49,34 @@ int64_t phobos::tile::registerCopyBytes(LoadOp load, LocalAllocOp alloc) {
                                     shared.getVectorUnit(buffer.getShape()));
   return std::min(loads, stores) * bytes;
 }
+
+bool phobos::tile::canCopyThroughTma(LoadOp load, SharedMemoryType type,
+                                     KernelOp kernel,
+                                     const llvm::StringMap<int64_t> &aligned) {
+  auto layout = dyn_cast<SharedLayoutAttr>(type.getLayout());
+  GlobalTensorType tensor = load.getTensor().getType();
+  auto argument = dyn_cast<BlockArgument>(load.getTensor());
+  int64_t rank = tensor.getRank();
+  bool planes = rank == 3 && load.getPointAxes() == ArrayRef<int64_t>{0};
+  if (!layout || !layout.getAtom() || type.getShape().size() != 2 ||
+      !(rank == 2 ? load.getPointAxes().empty() : planes) || !argument ||
+      argument.getOwner()->getParentOp() != kernel.getOperation())
+    return false;
+  if (layout.getOrder().front() != 1 || type.getShape()[0] > 256 ||
+      type.getShape()[1] % layout.getAtom() != 0)
+    return false;
+  int64_t bytes = getElementBytes(tensor.getElementType());
+  int64_t rowMultiple = tensor.getDimSize(rank - 1);
+  if (tensor.isDynamicDim(rank - 1)) {
+    rowMultiple = 1;
+    auto names = kernel.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
+                                                    KernelOp::kDimsAttrName);
+    auto name = names && int64_t(names.size()) == rank
+                    ? dyn_cast<StringAttr>(names[rank - 1])
+                    : StringAttr();
+    auto promise = name ? aligned.find(name.getValue()) : aligned.end();
+    if (promise != aligned.end() && promise->second > 0)
+      rowMultiple = promise->second;
+  }
+  return (rowMultiple * bytes) % 16 == 0;
+}

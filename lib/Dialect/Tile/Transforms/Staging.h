@@ -5,7 +5,8 @@
 // its buffer either through the thread's registers (a global load, then a
 // shared store) or by asynchronous copies (cp.async). tile-pipeline and
 // tile-async-staging choose between the two by the bytes one instruction
-// of each can move.
+// of each can move; on sm_90a, whether the tensor memory accelerator can
+// copy it instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #define PHOBOS_LIB_DIALECT_TILE_TRANSFORMS_STAGING_H
 
 #include "Phobos/Dialect/Tile/IR/TileOps.h"
+
+#include "llvm/ADT/StringMap.h"
 
 namespace phobos::tile {
 
@@ -26,6 +29,15 @@ int64_t copyBytes(LoadOp load, LocalAllocOp alloc);
 /// its registers: the narrower of its global loads (vectors along the
 /// tensor's contiguous axis) and its shared stores (along the buffer's).
 int64_t registerCopyBytes(LoadOp load, LocalAllocOp alloc);
+
+/// Whether the tensor memory accelerator can copy `load` into a buffer of
+/// `type`: a box of a 2-D tensor parameter of `kernel` (or of one plane of
+/// a 3-D one: its first axis a point) into an atom layout whose contiguous
+/// axis is the tensor's last, with every row of the tensor starting 16-byte
+/// aligned (TMA's global strides are multiples of 16 bytes) because the row
+/// length is static or `@aligned` (`aligned`) promises a multiple.
+bool canCopyThroughTma(LoadOp load, SharedMemoryType type, KernelOp kernel,
+                       const llvm::StringMap<int64_t> &aligned);
 
 } // namespace phobos::tile
 

@@ -670,6 +670,50 @@ def TilePipeline : Pass<"tile-pipeline", "::phobos::tile::KernelOp"> {
   ];
 }
 
+def TileTmaInvariants : Pass<"tile-tma-invariants", "::phobos::tile::KernelOp"> {
+  let summary = "copies a TMA pipeline's loop-invariant dot operands through TMA";
+  let description = [{
+    Runs after tile-pipeline. A tile loaded once, before a loop that
+    tile-pipeline made a TMA pipeline, and staged in shared memory only for
+    dots in that loop (attention's Q; the backward's K and V), is copied by
+    one `phobos.tma_copy` into a one-slot `phobos.local_buffer` on an
+    mbarrier of its own (`phobos.local_barriers`, one arrival), instead of
+    every thread's global loads and shared stores and a barrier of the
+    whole CTA; the threads wait on the mbarrier (`phobos.mbarrier_wait`,
+    phase 0) just before the loop, after the loop's prologue copies have
+    started. With a producer warpgroup (tile-warp-specialize) the copy is
+    one of the producer's. The tile must be a box TMA can copy (as for the
+    pipeline's own operands: a 2-D tensor parameter or a plane of a 3-D
+    one, an atom layout, 16-byte aligned rows); elements outside the tensor
+    arrive as zero, as the load's masked elements did. Not in a loop (a
+    persistent kernel's tile loop refills per tile: not handled). The GPU
+    pipeline runs it only with `--experiment tma-invariants=1` until a GPU
+    run has timed it.
+
+    Before:
+    ```mlir
+    %q = phobos.load %Q[%bh, %row, %c0] ...
+    %sq = phobos.local_alloc %q ...
+    phobos.tma_copy %K[...] into %slot0 arrive %full[%c0] ...   // prologue
+    scf.for ... { ... phobos.dot %sq, %k ... } {phobos.pipeline_stages = 3}
+    ```
+    After:
+    ```mlir
+    %bar = phobos.local_barriers {arrivals = 1 : i32} : !phobos.smem<1xi64, ...>
+    %buf = phobos.local_buffer : !phobos.smem<1x128x128xf16, ...>
+    %sq = phobos.buffer_slot %buf[%c0] lag 0 ...
+    phobos.tma_copy %Q[%bh, %row, %c0] into %sq arrive %bar[%c0] ...
+    phobos.tma_copy %K[...] into %slot0 arrive %full[%c0] ...
+    phobos.mbarrier_wait %bar[%c0], %c0 ...
+    scf.for ... { ... phobos.dot %sq, %k ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numCopied", "num-copied", "Loop-invariant operands copied through TMA">
+  ];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "::phobos::tile::KernelOp"> {
   let summary = "gives every shared-memory buffer its offset";
   let description = [{
