@@ -152,6 +152,77 @@ phobos.kernel @qk_read_after_loop(%q: !phobos.tensor<?x64xf16> {phobos.dims = ["
 
 // -----
 
+// The kernel writes Q (after the loop): the copy, which would read Q
+// asynchronously, is not made.
+
+// CHECK-LABEL: phobos.kernel @qk_writes_q
+// CHECK: phobos.load %q
+// CHECK: phobos.local_alloc
+// CHECK-NOT: !phobos.smem<1xi64
+phobos.kernel @qk_writes_q(%q: !phobos.tensor<?x64xf16> {phobos.dims = ["M", "64"], phobos.name = "q"}, %k: !phobos.tensor<?x64xf16> {phobos.dims = ["N", "64"], phobos.name = "k"}, %o: !phobos.tensor<?x64xf32> {phobos.dims = ["M", "64"], phobos.name = "o"}) attributes {max_threads = 128 : i32, pipeline, tensorcore = "f16"} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c0_i32 = arith.constant 0 : i32
+  %c64_i32 = arith.constant 64 : i32
+  %0 = phobos.block_id x
+  %1 = arith.muli %0, %c64_i32 : i32
+  %2 = phobos.load %q[%1, %c0_i32] {in_bounds = array<i1: false, true>} : !phobos.tensor<?x64xf16> -> !phobos.tile<64x64xf16, #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>
+  %3 = phobos.local_alloc %2 : !phobos.tile<64x64xf16, #phobos.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>> -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+  %4 = phobos.fill %cst : !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+  %5 = phobos.dim %k[0] : !phobos.tensor<?x64xf16>
+  %6 = arith.divsi %5, %c64_i32 : i32
+  %7 = arith.muli %6, %c64_i32 : i32
+  %8 = phobos.local_buffer : !phobos.smem<4x64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+  %9 = phobos.local_barriers {arrivals = 1 : i32} : !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+  %c0_i32_0 = arith.constant 0 : i32
+  %10 = arith.muli %c64_i32, %c0_i32_0 : i32
+  %11 = arith.addi %c0_i32, %10 : i32
+  %12 = arith.cmpi slt, %11, %5 : i32
+  %c0_i32_1 = arith.constant 0 : i32
+  %13 = phobos.buffer_slot %8[%c0_i32_1] lag 0 : !phobos.smem<4x64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>> -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+  phobos.tma_copy %k[%11, %c0_i32] into %13 arrive %9[%c0_i32_1] if %12 : !phobos.tensor<?x64xf16>, !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>, !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+  %c1_i32 = arith.constant 1 : i32
+  %14 = arith.muli %c64_i32, %c1_i32 : i32
+  %15 = arith.addi %c0_i32, %14 : i32
+  %16 = arith.cmpi slt, %15, %5 : i32
+  %c1_i32_2 = arith.constant 1 : i32
+  %17 = phobos.buffer_slot %8[%c1_i32_2] lag 1 : !phobos.smem<4x64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>> -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+  phobos.tma_copy %k[%15, %c0_i32] into %17 arrive %9[%c1_i32_2] if %16 : !phobos.tensor<?x64xf16>, !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>, !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+  %c2_i32 = arith.constant 2 : i32
+  %18 = arith.muli %c64_i32, %c2_i32 : i32
+  %19 = arith.addi %c0_i32, %18 : i32
+  %20 = scf.for %arg0 = %c0_i32 to %5 step %c64_i32 iter_args(%arg1 = %4) -> (!phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>)  : i32 {
+    %22 = arith.subi %arg0, %c0_i32 : i32
+    %23 = arith.divsi %22, %c64_i32 : i32
+    %c4_i32 = arith.constant 4 : i32
+    %24 = arith.remsi %23, %c4_i32 : i32
+    %c2_i32_3 = arith.constant 2 : i32
+    %25 = arith.addi %23, %c2_i32_3 : i32
+    %c4_i32_4 = arith.constant 4 : i32
+    %26 = arith.remsi %25, %c4_i32_4 : i32
+    %c2_i32_5 = arith.constant 2 : i32
+    %27 = arith.muli %c64_i32, %c2_i32_5 : i32
+    %28 = arith.addi %arg0, %27 : i32
+    %29 = arith.cmpi slt, %28, %5 : i32
+    %30 = phobos.buffer_slot %8[%26] lag 2 : !phobos.smem<4x64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>> -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+    phobos.tma_copy %k[%28, %c0_i32] into %30 arrive %9[%26] if %29 : !phobos.tensor<?x64xf16>, !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>, !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+    %c4_i32_6 = arith.constant 4 : i32
+    %31 = arith.divsi %23, %c4_i32_6 : i32
+    %c2_i32_7 = arith.constant 2 : i32
+    %32 = arith.remsi %31, %c2_i32_7 : i32
+    phobos.mbarrier_wait %9[%24], %32 : !phobos.smem<4xi64, #phobos.shared<order = [0], padding = 0>>
+    %33 = phobos.buffer_slot %8[%24] lag 0 : !phobos.smem<4x64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>> -> !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>
+    %34 = phobos.dot %3, %33, %arg1 transpose_b kind(wgmma) {in_flight = 1 : i32} : !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>, !phobos.smem<64x64xf16, #phobos.shared<order = [1, 0], padding = 0, swizzle = [8, 1, 8], atom = 64>>, !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>> -> !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+    scf.yield %34 : !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+  } {phobos.pipeline_stages = 4 : i64}
+  %21 = phobos.wgmma_wait %20 {pending = 0 : i32} : !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>
+  %35 = phobos.cast %21 : !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>> to !phobos.tile<64x64xf16, #phobos.mma<warpsPerCTA = [4, 1]>>
+  phobos.store %35, %q[%1, %c0_i32] {in_bounds = array<i1: false, true>} : !phobos.tile<64x64xf16, #phobos.mma<warpsPerCTA = [4, 1]>>, !phobos.tensor<?x64xf16>
+  phobos.store %21, %o[%1, %c0_i32] {in_bounds = array<i1: false, true>} : !phobos.tile<64x64xf32, #phobos.mma<warpsPerCTA = [4, 1]>>, !phobos.tensor<?x64xf32>
+  phobos.return
+}
+
+// -----
+
 // A loop tile-unswitch-loops split on a flag: a pipeline in each branch of
 // the `scf.if`, and a ragged remainder loop after each. One slot and one
 // mbarrier for Q; each branch copies into the slot at its start (before its

@@ -14,7 +14,8 @@
 // branch of an `scf.if`: each branch then copies the tile into the same slot
 // (one branch runs), at its start, before its own prologue. Only for
 // operands read by dots in those pipelines (or in loops after them: a
-// ragged remainder), in a block the kernel runs once: in a persistent
+// ragged remainder), of a tensor the kernel never writes (the copy reads it
+// asynchronously), in a block the kernel runs once: in a persistent
 // kernel's tile loop the slot would be refilled for the next tile, which a
 // producer could do only behind a release of it (not built).
 //
@@ -26,6 +27,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace phobos::tile {
@@ -70,6 +72,24 @@ std::pair<Block *, scf::ForOp> placeOf(Block *home, Operation *user) {
   return {block, dyn_cast_or_null<scf::ForOp>(inBlock)};
 }
 
+/// Whether an op of the kernel writes `tensor`: the copy is then not made
+/// (it would read the tensor asynchronously, before the loop, while a store
+/// may still be on its way).
+bool isWritten(Value tensor) {
+  return llvm::any_of(tensor.getUsers(), [&](Operation *user) {
+    auto effecting = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effecting)
+      return true;
+    // A store's write is the op's (not tied to its tensor operand).
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    effecting.getEffects(effects);
+    return llvm::any_of(effects, [&](const MemoryEffects::EffectInstance &e) {
+      return isa<MemoryEffects::Write>(e.getEffect()) &&
+             (!e.getValue() || e.getValue() == tensor);
+    });
+  });
+}
+
 /// For each block under `alloc`'s (placeOf) whose loops read it, the TMA
 /// pipeline there: every user a dot in it or in a loop after it. Empty when
 /// a user is anywhere else.
@@ -104,7 +124,8 @@ struct TileTmaInvariants
     kernel.walk([&](LocalAllocOp alloc) { allocs.push_back(alloc); });
     for (LocalAllocOp alloc : allocs) {
       auto load = alloc.getSource().getDefiningOp<LoadOp>();
-      if (!load || !load->hasOneUse() || load->getBlock() != alloc->getBlock())
+      if (!load || !load->hasOneUse() ||
+          load->getBlock() != alloc->getBlock() || isWritten(load.getTensor()))
         continue;
       // Run once per CTA: not in a loop (a persistent kernel's tile loop
       // included).
