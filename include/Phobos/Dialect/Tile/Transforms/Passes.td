@@ -685,7 +685,8 @@ def TileTmaInvariants : Pass<"tile-tma-invariants", "::phobos::tile::KernelOp"> 
     one of the producer's. The tile must be a box TMA can copy (as for the
     pipeline's own operands: a 2-D tensor parameter or a plane of a 3-D
     one, an atom layout, 16-byte aligned rows); elements outside the tensor
-    arrive as zero, as the load's masked elements did. Not in a loop (a
+    arrive as zero, as the load's masked elements did; the kernel must not
+    write the tensor (the copy reads it asynchronously). Not in a loop (a
     persistent kernel's tile loop refills per tile: not handled). The GPU
     pipeline runs it only with `--experiment tma-invariants=1` until a GPU
     run has timed it.
