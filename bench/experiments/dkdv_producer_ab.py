@@ -2,9 +2,8 @@
 """Tutorial 06's dK/dV kernel with and without a producer warpgroup.
 
 The kernel (tutorial 06's attn_bwd_dkdv, its Phobos source from
-`.source`) is the slower of the backward's two: 511 TFLOP/s of its four
-products at D 128 against the dQ kernel's 707 (docs/benchmarks-log.md,
-forty-eighth session). A copy with `@warp_specialize(1)` before its
+`.source`) is the slower of the backward's two per product it computes
+(docs/benchmarks-log.md has the figures). A copy with `@warp_specialize(1)` before its
 `@pipeline` gives the copies to a producer warpgroup (384 threads,
 `setmaxnreg` 40/232). Both are first checked against a float64 evaluation
 of the kernel's formulas at ragged sizes (dK, dV poisoned with NaN),
